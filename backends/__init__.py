@@ -1,0 +1,1 @@
+"""kafkatop's data sources and actuators: plain blocking code that returns frozen snapshots (no UI here)."""

@@ -1,0 +1,33 @@
+"""The typed failures of kafkatop's backends: each names what was wrong and what to do about it."""
+
+from __future__ import annotations
+
+
+class KafkatopError(Exception):
+    """Base of every error a backend raises on purpose; its message is written for the user."""
+
+
+class SourceUnavailable(KafkatopError):
+    """A data source (Kafka bootstrap, ZooKeeper, …) could not be reached or read at all."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+class NotAKafkaZooKeeper(SourceUnavailable):
+    """ZooKeeper answered, but holds none of Kafka's znodes under the given chroot."""
+
+
+class PropertiesError(KafkatopError):
+    """A Kafka or ZooKeeper properties file is missing, unreadable or malformed."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class MockClusterError(KafkatopError):
+    """The librdkafka mock cluster could not be created or refused an operation."""

@@ -1,0 +1,108 @@
+"""Shared fixtures: a real ZooKeeper (from pyspark's jars), the librdkafka mock cluster, a compiled JVM stand-in."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from kazoo.client import KazooClient
+
+from kafkatop.backends.mock_cluster import MockCluster
+from kafkatop.backends.zookeeper_server import ZooKeeperServer
+
+FIXTURES = Path(__file__).parent / "fixtures"
+T = TypeVar("T")
+
+
+def wait_for(condition: Callable[[], T], timeout_s: float = 10.0, interval_s: float = 0.02, what: str = "") -> T:
+    """Poll `condition` until it returns something truthy; fail with `what` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what or condition}")
+        time.sleep(interval_s)
+
+
+@pytest.fixture(scope="session")
+def zookeeper_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ZooKeeperServer]:
+    """One real ZooKeeper for the session; tests isolate themselves with a chroot each (see `zk_chroot`)."""
+    server = ZooKeeperServer(tmp_path_factory.mktemp("zookeeper"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+_chroots = itertools.count()
+
+
+@pytest.fixture
+def zk_chroot(zookeeper_server: ZooKeeperServer) -> Iterator[tuple[str, KazooClient]]:
+    """A fresh chroot on the session's ZooKeeper: (connect string with chroot, a client inside it)."""
+    chroot = f"/kafkatop-test-{next(_chroots)}"
+    hosts = f"{zookeeper_server.address}{chroot}"
+    root = KazooClient(hosts=zookeeper_server.address)
+    root.start(timeout=10)
+    root.ensure_path(chroot)
+    client = KazooClient(hosts=hosts)
+    client.start(timeout=10)
+    try:
+        yield hosts, client
+    finally:
+        client.stop()
+        client.close()
+        root.delete(chroot, recursive=True)
+        root.stop()
+        root.close()
+
+
+@pytest.fixture
+def mock_cluster() -> Iterator[MockCluster]:
+    with MockCluster(3) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def standin_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The compiled `kafka.Kafka` stand-in (tests/fixtures/standin): a real JVM with Kafka's main class."""
+    javac = shutil.which("javac")
+    if javac is None:
+        pytest.fail("javac not found: the process tests need a JDK (Java 17) to build their stand-in broker")
+    out = tmp_path_factory.mktemp("standin-classes")
+    subprocess.run(
+        [javac, "-d", str(out), str(FIXTURES / "standin" / "kafka" / "Kafka.java")], check=True, timeout=120
+    )
+    return out
+
+
+@pytest.fixture
+def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """Start child processes that are always killed (by pid, their own process group) and reaped at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def _spawn(cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(cmd, start_new_session=True, **kw)  # type: ignore[call-overload]
+        started.append(proc)
+        return proc
+
+    yield _spawn
+    import os
+    import signal
+
+    for proc in started:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait(10)
