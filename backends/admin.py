@@ -34,6 +34,7 @@ from kafkatop.backends.model import (
     Problem,
     Topic,
     TopicPartition,
+    merge_brokers,
 )
 
 SOURCE = "admin"
@@ -46,6 +47,17 @@ LIBRDKAFKA_LOGGER.propagate = False
 def is_internal_topic(name: str) -> bool:
     """Kafka's internal topics (__consumer_offsets, __transaction_state, __share_group_state) start with "__"."""
     return name.startswith("__")
+
+
+_SECRET_WORDS = ("password", "secret", "jaas", "token", "key")
+
+
+def redact(text: str, config: Mapping[str, Any]) -> str:
+    """`text` with the values of secret-looking settings (passwords, keys, JAAS configs) replaced by ***."""
+    for k, v in config.items():
+        if isinstance(v, str) and v and any(w in k.lower() for w in _SECRET_WORDS):
+            text = text.replace(v, "***")
+    return text
 
 
 def describe_error(exc: BaseException) -> str:
@@ -104,7 +116,12 @@ class AdminSource:
         config["bootstrap.servers"] = bootstrap_servers
         config.setdefault("client.id", "kafkatop")
         config["logger"] = LIBRDKAFKA_LOGGER
-        self._admin = AdminClient(config)
+        try:
+            self._admin = AdminClient(config)
+        except (KafkaException, ValueError, TypeError) as e:
+            raise SourceUnavailable(
+                "kafka", f"invalid client configuration: {redact(describe_error(e), config)}"
+            ) from None
         self._known_brokers: dict[int, Broker] = {}
         self._mode: ClusterMode | None = None
         self._min_isr: dict[str, int | None] = {}
@@ -153,9 +170,7 @@ class AdminSource:
                 controller_id = desc.controller.id
         except Exception as e:  # noqa: BLE001 - any failure of one request becomes a Problem, not a crash
             problems.append(Problem(SOURCE, "DescribeCluster", describe_error(e)))
-        alive = {
-            b.id: Broker(b.id, b.host, b.port, racks.get(b.id), alive=True) for b in metadata.brokers.values()
-        }
+        alive = {b.id: Broker(b.id, b.host, b.port, racks.get(b.id), alive=True) for b in metadata.brokers.values()}
 
         # --- watermarks and leader epochs ---
         low = self._collect_offsets(low_f, deadline, "ListOffsets(earliest)", problems)
@@ -164,9 +179,7 @@ class AdminSource:
         # --- configs (mode, min.insync.replicas), when due ---
         self._collect_configs(config_fs, deadline, problems)
 
-        topics = tuple(
-            self._topic(name, topic_meta[name], alive, low, high) for name in sorted(topic_meta)
-        )
+        topics = tuple(self._topic(name, topic_meta[name], alive, low, high) for name in sorted(topic_meta))
         brokers = self._brokers(alive, topics)
         groups = self._groups(groups_f, deadline, topics, high, problems)
         return ClusterSnapshot(
@@ -251,19 +264,8 @@ class AdminSource:
         )
 
     def _brokers(self, alive: Mapping[int, Broker], topics: tuple[Topic, ...]) -> tuple[Broker, ...]:
-        """Live brokers from metadata, plus brokers seen before or named as replicas that are gone now."""
         self._known_brokers.update(alive)
-        ids = set(self._known_brokers) | {r for t in topics for p in t.partitions for r in p.replicas}
-        out = []
-        for bid in sorted(ids):
-            if bid in alive:
-                out.append(alive[bid])
-                continue
-            last = self._known_brokers.get(bid)
-            out.append(
-                Broker(bid, last.host, last.port, last.rack, alive=False) if last else Broker(bid, None, None, alive=False)
-            )
-        return tuple(out)
+        return merge_brokers(alive, self._known_brokers, (r for t in topics for p in t.partitions for r in p.replicas))
 
     def _start_config_reads(
         self, topics: list[str], controller_id: int, request_timeout: float

@@ -24,11 +24,28 @@ from kafkatop.backends.errors import MockClusterError
 
 # Kafka protocol ApiKeys, for naming tracked requests.
 API_KEYS: dict[int, str] = {
-    0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 8: "OffsetCommit", 9: "OffsetFetch",
-    10: "FindCoordinator", 11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup",
-    15: "DescribeGroups", 16: "ListGroups", 17: "SaslHandshake", 18: "ApiVersions", 19: "CreateTopics",
-    20: "DeleteTopics", 22: "InitProducerId", 32: "DescribeConfigs", 60: "DescribeCluster",
-    68: "ConsumerGroupHeartbeat", 75: "DescribeTopicPartitions",
+    0: "Produce",
+    1: "Fetch",
+    2: "ListOffsets",
+    3: "Metadata",
+    8: "OffsetCommit",
+    9: "OffsetFetch",
+    10: "FindCoordinator",
+    11: "JoinGroup",
+    12: "Heartbeat",
+    13: "LeaveGroup",
+    14: "SyncGroup",
+    15: "DescribeGroups",
+    16: "ListGroups",
+    17: "SaslHandshake",
+    18: "ApiVersions",
+    19: "CreateTopics",
+    20: "DeleteTopics",
+    22: "InitProducerId",
+    32: "DescribeConfigs",
+    60: "DescribeCluster",
+    68: "ConsumerGroupHeartbeat",
+    75: "DescribeTopicPartitions",
 }
 
 _RD_KAFKA_PRODUCER = 0
@@ -227,9 +244,7 @@ class MockCluster:
 
     def set_broker_rtt(self, broker_id: int, rtt_ms: int) -> None:
         """Delay every response of a broker (-1: all brokers); a slow broker, not a dead one."""
-        self._check(
-            self._lib.c.rd_kafka_mock_broker_set_rtt(self._live(), broker_id, rtt_ms), "set a broker's latency"
-        )
+        self._check(self._lib.c.rd_kafka_mock_broker_set_rtt(self._live(), broker_id, rtt_ms), "set a broker's latency")
 
     def set_group_coordinator(self, group_id: str, broker_id: int) -> None:
         self._check(

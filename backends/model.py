@@ -8,8 +8,9 @@ lag, leader skew) are properties, computed from the snapshot alone.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 ClusterMode = Literal["zk", "kraft", "unknown"]
@@ -48,6 +49,21 @@ class Broker:
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}" if self.host is not None else "?"
+
+
+def merge_brokers(
+    alive: Mapping[int, Broker], last_seen: Mapping[int, Broker], replica_ids: Iterable[int]
+) -> tuple[Broker, ...]:
+    """Live brokers, plus brokers seen before or named as replicas that are gone now (last address kept)."""
+    out = []
+    for bid in sorted(set(alive) | set(last_seen) | set(replica_ids)):
+        if bid in alive:
+            out.append(alive[bid])
+        elif (last := last_seen.get(bid)) is not None:
+            out.append(Broker(bid, last.host, last.port, last.rack, alive=False))
+        else:
+            out.append(Broker(bid, None, None, alive=False))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +136,7 @@ class Topic:
         return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
 
 
-class GroupState(str, Enum):
+class GroupState(StrEnum):
     """Consumer group states as the group coordinator reports them (classic and KIP-848 protocols)."""
 
     UNKNOWN = "Unknown"
@@ -261,14 +277,14 @@ class ClusterSnapshot:
         return tuple(p for p in self.partitions if not p.offline and not p.leader_is_preferred)
 
 
-class ProcessRole(str, Enum):
+class ProcessRole(StrEnum):
     ZOOKEEPER = "zookeeper"
     BROKER = "broker"
     CONTROLLER = "controller"
     COMBINED = "broker+controller"  # KRaft `process.roles=broker,controller`
 
 
-class ProcessStatus(str, Enum):
+class ProcessStatus(StrEnum):
     RUNNING = "running"
     SLEEPING = "sleeping"
     STOPPED = "stopped"  # SIGSTOP'd

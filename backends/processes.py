@@ -93,9 +93,9 @@ def node_config(cmd: JvmCommandLine, config_path: Path | None) -> NodeConfig:
         props = read_properties(config_path)
     props.update(cmd.overrides)
     if cmd.is_zookeeper:
-        port = props.get("clientPort")
-        if port is not None and not port.strip().isdigit():
-            raise PropertiesError(str(config_path), f"clientPort={port!r} is not a port number")
+        client_port = props.get("clientPort")
+        if client_port is not None and not client_port.strip().isdigit():
+            raise PropertiesError(str(config_path), f"clientPort={client_port!r} is not a port number")
         myid = None
         data_dir = props.get("dataDir")
         if data_dir:
@@ -104,7 +104,7 @@ def node_config(cmd: JvmCommandLine, config_path: Path | None) -> NodeConfig:
             except (OSError, ValueError):
                 myid = None
         return NodeConfig(
-            ProcessRole.ZOOKEEPER, myid, (), (data_dir,) if data_dir else (), int(port) if port else None
+            ProcessRole.ZOOKEEPER, myid, (), (data_dir,) if data_dir else (), int(client_port) if client_port else None
         )
     roles = set(split_list(props.get("process.roles")))
     if roles == {"broker", "controller"}:
@@ -233,9 +233,19 @@ class ProcessSource:
             return None  # exited between discovery and measurement
         except psutil.AccessDenied:
             return KafkaProcess(
-                pid=handle.pid, role=role, node_id=config.node_id if config else None, status=ProcessStatus.OTHER,
-                cpu_percent=0.0, rss_bytes=0, threads=0, open_fds=None, listening_ports=(), started_at=0.0,
-                uptime_s=0.0, properties_file=properties_file, problem="access denied (another user's process)",
+                pid=handle.pid,
+                role=role,
+                node_id=config.node_id if config else None,
+                status=ProcessStatus.OTHER,
+                cpu_percent=0.0,
+                rss_bytes=0,
+                threads=0,
+                open_fds=None,
+                listening_ports=(),
+                started_at=0.0,
+                uptime_s=0.0,
+                properties_file=properties_file,
+                problem="access denied (another user's process)",
             )
         return KafkaProcess(
             pid=handle.pid,

@@ -25,7 +25,7 @@ from kazoo.retry import KazooRetry
 
 from kafkatop.backends import znodes
 from kafkatop.backends.errors import NotAKafkaZooKeeper, SourceUnavailable
-from kafkatop.backends.model import NO_LEADER, Broker, ClusterSnapshot, Partition, Problem, Topic
+from kafkatop.backends.model import NO_LEADER, Broker, ClusterSnapshot, Partition, Problem, Topic, merge_brokers
 from kafkatop.backends.znodes import MalformedZnode, PartitionState
 
 SOURCE = "zookeeper"
@@ -89,7 +89,12 @@ class ConnectionChanged:
 
 
 ZkEvent = (
-    BrokerRegistered | BrokerDeregistered | ControllerChanged | PartitionStateChanged | TopicsChanged | ConnectionChanged
+    BrokerRegistered
+    | BrokerDeregistered
+    | ControllerChanged
+    | PartitionStateChanged
+    | TopicsChanged
+    | ConnectionChanged
 )
 
 # Work items for the worker thread.
@@ -307,9 +312,7 @@ class ZooKeeperSource:
             self._apply_assignment(t, bytes(value[0]) if value else None, now, emit, load_states=False)
         with self._lock:
             wanted = [(t, p) for t, parts in self._assignments.items() for p in parts]
-        state_rs = {
-            tp: c.get_async(znodes.partition_state_path(*tp), watch=self._on_data) for tp in wanted
-        }
+        state_rs = {tp: c.get_async(znodes.partition_state_path(*tp), watch=self._on_data) for tp in wanted}
         for (t, p), r in state_rs.items():
             value = _async_value(r, self.timeout_s)
             if value is None:  # not written yet (topic being created): watch for its creation
@@ -456,23 +459,14 @@ class ZooKeeperSource:
                     )
                 )
             topics.append(Topic(name, tuple(parts), internal=name.startswith("__"), topic_id=topic_ids.get(name)))
-        ids = set(brokers) | set(known) | {r for a in assignments.values() for rs in a.values() for r in rs}
-        all_brokers = []
-        for bid in sorted(ids):
-            if bid in brokers:
-                all_brokers.append(brokers[bid])
-            else:
-                last = known.get(bid)
-                all_brokers.append(
-                    Broker(bid, last.host, last.port, last.rack, alive=False) if last else Broker(bid, None, None, False)
-                )
+        all_brokers = merge_brokers(brokers, known, (r for a in assignments.values() for rs in a.values() for r in rs))
         return ClusterSnapshot(
             source=SOURCE,
             taken_at=time.time(),
             cluster_id=cluster_id,
             mode="zk",
             controller_id=controller,
-            brokers=tuple(all_brokers),
+            brokers=all_brokers,
             topics=tuple(topics),
             problems=tuple(sorted(problems, key=lambda p: p.what)),
         )

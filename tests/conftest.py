@@ -79,9 +79,7 @@ def standin_classes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if javac is None:
         pytest.fail("javac not found: the process tests need a JDK (Java 17) to build their stand-in broker")
     out = tmp_path_factory.mktemp("standin-classes")
-    subprocess.run(
-        [javac, "-d", str(out), str(FIXTURES / "standin" / "kafka" / "Kafka.java")], check=True, timeout=120
-    )
+    subprocess.run([javac, "-d", str(out), str(FIXTURES / "standin" / "kafka" / "Kafka.java")], check=True, timeout=120)
     return out
 
 

@@ -72,8 +72,10 @@ def test_cpu_is_meaningful_on_first_reading(tmp_path: Path, spawn: Spawn) -> Non
     # A JVM spinning a core (a one-class program named kafka.Kafka, compiled here).
     src = tmp_path / "kafka" / "Kafka.java"
     src.parent.mkdir()
-    src.write_text("package kafka; public class Kafka { public static void main(String[] a) { long x = 0; "
-                   "while (true) { x++; if (x == Long.MAX_VALUE) System.out.println(x); } } }")
+    src.write_text(
+        "package kafka; public class Kafka { public static void main(String[] a) { long x = 0; "
+        "while (true) { x++; if (x == Long.MAX_VALUE) System.out.println(x); } } }"
+    )
     subprocess.run([shutil.which("javac") or "javac", "-d", str(tmp_path), str(src)], check=True, timeout=120)
     config = lab_config(tmp_path, 5, free_port())
     proc = spawn([find_java(), "-Xmx32m", "-cp", str(tmp_path), "kafka.Kafka", str(config)])

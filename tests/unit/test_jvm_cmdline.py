@@ -14,7 +14,9 @@ KAFKA = (
     "-Dkafka.logs.dir=/opt/kafka/logs -cp /opt/kafka/libs/* kafka.Kafka config/server-1.properties"
 ).split()
 CONFLUENT = "java -Xmx1G -cp /kafka/confluent/share/java/kafka/* io.confluent.support.metrics.SupportedKafka etc/kafka/server2.properties".split()  # noqa: E501
-ZOOKEEPER = "java -Xmx512M -cp libs/* org.apache.zookeeper.server.quorum.QuorumPeerMain config/zookeeper.properties".split()  # noqa: E501
+ZOOKEEPER = (
+    "java -Xmx512M -cp libs/* org.apache.zookeeper.server.quorum.QuorumPeerMain config/zookeeper.properties".split()
+)  # noqa: E501
 
 
 def test_kafka_command_lines() -> None:
@@ -37,9 +39,16 @@ def test_overrides_and_non_kafka() -> None:
 
 def test_node_config_zookeeper_mode_broker(tmp_path: Path) -> None:
     f = tmp_path / "server-1.properties"
-    f.write_text("broker.id=1\nlisteners=PLAINTEXT://:9093\nlog.dirs=/tmp/k1,/tmp/k1b\nzookeeper.connect=localhost:2181\n")
+    f.write_text(
+        "broker.id=1\nlisteners=PLAINTEXT://:9093\nlog.dirs=/tmp/k1,/tmp/k1b\nzookeeper.connect=localhost:2181\n"
+    )
     cfg = node_config(parse_jvm_cmdline(["java", "kafka.Kafka", str(f)]), f)  # type: ignore[arg-type]
-    assert (cfg.role, cfg.node_id, cfg.client_port, cfg.log_dirs) == (ProcessRole.BROKER, 1, 9093, ("/tmp/k1", "/tmp/k1b"))
+    assert (cfg.role, cfg.node_id, cfg.client_port, cfg.log_dirs) == (
+        ProcessRole.BROKER,
+        1,
+        9093,
+        ("/tmp/k1", "/tmp/k1b"),
+    )
 
 
 def test_node_config_kraft_roles(tmp_path: Path) -> None:
@@ -51,7 +60,9 @@ def test_node_config_kraft_roles(tmp_path: Path) -> None:
     cmd = parse_jvm_cmdline(["java", "kafka.Kafka", str(f)])
     cfg = node_config(cmd, f)  # type: ignore[arg-type]
     assert (cfg.role, cfg.node_id, cfg.client_port) == (ProcessRole.COMBINED, 3, 9094)
-    f.write_text("process.roles=controller\nnode.id=9\ncontroller.listener.names=CONTROLLER\nlisteners=CONTROLLER://:9193\n")
+    f.write_text(
+        "process.roles=controller\nnode.id=9\ncontroller.listener.names=CONTROLLER\nlisteners=CONTROLLER://:9193\n"
+    )
     cfg = node_config(cmd, f)  # type: ignore[arg-type]
     assert (cfg.role, cfg.node_id, cfg.client_port) == (ProcessRole.CONTROLLER, 9, 9193)
 

@@ -1,0 +1,43 @@
+"""The app driven by Textual's pilot against the mock cluster: what it shows after a broker goes down."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.text import Text
+
+from kafkatop.backends.admin import AdminSource
+from kafkatop.backends.mock_cluster import MockCluster
+from kafkatop.tui.app import KafkatopApp, Settings
+from kafkatop.tui.widgets.brokers import BrokerTable
+from kafkatop.tui.widgets.partitions import PartitionTable
+
+
+async def wait_until(pilot, condition, timeout_s: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await pilot.pause(0.05)
+
+
+async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) -> None:
+    mock_cluster.create_topic("purchases", 3, 3)
+    source = AdminSource(mock_cluster.bootstrap_servers, timeout_s=1.0)
+    app = KafkatopApp(source.poll, Settings(poll_interval_s=0.1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.query_one(PartitionTable).row_count == 3)
+        mock_cluster.set_partition_leader("purchases", 0, 2)
+        mock_cluster.set_broker_down(3)
+        brokers = app.query_one(BrokerTable)
+
+        def broker3_down() -> bool:
+            cell = brokers.get_row("3")[3] if brokers.row_count == 3 else None
+            return isinstance(cell, Text) and cell.plain == "DOWN"
+
+        await wait_until(pilot, broker3_down)
+        row = app.query_one(PartitionTable).get_row("purchases-0")
+        assert str(row[2]).startswith("2")
+        replicas = row[3]
+        assert isinstance(replicas, Text) and "3" in replicas.plain
+        assert any("strike" in str(span.style) for span in replicas.spans)  # the dead replica is struck out

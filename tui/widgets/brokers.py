@@ -1,0 +1,31 @@
+"""Brokers as the cluster sees them: address, rack, alive, controller, leaders and replicas hosted."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from kafkatop.backends.model import ClusterSnapshot
+
+
+class BrokerTable(DataTable[str | Text]):
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_columns("broker", "address", "rack", "state", "leaders", "replicas", "leader skew")
+
+    def show(self, snapshot: ClusterSnapshot) -> None:
+        leaders, replicas, skew = snapshot.leaders_by_broker, snapshot.replicas_by_broker, snapshot.leader_skew
+        self.clear()
+        for b in snapshot.brokers:
+            name = f"{b.id} (controller)" if b.id == snapshot.controller_id else str(b.id)
+            state = Text("up", style="green") if b.alive else Text("DOWN", style="bold red")
+            self.add_row(
+                name,
+                b.address,
+                b.rack or "-",
+                state,
+                str(leaders.get(b.id, 0)),
+                str(replicas.get(b.id, 0)),
+                f"{skew[b.id]:.0%}" if b.id in skew else "-",
+                key=str(b.id),
+            )
