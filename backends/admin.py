@@ -126,6 +126,10 @@ class AdminSource:
         self._mode: ClusterMode | None = None
         self._min_isr: dict[str, int | None] = {}
         self._configs_read_at = float("-inf")
+        # Clusters that cannot describe groups: where each group committed (see _fetch_named_offsets).
+        self._groups_describable = True
+        self._group_topics: dict[str, set[str]] = {}
+        self._group_topics_read_at = float("-inf")
 
     def close(self) -> None:
         # AdminClient has no close(); dropping the last reference destroys the handle and its connections.
@@ -314,6 +318,34 @@ class AdminSource:
                 Problem(SOURCE, "DescribeConfigs", "not supported by this cluster: min.insync.replicas unknown")
             )
 
+    def _fetch_offsets(
+        self, group_id: str, partitions: list[KafkaTopicPartition] | None, request_timeout: float
+    ) -> Future[Any]:
+        request = ConsumerGroupTopicPartitions(group_id, partitions)
+        return self._admin.list_consumer_group_offsets([request], request_timeout=request_timeout)[group_id]
+
+    def _fetch_named_offsets(
+        self, group_ids: list[str], topics: tuple[Topic, ...], deadline: _Deadline
+    ) -> dict[str, Future[Any]]:
+        """Committed offsets where the cluster cannot describe groups (the mock; old brokers).
+
+        There an OffsetFetch for "all partitions" answers nothing, so partitions must be named. Each group is asked
+        once for every partition, then only for the topics it committed on, until the next refresh finds new ones.
+        """
+        now = time.monotonic()
+        if now - self._group_topics_read_at >= self.config_refresh_s:
+            self._group_topics.clear()
+            self._group_topics_read_at = now
+        partitions = {t.name: [KafkaTopicPartition(t.name, p.id) for p in t.partitions] for t in topics}
+        request_timeout = max(deadline.left(), 0.1)
+        futures: dict[str, Future[Any]] = {}
+        for g in group_ids:
+            names = self._group_topics.get(g, partitions.keys())
+            named = [tp for name in names for tp in partitions.get(name, ())]
+            if named:
+                futures[g] = self._fetch_offsets(g, named, request_timeout)
+        return futures
+
     def _groups(
         self,
         listed_f: Future[Any],
@@ -334,42 +366,34 @@ class AdminSource:
         group_ids = sorted(set(listed_state) | set(self.watch_groups))
         if not group_ids:
             return ()
-        request_timeout = max(deadline.left(), 0.1)
-        desc_fs = self._admin.describe_consumer_groups(group_ids, request_timeout=request_timeout)
-        offset_fs = {
-            g: self._admin.list_consumer_group_offsets(
-                [ConsumerGroupTopicPartitions(g)], request_timeout=request_timeout
-            )[g]
-            for g in group_ids
-        }
         descriptions: dict[str, Any] = {}
-        unsupported = False
-        for g, fut in desc_fs.items():
-            try:
-                descriptions[g] = _result(fut, deadline)
-            except Exception as e:  # noqa: BLE001
-                if _is_unsupported(e):
-                    unsupported = True
-                else:
-                    problems.append(Problem(SOURCE, f"DescribeGroups {g}", describe_error(e)))
-        if unsupported:
+        offset_fs: dict[str, Future[Any]] = {}
+        if self._groups_describable:
+            request_timeout = max(deadline.left(), 0.1)
+            desc_fs = self._admin.describe_consumer_groups(group_ids, request_timeout=request_timeout)
+            offset_fs = {g: self._fetch_offsets(g, None, request_timeout) for g in group_ids}
+            for g, fut in desc_fs.items():
+                try:
+                    descriptions[g] = _result(fut, deadline)
+                except Exception as e:  # noqa: BLE001
+                    if _is_unsupported(e):
+                        self._groups_describable = False
+                    else:
+                        problems.append(Problem(SOURCE, f"DescribeGroups {g}", describe_error(e)))
+        if not self._groups_describable:
             problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
-        # Without a description (the mock; old brokers) an OffsetFetch for "all partitions" answers nothing, so
-        # name every partition we know and keep the ones the group committed.
-        named = [KafkaTopicPartition(t.name, p.id) for t in topics for p in t.partitions]
-        for g in group_ids:
-            if g not in descriptions and named:
-                offset_fs[g] = self._admin.list_consumer_group_offsets(
-                    [ConsumerGroupTopicPartitions(g, named)], request_timeout=max(deadline.left(), 0.1)
-                )[g]
+            offset_fs = self._fetch_named_offsets(group_ids, topics, deadline)
         high_marks = {tp: v[0] for tp, v in high.items()}
         groups = []
         for g in group_ids:
             committed = None
             try:
-                committed = _result(offset_fs[g], deadline).topic_partitions
+                if g in offset_fs:
+                    committed = _result(offset_fs[g], deadline).topic_partitions
             except Exception as e:  # noqa: BLE001
                 problems.append(Problem(SOURCE, f"OffsetFetch {g}", describe_error(e)))
+            if committed is not None and not self._groups_describable:
+                self._group_topics.setdefault(g, {tp.topic for tp in committed if tp.offset >= 0})
             groups.append(build_group(g, descriptions.get(g), committed, high_marks, listed_state.get(g)))
         return tuple(groups)
 

@@ -137,6 +137,22 @@ def test_consumer_group_committed_offsets_and_lag(mock_cluster: MockCluster) -> 
     assert any(p.what == "DescribeGroups" for p in snap.problems)
 
 
+def test_group_offsets_stay_right_on_later_polls(mock_cluster: MockCluster) -> None:
+    """Where groups cannot be described, later polls name only the topics a group committed on."""
+    mock_cluster.create_topic("orders", 2, 3)
+    mock_cluster.create_topic("other", 8, 3)
+    produce(mock_cluster, "orders", {0: 5, 1: 5})
+    consume_and_commit(mock_cluster, "billing", "orders", 10)
+    source = AdminSource(mock_cluster.bootstrap_servers, watch_groups=["billing"])
+    first = source.poll().groups[0]
+    produce(mock_cluster, "orders", {1: 4})
+    mock_cluster.start_request_tracking()
+    second = source.poll().groups[0]
+    assert [(o.partition, o.committed) for o in second.offsets] == [(o.partition, o.committed) for o in first.offsets]
+    assert (first.total_lag, second.total_lag) == (0, 4)
+    assert mock_cluster.request_counts()["OffsetFetch"] == 1
+
+
 def test_requests_per_poll_do_not_grow_with_partitions() -> None:
     counts = []
     for partitions in (4, 200):
