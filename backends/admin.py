@@ -64,7 +64,9 @@ def describe_error(exc: BaseException) -> str:
     """A KafkaException as one readable line: `LEADER_NOT_AVAILABLE: Broker: Leader not available`."""
     if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
         err: KafkaError = exc.args[0]
-        return f"{err.name()}: {err.str()}"
+        text = err.str().strip()
+        # Some errors come with only the request's name ("ConsumerGroupDescribe: "): the code says more.
+        return err.name() if not text or text.endswith(":") else f"{err.name()}: {text}"
     if isinstance(exc, TimeoutError):
         return "timed out"
     return str(exc) or type(exc).__name__
@@ -191,7 +193,7 @@ class AdminSource:
             taken_at=time.time(),
             cluster_id=cluster_id,
             mode=self._mode or "unknown",
-            controller_id=controller_id,
+            controller_id=None if self._mode == "kraft" else controller_id,
             brokers=brokers,
             topics=topics,
             groups=groups,

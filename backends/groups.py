@@ -9,6 +9,7 @@ from kafkatop.backends.model import (
     ConsumerGroup,
     GroupMember,
     GroupPartitionOffset,
+    GroupProtocol,
     GroupState,
     TopicPartition,
 )
@@ -41,15 +42,41 @@ def group_state(state: Any) -> GroupState:
     return GroupState.UNKNOWN
 
 
+def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
+    tps = getattr(assignment, "topic_partitions", None) or []
+    return tuple(sorted(TopicPartition(tp.topic, tp.partition) for tp in tps))
+
+
 def member_from_description(member: Any) -> GroupMember:
-    assignment = getattr(member.assignment, "topic_partitions", None) or []
     return GroupMember(
         member_id=member.member_id,
         client_id=member.client_id,
-        host=member.host,
-        assignment=tuple(sorted(TopicPartition(tp.topic, tp.partition) for tp in assignment)),
+        host=member.host.lstrip("/"),  # Kafka sends Java's InetAddress.toString(): "/127.0.0.1"
+        assignment=_partitions(member.assignment),
         group_instance_id=member.group_instance_id,
     )
+
+
+def group_protocol(group_type: Any) -> GroupProtocol:
+    name = str(getattr(group_type, "name", group_type)).upper()
+    if name == "CLASSIC":
+        return "classic"
+    if name == "CONSUMER":
+        return "consumer"
+    return "unknown"
+
+
+def _kip848_state(description: Any) -> GroupState:
+    """confluent-kafka 2.16 has no names for KIP-848's Assigning and Reconciling: they arrive as UNKNOWN.
+
+    Reconciling is when some member's current assignment differs from the target the coordinator computed;
+    otherwise the coordinator is still computing targets (Assigning).
+    """
+    for m in description.members:
+        target = getattr(m, "target_assignment", None)
+        if target is not None and _partitions(target) != _partitions(m.assignment):
+            return GroupState.RECONCILING
+    return GroupState.ASSIGNING
 
 
 def build_group(
@@ -84,10 +111,15 @@ def build_group(
     )
     if description is not None:
         coordinator = getattr(description.coordinator, "id", None)
+        protocol = group_protocol(getattr(description, "type", None))
+        state = group_state(description.state)
+        if state is GroupState.UNKNOWN and protocol == "consumer" and description.members:
+            state = _kip848_state(description)
         return ConsumerGroup(
             group_id=group_id,
-            state=group_state(description.state),
+            state=state,
             protocol_type="consumer" if not description.is_simple_consumer_group else "simple",
+            protocol=protocol,
             assignor=description.partition_assignor or None,
             coordinator=coordinator if coordinator is not None and coordinator >= 0 else None,
             members=members,

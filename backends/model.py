@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Literal
 
 ClusterMode = Literal["zk", "kraft", "unknown"]
+GroupProtocol = Literal["classic", "consumer", "unknown"]
 NO_LEADER = -1  # Kafka's own marker for a partition without a leader (`Leader: -1` in --describe)
 
 
@@ -186,7 +187,8 @@ class GroupPartitionOffset:
 class ConsumerGroup:
     group_id: str
     state: GroupState = GroupState.UNKNOWN
-    protocol_type: str = "consumer"
+    protocol_type: str = "consumer"  # "simple": offsets committed without group membership
+    protocol: GroupProtocol = "unknown"  # classic (JoinGroup/SyncGroup) or consumer (KIP-848, Kafka ≥ 4.0)
     assignor: str | None = None
     coordinator: int | None = None
     members: tuple[GroupMember, ...] = ()
@@ -211,6 +213,8 @@ class ClusterSnapshot:
     taken_at: float  # time.time() of the poll's end
     cluster_id: str | None
     mode: ClusterMode
+    # The active controller. None in KRaft as seen by clients: there brokers answer with a random live broker,
+    # and only the quorum (kafka-metadata-quorum.sh) knows the leader.
     controller_id: int | None
     brokers: tuple[Broker, ...]
     topics: tuple[Topic, ...]

@@ -3,7 +3,7 @@ on the very objects confluent-kafka returns, and end to end against a real Kafka
 
 from __future__ import annotations
 
-from confluent_kafka import ConsumerGroupState, Node
+from confluent_kafka import ConsumerGroupState, ConsumerGroupType, Node
 from confluent_kafka import TopicPartition as KTP
 from confluent_kafka.admin import ConsumerGroupDescription, MemberAssignment, MemberDescription
 
@@ -50,3 +50,36 @@ def test_state_names() -> None:
     assert group_state("CompletingRebalance") is GroupState.COMPLETING_REBALANCE
     assert group_state("Reconciling") is GroupState.RECONCILING
     assert group_state(None) is GroupState.UNKNOWN
+
+
+def test_kip848_rebalance_states_are_inferred() -> None:
+    """confluent-kafka 2.16 reports KIP-848's Assigning/Reconciling as UNKNOWN; the target assignment tells them."""
+    moving = MemberDescription(
+        "m1-uuid",
+        "m1",
+        "/127.0.0.1",
+        MemberAssignment([KTP("orders", 0)]),
+        target_assignment=MemberAssignment([KTP("orders", 0), KTP("orders", 1)]),
+    )
+    settled = MemberDescription(
+        "m2-uuid", "m2", "/127.0.0.1", MemberAssignment([KTP("orders", 2)]), None, MemberAssignment([KTP("orders", 2)])
+    )
+    node = Node(1, "h", 1)
+    reconciling = ConsumerGroupDescription(
+        "g", False, [moving, settled], "range", ConsumerGroupState.UNKNOWN, node, type=ConsumerGroupType.CONSUMER
+    )
+    g = build_group("g", reconciling, [], {})
+    assert (g.state, g.protocol) == (GroupState.RECONCILING, "consumer")
+    assert g.members[0].host == "127.0.0.1"  # Java's "/127.0.0.1" made plain
+    assigning = ConsumerGroupDescription(
+        "g", False, [settled], "range", ConsumerGroupState.UNKNOWN, node, type=ConsumerGroupType.CONSUMER
+    )
+    assert build_group("g", assigning, [], {}).state is GroupState.ASSIGNING
+    # A classic group in an unknown state stays unknown: there is nothing to infer it from.
+    classic = ConsumerGroupDescription(
+        "g", False, [settled], "range", ConsumerGroupState.UNKNOWN, node, type=ConsumerGroupType.CLASSIC
+    )
+    assert (build_group("g", classic, [], {}).state, build_group("g", classic, [], {}).protocol) == (
+        GroupState.UNKNOWN,
+        "classic",
+    )
