@@ -143,14 +143,7 @@ class AdminSource:
         deadline = _Deadline(self.timeout_s)
         problems: list[Problem] = []
         self._admin.poll(0)  # serve queued librdkafka log lines
-        try:
-            metadata = self._admin.list_topics(timeout=max(deadline.left(), 0.1))
-        except KafkaException as e:
-            raise SourceUnavailable(
-                "kafka",
-                f"no metadata from bootstrap server {self.bootstrap_servers} within {self.timeout_s:g} s "
-                f"({describe_error(e)}). Check that a broker listens there and that --bootstrap-server is right.",
-            ) from None
+        metadata = self._metadata(deadline)
 
         topic_meta = {
             name: t for name, t in metadata.topics.items() if self.include_internal or not is_internal_topic(name)
@@ -201,6 +194,26 @@ class AdminSource:
         )
 
     # --- pieces ---------------------------------------------------------------------------------------------------
+    def _metadata(self, deadline: _Deadline) -> Any:
+        """Metadata, in several shorter attempts within the poll's deadline.
+
+        A request that went to a broker the moment it died waits on that broker; the next attempt goes to a live
+        one. One long attempt would turn "one of three brokers is down" into "no data at all".
+        """
+        attempt_s = max(0.5, self.timeout_s / 3)
+        while True:
+            try:
+                return self._admin.list_topics(timeout=max(min(attempt_s, deadline.left()), 0.05))
+            except KafkaException as e:
+                if deadline.left() < 0.05:
+                    raise SourceUnavailable(
+                        "kafka",
+                        f"no metadata from bootstrap server {self.bootstrap_servers} within {self.timeout_s:g} s "
+                        f"({describe_error(e)}). Check that a broker listens there and that --bootstrap-server is "
+                        "right.",
+                    ) from None
+                time.sleep(min(0.05, deadline.left()))  # an instant failure must not become a busy loop
+
     def _list_offsets(
         self, tps: list[KafkaTopicPartition], spec: OffsetSpec, request_timeout: float
     ) -> dict[KafkaTopicPartition, Future[Any]]:
