@@ -35,6 +35,7 @@ from typing import Any
 
 import confluent_kafka
 from confluent_kafka import Consumer, Producer, TopicPartition
+from stats import percentile, stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.admin import AdminSource
 from kafkatop.backends.mock_cluster import MockCluster
@@ -54,20 +55,6 @@ POLL_TIMEOUT_S = 10.0
 
 
 # --- small helpers --------------------------------------------------------------------------------------------------
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile, q in 0..100."""
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n * q / 100), at least 1
-    return ordered[int(rank) - 1]
-
-
-def stats_line(values_ms: list[float]) -> str:
-    return (
-        f"median {statistics.median(values_ms):6.1f} ms   p90 {percentile(values_ms, 90):6.1f} ms   "
-        f"min {min(values_ms):6.1f} ms   max {max(values_ms):6.1f} ms"
-    )
-
-
 def version_str(v: Any) -> str:
     """confluent_kafka.version()/libversion() answer (str, int) in most releases, a bare str in some."""
     return str(v[0] if isinstance(v, tuple) else v)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import kazoo
 from kazoo.client import KazooClient
+from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.zookeeper import (
     BrokerDeregistered,
@@ -52,20 +53,6 @@ PARTITIONS = 20
 ISR_SAMPLES = 300
 DEREGISTRATIONS = 30
 EVENT_TIMEOUT_S = 10.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile, q in 0..100."""
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n * q / 100), at least 1
-    return ordered[int(rank) - 1]
-
-
-def stats_line(values_ms: list[float]) -> str:
-    return (
-        f"median {statistics.median(values_ms):6.2f} ms   p90 {percentile(values_ms, 90):6.2f} ms   "
-        f"min {min(values_ms):6.2f} ms   max {max(values_ms):6.2f} ms"
-    )
 
 
 def topic_name(i: int) -> str:
@@ -213,14 +200,14 @@ def main() -> int:
             final = source.snapshot()
             print()
             print(f"ISR change -> PartitionStateChanged, {len(isr_ms)} samples over {len(targets)} partitions:")
-            print(f"  {stats_line(isr_ms)}")
+            print(f"  {stats_line(isr_ms, digits=2)}")
             print(f"broker session closed -> BrokerDeregistered, {len(dereg_ms)} samples (brokers 2 and 3):")
-            print(f"  {stats_line(dereg_ms)}")
+            print(f"  {stats_line(dereg_ms, digits=2)}")
             print(
                 "for information, re-registration (new kazoo session + ephemeral create) -> BrokerRegistered, "
                 f"{len(rereg_ms)} samples:"
             )
-            print(f"  {stats_line(rereg_ms)}")
+            print(f"  {stats_line(rereg_ms, digits=2)}")
             print(
                 f"other events taken off the queue meanwhile: {waiter.skipped or 'none'}; final snapshot: "
                 f"{len(final.brokers_alive)} brokers alive, {len(final.problems)} problems, connected="

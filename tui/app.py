@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from textual import work
 from textual.app import App, ComposeResult
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from kafkatop.backends.errors import KafkatopError
@@ -41,6 +42,7 @@ class KafkatopApp(App[None]):
         self._clock = clock
         self.snapshot: ClusterSnapshot | None = None
         self.failure: str | None = None
+        self._next_poll: Timer | None = None
 
     def compose(self) -> ComposeResult:
         if self.settings.banner:
@@ -65,7 +67,10 @@ class KafkatopApp(App[None]):
             self.post_message(ClusterPollFailed(f"{type(e).__name__}: {e}", self._clock()))
 
     def _schedule_next_poll(self) -> None:
-        self.set_timer(self.settings.poll_interval_s, self.poll_cluster)
+        # One pending poll at most: a manual refresh must not start a second chain of timers.
+        if self._next_poll is not None:
+            self._next_poll.stop()
+        self._next_poll = self.set_timer(self.settings.poll_interval_s, self.poll_cluster)
 
     def on_cluster_polled(self, message: ClusterPolled) -> None:
         self.snapshot, self.failure = message.snapshot, None
@@ -83,4 +88,6 @@ class KafkatopApp(App[None]):
 
     def action_refresh(self) -> None:
         if not any(w.group == "poll-admin" and w.is_running for w in self.workers):
+            if self._next_poll is not None:
+                self._next_poll.stop()
             self.poll_cluster()

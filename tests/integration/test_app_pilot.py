@@ -41,3 +41,25 @@ async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) ->
         replicas = row[3]
         assert isinstance(replicas, Text) and "3" in replicas.plain
         assert any("strike" in str(span.style) for span in replicas.spans)  # the dead replica is struck out
+
+
+async def test_refresh_key_does_not_double_the_polling(mock_cluster: MockCluster) -> None:
+    mock_cluster.create_topic("t", 1, 3)
+    source = AdminSource(mock_cluster.bootstrap_servers, timeout_s=1.0)
+    polls = 0
+
+    def counting_poll():  # type: ignore[no-untyped-def]
+        nonlocal polls
+        polls += 1
+        return source.poll()
+
+    app = KafkatopApp(counting_poll, Settings(poll_interval_s=0.5))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.snapshot is not None)
+        for _ in range(5):
+            await pilot.press("r")
+            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: not any(w.is_running for w in app.workers))
+        before = polls
+        await pilot.pause(1.6)  # about three intervals: one chain of timers polls ~3 times, doubled chains ~6+
+        assert polls - before <= 4, polls - before

@@ -33,6 +33,6 @@ def test_source_down_keeps_last_data_with_its_age(snap_compare: Any) -> None:
         await pilot.app.workers.wait_for_complete()
         while pilot.app.failure is None:
             await pilot.pause(0.02)
-        pilot.app.set_timer = lambda *a, **k: None  # hold the screen still for the screenshot
+        pilot.app._next_poll.stop()  # hold the screen still for the screenshot
 
     assert snap_compare(app, terminal_size=(100, 24), run_before=second_poll_failed)
