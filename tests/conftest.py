@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -94,9 +96,6 @@ def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
         return proc
 
     yield _spawn
-    import os
-    import signal
-
     for proc in started:
         if proc.poll() is None:
             try:

@@ -11,6 +11,7 @@ from kafkatop.backends.admin import AdminSource
 from kafkatop.backends.errors import SourceUnavailable
 from kafkatop.backends.mock_cluster import MockCluster
 from kafkatop.backends.zookeeper_server import free_port
+from tests.conftest import wait_for
 
 
 def produce(cluster: MockCluster, topic: str, per_partition: dict[int, int]) -> None:
@@ -104,13 +105,12 @@ def test_broker_down_gives_partial_data_fast(mock_cluster: MockCluster) -> None:
     assert any("ListOffsets" in p.what and "t-0" in p.reason for p in snap.problems)
 
     mock_cluster.set_broker_up(3)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+
+    def recovered() -> bool:
         snap = source.poll()
-        if snap.broker(3).alive and snap.topics[0].partitions[0].high_watermark == 2:  # type: ignore[union-attr]
-            break
-        time.sleep(0.1)
-    assert snap.broker(3).alive and snap.topics[0].partitions[0].high_watermark == 2  # type: ignore[union-attr]
+        return snap.broker(3).alive and snap.topics[0].partitions[0].high_watermark == 2  # type: ignore[union-attr]
+
+    wait_for(recovered, timeout_s=10, interval_s=0.1, what="broker 3 back with its partition's watermarks")
 
 
 def test_offline_partition_has_no_leader(mock_cluster: MockCluster) -> None:

@@ -79,8 +79,7 @@ def test_cpu_is_meaningful_on_first_reading(tmp_path: Path, spawn: Spawn) -> Non
     subprocess.run([shutil.which("javac") or "javac", "-d", str(tmp_path), str(src)], check=True, timeout=120)
     config = lab_config(tmp_path, 5, free_port())
     proc = spawn([find_java(), "-Xmx32m", "-cp", str(tmp_path), "kafka.Kafka", str(config)])
-    source = own({proc.pid})
-    (p,) = wait_for(lambda: source.poll().processes)
+    wait_for(lambda: own({proc.pid}).poll().processes, what="the spinning JVM")
     # A fresh ProcessSource: its very first poll must already show the spin, not psutil's 0.0 first call.
     (p,) = own({proc.pid}).poll().processes
     assert p.cpu_percent > 30.0, p.cpu_percent
