@@ -210,8 +210,10 @@ class LabCluster:
         mode = spec.mode or install.default_mode
         install.check_mode(mode)
         spec = ClusterSpec(**{**_spec_dict(spec), "mode": mode}).validate()
-        _ensure_writable(state_dir)
         cluster = cls(state_dir, install, spec, mode)
+        for node in cluster.nodes:  # a missing stock file fails here, before anything is recorded
+            install.stock_config(mode, cluster._stock_role(node))
+        _ensure_writable(state_dir)
         if mode == "kraft":
             cluster.cluster_id = new_cluster_id()
         with cluster._state_lock():
@@ -257,6 +259,13 @@ class LabCluster:
             notes.insert(0, f"cluster {self.spec.name!r} already exists at {self.state_dir}, so it is used as it is:")
             notes.append("use another --name, or `kafkatop down --delete` first, for a different cluster")
         return notes
+
+    def _stock_role(self, node: NodeSpec) -> str:
+        if node.role is ProcessRole.ZOOKEEPER:
+            return "zookeeper"
+        if self.mode == "zk":
+            return "broker"
+        return {ProcessRole.BROKER: "broker", ProcessRole.CONTROLLER: "controller"}.get(node.role, "combined")
 
     # --- paths -------------------------------------------------------------------------------------------------
     def config_path(self, node: NodeSpec) -> Path:
@@ -349,8 +358,8 @@ class LabCluster:
             path = self.config_path(node)
             if path.exists():
                 continue
+            stock = self.install.stock_config(self.mode, self._stock_role(node))
             if node.role is ProcessRole.ZOOKEEPER:
-                stock = self.install.stock_config("zk", "zookeeper")
                 text = zookeeper_properties(
                     stock.read_text(encoding="utf-8", errors="replace"),
                     spec=self.spec,
@@ -359,10 +368,6 @@ class LabCluster:
                     stock_path=stock,
                 )
             else:
-                role = {ProcessRole.BROKER: "broker", ProcessRole.CONTROLLER: "controller"}.get(node.role, "combined")
-                if self.mode == "zk":
-                    role = "combined"
-                stock = self.install.stock_config(self.mode, role)
                 text = node_properties(
                     stock.read_text(encoding="utf-8", errors="replace"),
                     spec=self.spec,

@@ -8,6 +8,7 @@ Kafka's own error texts are passed on unchanged, with the topic name and, where 
 
 from __future__ import annotations
 
+import base64
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -91,7 +92,7 @@ def validate_new_topic(
 
 
 # --- kafka-topics.sh --describe --------------------------------------------------------------------------------------
-def _shown_topics(snapshot: ClusterSnapshot, topic: str | None) -> list[Topic]:
+def _shown_topics(snapshot: ClusterSnapshot, topic: str | None, sort_by_name: bool = False) -> list[Topic]:
     # kafka-topics treats an empty --topic like no --topic. It also reads --topic as a regular expression; kafkatop
     # takes the exact name.
     if topic:
@@ -99,7 +100,9 @@ def _shown_topics(snapshot: ClusterSnapshot, topic: str | None) -> list[Topic]:
         if found is None:
             raise TopicError(f"Topic '{topic}' does not exist as expected", topic=topic)
         return [found]
-    return sorted(snapshot.topics, key=lambda t: t.name)
+    by_name = {t.name: t for t in snapshot.topics}
+    order = sorted(by_name) if sort_by_name else kafka_topic_order(list(by_name))
+    return [by_name[name] for name in order]
 
 
 def _ids(broker_ids: Sequence[int]) -> str:
@@ -107,16 +110,22 @@ def _ids(broker_ids: Sequence[int]) -> str:
 
 
 def format_describe(
-    snapshot: ClusterSnapshot, topic: str | None = None, configs: Mapping[str, Mapping[str, str]] | None = None
+    snapshot: ClusterSnapshot,
+    topic: str | None = None,
+    configs: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    sort_by_name: bool = False,
 ) -> str:
     """The output of `kafka-topics.sh --describe [--topic T]` for this snapshot, without a trailing newline.
 
     `configs` maps topic names to what Kafka prints after "Configs:" (see `TopicAdmin.topic_configs`, which also
-    puts them in Kafka's order); a topic missing from it prints an empty "Configs: ". Topics come sorted by name,
-    partitions by id; internal topics appear when the snapshot holds them. An unknown `topic` raises TopicError.
+    puts them in Kafka's order); a topic missing from it prints an empty "Configs: ". Topics come in the order
+    kafka-topics prints them (see `kafka_topic_order`; `sort_by_name` for plain name order), partitions by id.
+    Internal topics appear when the snapshot holds them (kafka-topics shows them: poll with include_internal for
+    the same lines). An unknown `topic` raises TopicError.
     """
     lines: list[str] = []
-    for t in _shown_topics(snapshot, topic):
+    for t in _shown_topics(snapshot, topic, sort_by_name):
         parts = sorted(t.partitions, key=lambda p: p.id)
         header = [f"Topic: {t.name}"]
         if t.topic_id and t.topic_id != _ZERO_UUID:
@@ -151,25 +160,61 @@ def _java_string_hash(s: str) -> int:
     return h
 
 
-def kafka_config_order(names: Sequence[str]) -> list[str]:
-    """`names` (as the broker listed them) in the order kafka-topics prints them.
-
-    Its Java client keeps a resource's config entries in a java.util.HashMap (admin.Config), so "Configs:" follows
-    that map's iteration order: by bucket (the spread String.hashCode masked by the table size, which grows from 16
-    by doubling while more than 3/4 full), then by insertion within a bucket. Every entry the broker returned counts
-    towards the table size, defaults included. (Buckets holding 8 or more entries turn into trees with another
-    order; a topic's few dozen configs in a table of 64 never get there.)
-    """
-    capacity = 16
-    while len(names) > capacity * 3 // 4:
+def _java_hashmap_capacity(entries: int, initial: int) -> int:
+    """The table size of a java.util.HashMap created with `initial` buckets once it holds `entries`."""
+    capacity = 1
+    while capacity < initial:
         capacity *= 2
+    while entries > capacity * 3 // 4:  # resized when more than 3/4 full
+        capacity *= 2
+    return capacity
 
-    def bucket(name: str) -> int:
-        h = _java_string_hash(name)
+
+def _java_hashmap_order(keys: Sequence[str], capacity: int) -> list[str]:
+    """The iteration order of a java.util.HashMap of `capacity` buckets into which `keys` were put in this order.
+
+    By bucket (String.hashCode, spread, masked by the table size), then by insertion within a bucket (resizes keep
+    it). Buckets of 8 or more keys become trees with another order; the few dozen keys here never get there.
+    """
+    position = {key: i for i, key in enumerate(keys)}
+
+    def bucket(key: str) -> int:
+        h = _java_string_hash(key)
         return (h ^ (h >> 16)) & (capacity - 1)
 
-    position = {name: i for i, name in enumerate(names)}
-    return sorted(names, key=lambda n: (bucket(n), position[n]))
+    return sorted(keys, key=lambda k: (bucket(k), position[k]))
+
+
+def kafka_config_order(names: Sequence[str]) -> list[str]:
+    """`names` (as the broker listed them) in the order kafka-topics prints them after "Configs:".
+
+    Its Java client keeps a resource's config entries in a `new HashMap<>()` (admin.Config). Every entry the broker
+    returned counts towards the table size, defaults included.
+    """
+    return _java_hashmap_order(names, _java_hashmap_capacity(len(names), 16))
+
+
+def kafka_topic_order(names: Sequence[str]) -> list[str]:
+    """Topic names in the order `kafka-topics.sh --describe` prints them: not sorted, though it sorts them first.
+
+    TopicCommand passes the sorted names to Admin.describeTopics, which keeps them in a HashMap(n), copies that
+    into a HashMap(map) and collects the results into another HashMap(n) (allTopicNames); the lines follow the last
+    map's iteration order. Checked against Kafka 4.1 (the 2.x/3.x tools go through the same maps).
+    """
+    n = len(names)
+    order = sorted(names)
+    order = _java_hashmap_order(order, _java_hashmap_capacity(n, n))
+    order = _java_hashmap_order(order, _java_hashmap_capacity(n, int(n / 0.75 + 1.0)))
+    return _java_hashmap_order(order, _java_hashmap_capacity(n, n))
+
+
+def kafka_uuid_text(uuid: Any) -> str:
+    """A confluent-kafka Uuid as Kafka prints it: URL-safe base64 without padding (librdkafka's str() uses '+/')."""
+    raw = b"".join(
+        (bits & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")
+        for bits in (uuid.get_most_significant_bits(), uuid.get_least_significant_bits())
+    )
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 # --- the admin actions ----------------------------------------------------------------------------------------------
@@ -331,16 +376,16 @@ class TopicAdmin:
                 topic_id = self._result(fut, deadline).topic_id
             except Exception:  # noqa: BLE001 - without an id the line simply has no "TopicId:"
                 continue
-            if topic_id is not None and str(topic_id) != _ZERO_UUID:
-                ids[name] = str(topic_id)
+            if topic_id is not None and (text := kafka_uuid_text(topic_id)) != _ZERO_UUID:
+                ids[name] = text
         return ids
 
     def topic_ids(self, names: Sequence[str]) -> dict[str, str]:
-        """Topic ids (base64, as Kafka prints them) of the topics that have one and could be described."""
+        """Topic ids (as Kafka prints them) of the topics that have one and could be described."""
         deadline = self._deadline()
         return self._collect_topic_ids(self._start_topic_ids(names), deadline)
 
-    def describe(self, snapshot: ClusterSnapshot, topic: str | None = None) -> str:
+    def describe(self, snapshot: ClusterSnapshot, topic: str | None = None, *, sort_by_name: bool = False) -> str:
         """`format_describe` of the snapshot, with the topic ids and configs kafka-topics shows read from Kafka.
 
         The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines.
@@ -355,7 +400,7 @@ class TopicAdmin:
         if ids:
             topics = tuple(replace(t, topic_id=ids[t.name]) if t.name in ids else t for t in snapshot.topics)
             snapshot = replace(snapshot, topics=topics)
-        return format_describe(snapshot, topic, configs)
+        return format_describe(snapshot, topic, configs, sort_by_name=sort_by_name)
 
 
 __all__ = [
@@ -363,6 +408,8 @@ __all__ = [
     "TopicError",
     "format_describe",
     "kafka_config_order",
+    "kafka_topic_order",
+    "kafka_uuid_text",
     "parse_config_assignments",
     "validate_new_topic",
     "validate_topic_name",

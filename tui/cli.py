@@ -13,8 +13,30 @@ DEMO_BANNER = (
 )
 
 
+def _lab_options(p: argparse.ArgumentParser, spec_file: bool = True) -> None:
+    p.add_argument("--name", help="lab cluster name (default: lab, or [cluster] name in kafkatop.toml)")
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="where lab clusters keep configs, data and logs, one folder per name "
+        "(default: $XDG_STATE_HOME/kafkatop or ~/.local/state/kafkatop)",
+    )
+    if spec_file:
+        p.add_argument("--config", metavar="FILE", help="cluster spec (default: ./kafkatop.toml when present)")
+
+
+def _client_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bootstrap-server", metavar="HOST:PORT[,…]", help="an existing cluster (default: the lab cluster)")
+    p.add_argument("--command-config", metavar="FILE", help="client properties (security settings), as Kafka's tools")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kafkatop", description="Run, watch and understand a Kafka cluster.")
+    p = argparse.ArgumentParser(
+        prog="kafkatop",
+        description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
+        epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
+        "describe. `kafkatop COMMAND --help` for each.",
+    )
     p.add_argument("--bootstrap-server", metavar="HOST:PORT[,…]", help="attach to this cluster (else: demo)")
     p.add_argument(
         "--command-config", metavar="FILE", help="client properties (security settings), as Kafka's own tools"
@@ -22,11 +44,79 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-internal", action="store_true", help="show internal topics (__consumer_offsets, …)")
     p.add_argument("--interval", type=float, default=1.0, metavar="SECONDS", help="poll interval (default 1)")
     p.add_argument("--timeout", type=float, default=2.0, metavar="SECONDS", help="per-poll timeout (default 2)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    up = sub.add_parser("up", help="start (or attach to) a lab cluster from a Kafka install")
+    _lab_options(up)
+    up.add_argument("--kafka-home", metavar="DIR", help="Kafka install (default: $KAFKA_HOME, PATH, usual places)")
+    up.add_argument(
+        "--mode", choices=("zk", "kraft"), help="default: ZooKeeper on Kafka 3.x (as the labs), KRaft on 4.x"
+    )
+    up.add_argument("--brokers", type=int, metavar="N", help="number of brokers (default 3)")
+    up.add_argument("--base-port", type=int, metavar="PORT", help="first broker port (default 9092; then 9093, …)")
+    up.add_argument("--zookeeper-port", type=int, metavar="PORT", help="ZooKeeper client port (default 2181)")
+    up.add_argument(
+        "--controller-port", type=int, metavar="PORT", help="first KRaft controller port (default base+100)"
+    )
+    up.add_argument("--controllers", type=int, metavar="N", help="dedicated KRaft controllers (default 0: combined)")
+    up.add_argument("--heap", metavar="SIZE", help="heap per broker JVM (default 256m)")
+    up.add_argument(
+        "-p",
+        "--broker-property",
+        action="append",
+        metavar="KEY=VALUE",
+        help="extra broker setting, repeatable (min.insync.replicas=2, unclean.leader.election.enable=true, …)",
+    )
+    up.add_argument("--detach", action="store_true", help="return once ready and leave the cluster running")
+    up.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="start timeout (default 180)")
+
+    down = sub.add_parser("down", help="stop every node of a lab cluster (brokers first)")
+    _lab_options(down)
+    down.add_argument("--delete", action="store_true", help="also delete its state directory (configs, data, logs)")
+
+    status = sub.add_parser("status", help="the nodes of a lab cluster: state, pid, port, CPU, memory")
+    _lab_options(status)
+    status.add_argument("--json", action="store_true", help="machine-readable")
+
+    for action, what in (
+        ("kill", "SIGKILL a node, as kill -9"),
+        ("stop", "stop a node cleanly (SIGTERM: controlled shutdown)"),
+        ("start", "start a stopped or killed node"),
+        ("restart", "stop, then start a node"),
+    ):
+        node = sub.add_parser(action, help=what)
+        _lab_options(node)
+        node.add_argument("node", metavar="NODE", help="broker-2, 2, zookeeper, controller-101")
+        node.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="start timeout")
+
+    add = sub.add_parser("add-broker", help="add one more broker to a running lab cluster")
+    _lab_options(add)
+    add.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="start timeout")
+
+    create = sub.add_parser("create-topic", help="create a topic (as kafka-topics.sh --create)")
+    _lab_options(create, spec_file=False)
+    _client_options(create)
+    create.add_argument("topic", metavar="NAME")
+    create.add_argument("--partitions", type=int, required=True, metavar="P")
+    create.add_argument("--replication-factor", type=int, required=True, metavar="R")
+    create.add_argument("--config", dest="config_item", action="append", metavar="KEY=VALUE", help="topic config")
+    create.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS")
+
+    describe = sub.add_parser("describe", help="partitions, leaders, replicas, ISR (as kafka-topics.sh --describe)")
+    _lab_options(describe, spec_file=False)
+    _client_options(describe)
+    describe.add_argument("--topic", metavar="NAME", help="one topic (default: all)")
+    describe.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]", help="read a ZooKeeper-mode cluster's znodes")
+    describe.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command is not None:
+        from kafkatop.tui.commands import run
+
+        return run(args)
     if args.interval <= 0 or args.timeout <= 0:
         print("kafkatop: --interval and --timeout must be positive numbers of seconds", file=sys.stderr)
         return 2

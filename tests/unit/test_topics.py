@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from confluent_kafka import Uuid
 
 from kafkatop.backends.errors import KafkatopError
 from kafkatop.backends.model import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
 from kafkatop.backends.topics import (
+    TopicAdmin,
     TopicError,
     format_describe,
     kafka_config_order,
+    kafka_topic_order,
+    kafka_uuid_text,
     parse_config_assignments,
     validate_new_topic,
     validate_topic_name,
@@ -182,25 +186,37 @@ def test_describe_replication_factor_is_the_first_partitions() -> None:
     )
 
 
-def test_describe_all_topics_sorted_by_name_internal_ones_included_when_present() -> None:
+def test_describe_all_topics_in_kafka_topics_order_internal_ones_included_when_present() -> None:
     offsets = Topic("__consumer_offsets", (part("__consumer_offsets", 0, 1, (1,), (1,)),), internal=True)
     audit = Topic("audit", (part("audit", 0, 2, (2,), (2,)),))
     zeta = Topic("Zeta", (part("Zeta", 0, 1, (1,), (1,)),))
     configs = {"audit": {"cleanup.policy": "compact"}, "unrelated": {"x": "y"}}
-    assert format_describe(snapshot(audit, PURCHASES, offsets, zeta), configs=configs) == (
+    snap = snapshot(audit, PURCHASES, offsets, zeta)
+    zeta_lines = (
         "Topic: Zeta\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
         "\tTopic: Zeta\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
-        "Topic: __consumer_offsets\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-        "\tTopic: __consumer_offsets\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
-        "Topic: audit\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: cleanup.policy=compact\n"
-        "\tTopic: audit\tPartition: 0\tLeader: 2\tReplicas: 2\tIsr: 2\n"
+    )
+    purchases_lines = (
         "Topic: purchases\tTopicId: 8fvlV2diTU6xkha0SoHVsA\tPartitionCount: 3\tReplicationFactor: 3\tConfigs: \n"
         "\tTopic: purchases\tPartition: 0\tLeader: 1\tReplicas: 1,2,0\tIsr: 1,2,0\n"
         "\tTopic: purchases\tPartition: 1\tLeader: 2\tReplicas: 2,0,1\tIsr: 2,0,1\n"
-        "\tTopic: purchases\tPartition: 2\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1,2"
+        "\tTopic: purchases\tPartition: 2\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1,2\n"
+    )
+    offsets_lines = (
+        "Topic: __consumer_offsets\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+        "\tTopic: __consumer_offsets\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
+    )
+    audit_lines = (
+        "Topic: audit\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: cleanup.policy=compact\n"
+        "\tTopic: audit\tPartition: 0\tLeader: 2\tReplicas: 2\tIsr: 2\n"
+    )
+    # kafka-topics' own order (Java HashMap iteration), not the names' order.
+    assert format_describe(snap, configs=configs) + "\n" == zeta_lines + purchases_lines + offsets_lines + audit_lines
+    assert format_describe(snap, configs=configs, sort_by_name=True) + "\n" == (
+        zeta_lines + offsets_lines + audit_lines + purchases_lines
     )
     # An empty --topic means all topics, as in kafka-topics.
-    assert format_describe(snapshot(audit, zeta), "") == format_describe(snapshot(audit, zeta))
+    assert format_describe(snap, "") == format_describe(snap)
 
 
 def test_describe_nothing() -> None:
@@ -249,3 +265,49 @@ def test_config_order_keeps_insertion_order_within_a_bucket() -> None:
     # "Aa" and "BB" have the same Java hashCode (2112): same bucket, so the broker's order decides.
     assert kafka_config_order(["Aa", "BB"]) == ["Aa", "BB"]
     assert kafka_config_order(["BB", "Aa"]) == ["BB", "Aa"]
+
+
+def test_topic_order_is_kafka_topics_order() -> None:
+    # Orders kafka-topics.sh 4.1 printed for `--describe` and `--describe --topic 'name|name|…'`.
+    observed = [
+        ["many", "purchases", "plain"],
+        "aQGD tIBb a_Awf t-BPq a-jF2WL t_97wnom t-ihBe orders.RKJ lab-b6GjH a_McR a-K events-DS".split(),
+        (
+            "tIBb a-jF2WL orders.EvBLe orders_kPnR t_97wnom xhySm3A orders.RKJ a.HZd orders.a orders-dmt orders_v "
+            "orderslc events-DS orders-kvda xUi9m2 a_Awf orders.so x_ygNd labT events.Ty orders-zHJ orders.cWq "
+            "events_rzw27 a_Uj"
+        ).split(),
+    ]
+    for printed in observed:
+        assert kafka_topic_order(sorted(printed)) == printed
+        assert kafka_topic_order(list(reversed(printed))) == printed  # the input's order does not matter
+    assert kafka_topic_order([]) == []
+    assert kafka_topic_order(["only"]) == ["only"]
+
+
+# --- what TopicAdmin checks before asking Kafka ---------------------------------------------------------------------
+def test_topic_ids_print_as_kafka_does() -> None:
+    assert kafka_uuid_text(Uuid(-1, 5)) == "__________8AAAAAAAAABQ"  # librdkafka's str(): "//////////8AAAAAAAAABQ"
+    assert kafka_uuid_text(Uuid(0, 0)) == "AAAAAAAAAAAAAAAAAAAAAA"
+
+
+def test_create_topic_checks_locally_first() -> None:
+    # Nothing listens on port 9 of the loopback: these must fail before any request is sent.
+    with TopicAdmin("127.0.0.1:9", timeout_s=0.5) as admin:
+        with pytest.raises(TopicError) as raised:
+            admin.create_topic("bad name", 1, 1)
+        assert str(raised.value) == (
+            "Topic name is invalid: 'bad name' contains one or more characters other than ASCII alphanumerics, "
+            "'.', '_' and '-'"
+        )
+        assert (raised.value.topic, raised.value.code) == ("bad name", None)
+        with pytest.raises(TopicError) as raised:
+            admin.create_topic("t", 0, 0)
+        assert str(raised.value) == (
+            "Cannot create topic 't': partitions must be at least 1, not 0; "
+            "replication factor must be between 1 and 32767, not 0"
+        )
+        with pytest.raises(TopicError, match=r"^Topic name is invalid: '\.\.' is not allowed$"):
+            admin.delete_topic("..")
+    with pytest.raises(KafkatopError, match="closed"):
+        admin.topic_configs(["t"])

@@ -1,0 +1,199 @@
+"""`kafkatop up|status|kill|start|down` as a user runs them, in a subprocess, against the stand-in Kafka install
+(tests/fixtures/standin_install.py, with a real ZooKeeper): detach and attach, orphan-free exit on SIGTERM and Ctrl-C,
+Ctrl-C during start, and bad input. Every node left behind by a failing test is killed by its recorded pid."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kafkatop.backends.mock_cluster import MockCluster
+from tests.conftest import wait_for
+from tests.fixtures.standin_install import make_standin_install
+from tests.integration.test_supervisor import free_port_block
+
+
+class Lab:
+    def __init__(self, root: Path, home: Path) -> None:
+        self.state = root / "state"
+        self.home = home
+        ports = free_port_block(12)
+        self.ports = [
+            "--base-port",
+            str(ports),
+            "--zookeeper-port",
+            str(ports + 8),
+            "--controller-port",
+            str(ports + 4),
+        ]
+        self.env = {**os.environ, "KAFKA_HOME": str(home)}
+        self.env.pop("XDG_STATE_HOME", None)
+
+    def args(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "kafkatop.tui.cli", *args, "--state-dir", str(self.state)]
+
+    def run(
+        self, *args: str, timeout: float = 60, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self.args(*args),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def popen(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            self.args(*args),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env or self.env,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def recorded(self) -> list[dict[str, object]]:
+        path = self.state / "lab" / "cluster.json"
+        return json.loads(path.read_text())["nodes"] if path.exists() else []
+
+    def recorded_alive(self) -> list[int]:
+        alive = []
+        for n in self.recorded():
+            pid, ctime = n.get("pid"), n.get("create_time")
+            if isinstance(pid, int) and isinstance(ctime, float) and psutil.pid_exists(pid):
+                try:
+                    if abs(psutil.Process(pid).create_time() - ctime) < 0.05:
+                        alive.append(pid)
+                except psutil.NoSuchProcess:
+                    pass
+        return alive
+
+    def sweep(self) -> None:
+        for pid in self.recorded_alive():
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def lab(tmp_path: Path, standin_classes: Path) -> Iterator[Lab]:
+    lab = Lab(tmp_path, make_standin_install(tmp_path / "install", standin_classes, "3.9.0"))
+    yield lab
+    lab.sweep()
+
+
+def test_detached_cluster_is_driven_by_later_commands(lab: Lab) -> None:
+    up = lab.run("up", "--detach", "--heap", "32m", *lab.ports)
+    assert up.returncode == 0, up.stderr
+    assert "zookeeper ready" in up.stdout and "left running" in up.stdout
+    assert "broker-3" in up.stdout and "ZooKeeper mode" in up.stdout
+    assert len(lab.recorded_alive()) == 4  # it exited; the nodes run on, as asked
+
+    status = json.loads(lab.run("status", "--json").stdout)
+    assert [(n["node"], n["state"]) for n in status["nodes"]] == [
+        ("zookeeper", "up"),
+        ("broker-1", "up"),
+        ("broker-2", "up"),
+        ("broker-3", "up"),
+    ]
+    assert all(n["rss_bytes"] > 10 * 2**20 for n in status["nodes"])
+    pid2 = next(n["pid"] for n in status["nodes"] if n["node"] == "broker-2")
+
+    kill = lab.run("kill", "2")
+    assert kill.returncode == 0 and "broker-2 killed" in kill.stdout and not psutil.pid_exists(pid2)
+    table = lab.run("status").stdout
+    assert any(line.startswith("broker-2") and " killed " in line for line in table.splitlines()), table
+
+    start = lab.run("start", "broker-2")
+    assert start.returncode == 0 and "broker-2 started: up" in start.stdout
+    assert len(lab.recorded_alive()) == 4  # a headless start leaves its node running
+
+    down = lab.run("down")
+    assert down.returncode == 0 and "stopped" in down.stdout
+    assert lab.recorded_alive() == []
+    assert (lab.state / "lab" / "config" / "broker-2.properties").exists()  # down keeps the data
+    assert lab.run("down", "--delete").returncode == 0 and not (lab.state / "lab").exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_foreground_up_stops_every_node_on_exit(lab: Lab, sig: signal.Signals) -> None:
+    proc = lab.popen("up", "--heap", "32m", "--brokers", "2", *lab.ports)
+    try:
+        wait_for(
+            lambda: (
+                len(lab.recorded_alive()) == 3
+                and "Ctrl-C" in (lab.state / "lab" / "cluster.json").read_text()
+                or _ready(lab)
+            ),
+            timeout_s=60,
+            what="cluster up",
+        )
+        pids = lab.recorded_alive()
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopped" in out
+    assert not any(psutil.pid_exists(p) for p in pids)  # no orphan JVM
+
+
+def _ready(lab: Lab) -> bool:
+    status = lab.run("status", "--json")
+    return status.returncode == 0 and all(n["state"] == "up" for n in json.loads(status.stdout)["nodes"])
+
+
+def test_ctrl_c_during_start_stops_what_was_started(lab: Lab) -> None:
+    env = {**lab.env, "STANDIN_START_DELAY_MS": "30000"}  # brokers hang in start-up until interrupted
+    proc = lab.popen("up", "--heap", "32m", *lab.ports, env=env)
+    try:
+        # ZooKeeper is up and all three brokers are starting.
+        wait_for(lambda: len(lab.recorded_alive()) == 4, timeout_s=60, what="brokers starting")
+        pids = lab.recorded_alive()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "interrupted during start" in err and "Traceback" not in err
+    assert not any(psutil.pid_exists(p) for p in pids)
+    assert (lab.state / "lab" / "config" / "zookeeper.properties").exists()  # the state dir is kept
+
+
+def test_bad_input_is_told_plainly(lab: Lab, tmp_path: Path, standin_classes: Path) -> None:
+    r = lab.run("up", "--brokers", "0")
+    assert r.returncode == 2 and "a cluster needs at least 1 broker" in r.stderr and "Traceback" not in r.stderr
+    r = lab.run("up", "-p", "min.insync.replicas")
+    assert r.returncode == 2 and "expected KEY=VALUE" in r.stderr
+    r = lab.run("up", "--kafka-home", str(lab.state / "nowhere"))
+    assert r.returncode == 1 and "nowhere" in r.stderr and "Traceback" not in r.stderr
+    kafka4 = make_standin_install(tmp_path / "install4", standin_classes, "4.1.0")
+    r = lab.run("up", "--mode", "zk", "--kafka-home", str(kafka4))
+    assert r.returncode == 1 and "runs KRaft only" in r.stderr and "--mode kraft" in r.stderr
+    r = lab.run("status")
+    assert r.returncode == 1 and "kafkatop up" in r.stderr  # no cluster yet: says how to get one
+    r = lab.run("kill", "7")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    r = lab.run("create-topic", "bad name!", "--partitions", "0", "--replication-factor", "1")
+    assert r.returncode == 2 and "Topic name is invalid" in r.stderr and "partitions" in r.stderr
+
+
+def test_describe_prints_kafka_topics_layout(lab: Lab) -> None:
+    with MockCluster(3) as mock:
+        mock.create_topic("purchases", 3, 3)
+        r = lab.run("describe", "--topic", "purchases", "--bootstrap-server", mock.bootstrap_servers, timeout=30)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("Topic: purchases\t") and "PartitionCount: 3\tReplicationFactor: 3" in lines[0]
+    assert [line.split("\t")[2] for line in lines[1:]] == ["Partition: 0", "Partition: 1", "Partition: 2"]
+    assert all(line.startswith("\tTopic: purchases\tPartition: ") and "\tLeader: " in line for line in lines[1:])
