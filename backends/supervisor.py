@@ -32,6 +32,7 @@ from kafkatop.backends.errors import KafkatopError
 from kafkatop.backends.install import KafkaInstall, LabMode, open_install
 from kafkatop.backends.lab_config import node_properties, zookeeper_properties
 from kafkatop.backends.lab_spec import HOST, ClusterSpec, NodeSpec, broker_node, cluster_nodes
+from kafkatop.backends.local_nodes import wait_gone
 from kafkatop.backends.model import ProcessRole
 from kafkatop.backends.zookeeper_server import four_letter_word
 
@@ -753,12 +754,9 @@ def _wait_exit(run: _Running, timeout_s: float) -> bool:
         except subprocess.TimeoutExpired:
             return False
     try:
-        psutil.Process(run.pid).wait(timeout_s)
+        return wait_gone(psutil.Process(run.pid), timeout_s)
     except psutil.NoSuchProcess:
         return True
-    except psutil.TimeoutExpired:
-        return not _same_process(run.pid, run.create_time)
-    return True
 
 
 def _ensure_writable(state_dir: Path) -> None:

@@ -87,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         node = sub.add_parser(action, help=what)
         _lab_options(node)
         node.add_argument("node", metavar="NODE", help="broker-2, 2, zookeeper, controller-101")
+        _client_options(node)
+        node.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]", help="find the broker via a ZooKeeper")
         node.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="start timeout")
 
     add = sub.add_parser("add-broker", help="add one more broker to a running lab cluster")

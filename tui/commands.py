@@ -300,7 +300,45 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_node_attached(args: argparse.Namespace) -> int:
+    """kill/stop a broker of an attached cluster that runs on this host; start/restart need the way it was started."""
+    from kafkatop.backends.local_nodes import local_broker_process, signal_local
+
+    if not args.node.isdigit():
+        _err(f"{args.node!r}: give the broker id (as in --describe's Leader/Replicas), e.g. `kafkatop kill 2`")
+        return 2
+    broker_id = int(args.node)
+    if args.zookeeper:
+        from kafkatop.backends.zookeeper import ZooKeeperSource
+
+        with ZooKeeperSource(args.zookeeper, timeout_s=5.0) as zk:
+            brokers = zk.snapshot().brokers
+    else:
+        from kafkatop.backends.admin import AdminSource
+
+        brokers = AdminSource(args.bootstrap_server, client_config=_client_config(args), timeout_s=5.0).poll().brokers
+    broker = next((b for b in brokers if b.id == broker_id and b.alive and b.port is not None), None)
+    if broker is None:
+        live = ", ".join(str(b.id) for b in brokers if b.alive) or "none"
+        _err(f"broker {broker_id} is not registered in this cluster (live brokers: {live})")
+        return 1
+    process = local_broker_process(broker)
+    if args.command in ("start", "restart"):
+        _err(
+            f"broker {broker_id} (pid {process.pid}) was not started by kafkatop, which cannot start it again; "
+            f"start it as it was started ({process.properties_file or 'its properties file'}), or run the lab "
+            "with `kafkatop up`"
+        )
+        return 1
+    exited = signal_local(process, kill=args.command == "kill")
+    verb = "killed (SIGKILL)" if args.command == "kill" else "stopped"
+    print(f"broker {broker_id} pid {process.pid} {verb}" + ("" if exited else "; it has not exited yet"))
+    return 0 if exited else 1
+
+
 def cmd_node(args: argparse.Namespace) -> int:
+    if args.bootstrap_server or args.zookeeper:
+        return cmd_node_attached(args)
     cluster = open_cluster(args)
     action = args.command
     verb = {"kill": "killed (SIGKILL)", "stop": "stopped", "start": "started", "restart": "restarted"}[action]

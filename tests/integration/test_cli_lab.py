@@ -9,15 +9,20 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
 import pytest
+from kazoo.client import KazooClient
 
 from kafkatop.backends.mock_cluster import MockCluster
+from kafkatop.backends.supervisor import port_is_free
+from kafkatop.backends.zookeeper_server import free_port
 from tests.conftest import wait_for
+from tests.fixtures import kafka_znodes
 from tests.fixtures.standin_install import make_standin_install
+from tests.integration.test_processes import java_cmd
 from tests.integration.test_supervisor import free_port_block
 
 
@@ -197,3 +202,48 @@ def test_describe_prints_kafka_topics_layout(lab: Lab) -> None:
     assert lines[0].startswith("Topic: purchases\t") and "PartitionCount: 3\tReplicationFactor: 3" in lines[0]
     assert [line.split("\t")[2] for line in lines[1:]] == ["Partition: 0", "Partition: 1", "Partition: 2"]
     assert all(line.startswith("\tTopic: purchases\tPartition: ") and "\tLeader: " in line for line in lines[1:])
+
+
+def test_describe_from_zookeeper_as_the_labs_did(lab: Lab, zk_chroot: tuple[str, KazooClient]) -> None:
+    """`kafka-topics --describe --zookeeper localhost:2181 --topic TestLAB2`, the Confluent 3.2 lab's command, after
+    its kill -9 of broker 2: leader moved to 3, ISR shrunk. Znodes written exactly as Kafka writes them."""
+    hosts, zk = zk_chroot
+    brokers = [kafka_znodes.register_broker(hosts, b, 9092 + b) for b in (1, 3)]
+    try:
+        kafka_znodes.write_controller(zk, 1, 1)
+        kafka_znodes.create_topic(zk, "TestLAB2", {0: [2, 3]})
+        kafka_znodes.set_partition_state(zk, "TestLAB2", 0, leader=3, isr=[3], leader_epoch=1)
+        r = lab.run("describe", "--zookeeper", hosts, "--topic", "TestLAB2", timeout=30)
+    finally:
+        for b in brokers:
+            b.stop()
+            b.close()
+    assert r.returncode == 0, r.stderr
+    header, partition = r.stdout.splitlines()
+    assert header.startswith("Topic: TestLAB2\t") and "PartitionCount: 1\tReplicationFactor: 2" in header
+    assert partition == "\tTopic: TestLAB2\tPartition: 0\tLeader: 3\tReplicas: 2,3\tIsr: 3"
+
+
+def test_kill_a_broker_of_an_attached_cluster(
+    lab: Lab, zk_chroot: tuple[str, KazooClient], standin_classes: Path, spawn: Callable[..., subprocess.Popen[bytes]]
+) -> None:
+    """Not a lab cluster: a broker started by hand (as in the labs' tabs), found by the port its registration gives."""
+    hosts, _ = zk_chroot
+    port = free_port()
+    config = lab.state.parent / "server-7.properties"
+    config.write_text(f"broker.id=7\nlisteners=PLAINTEXT://127.0.0.1:{port}\nlog.dirs={lab.state.parent}/logs-7\n")
+    proc = spawn(java_cmd(standin_classes, str(config)), stdout=subprocess.DEVNULL)
+    wait_for(lambda: not port_is_free(port), what="the hand-started broker listening")
+    registration = kafka_znodes.register_broker(hosts, 7, port)
+    try:
+        r = lab.run("restart", "7", "--zookeeper", hosts, timeout=30)
+        assert r.returncode == 1 and "was not started by kafkatop" in r.stderr and str(config) in r.stderr
+        r = lab.run("kill", "8", "--zookeeper", hosts, timeout=30)
+        assert r.returncode == 1 and "broker 8 is not registered" in r.stderr and "live brokers: 7" in r.stderr
+        r = lab.run("kill", "7", "--zookeeper", hosts, timeout=30)
+        assert r.returncode == 0, r.stderr
+        assert f"broker 7 pid {proc.pid} killed" in r.stdout
+        assert proc.wait(10) == -signal.SIGKILL
+    finally:
+        registration.stop()
+        registration.close()
