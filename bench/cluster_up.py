@@ -275,6 +275,9 @@ def main() -> int:
         f"machine: cpu_count={psutil.cpu_count()} python={platform.python_version()} {install} "
         f"heap {HEAP} ({platform.system()} {platform.machine()}) load average {os.getloadavg()[0]:.2f}"
     )
+    for var in ("KAFKA_JVM_PERFORMANCE_OPTS", "KAFKA_OPTS"):
+        if os.environ.get(var):  # the supervisor passes the environment on to every node
+            print(f"note: {var}={os.environ[var]}")
     started = time.monotonic()
     ports = Ports()
     results: dict[str, list[Measurement]] = {PARALLEL: [], SEQUENTIAL: [], COMBINED: []}

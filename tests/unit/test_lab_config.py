@@ -167,3 +167,11 @@ def test_toml_spec(tmp_path: Path) -> None:
     f.write_text('[cluster]\nbrokers = "three"\n')
     with pytest.raises(SpecError, match="whole number"):
         load_spec_file(f)
+
+
+def test_readme_example_spec_is_valid(tmp_path: Path) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    block = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "kafkatop.toml").write_text(block)
+    spec, _ = load_spec_file(tmp_path / "kafkatop.toml")
+    assert spec.validate().name == "course" and dict(spec.broker_properties)["min.insync.replicas"] == "2"
