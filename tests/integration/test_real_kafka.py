@@ -6,13 +6,10 @@ Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run them; without it t
 
 from __future__ import annotations
 
-import base64
 import logging
 import os
 import signal
 import subprocess
-import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +23,7 @@ from kafkatop.backends.admin import AdminSource, describe_error
 from kafkatop.backends.errors import SourceUnavailable
 from kafkatop.backends.model import ClusterSnapshot, ConsumerGroup, GroupState, ProcessRole, TopicPartition
 from kafkatop.backends.processes import ProcessSource
+from kafkatop.backends.supervisor import new_cluster_id
 from kafkatop.backends.zookeeper_server import free_port
 from tests.conftest import wait_for
 
@@ -65,14 +63,6 @@ class KraftNode:
             return "\n".join(self.output.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return "(no output)"
-
-
-def kafka_uuid() -> str:
-    """A cluster id as `kafka-storage.sh random-uuid` makes it: 16 random bytes, base64url without padding."""
-    while True:
-        value = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
-        if not value.startswith("-"):  # Kafka avoids ids that look like a command-line flag
-            return value
 
 
 def node_env(log_dir: Path) -> dict[str, str]:
@@ -134,7 +124,7 @@ def start_node(home: Path, root: Path, timeout_s: float = 60.0) -> KraftNode:
     config = write_config(root, port, controller_port)
     env = node_env(log_dir)
     fmt = subprocess.run(
-        [str(home / "bin" / "kafka-storage.sh"), "format", "-t", kafka_uuid(), "-c", str(config)],
+        [str(home / "bin" / "kafka-storage.sh"), "format", "-t", new_cluster_id(), "-c", str(config)],
         env=env, cwd=root, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     if fmt.returncode != 0:
@@ -167,18 +157,6 @@ def start_node(home: Path, root: Path, timeout_s: float = 60.0) -> KraftNode:
         stop_node(proc)
         raise
     return node
-
-
-@pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
-    home = Path(os.environ["KAFKA_HOME"])
-    if not (home / "bin" / "kafka-server-start.sh").is_file():
-        pytest.fail(f"KAFKA_HOME={home} has no bin/kafka-server-start.sh: not an Apache Kafka install")
-    node = start_node(home, tmp_path_factory.mktemp("kraft"))
-    try:
-        yield node
-    finally:
-        stop_node(node.proc)
 
 
 # --- clients --------------------------------------------------------------------------------------------------------

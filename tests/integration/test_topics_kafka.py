@@ -30,8 +30,6 @@ from tests.integration.test_real_kafka import (
     NODE_ID,
     KraftNode,
     node_env,
-    start_node,
-    stop_node,
     wait_topic_led,
 )
 
@@ -152,18 +150,6 @@ def needs_kafka(test: F) -> F:
     for mark in marks:
         test = mark(test)
     return test
-
-
-@pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
-    home = Path(os.environ["KAFKA_HOME"])
-    if not (home / "bin" / "kafka-server-start.sh").is_file():
-        pytest.fail(f"KAFKA_HOME={home} has no bin/kafka-server-start.sh: not an Apache Kafka install")
-    node = start_node(home, tmp_path_factory.mktemp("kraft-topics"))
-    try:
-        yield node
-    finally:
-        stop_node(node.proc)
 
 
 @pytest.fixture
