@@ -23,7 +23,7 @@ from tests.conftest import wait_for
 from tests.fixtures import kafka_znodes
 from tests.fixtures.standin_install import make_standin_install
 from tests.integration.test_processes import java_cmd
-from tests.integration.test_supervisor import free_port_block
+from tests.integration.test_supervisor import dead, free_port_block
 
 
 class Lab:
@@ -77,7 +77,8 @@ class Lab:
             pid, ctime = n.get("pid"), n.get("create_time")
             if isinstance(pid, int) and isinstance(ctime, float) and psutil.pid_exists(pid):
                 try:
-                    if abs(psutil.Process(pid).create_time() - ctime) < 0.05:
+                    proc = psutil.Process(pid)
+                    if abs(proc.create_time() - ctime) < 0.05 and proc.status() != psutil.STATUS_ZOMBIE:
                         alive.append(pid)
                 except psutil.NoSuchProcess:
                     pass
@@ -113,7 +114,7 @@ def test_detached_cluster_is_driven_by_later_commands(lab: Lab) -> None:
     pid2 = next(n["pid"] for n in status["nodes"] if n["node"] == "broker-2")
 
     kill = lab.run("kill", "2")
-    assert kill.returncode == 0 and "broker-2 killed" in kill.stdout and not psutil.pid_exists(pid2)
+    assert kill.returncode == 0 and "broker-2 killed" in kill.stdout and dead(pid2)
     table = lab.run("status").stdout
     assert any(line.startswith("broker-2") and " killed " in line for line in table.splitlines()), table
 
@@ -149,7 +150,7 @@ def test_foreground_up_stops_every_node_on_exit(lab: Lab, sig: signal.Signals) -
             proc.kill()
     assert proc.returncode == 0, err
     assert "stopped" in out
-    assert not any(psutil.pid_exists(p) for p in pids)  # no orphan JVM
+    assert all(dead(p) for p in pids)  # no orphan JVM
 
 
 def _ready(lab: Lab) -> bool:
@@ -171,7 +172,7 @@ def test_ctrl_c_during_start_stops_what_was_started(lab: Lab) -> None:
             proc.kill()
     assert proc.returncode == 130
     assert "interrupted during start" in err and "Traceback" not in err
-    assert not any(psutil.pid_exists(p) for p in pids)
+    assert all(dead(p) for p in pids)
     assert (lab.state / "lab" / "config" / "zookeeper.properties").exists()  # the state dir is kept
 
 

@@ -82,7 +82,7 @@ def test_cpu_is_meaningful_on_first_reading(tmp_path: Path, spawn: Spawn) -> Non
     wait_for(lambda: own({proc.pid}).poll().processes, what="the spinning JVM")
     # A fresh ProcessSource: its very first poll must already show the spin, not psutil's 0.0 first call.
     (p,) = own({proc.pid}).poll().processes
-    assert p.cpu_percent > 30.0, p.cpu_percent
+    assert p.cpu_percent > 10.0, p.cpu_percent  # a spinning core; low bound, as other work may share the 2 cores
 
 
 def test_finds_real_zookeeper(zookeeper_server: ZooKeeperServer) -> None:

@@ -1,0 +1,125 @@
+"""The supervisor against a real Apache Kafka: a 3-node combined KRaft lab cluster (the Kafka 4 default), started,
+watched through AdminSource, one leader killed with kill -9 and restarted, then brought down.
+
+Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the test is skipped. Every node binds
+127.0.0.1 on free ports, with a 256m heap, its state in pytest's tmp dir; all of it is stopped by recorded pid.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kafkatop.backends.admin import AdminSource
+from kafkatop.backends.errors import SourceUnavailable
+from kafkatop.backends.install import open_install
+from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, Partition
+from kafkatop.backends.supervisor import LabCluster, NodeState
+from kafkatop.backends.topics import TopicAdmin
+from tests.conftest import wait_for
+from tests.integration.test_supervisor import Clusters
+
+pytestmark = [
+    pytest.mark.kafka,
+    pytest.mark.skipif(
+        not os.environ.get("KAFKA_HOME"),
+        reason="needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)",
+    ),
+]
+
+TOPIC = "supervised"
+BROKER_IDS = [1, 2, 3]
+
+
+@pytest.fixture
+def clusters(tmp_path: Path) -> Iterator[Clusters]:
+    c = Clusters(tmp_path)
+    yield c
+    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
+
+
+def poll(source: AdminSource) -> ClusterSnapshot | None:
+    try:
+        return source.poll()
+    except SourceUnavailable:
+        return None
+
+
+def partition0(source: AdminSource) -> Partition | None:
+    snap = poll(source)
+    topic = snap.topic(TOPIC) if snap is not None else None
+    return next((p for p in topic.partitions if p.id == 0), None) if topic is not None else None
+
+
+def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters) -> None:
+    home = Path(os.environ["KAFKA_HOME"])
+    assert open_install(home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
+    cluster: LabCluster = clusters.make(home, name="kraft3", mode="kraft", brokers=3, heap="256m")
+    t = time.monotonic()
+    snap = cluster.up(timeout_s=120)
+    up_s = time.monotonic() - t
+    assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
+    recorded = {n.name: n.pid for n in snap.nodes}
+
+    source = AdminSource(snap.bootstrap_servers, timeout_s=2.0)
+    try:
+
+        def three_alive() -> ClusterSnapshot | None:
+            s = poll(source)
+            return s if s is not None and len(s.brokers_alive) == 3 else None
+
+        seen = wait_for(three_alive, timeout_s=30, interval_s=0.2, what="AdminSource to see 3 live brokers")
+        assert seen is not None and sorted(b.id for b in seen.brokers_alive) == BROKER_IDS
+        with TopicAdmin(snap.bootstrap_servers) as topics:
+            topics.create_topic(TOPIC, partitions=3, replication_factor=3)
+
+        def fully_replicated() -> Partition | None:
+            p = partition0(source)
+            return p if p is not None and not p.offline and sorted(p.isr) == BROKER_IDS else None
+
+        # CreateTopics answers before every broker applied the metadata: wait for a leader and a full ISR.
+        p0 = wait_for(fully_replicated, timeout_s=30, interval_s=0.2, what=f"{TOPIC}-0 led with a full ISR")
+        assert p0 is not None and sorted(p0.replicas) == BROKER_IDS
+        leader = p0.leader
+
+        def failed_over() -> Partition | None:
+            p = partition0(source)
+            ok = p is not None and p.leader not in (leader, NO_LEADER) and leader not in p.isr
+            return p if ok else None
+
+        # kill -9 the leader: no controlled shutdown, so the controller learns of it only from missed heartbeats.
+        killed_pid = recorded[f"broker-{leader}"]
+        t = time.monotonic()
+        status = cluster.kill(str(leader))
+        assert status.state is NodeState.KILLED and not psutil.pid_exists(killed_pid)
+        moved = wait_for(
+            failed_over, timeout_s=45, interval_s=0.2, what=f"a new leader of {TOPIC}-0 and broker {leader} out of ISR"
+        )
+        shrink_s = time.monotonic() - t
+        assert moved is not None and sorted(moved.isr) == sorted(set(BROKER_IDS) - {leader})
+
+        t = time.monotonic()
+        status = cluster.restart(str(leader))
+        restart_s = time.monotonic() - t
+        assert status.state is NodeState.UP and status.pid not in (None, killed_pid)
+        recorded[status.name] = status.pid
+        wait_for(fully_replicated, timeout_s=45, interval_s=0.2, what=f"broker {leader} back in the ISR of {TOPIC}-0")
+        full_s = time.monotonic() - t
+    finally:
+        source.close()
+
+    t = time.monotonic()
+    cluster.down(timeout_s=30)
+    down_s = time.monotonic() - t
+    assert all(n.state is NodeState.DOWN for n in cluster.snapshot().nodes)
+    assert not [pid for pid in recorded.values() if psutil.pid_exists(pid)]
+    print(
+        f"\nup {up_s:.1f} s; kill -9 of broker {leader} -> new leader {moved.leader}, ISR {list(moved.isr)} "
+        f"after {shrink_s:.1f} s; restart {restart_s:.1f} s, full ISR {full_s:.1f} s after restart began; "
+        f"down {down_s:.1f} s"
+    )
