@@ -1,8 +1,9 @@
-"""Messages posted by poll workers to the app (past-tense nouns: what happened)."""
+"""Messages posted by workers to the app (past-tense nouns: what happened)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
@@ -22,3 +23,39 @@ class ClusterPolled(Message):
 class ClusterPollFailed(Message):
     reason: str
     at: float
+
+
+@dataclass
+class NodesPolled(Message):
+    snapshot: Any  # backends.control.NodesSnapshot
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, NodesPolled)
+
+
+@dataclass
+class EnsemblePolled(Message):
+    snapshot: Any  # backends.ensemble.EnsembleSnapshot or backends.quorum.QuorumSnapshot, or None
+    problem: str | None = None
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, EnsemblePolled)
+
+
+@dataclass
+class ActionFinished(Message):
+    """A user action (kill, create topic, send, …) ended; `error` says why when it failed."""
+
+    what: str
+    error: str | None = None
+
+
+@dataclass
+class ClientsDrained(Message):
+    """What the producer and consumers did since the last drain, batched into one UI update."""
+
+    deliveries: list[Any]
+    received: list[Any]
+    changes: list[Any]
+    dropped: int
+    consumers: tuple[Any, ...]

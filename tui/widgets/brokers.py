@@ -13,11 +13,12 @@ class BrokerTable(DataTable[str | Text]):
         self.cursor_type = "row"
         self.add_columns("broker", "address", "rack", "state", "leaders", "replicas", "leader skew")
 
-    def show(self, snapshot: ClusterSnapshot) -> None:
+    def show(self, snapshot: ClusterSnapshot, controller_id: int | None = None) -> None:
         leaders, replicas, skew = snapshot.leaders_by_broker, snapshot.replicas_by_broker, snapshot.leader_skew
+        controller = controller_id if controller_id is not None else snapshot.controller_id
         self.clear()
         for b in snapshot.brokers:
-            name = f"{b.id} (controller)" if b.id == snapshot.controller_id else str(b.id)
+            name = f"{b.id} (controller)" if b.id == controller else str(b.id)
             state = Text("up", style="green") if b.alive else Text("DOWN", style="bold red")
             self.add_row(
                 name,

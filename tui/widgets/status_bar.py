@@ -1,22 +1,35 @@
-"""One line that says how the cluster is: id, mode, controller, brokers, under-replicated and offline partitions."""
+"""One line that says how the cluster is: id, mode, controller, brokers, under-replicated and offline partitions —
+and, when a source fails, the age of the data still on screen."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
-from textual.widgets import Static
+from textual.reactive import reactive
+from textual.widget import Widget
 
 from kafkatop.backends.model import ClusterSnapshot
 
+MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "unknown": "mode ?"}
 
-def status_text(snapshot: ClusterSnapshot | None, failure: str | None, age_s: float | None) -> Text:
+
+def status_text(
+    snapshot: ClusterSnapshot | None,
+    failure: str | None,
+    age_s: float | None,
+    controller_id: int | None = None,
+    last_action: Any = None,
+) -> Text:
     text = Text()
     if snapshot is None:
         text.append("connecting…" if failure is None else "no data", style="bold")
     else:
         up, down = len(snapshot.brokers_alive), len(snapshot.brokers_down)
         text.append(f"cluster {snapshot.cluster_id or '?'}", style="bold")
-        controller = snapshot.controller_id if snapshot.controller_id is not None else "-"
-        text.append(f"  mode {snapshot.mode}  controller {controller}")
+        text.append(f"  {MODES.get(snapshot.mode, snapshot.mode)}")
+        controller = controller_id if controller_id is not None else snapshot.controller_id
+        text.append(f"  controller {controller if controller is not None else '-'}")
         text.append(f"  brokers {up} up")
         if down:
             text.append(f" {down} down", style="bold red")
@@ -31,6 +44,20 @@ def status_text(snapshot: ClusterSnapshot | None, failure: str | None, age_s: fl
     return text
 
 
-class StatusBar(Static):
-    def show(self, snapshot: ClusterSnapshot | None, failure: str | None, age_s: float | None) -> None:
-        self.update(status_text(snapshot, failure, age_s))
+class StatusBar(Widget):
+    """Fixed height, repainted in place: a change of a count must not re-lay out the whole screen."""
+
+    text: reactive[Text] = reactive(Text, layout=False)
+
+    def render(self) -> Text:
+        return self.text
+
+    def show(
+        self,
+        snapshot: ClusterSnapshot | None,
+        failure: str | None,
+        age_s: float | None,
+        controller_id: int | None = None,
+        last_action: Any = None,
+    ) -> None:
+        self.text = status_text(snapshot, failure, age_s, controller_id, last_action)

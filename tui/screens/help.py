@@ -1,0 +1,46 @@
+"""`?`: what every key does, and what the colours mean."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+HELP = """\
+# kafkatop
+
+**Processes** (the table at the top; keys act on the highlighted node)
+
+| key | action |
+|---|---|
+| `k` | kill -9 (SIGKILL: no controlled shutdown) |
+| `t` | stop (SIGTERM: controlled shutdown, leaders move first) |
+| `s` | start a stopped or killed node |
+| `R` | restart |
+| `a` | add a broker (lab clusters) |
+
+**Topics**: `c` create a topic · `d` delete the highlighted topic · pick one topic or all above the table.
+
+**Rows**: yellow = under-replicated (ISR smaller than the replicas) · red = offline (no leader: `Leader: -1`) ·
+a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
+leader or ISR.
+
+**Producer**: type a line, Enter sends it (`key:value` when a key separator is set). **Consumers**: start several in
+one group to share partitions, or each in its own group to get every message; stop one to see the rebalance.
+
+`1`–`7` switch tabs · `r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is
+stopped unless it was started with `--detach`).
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,102 @@
+"""A pane per cluster process: state in colour, id, pid, ports, CPU, memory, uptime, what it hosts; and its log."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.text import Text
+from textual.widgets import DataTable, Static
+
+STATE_STYLE = {
+    "up": "green",
+    "starting": "yellow",
+    "stopping": "yellow",
+    "down": "dim",
+    "killed": "bold red",
+    "failed": "bold red",
+}
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "-"
+    return f"{n / 2**20:.0f}M" if n < 2**30 else f"{n / 2**30:.1f}G"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+class NodeTable(DataTable[str | Text]):
+    """One row per process. Keys act on the highlighted one (see the app's bindings)."""
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_columns("node", "role", "state", "pid", "port", "cpu", "rss", "up", "leads", "replicas")
+
+    def show(
+        self,
+        nodes: object,
+        controller_id: int | None,
+        leaders: Mapping[int, int],
+        replicas: Mapping[int, int],
+    ) -> None:
+        selected = self.selected_name
+        self.clear()
+        for n in getattr(nodes, "nodes", ()):
+            role = n.role.value
+            if controller_id is not None and n.node_id == controller_id:
+                role += " ★"  # the active controller (ZooKeeper mode) or quorum leader (KRaft)
+            state = Text(n.state.value, style=STATE_STYLE.get(n.state.value, ""))
+            hosts = n.node_id is not None and n.role.value != "controller"
+            self.add_row(
+                n.name,
+                role,
+                state,
+                "-" if n.pid is None else str(n.pid),
+                "/".join(map(str, n.ports)) or "-",
+                "-" if n.cpu_percent is None else f"{n.cpu_percent:.0f}%",
+                _size(n.rss_bytes),
+                _duration(n.uptime_s),
+                str(leaders.get(n.node_id, 0)) if hosts else "-",
+                str(replicas.get(n.node_id, 0)) if hosts else "-",
+                key=n.name,
+            )
+        if selected is not None and selected in self.rows:
+            self.move_cursor(row=self.get_row_index(selected))
+
+    @property
+    def selected_name(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # noqa: BLE001 - no valid cursor while the table is rebuilt
+            return None
+        return None if key.value is None else str(key.value)
+
+
+class NodeLog(Static):
+    """The log tail of the highlighted node (bounded by the source: the last lines only)."""
+
+    def show(self, name: str | None, lines: tuple[str, ...], detail: str | None) -> None:
+        text = Text()
+        if name is None:
+            text.append("no node selected", style="dim")
+        else:
+            text.append(f"{name}", style="bold")
+            if detail:
+                text.append(f"  {detail}", style="yellow")
+            for line in lines:
+                style = "red" if " ERROR " in line or "Exception" in line else "yellow" if " WARN " in line else ""
+                text.append("\n" + line, style=style)
+            if not lines:
+                text.append("\n(no log lines)", style="dim")
+        self.update(text)
