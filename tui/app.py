@@ -188,6 +188,7 @@ class KafkatopApp(App[None]):
         self.ensemble = message.snapshot if message.snapshot is not None else self.ensemble
         self.query_one(EnsemblePane).show(self.ensemble, message.problem, self._mode())
         self._render_status(self._clock())
+        self._render_nodes()  # the quorum leader is KRaft's active controller: its ★ moves with it
         self.set_timer(self.settings.ensemble_interval_s, self.poll_ensemble)
 
     # --- rendering ---------------------------------------------------------------------------------------------
@@ -264,7 +265,13 @@ class KafkatopApp(App[None]):
 
     def action_tab(self, index: int) -> None:
         panes = ["tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble"]
+        # Focus moves into the new tab: left in the old one, it would pull that tab back to the front.
+        self.set_focus(None)
         self.query_one(TabbedContent).active = panes[index - 1]
+        pane = self.query_one(f"#{panes[index - 1]}", TabPane)
+        first = next((w for w in pane.query("*") if w.focusable), None)
+        if first is not None:
+            self.set_focus(first)
 
     def action_refresh(self) -> None:
         if not any(w.group == "poll-admin" and w.is_running for w in self.workers):

@@ -7,11 +7,6 @@ import sys
 
 from kafkatop.backends.errors import KafkatopError
 
-DEMO_BANNER = (
-    "DEMO — a built-in 3-broker mock cluster (librdkafka), not a real Kafka. "
-    "Point kafkatop at yours with --bootstrap-server HOST:PORT."
-)
-
 
 def _lab_options(p: argparse.ArgumentParser, spec_file: bool = True) -> None:
     p.add_argument("--name", help="lab cluster name (default: lab, or [cluster] name in kafkatop.toml)")
@@ -44,6 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-internal", action="store_true", help="show internal topics (__consumer_offsets, …)")
     p.add_argument("--interval", type=float, default=1.0, metavar="SECONDS", help="poll interval (default 1)")
     p.add_argument("--timeout", type=float, default=2.0, metavar="SECONDS", help="per-poll timeout (default 2)")
+    p.add_argument("--zookeeper", metavar="HOST:PORT", help="ZooKeeper of an attached ZooKeeper-mode cluster")
+    p.add_argument("--kafka-home", metavar="DIR", help="run a lab cluster from this Kafka install")
+    p.add_argument("--name", help="lab cluster name (default: lab)")
+    p.add_argument("--state-dir", metavar="DIR", help="where lab clusters keep their state")
+    p.add_argument("--detach", action="store_true", help="leave a lab cluster running when kafkatop exits")
+    p.add_argument("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     up = sub.add_parser("up", help="start (or attach to) a lab cluster from a Kafka install")
@@ -123,9 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         print("kafkatop: --interval and --timeout must be positive numbers of seconds", file=sys.stderr)
         return 2
     # Imported here so `kafkatop --help` answers at once.
-    from kafkatop.backends.admin import AdminSource
     from kafkatop.backends.properties import read_properties
-    from kafkatop.tui.app import KafkatopApp, Settings
+    from kafkatop.tui.launch import run
 
     client_config: dict[str, str] = {}
     if args.command_config:
@@ -134,35 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         except KafkatopError as e:
             print(f"kafkatop: --command-config {e}", file=sys.stderr)
             return 2
-    demo = None
-    banner = None
-    bootstrap = args.bootstrap_server
-    watch_groups: tuple[str, ...] = ()
-    if bootstrap is None:
-        from kafkatop.backends.demo import start_demo_cluster
-
-        try:
-            demo = start_demo_cluster()
-        except KafkatopError as e:
-            print(f"kafkatop: cannot start the demo cluster: {e}", file=sys.stderr)
-            return 1
-        bootstrap, watch_groups, banner = demo.bootstrap_servers, demo.groups, DEMO_BANNER
     try:
-        source = AdminSource(
-            bootstrap,
-            client_config=client_config,
-            timeout_s=args.timeout,
-            include_internal=args.include_internal,
-            watch_groups=watch_groups,
-        )
-        KafkatopApp(source.poll, Settings(poll_interval_s=args.interval, banner=banner)).run()
+        return run(args, client_config)
     except KafkatopError as e:
         print(f"kafkatop: {e}", file=sys.stderr)
         return 1
-    finally:
-        if demo is not None:
-            demo.close()
-    return 0
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

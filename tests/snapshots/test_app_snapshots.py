@@ -1,21 +1,139 @@
-"""Screenshots of the app from recorded snapshots (pytest-textual-snapshot): fixed data and size, no clock."""
+"""Screenshots of the app from recorded snapshots (pytest-textual-snapshot): fixed data and size, no clock, no
+network, no processes (process panes come from RecordedControl, a named test double)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from kafkatop.backends.errors import SourceUnavailable
 from kafkatop.backends.model import ClusterSnapshot
-from kafkatop.tui.app import KafkatopApp, Settings
-from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
+from kafkatop.tui.app import KafkatopApp, Settings, Sources
+from tests.fixtures.snapshots import (
+    TAKEN_AT,
+    RecordedControl,
+    failover_lab,
+    failover_snapshot,
+    group_snapshot,
+    kraft_lab,
+    zk_lab,
+)
 
 # Polls never repeat during a snapshot test: the next one is a day away.
-FROZEN = Settings(poll_interval_s=86_400)
+FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400)
+
+
+async def settled(pilot: Any) -> None:
+    """Every source polled once and drawn."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_main_screen_zookeeper_mode(snap_compare: Any) -> None:
+    cluster, nodes, zk = zk_lab()
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: zk)
+    app = KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
+    assert snap_compare(app, terminal_size=(110, 30), run_before=settled)
+
+
+def test_zookeeper_pane(snap_compare: Any) -> None:
+    cluster, nodes, zk = zk_lab()
+    app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: zk), FROZEN, clock=lambda: TAKEN_AT)
+
+    async def show_zookeeper(pilot: Any) -> None:
+        await settled(pilot)
+        await pilot.press("7")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=show_zookeeper)
+
+
+def test_main_screen_kraft_mode(snap_compare: Any) -> None:
+    cluster, nodes, quorum = kraft_lab()
+    app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum), FROZEN, clock=lambda: TAKEN_AT)
+    assert snap_compare(app, terminal_size=(110, 30), run_before=settled)
+
+
+def replay(*snapshots: ClusterSnapshot) -> Callable[[], ClusterSnapshot]:
+    """Each poll returns the next snapshot, then the last one again."""
+    it: Iterator[ClusterSnapshot] = iter(snapshots)
+    last = snapshots[-1]
+
+    def poll() -> ClusterSnapshot:
+        return next(it, last)
+
+    return poll
 
 
 def test_failover_moment(snap_compare: Any) -> None:
-    app = KafkatopApp(failover_snapshot, FROZEN, clock=lambda: TAKEN_AT)
-    assert snap_compare(app, terminal_size=(100, 24))
+    """A broker killed: leaders moved, ISRs shrunk, one partition offline; the rows that changed are highlighted."""
+    before = failover_snapshot()
+    healthy = replace(
+        before,
+        taken_at=TAKEN_AT - 1,
+        brokers=tuple(replace(b, alive=True) for b in before.brokers),
+        topics=tuple(
+            replace(t, partitions=tuple(
+                replace(p, leader=p.replicas[0], isr=p.replicas, offline_replicas=()) for p in t.partitions))
+            for t in before.topics
+        ),
+    )  # fmt: skip
+    app = KafkatopApp(
+        Sources(replay(healthy, before), RecordedControl(failover_lab())),
+        Settings(poll_interval_s=0.01, ensemble_interval_s=86_400),
+        clock=lambda: TAKEN_AT,
+    )
+
+    async def second_poll(pilot: Any) -> None:
+        await settled(pilot)
+        while pilot.app.snapshot is None or pilot.app.snapshot.taken_at != TAKEN_AT:
+            await pilot.pause(0.02)
+        pilot.app._next_poll.stop()  # hold the screen still for the screenshot
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=second_poll)
+
+
+def test_consumer_group_panel(snap_compare: Any) -> None:
+    """Two consumers of one group share the partitions: members, assignment, committed offsets, lag."""
+    snapshot = group_snapshot()
+    _, nodes, zk = zk_lab()
+    app = KafkatopApp(Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk), FROZEN, clock=lambda: TAKEN_AT)
+
+    async def show_groups(pilot: Any) -> None:
+        await settled(pilot)
+        await pilot.press("5")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=show_groups)
+
+
+def test_create_topic_dialog_shows_validation_errors(snap_compare: Any) -> None:
+    cluster, nodes, zk = zk_lab()
+
+    class NoAdmin:
+        """Never reached: the dialog refuses the input before anything is sent."""
+
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: zk, topic_admin=NoAdmin)
+    app = KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
+
+    async def bad_input(pilot: Any) -> None:
+        await settled(pilot)
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press(*"bad name!")
+        await pilot.press("tab", "tab", "backspace", "5", "enter")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=bad_input)
+
+
+def test_main_screen_at_80x24(snap_compare: Any) -> None:
+    cluster, nodes, zk = zk_lab()
+    app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: zk), FROZEN, clock=lambda: TAKEN_AT)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settled)
 
 
 def test_source_down_keeps_last_data_with_its_age(snap_compare: Any) -> None:

@@ -1,0 +1,117 @@
+"""The whole app on the demo cluster (the librdkafka mock, with kafkatop's demo controller), driven by Textual's
+pilot: the keys for kill and restart, sending from the producer console and consuming in the consumer console, and
+what the app then shows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from kafkatop.backends.admin import AdminSource
+from kafkatop.backends.consoles import Consoles
+from kafkatop.backends.demo import DemoCluster, DemoControl, start_demo_cluster
+from kafkatop.tui.app import KafkatopApp, Settings, Sources
+from kafkatop.tui.widgets.nodes import NodeTable
+from kafkatop.tui.widgets.partitions import PartitionTable
+
+
+@pytest.fixture
+def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
+    cluster = start_demo_cluster(messages_per_partition=5)
+    control = DemoControl(cluster, rebalance_delay_s=None)
+    consoles = Consoles(cluster.bootstrap_servers)
+    try:
+        yield cluster, control, consoles
+    finally:
+        consoles.close()
+        control.close()
+        cluster.close()
+
+
+def make_app(demo: tuple[DemoCluster, DemoControl, Consoles]) -> KafkatopApp:
+    cluster, control, consoles = demo
+    admin = AdminSource(cluster.bootstrap_servers, timeout_s=1.0, watch_groups=cluster.groups)
+    return KafkatopApp(Sources(admin.poll, control, None, None, consoles), Settings(poll_interval_s=0.2))
+
+
+async def wait_until(pilot: Any, condition: Callable[[], object], what: str, timeout_s: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not condition():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)
+
+
+def log_text(app: KafkatopApp, selector: str) -> str:
+    return "\n".join(line.text for line in app.query_one(selector).lines)
+
+
+def node_state(app: KafkatopApp, name: str) -> str | None:
+    nodes = getattr(app.nodes, "nodes", ())
+    return next((n.state.value for n in nodes if n.name == name), None)
+
+
+async def test_kill_key_moves_leadership_and_start_key_brings_the_broker_back(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.query_one(NodeTable)
+        await wait_until(pilot, lambda: table.row_count == 3 and app.query_one(PartitionTable).row_count > 0, "data")
+        led_by_1 = [p for p in app.snapshot.partitions if p.leader == 1]
+        assert led_by_1, "the demo layout gives broker 1 some leaders"
+        table.focus()
+        table.move_cursor(row=table.get_row_index("broker-1"))
+        await pilot.press("k")
+        await wait_until(pilot, lambda: node_state(app, "broker-1") == "killed", "broker-1 killed")
+
+        def leadership_moved() -> bool:
+            snap = app.snapshot
+            return snap is not None and not any(p.leader == 1 for p in snap.partitions)
+
+        await wait_until(pilot, leadership_moved, "no partition led by broker 1")
+        rows = app.query_one(PartitionTable)
+        moved = led_by_1[0]
+        assert rows.row(f"{moved.topic}-{moved.id}")[2] != "1"  # the table shows the new leader
+        await pilot.press("s")
+        await wait_until(pilot, lambda: node_state(app, "broker-1") == "up", "broker-1 up again")
+        assert app.last_action is not None and app.last_action.error is None
+
+
+async def test_send_from_producer_and_receive_in_consumer_console(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.snapshot is not None, "first poll")
+        await pilot.press("3")  # Produce
+        app.query_one("#produce-topic").value = "purchases"
+        app.query_one("#produce-line").focus()
+        await pilot.press(*"hello kafkatop", "enter")
+        await wait_until(pilot, lambda: "✓ purchases-" in log_text(app, "#deliveries"), "the delivery report")
+        assert "hello kafkatop" in log_text(app, "#deliveries")
+
+        app.action_tab(4)  # Consume (the digit keys would type into the focused input)
+        await pilot.pause()
+        app.query_one("#consume-topics").value = "purchases"
+        app.query_one("#consume-group").value = "console-test"
+        await pilot.click("#start-consumer")
+        await wait_until(pilot, lambda: "hello kafkatop" in log_text(app, "#received"), "the message consumed")
+        assert "c1 ← purchases-" in log_text(app, "#received")
+
+
+async def test_bad_producer_input_is_shown_where_it_was_typed(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.snapshot is not None, "first poll")
+        await pilot.press("3")
+        app.query_one("#produce-topic").value = "no-such-topic"
+        app.query_one("#produce-line").focus()
+        await pilot.press(*"x", "enter")
+
+        def error() -> str:
+            return str(app.query_one("#produce-error").render())
+
+        await wait_until(pilot, lambda: "no-such-topic" in error(), "the error under the input")
+        app.query_one("#target-partition").value = "abc"
+        await pilot.press(*"y", "enter")
+        await wait_until(pilot, lambda: "not a partition number" in error(), "the partition error")
