@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,19 @@ def test_package_imports_stay_on_their_side(package: str) -> None:
         if imported_modules(f) & FORBIDDEN[package]
     }
     assert offenders == {}
+
+
+def test_the_tui_process_never_loads_pyspark() -> None:
+    """Spark runs in its own process: importing everything the TUI runs (app, launcher, every backend it reaches)
+    must not pull pyspark (and its JVM gateway) in, directly or through a backend."""
+    code = (
+        "import sys\n"
+        "import kafkatop.tui.cli, kafkatop.tui.launch, kafkatop.tui.app, kafkatop.tui.commands\n"
+        "import kafkatop.backends.admin, kafkatop.backends.consoles, kafkatop.backends.control\n"
+        "import kafkatop.backends.demo, kafkatop.backends.ensemble, kafkatop.backends.quorum\n"
+        "import kafkatop.backends.supervisor, kafkatop.backends.topics, kafkatop.backends.zookeeper\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pyspark'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -94,7 +94,8 @@ class NodeLog(Static):
             text.append(f"{name}", style="bold")
             if detail:
                 text.append(f"  {detail}", style="yellow")
-            for line in lines:
+            room = max(1, self.size.height - 1) if self.size.height else len(lines)
+            for line in lines[-room:]:  # the newest lines that fit, as `tail` would show them
                 style = "red" if " ERROR " in line or "Exception" in line else "yellow" if " WARN " in line else ""
                 text.append("\n" + line, style=style)
             if not lines:
