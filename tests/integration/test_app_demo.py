@@ -115,3 +115,25 @@ async def test_bad_producer_input_is_shown_where_it_was_typed(demo: Any) -> None
         app.query_one("#target-partition").value = "abc"
         await pilot.press(*"y", "enter")
         await wait_until(pilot, lambda: "not a partition number" in error(), "the partition error")
+
+
+async def test_create_topic_dialog_reports_kafkas_answer_without_crashing(demo: Any) -> None:
+    cluster, control, consoles = demo
+    admin = AdminSource(cluster.bootstrap_servers, timeout_s=1.0)
+
+    def topic_admin() -> Any:
+        from kafkatop.backends.topics import TopicAdmin
+
+        return TopicAdmin(cluster.bootstrap_servers, timeout_s=5.0)
+
+    app = KafkatopApp(Sources(admin.poll, control, None, topic_admin, consoles), Settings(poll_interval_s=0.2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.snapshot is not None, "first poll")
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press(*"new-topic", "enter")  # defaults: 3 partitions, RF 3
+        # The librdkafka mock refuses CreateTopics: the refusal is reported, the app goes on.
+        await wait_until(pilot, lambda: app.last_action is not None, "the create action to finish")
+        assert app.last_action.what == "topic new-topic created"
+        assert app.last_action.error and "new-topic" in app.last_action.error
+        assert app.screen is app.screen_stack[0]  # back on the main screen
