@@ -211,9 +211,14 @@ class KafkatopApp(App[None]):
         if self.snapshot.mode == "zk":
             self.query_one(TabbedContent).get_tab("tab-ensemble").label = "ZooKeeper"  # type: ignore[assignment]
         self._render_status(self.snapshot.taken_at)
+        # Tabs out of sight are brought up to date when shown (TabActivated): a hidden table that changes would
+        # still re-lay out the screen, which at 1,000 partitions costs as much as the visible refresh.
+        active = self.query_one(TabbedContent).active
         self.query_one(PartitionsPane).show(self.snapshot, self.snapshot.taken_at)
-        self.query_one(BrokerTable).show(self.snapshot, self._controller_id())
-        self.query_one(GroupsPanel).show_groups(self.snapshot)
+        if active == "tab-brokers":
+            self.query_one(BrokerTable).show(self.snapshot, self._controller_id())
+        if active == "tab-groups":
+            self.query_one(GroupsPanel).show_groups(self.snapshot)
         self._render_nodes()
 
     def _render_nodes(self) -> None:
@@ -229,6 +234,11 @@ class KafkatopApp(App[None]):
         name = self.query_one(NodeTable).selected_name if self.sources.control is not None else None
         node = next((n for n in getattr(self.nodes, "nodes", ()) if n.name == name), None)
         self.query_one(NodeLog).show(name, node.log_tail if node else (), node.detail if node else None)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_shown(self) -> None:
+        if self.snapshot is not None:
+            self._render_cluster()
 
     @on(DataTable.RowHighlighted, "#nodes")
     def _node_highlighted(self) -> None:

@@ -29,6 +29,7 @@ async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) ->
         await wait_until(pilot, lambda: app.query_one(PartitionTable).row_count == 3)
         mock_cluster.set_partition_leader("purchases", 0, 2)
         mock_cluster.set_broker_down(3)
+        await pilot.press("2")  # the Brokers tab: tabs out of sight are not redrawn
         brokers = app.query_one(BrokerTable)
 
         def broker3_down() -> bool:

@@ -16,11 +16,11 @@ class BrokerTable(DataTable[str | Text]):
     def show(self, snapshot: ClusterSnapshot, controller_id: int | None = None) -> None:
         leaders, replicas, skew = snapshot.leaders_by_broker, snapshot.replicas_by_broker, snapshot.leader_skew
         controller = controller_id if controller_id is not None else snapshot.controller_id
-        self.clear()
+        rows = {}
         for b in snapshot.brokers:
             name = f"{b.id} (controller)" if b.id == controller else str(b.id)
             state = Text("up", style="green") if b.alive else Text("DOWN", style="bold red")
-            self.add_row(
+            rows[str(b.id)] = (
                 name,
                 b.address,
                 b.rack or "-",
@@ -28,5 +28,10 @@ class BrokerTable(DataTable[str | Text]):
                 str(leaders.get(b.id, 0)),
                 str(replicas.get(b.id, 0)),
                 f"{skew[b.id]:.0%}" if b.id in skew else "-",
-                key=str(b.id),
             )
+        if rows == getattr(self, "_rows", None):
+            return  # rebuilding a table re-lays out the screen: only when something changed
+        self._rows = rows
+        self.clear()
+        for key, row in rows.items():
+            self.add_row(*row, key=key)

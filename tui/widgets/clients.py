@@ -295,24 +295,29 @@ class GroupsPanel(Vertical):
 
     def _show_offsets(self) -> None:
         table = self.query_one("#group-offsets", DataTable)
-        table.clear()
         gid = self.selected_group
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
-        if group is None:
-            return
-        owner = {tp: m for m in group.members for tp in m.assignment}
-        members = {m.member_id: m for m in group.members}
-        for o in group.offsets:
-            tp = TopicPartition(o.topic, o.partition)
-            member = members.get(o.member_id) if o.member_id else owner.get(tp)
-            table.add_row(
-                str(tp),
-                member.client_id if member else "-",
-                member.host if member else "-",
-                "-" if o.committed is None else str(o.committed),
-                "-" if o.high_watermark is None else str(o.high_watermark),
-                "-" if o.lag is None else str(o.lag),
-            )
+        rows = []
+        if group is not None:
+            owner = {tp: m for m in group.members for tp in m.assignment}
+            members = {m.member_id: m for m in group.members}
+            for o in group.offsets:
+                tp = TopicPartition(o.topic, o.partition)
+                member = members.get(o.member_id) if o.member_id else owner.get(tp)
+                rows.append((
+                    str(tp),
+                    member.client_id if member else "-",
+                    member.host if member else "-",
+                    "-" if o.committed is None else str(o.committed),
+                    "-" if o.high_watermark is None else str(o.high_watermark),
+                    "-" if o.lag is None else str(o.lag),
+                ))  # fmt: skip
+        if rows == getattr(self, "_offset_rows", None):
+            return  # rebuilding a table re-lays out the screen: only when something changed
+        self._offset_rows = rows
+        table.clear()
+        for row in rows:
+            table.add_row(*row)
 
     @on(Button.Pressed, "#reset-offsets")
     def _reset(self) -> None:
