@@ -89,6 +89,7 @@ class KafkatopApp(App[None]):
         self.snapshot: ClusterSnapshot | None = None
         self.nodes: Any = None
         self.ensemble: Any = None
+        self.ensemble_problem: str | None = None
         self.failure: str | None = None
         self.last_action: ActionFinished | None = None
         self._next_poll: Timer | None = None
@@ -186,7 +187,8 @@ class KafkatopApp(App[None]):
 
     def on_ensemble_polled(self, message: EnsemblePolled) -> None:
         self.ensemble = message.snapshot if message.snapshot is not None else self.ensemble
-        self.query_one(EnsemblePane).show(self.ensemble, message.problem, self._mode())
+        self.ensemble_problem = message.problem
+        self._render_ensemble()
         self._render_status(self._clock())
         self._render_nodes()  # the quorum leader is KRaft's active controller: its ★ moves with it
         self.set_timer(self.settings.ensemble_interval_s, self.poll_ensemble)
@@ -231,14 +233,22 @@ class KafkatopApp(App[None]):
         self._render_log()
 
     def _render_log(self) -> None:
+        if self.query_one(TabbedContent).active != "tab-log":
+            return  # drawn when its tab is shown
         name = self.query_one(NodeTable).selected_name if self.sources.control is not None else None
         node = next((n for n in getattr(self.nodes, "nodes", ()) if n.name == name), None)
         self.query_one(NodeLog).show(name, node.log_tail if node else (), node.detail if node else None)
+
+    def _render_ensemble(self) -> None:
+        if self.query_one(TabbedContent).active == "tab-ensemble":
+            self.query_one(EnsemblePane).show(self.ensemble, self.ensemble_problem, self._mode())
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self) -> None:
         if self.snapshot is not None:
             self._render_cluster()
+        self._render_log()
+        self._render_ensemble()
 
     @on(DataTable.RowHighlighted, "#nodes")
     def _node_highlighted(self) -> None:
