@@ -119,6 +119,10 @@ class KafkatopApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.sources.poll_ensemble is None:
+            self.query_one(TabbedContent).hide_tab("tab-ensemble")  # the demo's mock has no ZooKeeper or quorum
+        if self.sources.control is None:
+            self.query_one(TabbedContent).hide_tab("tab-log")
         # Textual's startup leaves a large, long-lived heap: without this, a full collection lands in the middle
         # of a refresh every few polls and costs more than the refresh (bench/tui_refresh.py). Frozen objects
         # are never collected, so this runs once, here.

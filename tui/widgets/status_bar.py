@@ -11,7 +11,7 @@ from textual.widget import Widget
 
 from kafkatop.backends.model import ClusterSnapshot
 
-MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "unknown": "mode ?"}
+MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "unknown": "mode unknown"}
 
 
 def status_text(
@@ -45,9 +45,10 @@ def status_text(
 
 
 class StatusBar(Widget):
-    """Fixed height, repainted in place: a change of a count must not re-lay out the whole screen."""
+    """As tall as its text (a narrow terminal wraps it); set only when it changed, so a steady poll costs no
+    layout."""
 
-    text: reactive[Text] = reactive(Text, layout=False)
+    text: reactive[Text] = reactive(Text, layout=True)
 
     def render(self) -> Text:
         return self.text
