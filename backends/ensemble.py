@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypedDict
 
-from kafkatop.backends.errors import SourceUnavailable
+from kafkatop.backends.addresses import parse_host_ports
 from kafkatop.backends.model import Problem
 
 SOURCE = "zookeeper-stats"
@@ -106,28 +106,7 @@ class EnsembleSnapshot:
 # --- the connect string ---------------------------------------------------------------------------------------------
 def parse_connect_string(hosts: str) -> tuple[tuple[str, int], ...]:
     """`h1:2181,h2:2181[/chroot]` -> ((h1, 2181), (h2, 2181)); the chroot is irrelevant to the 4lw commands."""
-    servers = []
-    for item in hosts.split("/", 1)[0].split(","):
-        item = item.strip()
-        if not item:
-            continue
-        if item.startswith("["):  # [::1]:2181
-            host, _, rest = item[1:].partition("]")
-            port_text = rest.removeprefix(":")
-        elif item.count(":") == 1:
-            host, _, port_text = item.partition(":")
-        else:  # a bare host, or a bare IPv6 address
-            host, port_text = item, ""
-        try:
-            port = int(port_text) if port_text else DEFAULT_PORT
-        except ValueError:
-            port = -1
-        if not host or not 0 < port < 65536:
-            raise SourceUnavailable(SOURCE, f"cannot read {item!r} in the ZooKeeper connect string {hosts!r}")
-        servers.append((host, port))
-    if not servers:
-        raise SourceUnavailable(SOURCE, f"no server in the ZooKeeper connect string {hosts!r}")
-    return tuple(servers)
+    return parse_host_ports(hosts.split("/", 1)[0], DEFAULT_PORT, source=SOURCE, what="ZooKeeper connect string")
 
 
 def _address(host: str, port: int) -> str:

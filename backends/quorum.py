@@ -18,6 +18,7 @@ import struct
 import time
 from dataclasses import dataclass
 
+from kafkatop.backends.addresses import parse_host_ports
 from kafkatop.backends.errors import KafkatopError, SourceUnavailable
 
 SOURCE = "quorum"
@@ -416,28 +417,7 @@ def _error_reason(source: str, code: int, message: str | None) -> str:
 # --- the source -----------------------------------------------------------------------------------------------------
 def parse_bootstrap(bootstrap: str) -> tuple[tuple[str, int], ...]:
     """`h1:9092,h2:9093` (also `PLAINTEXT://h1:9092`, `[::1]:9092`) -> ((h1, 9092), (h2, 9093))."""
-    out = []
-    for item in bootstrap.split(","):
-        item = item.strip().rpartition("://")[2]
-        if not item:
-            continue
-        if item.startswith("["):
-            host, _, rest = item[1:].partition("]")
-            port_text = rest.removeprefix(":")
-        elif item.count(":") == 1:
-            host, _, port_text = item.partition(":")
-        else:
-            host, port_text = item, ""
-        try:
-            port = int(port_text) if port_text else DEFAULT_PORT
-        except ValueError:
-            port = -1
-        if not host or not 0 < port < 65536:
-            raise SourceUnavailable(SOURCE, f"cannot read {item!r} in the bootstrap list {bootstrap!r}")
-        out.append((host, port))
-    if not out:
-        raise SourceUnavailable(SOURCE, f"no address in the bootstrap list {bootstrap!r}")
-    return tuple(out)
+    return parse_host_ports(bootstrap, DEFAULT_PORT, source=SOURCE, what="bootstrap list")
 
 
 class _Connection:

@@ -26,6 +26,7 @@ from kafkatop.backends.supervisor import (
     NodeStatus,
     default_state_root,
 )
+from kafkatop.tui.format import human_duration, human_size
 
 INTERRUPTED = 130
 
@@ -76,21 +77,6 @@ def open_cluster(args: argparse.Namespace) -> LabCluster:
 
 
 # --- printing -------------------------------------------------------------------------------------------------------
-def _size(n: int | None) -> str:
-    if n is None:
-        return "-"
-    return f"{n / 2**20:.0f} MB" if n < 2**30 else f"{n / 2**30:.1f} GB"
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def _measure(snap: LabSnapshot) -> dict[int, KafkaProcess]:
@@ -158,8 +144,8 @@ def print_status(
                 "-" if row["pid"] is None else str(row["pid"]),
                 "/".join(map(str, row["ports"])),
                 "-" if row["cpu_percent"] is None else f"{row['cpu_percent']:.1f}",
-                _size(row["rss_bytes"]),
-                _duration(row["uptime_s"]),
+                human_size(row["rss_bytes"]),
+                human_duration(row["uptime_s"]),
             )
         )
         if row["detail"]:

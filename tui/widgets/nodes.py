@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
+from kafkatop.tui.format import human_duration, human_size
+
 STATE_STYLE = {
     "up": "green",
     "starting": "yellow",
@@ -15,23 +17,6 @@ STATE_STYLE = {
     "killed": "bold red",
     "failed": "bold red",
 }
-
-
-def _size(n: int | None) -> str:
-    if n is None:
-        return "-"
-    return f"{n / 2**20:.0f}M" if n < 2**30 else f"{n / 2**30:.1f}G"
-
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 class NodeTable(DataTable[str | Text]):
@@ -63,8 +48,8 @@ class NodeTable(DataTable[str | Text]):
                 "-" if n.pid is None else str(n.pid),
                 "/".join(map(str, n.ports)) or "-",
                 "-" if n.cpu_percent is None else f"{n.cpu_percent:.0f}%",
-                _size(n.rss_bytes),
-                _duration(n.uptime_s),
+                human_size(n.rss_bytes, compact=True),
+                human_duration(n.uptime_s),
                 str(leaders.get(n.node_id, 0)) if hosts else "-",
                 str(replicas.get(n.node_id, 0)) if hosts else "-",
                 key=n.name,

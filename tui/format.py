@@ -1,0 +1,26 @@
+"""Numbers as people read them, shared by the tables of the app and of the headless commands."""
+
+from __future__ import annotations
+
+
+def human_size(n: int | None, compact: bool = False) -> str:
+    """331 MB, or 331M where columns are tight (the process table must fit 80 columns)."""
+    if n is None:
+        return "-"
+    unit = "" if compact else " "
+    return (
+        f"{n / 2**20:.0f}{unit}M{'' if compact else 'B'}"
+        if n < 2**30
+        else f"{n / 2**30:.1f}{unit}G{'' if compact else 'B'}"
+    )
+
+
+def human_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
