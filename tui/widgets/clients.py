@@ -19,7 +19,7 @@ from kafkatop.backends.errors import KafkatopError
 from kafkatop.backends.model import ClusterSnapshot, TopicPartition
 
 LINES_PER_BATCH = 60  # messages written per drain; the rest are counted, not drawn
-LOG_LINES = 1000
+LOG_LINES = 300  # scrollback per console; each line holds render caches the garbage collector walks
 
 
 def _error_text(e: BaseException) -> str:
