@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from kafkatop.backends import admin as admin_module
 from kafkatop.backends.admin import AdminSource
 from kafkatop.backends.errors import SourceUnavailable
 from kafkatop.backends.mock_cluster import MockCluster
 from kafkatop.backends.zookeeper_server import free_port
 from tests.conftest import wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def produce(cluster: MockCluster, topic: str, per_partition: dict[int, int]) -> None:
@@ -176,3 +186,114 @@ def test_unreachable_bootstrap_is_a_typed_error_within_the_timeout() -> None:
         source.poll()
     assert time.monotonic() - started < 3
     assert "--bootstrap-server" in str(err.value)
+
+
+# A coordinator that dies and stays the coordinator (as in Kafka with an RF 1 __consumer_offsets), then returns; and
+# brokers answering OffsetFetch with NOT_COORDINATOR / COORDINATOR_NOT_AVAILABLE, as an old coordinator does once its
+# groups moved. Through an AdminClient, librdkafka 2.16 aborts the process on the first (a timed-out coordinator
+# request sent later) and segfaults on the second (ListConsumerGroupOffsets, librdkafka #5040); hence a subprocess.
+COORDINATOR_FAULTS = textwrap.dedent(
+    """
+    import ctypes, json, time
+    from confluent_kafka import Consumer, TopicPartition
+    from kafkatop.backends.admin import AdminSource
+    from kafkatop.backends.mock_cluster import MockCluster
+
+    cluster = MockCluster(3)
+    cluster.create_topic("orders", 4, 3)
+    groups = ["g1", "g2", "g3"]
+    for i, g in enumerate(groups):
+        cluster.set_group_coordinator(g, i + 1)
+        consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": g, "log_level": 0})
+        consumer.commit(offsets=[TopicPartition("orders", p, i + 1) for p in range(4)], asynchronous=False)
+        consumer.close()
+    # The mock's error injection, which MockCluster does not wrap: OffsetFetch (API key 9) answers these codes next.
+    push = cluster._lib.c.rd_kafka_mock_push_request_errors_array
+    push.restype = None
+    push.argtypes = [ctypes.c_void_p, ctypes.c_int16, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)]
+    source = AdminSource(cluster.bootstrap_servers, watch_groups=groups, timeout_s=1.0)
+
+    def poll(phase):
+        started = time.monotonic()
+        snap = source.poll()
+        committed = {g.group_id: sum(o.committed or 0 for o in g.offsets) for g in snap.groups}
+        print(json.dumps({
+            "phase": phase,
+            "took": time.monotonic() - started,
+            "committed": committed,
+            "problems": [f"{p.what}: {p.reason}" for p in snap.problems if p.what.endswith(tuple(groups))],
+        }), flush=True)
+        return sum(committed.values())
+
+    poll("before")
+    cluster.set_broker_down(1)
+    for _ in range(3):
+        poll("down")
+    cluster.set_broker_up(1)
+    deadline = time.monotonic() + 10
+    while poll("up") != 24 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for _ in range(2):
+        poll("up")
+    for code in (16, 15):  # NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE
+        errors = (ctypes.c_int * 6)(*[code] * 6)
+        push(cluster._mc, 9, 6, errors)
+        for _ in range(4):
+            poll(f"error {code}")
+    source.close()
+    cluster.close()
+    print("survived")
+    """
+)
+
+
+def test_group_offsets_survive_coordinator_faults() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", COORDINATOR_FAULTS], cwd=ROOT, capture_output=True, text=True, timeout=90
+    )
+    died = f" ({signal.Signals(-result.returncode).name})" if result.returncode < 0 else ""
+    lines = result.stdout.splitlines()
+    assert result.returncode == 0 and lines[-1:] == ["survived"], f"exit {result.returncode}{died}: {result.stderr}"
+    polls = [json.loads(line) for line in lines[:-1]]
+    right = {"g1": 4, "g2": 8, "g3": 12}
+    assert polls[0]["committed"] == right and polls[0]["problems"] == []
+    # Every poll kept its deadline, whatever the coordinators did.
+    assert max(p["took"] for p in polls) < 1.5
+    # g1's coordinator down: g1 is there, without offsets, and a Problem names it; the groups of live coordinators
+    # keep theirs, though the dead broker holds other requests of the poll (ListOffsets) until the deadline.
+    down = [p for p in polls if p["phase"] == "down"]
+    assert all(p["committed"] == {**right, "g1": 0} and p["problems"] == ["OffsetFetch g1: timed out"] for p in down)
+    # Back: g1's offsets return within seconds (the readers retry a dead broker every second, not every ten).
+    up = [p for p in polls if p["phase"] == "up"]
+    assert any(p["committed"] == right for p in up)
+    assert up[-1]["committed"] == right and up[-1]["problems"] == []
+    # Coordinator errors are retried by the readers' group handles: the last polls after each are whole again.
+    for code in (16, 15):
+        assert [p for p in polls if p["phase"] == f"error {code}"][-1]["committed"] == right
+
+
+def test_offset_readers_are_bounded_and_groups_take_turns(
+    mock_cluster: MockCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Committed offsets are read by a Consumer per group; past _MAX_READERS groups, the groups take turns."""
+    monkeypatch.setattr(admin_module, "_MAX_READERS", 3)
+    mock_cluster.create_topic("orders", 2, 3)
+    groups = [f"g{i}" for i in range(5)]
+    for i, g in enumerate(groups):
+        consumer = Consumer({"bootstrap.servers": mock_cluster.bootstrap_servers, "group.id": g})
+        consumer.commit(offsets=[KafkaTopicPartition("orders", p, i + 1) for p in range(2)], asynchronous=False)
+        consumer.close()
+    source = AdminSource(mock_cluster.bootstrap_servers, watch_groups=groups)
+    try:
+        seen: dict[str, int] = {}
+        for _ in range(2):
+            snap = source.poll()
+            read = {g.group_id: sum(o.committed or 0 for o in g.offsets) for g in snap.groups if g.offsets}
+            assert len(read) == 3 and len(source._group_reader._readers) == 3
+            skipped = [p for p in snap.problems if p.what.startswith("OffsetFetch")]
+            assert len(skipped) == 2 and all("groups taking turns" in p.reason for p in skipped)
+            seen.update(read)
+        # Two polls read every group once at least, each with its own offsets.
+        assert seen == {g: 2 * (i + 1) for i, g in enumerate(groups)}
+    finally:
+        source.close()
