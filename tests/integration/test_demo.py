@@ -1,7 +1,8 @@
 """The demo's node control against the librdkafka mock: kill, stop and start mock brokers, and see through a real
 Kafka client (AdminSource) that leadership moves as Kafka's controller would move it.
 
-The AdminSources here watch no consumer group on purpose: see test_group_polling_survives_a_coordinator_restart.
+test_group_polling_survives_a_coordinator_restart runs a group-watching AdminSource through a coordinator's death and
+return in a subprocess, so that a librdkafka abort fails the test instead of ending pytest.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,16 +27,19 @@ from kafkatop.backends.supervisor import (
     SupervisorError,
     port_is_free,
 )
-from kafkatop.backends.zookeeper_server import four_letter_word, free_port
+from kafkatop.backends.zookeeper_server import four_letter_word
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import make_standin_install
 
 
 def free_port_block(count: int) -> int:
-    """A first port with `count` free ports after it (the supervisor numbers brokers' ports consecutively)."""
-    for _ in range(50):
-        base = free_port()
-        if base + count < 65535 and all(port_is_free(base + i) for i in range(count)):
+    """A first port with `count` free ports after it (the supervisor numbers brokers' ports consecutively), below
+    Linux's ephemeral range: a client reconnecting to a killed broker's ephemeral-range port can be handed that very
+    port as its own source port, connect to itself, and keep the broker from binding it again."""
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(20_000, 32_000 - count)
+        if all(port_is_free(base + i) for i in range(count)):
             return base
     raise AssertionError("no block of free ports")
 
