@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import signal
 import socket
@@ -56,7 +57,20 @@ def four_letter_word(host: str, port: int, word: str, timeout_s: float = 1.0) ->
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
+    """A free port below Linux's ephemeral range (32768+). A port from that range can be handed, while its server is
+    down, to a reconnecting client as its own source port: the client connects to itself and the restarted server
+    cannot bind it again."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20_000, 32_000)
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # that range is full: let the kernel choose
         s.bind((host, 0))
         return int(s.getsockname()[1])
 
