@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from textual.widgets import Input
+
 from kafkatop.backends.errors import SourceUnavailable
 from kafkatop.backends.model import ClusterSnapshot
 from kafkatop.tui.app import KafkatopApp, Settings, Sources
@@ -126,6 +128,8 @@ def test_create_topic_dialog_shows_validation_errors(snap_compare: Any) -> None:
         dialog = pilot.app.screen
         dialog.query_one("#topic-name").value = "bad name!"
         dialog.query_one("#replication-factor").value = "5"
+        for field in dialog.query(Input):
+            field.cursor_blink = False  # a blinking cursor would make the screenshot depend on the moment
         dialog.query_one("#topic-name").focus()
         await pilot.press("enter")
         await pilot.pause()
