@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 from kafkatop.backends.errors import SourceUnavailable
 
 
@@ -31,3 +33,14 @@ def parse_host_ports(text: str, default_port: int, *, source: str, what: str) ->
     if not out:
         raise SourceUnavailable(source, f"no address in the {what} {text!r}")
     return tuple(out)
+
+
+def socket_error_reason(e: OSError, timeout_s: float, refused: str = "connection refused: is the server down?") -> str:
+    """Why a connection failed, in words: refused, no answer, unknown host, or the OS's own reason."""
+    if isinstance(e, ConnectionRefusedError):
+        return refused
+    if isinstance(e, TimeoutError):
+        return f"no answer within {timeout_s:g} s"
+    if isinstance(e, socket.gaierror):
+        return f"unknown host ({e.strerror})"
+    return f"unreachable ({e.strerror or type(e).__name__})"

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypedDict
 
-from kafkatop.backends.addresses import parse_host_ports
+from kafkatop.backends.addresses import parse_host_ports, socket_error_reason
 from kafkatop.backends.model import Problem
 
 SOURCE = "zookeeper-stats"
@@ -306,13 +306,7 @@ def ask(host: str, port: int, word: str, timeout_s: float) -> tuple[str, tuple[s
 
 
 def _unreachable(e: OSError, timeout_s: float) -> str:
-    if isinstance(e, ConnectionRefusedError):
-        return "connection refused: is the server down?"
-    if isinstance(e, TimeoutError):
-        return f"no answer within {timeout_s:g} s"
-    if isinstance(e, socket.gaierror):
-        return f"unknown host ({e.strerror})"
-    return f"unreachable ({e.strerror or type(e).__name__})"
+    return socket_error_reason(e, timeout_s)
 
 
 class ZooKeeperStatsSource:

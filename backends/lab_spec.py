@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -208,12 +207,6 @@ def _property_value(value: object) -> str:
     if isinstance(value, list):
         return ",".join(_property_value(v) for v in value)
     return str(value)
-
-
-def merge_properties(base: tuple[tuple[str, str], ...], extra: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    merged = dict(base)
-    merged.update(extra)
-    return tuple(merged.items())
 
 
 def with_overrides(spec: ClusterSpec, **overrides: Any) -> ClusterSpec:

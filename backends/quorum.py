@@ -18,7 +18,7 @@ import struct
 import time
 from dataclasses import dataclass
 
-from kafkatop.backends.addresses import parse_host_ports
+from kafkatop.backends.addresses import parse_host_ports, socket_error_reason
 from kafkatop.backends.errors import KafkatopError, SourceUnavailable
 
 SOURCE = "quorum"
@@ -527,12 +527,6 @@ class QuorumSource:
 
 
 def _os_reason(e: OSError, timeout_s: float) -> str:
-    if isinstance(e, ConnectionRefusedError):
-        return "connection refused: is the node down, or is this the wrong port?"
-    if isinstance(e, TimeoutError):
-        return f"no answer within {timeout_s:g} s"
-    if isinstance(e, socket.gaierror):
-        return f"unknown host ({e.strerror})"
     if isinstance(e, ConnectionResetError | BrokenPipeError):
         return "connection closed by the node (a TLS or SASL listener? kafkatop speaks PLAINTEXT only)"
-    return f"unreachable ({e.strerror or type(e).__name__})"
+    return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")

@@ -778,9 +778,3 @@ def _ensure_writable(state_dir: Path) -> None:
         raise SupervisorError(
             f"cannot write the state directory {state_dir}: {e.strerror or e}; choose another with --state-dir DIR"
         ) from None
-
-
-def open_or_create(install: KafkaInstall | None, spec: ClusterSpec, state_root: Path) -> tuple[LabCluster, list[str]]:
-    if install is None:
-        return LabCluster.open(state_root / spec.name), []
-    return LabCluster.create_or_open(state_root, install, spec)

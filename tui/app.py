@@ -93,6 +93,7 @@ class KafkatopApp(App[None]):
         self.failure: str | None = None
         self.last_action: ActionFinished | None = None
         self._next_poll: Timer | None = None
+        self._next_nodes_poll: Timer | None = None
 
     # --- layout ------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -187,7 +188,10 @@ class KafkatopApp(App[None]):
         if message.snapshot is not None:
             self.nodes = message.snapshot
             self._render_nodes()
-        self.set_timer(self.settings.poll_interval_s, self.poll_nodes)
+        # One pending nodes poll at most: an action's immediate poll must not start a second chain of timers.
+        if self._next_nodes_poll is not None:
+            self._next_nodes_poll.stop()
+        self._next_nodes_poll = self.set_timer(self.settings.poll_interval_s, self.poll_nodes)
 
     def on_ensemble_polled(self, message: EnsemblePolled) -> None:
         self.ensemble = message.snapshot if message.snapshot is not None else self.ensemble

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from kafkatop.backends.admin import AdminSource
 from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.tui.app import KafkatopApp, Settings
+from kafkatop.tui.app import KafkatopApp, Settings, Sources
 from kafkatop.tui.widgets.brokers import BrokerTable
 from kafkatop.tui.widgets.partitions import PartitionTable
 
@@ -63,3 +63,31 @@ async def test_refresh_key_does_not_double_the_polling(mock_cluster: MockCluster
         before = polls
         await pilot.pause(1.6)  # about three intervals: one chain of timers polls ~3 times, doubled chains ~6+
         assert polls - before <= 4, polls - before
+
+
+async def test_actions_do_not_multiply_the_process_polling() -> None:
+    """Each action polls the processes at once; that must not start another chain of timed polls."""
+    from tests.fixtures.snapshots import RecordedControl, zk_lab
+
+    cluster, nodes, _ = zk_lab()
+
+    class CountingControl(RecordedControl):
+        """TEST DOUBLE: recorded process rows that count how often they are polled."""
+
+        polls = 0
+
+        def poll(self):  # type: ignore[no-untyped-def]
+            CountingControl.polls += 1
+            return super().poll()
+
+    app = KafkatopApp(Sources(lambda: cluster, CountingControl(nodes)), Settings(poll_interval_s=0.5))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.nodes is not None)
+        app.query_one("#nodes").focus()
+        for _ in range(5):
+            await pilot.press("k")  # refused by the recorded control: an action that finishes at once
+            await pilot.pause(0.05)
+        await pilot.pause(0.5)
+        CountingControl.polls = 0
+        await pilot.pause(2.0)
+        assert CountingControl.polls <= 6, CountingControl.polls  # one chain: ~4 polls in 2 s, not 4 per action

@@ -3,7 +3,7 @@ network, no processes (process panes come from RecordedControl, a named test dou
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -33,6 +33,15 @@ async def settled(pilot: Any) -> None:
     await pilot.pause()
 
 
+def settled_on_tab(key: str) -> Callable[[Any], Awaitable[None]]:
+    async def show(pilot: Any) -> None:
+        await settled(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+
+    return show
+
+
 def test_main_screen_zookeeper_mode(snap_compare: Any) -> None:
     cluster, nodes, zk = zk_lab()
     sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: zk)
@@ -43,13 +52,7 @@ def test_main_screen_zookeeper_mode(snap_compare: Any) -> None:
 def test_zookeeper_pane(snap_compare: Any) -> None:
     cluster, nodes, zk = zk_lab()
     app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: zk), FROZEN, clock=lambda: TAKEN_AT)
-
-    async def show_zookeeper(pilot: Any) -> None:
-        await settled(pilot)
-        await pilot.press("7")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(110, 30), run_before=show_zookeeper)
+    assert snap_compare(app, terminal_size=(110, 30), run_before=settled_on_tab("7"))
 
 
 def test_main_screen_kraft_mode(snap_compare: Any) -> None:
@@ -103,13 +106,7 @@ def test_consumer_group_panel(snap_compare: Any) -> None:
     snapshot = group_snapshot()
     _, nodes, zk = zk_lab()
     app = KafkatopApp(Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk), FROZEN, clock=lambda: TAKEN_AT)
-
-    async def show_groups(pilot: Any) -> None:
-        await settled(pilot)
-        await pilot.press("5")
-        await pilot.pause()
-
-    assert snap_compare(app, terminal_size=(110, 30), run_before=show_groups)
+    assert snap_compare(app, terminal_size=(110, 30), run_before=settled_on_tab("5"))
 
 
 def test_create_topic_dialog_shows_validation_errors(snap_compare: Any) -> None:
