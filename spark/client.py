@@ -87,6 +87,10 @@ class SparkServiceClient:
         """Spawn the service; returns at once (wait_ready waits)."""
         if self._state in ("starting", "ready"):
             return
+        self._terminate()  # a failed service that is somehow still there
+        if self._log is not None:
+            self._log.close()
+            self._log = None
         self._ready.clear()
         self._closing = False
         self._failure = None
@@ -333,3 +337,58 @@ class SparkServiceClient:
             return ""
         tail = [ln for ln in lines if "ERROR" in ln or "Exception" in ln][-3:] or lines[-3:]
         return f"; see {self.log_path}" + ("".join(f"\n  {ln[:200]}" for ln in tail) if tail else "")
+
+
+class SparkCounts:
+    """The Spark panel's backend: one cluster's counts through a Spark service started on first use.
+
+    Every method blocks (the TUI calls them from thread workers). A service that failed or died is started again
+    by the next request.
+    """
+
+    def __init__(
+        self,
+        bootstrap: str,
+        client_config: Mapping[str, str] | None = None,
+        *,
+        master: str = "local[*]",
+        log_path: Path | None = None,
+    ) -> None:
+        self.bootstrap = bootstrap
+        self.client_config = dict(client_config or {})
+        self.service = SparkServiceClient(master, log_path=log_path)
+
+    @property
+    def master(self) -> str:
+        return self.service.master
+
+    def status(self) -> str:
+        s = self.service
+        if s.state == "ready" and s.info is not None:
+            return f"Spark {s.info.spark_version} ready · {s.info.master} · {s.info.default_parallelism} cores"
+        if s.state == "starting":
+            return f"starting Spark ({s.master})…"
+        if s.state == "failed":
+            return f"Spark failed: {s.failure}"
+        return f"Spark not started ({s.master}); it starts when you count"
+
+    def start(self) -> ServiceInfo:
+        if self.service.state in ("stopped", "failed"):
+            self.service.start()
+        return self.service.wait_ready()
+
+    def counts(self, topic: str, on_progress: Callable[[JobProgress], None] | None = None) -> TopicCounts:
+        self.start()
+        return self.service.counts(self.bootstrap, topic, client_config=self.client_config, on_progress=on_progress)
+
+    def start_stream(
+        self, topic: str, on_update: Callable[[TopicCounts], None], on_end: Callable[[str | None], None]
+    ) -> str:
+        self.start()
+        return self.service.start_stream(self.bootstrap, topic, on_update, on_end, client_config=self.client_config)
+
+    def stop(self, request_id: str) -> None:
+        self.service.stop(request_id)
+
+    def close(self) -> None:
+        self.service.close()

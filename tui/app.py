@@ -34,8 +34,12 @@ from kafkatop.tui.widgets.clients import ConsumerPanel, GroupsPanel, ProducerPan
 from kafkatop.tui.widgets.ensemble import EnsemblePane
 from kafkatop.tui.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.widgets.partitions import PartitionsPane
+from kafkatop.tui.widgets.spark import SparkPanel
 from kafkatop.tui.widgets.status_bar import StatusBar
 
+TAB_IDS = (
+    "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble", "tab-spark",
+)  # fmt: skip
 NODE_ACTIONS = {"kill": "killed (kill -9)", "stop": "stopped", "start": "started", "restart": "restarted"}
 
 
@@ -57,6 +61,7 @@ class Sources:
     topic_admin: Callable[[], Any] | None = None  # a TopicAdmin factory: create/delete topics
     clients: Any = None  # backends.consoles.Consoles: producer, consumers, group admin
     startup: Callable[[], object] | None = None  # e.g. start the lab cluster: run once, in a worker, after mount
+    spark: Any = None  # kafkatop.spark.client.SparkCounts: the Spark panel's counts (a separate Spark process)
 
 
 class KafkatopApp(App[None]):
@@ -73,7 +78,7 @@ class KafkatopApp(App[None]):
         Binding("a", "add_broker", "Add broker", show=False),
         Binding("c", "create_topic", "Create topic"),
         Binding("d", "delete_topic", "Delete topic", show=False),
-        *(Binding(str(i), f"tab({i})", show=False) for i in range(1, 8)),
+        *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
     ]
 
     def __init__(
@@ -117,6 +122,8 @@ class KafkatopApp(App[None]):
                 yield NodeLog()
             with TabPane("Quorum", id="tab-ensemble"):
                 yield EnsemblePane()
+            with TabPane("Spark", id="tab-spark"):
+                yield SparkPanel(self.sources.spark, clock=self._clock)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -229,6 +236,8 @@ class KafkatopApp(App[None]):
             self.query_one(BrokerTable).show(self.snapshot, self._controller_id())
         if active == "tab-groups":
             self.query_one(GroupsPanel).show_groups(self.snapshot)
+        if active == "tab-spark":
+            self.query_one(SparkPanel).show_topics([t.name for t in self.snapshot.topics])
         self._render_nodes()
 
     def _render_nodes(self) -> None:
@@ -253,6 +262,8 @@ class KafkatopApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self) -> None:
+        if self.query_one(TabbedContent).active == "tab-spark":
+            self.query_one(SparkPanel).warm_up()
         if self.snapshot is not None:
             self._render_cluster()
         self._render_log()
@@ -279,10 +290,11 @@ class KafkatopApp(App[None]):
             ("Add a broker", "a: lab clusters", self.action_add_broker),
             ("Create a topic", "c", self.action_create_topic),
             ("Delete the highlighted topic", "d", self.action_delete_topic),
+            ("Count the topic with Spark", "g in the Spark tab: per-partition counts", self._spark_count),
             ("Refresh now", "r", self.action_refresh),
             ("Help", "?", self.action_help),
         ]
-        tabs = ["Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum"]
+        tabs = ["Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum", "Spark"]
         for title, help_text, callback in commands:
             yield SystemCommand(title, help_text, callback)
         for i, tab in enumerate(tabs, start=1):
@@ -291,8 +303,12 @@ class KafkatopApp(App[None]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    def _spark_count(self) -> None:
+        self.action_tab(TAB_IDS.index("tab-spark") + 1)
+        self.query_one(SparkPanel).action_count()
+
     def action_tab(self, index: int) -> None:
-        panes = ["tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble"]
+        panes = TAB_IDS
         # Focus moves into the new tab: left in the old one, it would pull that tab back to the front.
         self.set_focus(None)
         self.query_one(TabbedContent).active = panes[index - 1]

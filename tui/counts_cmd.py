@@ -15,7 +15,7 @@ from typing import Any
 
 from kafkatop.spark.client import SparkJobError, SparkServiceClient, SparkServiceError
 from kafkatop.spark.model import JobProgress, TopicCounts, watermark_check
-from kafkatop.tui.format import human_size
+from kafkatop.tui.format import data_size
 
 
 def add_parser(sub: Any, lab_options: Any, client_options: Any) -> None:
@@ -129,7 +129,7 @@ def format_counts(counts: TopicCounts) -> str:
             [
                 str(p.partition),
                 f"{p.records:,}",
-                human_size(p.bytes),
+                data_size(p.bytes),
                 "-" if p.first_offset is None else str(p.first_offset),
                 "-" if p.last_offset is None else str(p.last_offset),
                 _time(p.earliest_timestamp_ms),
@@ -143,7 +143,7 @@ def format_counts(counts: TopicCounts) -> str:
             notes.append(f"  partition {p.partition}: {check}")
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [
-        f"Topic {counts.topic}: {counts.records:,} records, {human_size(counts.bytes)} in {len(counts.partitions)} "
+        f"Topic {counts.topic}: {counts.records:,} records, {data_size(counts.bytes)} in {len(counts.partitions)} "
         f"partitions (Spark {counts.master}, {counts.elapsed_s:.1f} s)"
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]

@@ -15,6 +15,16 @@ def human_size(n: int | None, compact: bool = False) -> str:
     )
 
 
+def data_size(n: int) -> str:
+    """Bytes of data at any scale: 512 B, 14.1 KiB, 98.9 MiB, 1.2 GiB."""
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024:
+            return f"{n} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
 def human_duration(seconds: float | None) -> str:
     if seconds is None:
         return "-"

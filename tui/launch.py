@@ -99,9 +99,23 @@ def run(args: argparse.Namespace, client_config: dict[str, str]) -> int:
                 ensemble = None  # the mock has no quorum to describe
         consoles = Consoles(bootstrap, client_config)
         stack.callback(consoles.close)
-        sources = Sources(poll_cluster, control, ensemble, _topic_admin(bootstrap, client_config), consoles, startup)
+        spark = _spark_counts(args, bootstrap, client_config)
+        stack.callback(spark.close)  # before the cluster: a live query reads it until then
+        sources = Sources(
+            poll_cluster, control, ensemble, _topic_admin(bootstrap, client_config), consoles, startup, spark=spark
+        )
         KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=banner)).run()
     return 0
+
+
+def _spark_counts(args: argparse.Namespace, bootstrap: str, client_config: dict[str, str]) -> Any:
+    """The Spark panel's counts: a Spark service process, started when the panel is first shown."""
+    from kafkatop.backends.supervisor import default_state_root
+    from kafkatop.spark.client import SparkCounts
+
+    root = Path(args.state_dir).expanduser() if args.state_dir else default_state_root()
+    master = getattr(args, "spark_master", None) or "local[*]"
+    return SparkCounts(bootstrap, client_config, master=master, log_path=root / "spark" / "service.log")
 
 
 def _lab_cluster(args: argparse.Namespace) -> Any:

@@ -161,3 +161,40 @@ def test_kafkatop_counts_command(mock: MockCluster) -> None:
     assert missing.returncode == 1
     assert "Spark master spark://127.0.0.1:1 is not reachable" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, service: SparkServiceClient) -> None:
+    """The app's Spark tab with a real service: pick the topic, `g`, the table fills; a missing topic is a message."""
+    from textual.widgets import DataTable, Select, Static
+
+    from kafkatop.backends.admin import AdminSource
+    from kafkatop.spark.client import SparkCounts
+    from kafkatop.tui.app import KafkatopApp, Settings, Sources
+    from kafkatop.tui.widgets.spark import SparkPanel
+
+    mock.create_topic("panel", 2, 1)
+    fill(mock.bootstrap_servers, "panel", 40, 2)
+    counter = SparkCounts(mock.bootstrap_servers)
+    counter.service = service  # the module's warm service: one JVM for the whole module
+    admin = AdminSource(mock.bootstrap_servers, timeout_s=2.0)
+    app = KafkatopApp(Sources(admin.poll, spark=counter), Settings(poll_interval_s=0.5))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await pilot.press("8")
+        panel = app.query_one(SparkPanel)
+        await wait_until(pilot, lambda: "panel" in panel._topics)
+        panel.query_one("#spark-topic", Select).value = "panel"
+        await pilot.press("g")
+        table = panel.query_one("#spark-table", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 2, timeout_s=120)
+        assert [table.get_row_at(i)[1] for i in range(2)] == ["20", "20"]
+        assert "panel: 40 records" in str(panel.query_one("#spark-summary", Static).render())
+    admin.close()
+
+
+async def wait_until(pilot: Any, condition: Any, timeout_s: float = 30.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.1)

@@ -15,6 +15,7 @@ from kafkatop.tui.app import KafkatopApp, Settings, Sources
 from tests.fixtures.snapshots import (
     TAKEN_AT,
     RecordedControl,
+    RecordedSparkCounts,
     failover_lab,
     failover_snapshot,
     group_snapshot,
@@ -159,3 +160,19 @@ def test_source_down_keeps_last_data_with_its_age(snap_compare: Any) -> None:
         pilot.app._next_poll.stop()  # hold the screen still for the screenshot
 
     assert snap_compare(app, terminal_size=(100, 24), run_before=second_poll_failed)
+
+
+def test_spark_panel(snap_compare: Any) -> None:
+    """Counts per partition with bars, the watermark check (markers after the last record; a partition whose low
+    watermark is 40), an empty partition, top keys."""
+    cluster, nodes, quorum = kraft_lab()
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, spark=RecordedSparkCounts())
+    app = KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
+
+    async def counted(pilot: Any) -> None:
+        await settled_on_tab("8")(pilot)
+        await pilot.press("g")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 34), run_before=counted)

@@ -30,7 +30,11 @@ leader or ISR.
 **Producer**: type a line, Enter sends it (`key:value` when a key separator is set). **Consumers**: start several in
 one group to share partitions, or each in its own group to get every message; stop one to see the rebalance.
 
-`1`–`7` switch tabs · `r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is
+**Spark** (tab 8): `g` counts the picked topic per partition with Spark (records, bytes, offsets, timestamps, top
+keys; each count checked against high − low watermark) · `l` live counts from a streaming query. Spark runs in a
+process of its own, started the first time the tab is shown.
+
+`1`–`8` switch tabs · `r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is
 stopped unless it was started with `--detach`).
 """
 
