@@ -342,18 +342,11 @@ class RangeReader:
             consumer.close()
 
     def _read(self, consumer: Consumer, r: OffsetRange) -> Iterator[pa.RecordBatch]:
-        want = set(self.columns)
-        need_ts = "timestamp" in want or "timestampType" in want
-        offsets: list[int] = []
-        stamps: list[int | None] = []
-        stamp_types: list[int] = []
-        keys: list[bytes | None] = []
-        values: list[bytes | None] = []
-        headers: list[list[tuple[str, bytes | None]] | None] = []
         consumer.assign([TopicPartition(r.topic, r.partition, r.start)])
         stall_s = self.options.poll_timeout_ms / 1000
         last_progress = time.monotonic()
         position = r.start
+        pending: list[Any] = []  # messages of the next record batch
         done = False
         while not done:
             # consume() waits for all it was asked for or the timeout, even past the end of the partition: ask
@@ -367,39 +360,43 @@ class RangeReader:
                     )
                 continue
             last_progress = time.monotonic()
-            for m in messages:
-                err = m.error()
-                if err is not None:
-                    if err.code() == KafkaError._PARTITION_EOF:
-                        done = True  # the end of the partition: the range's tail was deleted or is markers
-                        break
-                    if err.code() == KafkaError.OFFSET_OUT_OF_RANGE:
-                        self._out_of_range(consumer, r, position)
-                        continue
-                    if err.fatal() or err.code() in _PERMANENT:
-                        raise KafkaSourceError(f"{r.topic}-{r.partition} at offset {position}: {err.str()}")
-                    continue  # transient (a broker went away): librdkafka fetches from the new leader
-                offset = m.offset()
-                if offset >= r.end:
-                    done = True
-                    break
-                position = offset + 1
-                offsets.append(offset)
-                if need_ts:
-                    kind, ts = m.timestamp()
-                    stamps.append(ts * 1000 if kind else None)
-                    stamp_types.append(kind - 1 if kind else -1)
-                if "key" in want:
-                    keys.append(m.key())
-                if "value" in want:
-                    values.append(m.value())
-                if "headers" in want:
-                    headers.append(m.headers())
+            # The common case, checked in C-speed comprehensions: no error events and nothing past the end.
+            if (
+                messages[-1].error() is None
+                and messages[-1].offset() < r.end
+                and not any([m for m in messages if m.error() is not None])
+            ):
+                records = messages
+            else:
+                records, done = self._sift(consumer, r, messages, position)
+            if records:
+                pending += records
+                position = records[-1].offset() + 1
             if position >= r.end:
                 done = True
-            if len(offsets) >= BATCH_ROWS or (done and offsets):
-                yield self._batch(r, offsets, stamps, stamp_types, keys, values, headers)
-                offsets, stamps, stamp_types, keys, values, headers = [], [], [], [], [], []
+            if len(pending) >= BATCH_ROWS or (done and pending):
+                yield self._batch(r, pending)
+                pending = []
+
+    def _sift(self, consumer: Consumer, r: OffsetRange, messages: list[Any], position: int) -> tuple[list[Any], bool]:
+        """The records of a consumed batch that holds error events or crosses the range's end; and whether done."""
+        records = []
+        for m in messages:
+            err = m.error()
+            if err is not None:
+                if err.code() == KafkaError._PARTITION_EOF:
+                    return records, True  # the end of the partition: the range's tail was deleted or is markers
+                if err.code() == KafkaError.OFFSET_OUT_OF_RANGE:
+                    self._out_of_range(consumer, r, position)
+                    return records, False
+                if err.fatal() or err.code() in _PERMANENT:
+                    raise KafkaSourceError(f"{r.topic}-{r.partition} at offset {position}: {err.str()}")
+                continue  # transient (a broker went away): librdkafka fetches from the new leader
+            if m.offset() >= r.end:
+                return records, True
+            records.append(m)
+            position = m.offset() + 1
+        return records, False
 
     def _out_of_range(self, consumer: Consumer, r: OffsetRange, position: int) -> None:
         if self.options.fail_on_data_loss:
@@ -410,28 +407,25 @@ class RangeReader:
         low, _ = consumer.get_watermark_offsets(TopicPartition(r.topic, r.partition), timeout=METADATA_TIMEOUT_S)
         consumer.assign([TopicPartition(r.topic, r.partition, max(low, position))])
 
-    def _batch(
-        self,
-        r: OffsetRange,
-        offsets: list[int],
-        stamps: list[int | None],
-        stamp_types: list[int],
-        keys: list[bytes | None],
-        values: list[bytes | None],
-        headers: list[list[tuple[str, bytes | None]] | None],
-    ) -> pa.RecordBatch:
-        n = len(offsets)
-        data = {
+    def _batch(self, r: OffsetRange, messages: list[Any]) -> pa.RecordBatch:
+        n = len(messages)
+        stamps = (
+            [m.timestamp() for m in messages] if "timestamp" in self.columns or "timestampType" in self.columns else []
+        )
+        columns = {
             "topic": lambda: pa.array([r.topic] * n, pa.string()),
             "partition": lambda: pa.array([r.partition] * n, pa.int32()),
-            "offset": lambda: pa.array(offsets, pa.int64()),
-            "timestamp": lambda: pa.array(stamps, pa.int64()).cast(_ARROW_TYPES["timestamp"]),
-            "timestampType": lambda: pa.array(stamp_types, pa.int32()),
-            "key": lambda: pa.array(keys, pa.binary()),
-            "value": lambda: pa.array(values, pa.binary()),
-            "headers": lambda: pa.array(headers, _ARROW_TYPES["headers"]),
+            "offset": lambda: pa.array([m.offset() for m in messages], pa.int64()),
+            # Kafka's timestamp types: 0 CreateTime, 1 LogAppendTime (librdkafka counts from 1; 0 is none).
+            "timestamp": lambda: pa.array([ts * 1000 if kind else None for kind, ts in stamps], pa.int64()).cast(
+                _ARROW_TYPES["timestamp"]
+            ),
+            "timestampType": lambda: pa.array([kind - 1 if kind else -1 for kind, _ in stamps], pa.int32()),
+            "key": lambda: pa.array([m.key() for m in messages], pa.binary()),
+            "value": lambda: pa.array([m.value() for m in messages], pa.binary()),
+            "headers": lambda: pa.array([m.headers() for m in messages], _ARROW_TYPES["headers"]),
         }
-        return pa.RecordBatch.from_arrays([data[c]() for c in self.columns], schema=self.schema)
+        return pa.RecordBatch.from_arrays([columns[c]() for c in self.columns], schema=self.schema)
 
 
 # ---------------------------------------------------------------------------------------------------------------------

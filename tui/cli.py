@@ -25,12 +25,21 @@ def _client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--command-config", metavar="FILE", help="client properties (security settings), as Kafka's tools")
 
 
+def _fraction_or_none(text: str) -> float | str:
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.7, or none; not {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe. `kafkatop COMMAND --help` for each.",
+        "describe; durability; counts (Spark). `kafkatop COMMAND --help` for each.",
     )
     p.add_argument("--bootstrap-server", metavar="HOST:PORT[,…]", help="attach to this cluster (else: demo)")
     p.add_argument(
@@ -45,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state-dir", metavar="DIR", help="where lab clusters keep their state")
     p.add_argument("--detach", action="store_true", help="leave a lab cluster running when kafkatop exits")
     p.add_argument("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
+    p.add_argument(
+        "--spark-master",
+        default="local[*]",
+        metavar="URL",
+        help="Spark for the Spark tab: local[*] (default), spark://…",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     up = sub.add_parser("up", help="start (or attach to) a lab cluster from a Kafka install")
@@ -111,6 +126,54 @@ def build_parser() -> argparse.ArgumentParser:
     describe.add_argument("--topic", metavar="NAME", help="one topic (default: all)")
     describe.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]", help="read a ZooKeeper-mode cluster's znodes")
     describe.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS")
+
+    dur = sub.add_parser(
+        "durability",
+        help="write sequenced records while a partition's leader is killed; read back: lost, duplicated, reordered",
+        description="Writes N sequenced records to a replicated topic, kills (or stops) the leader of a partition "
+        "partway through and starts it again later, then reads the topic back and counts, per partition, the records "
+        "lost (acknowledged but not in the log), duplicated, out of order, and present although unacknowledged. "
+        "On a lab cluster by default, or an attached one (--bootstrap-server: its brokers on this host are killed "
+        "by signal, and not started again).",
+        epilog="Exit codes: 0 the log kept what the settings promise (losses that acks=1, acks=0 or "
+        "min.insync.replicas=1 allow are reported, not failed); 1 records lost under settings that promise none, "
+        "duplicated or reordered with idempotence, an incomplete run, or a cluster error; 2 bad input, or refused "
+        "before anything was sent (missing topic, RF 1, …); 130 interrupted (a broker the check took down is "
+        "started again first).",
+    )
+    _lab_options(dur, spec_file=False)
+    _client_options(dur)
+    dur.add_argument("--topic", required=True, metavar="NAME", help="a replicated topic (RF 3 for a real test)")
+    dur.add_argument("--records", type=int, default=10_000, metavar="N", help="records to write (default 10000)")
+    dur.add_argument("--acks", choices=("all", "1", "0"), default="all", help="producer acks (default all)")
+    dur.add_argument(
+        "--idempotence",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="enable.idempotence (default: on with acks=all, else off)",
+    )
+    dur.add_argument("--retries", type=int, metavar="N", help="producer retries (default: until the delivery timeout)")
+    dur.add_argument("--delivery-timeout", type=float, default=60.0, metavar="SECONDS", help="per record (default 60)")
+    dur.add_argument(
+        "--fault", choices=("kill", "stop", "none"), default="kill", help="kill -9 (default), controlled stop, or none"
+    )
+    dur.add_argument(
+        "--kill-at", type=float, default=0.3, metavar="F", help="after this share of the records (default 0.3)"
+    )
+    dur.add_argument(
+        "--restart-at",
+        type=_fraction_or_none,
+        metavar="F|none",
+        help="start the broker again after this share (default 0.7; none with --bootstrap-server)",
+    )
+    dur.add_argument("--partition", type=int, default=0, metavar="P", help="whose leader fails (default 0)")
+    dur.add_argument("--rate", type=float, metavar="N", help="records per second (default: as fast as it goes)")
+    dur.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per request (default 10)")
+    dur.add_argument("--json", action="store_true", help="the report as JSON")
+
+    from kafkatop.tui.counts_cmd import add_parser as add_counts
+
+    add_counts(sub, _lab_options, _client_options)
     return p
 
 

@@ -1,5 +1,6 @@
 """Headless commands for scripts, tests and lab instructions: `kafkatop up|down|status|kill|stop|start|restart|
-add-broker|create-topic|describe`. Each returns an exit code: 0 done, 1 failed, 2 bad input, 130 interrupted."""
+add-broker|create-topic|describe|durability|counts`. Each returns an exit code: 0 done, 1 failed, 2 bad input, 130
+interrupted."""
 
 from __future__ import annotations
 
@@ -408,6 +409,18 @@ def cmd_describe(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_durability(args: argparse.Namespace) -> int:
+    from kafkatop.tui.durability_cmd import cmd_durability as run_check
+
+    return run_check(args)
+
+
+def cmd_counts(args: argparse.Namespace) -> int:
+    from kafkatop.tui.counts_cmd import cmd_counts as count
+
+    return count(args, _bootstrap(args), _client_config(args), state_root(args) / "spark")
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "up": cmd_up,
     "down": cmd_down,
@@ -419,6 +432,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "add-broker": cmd_add_broker,
     "create-topic": cmd_create_topic,
     "describe": cmd_describe,
+    "durability": cmd_durability,
+    "counts": cmd_counts,
 }
 
 

@@ -1,0 +1,570 @@
+"""What a durability run promises and what it found: its settings, the preflight's checks, the verifier, the report.
+
+Everything here is pure: plain data in, frozen dataclasses out, tested without a cluster. The run itself (a producer,
+the fault, the read-back) is `DurabilityCheck` in backends/durability.py, which re-exports all of this.
+
+Each record of a run carries the run's id and its partition's own sequence number (`encode`), so the verifier can
+tell, per partition, which acknowledged records are missing (lost), which are there twice (duplicated), which came
+before a lower one (out of order), and which are there although their delivery failed (unacked but present).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, get_args
+
+from kafkatop.backends.clients import Acks, ProducerSettings
+from kafkatop.backends.control import NodesSnapshot, NodeView
+from kafkatop.backends.errors import KafkatopError
+from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, ProcessRole
+
+Fault = Literal["kill", "stop"]
+Step = Literal["preflight", "producing", "waiting for ISR", "reading back", "done"]
+Verdict = Literal["as expected", "violated", "incomplete"]
+
+MAX_RECORDS = 10_000_000
+VALUE_PREFIX = "kafkatop-durability"
+LOST_SAMPLE = 10  # lost sequence numbers kept per partition, to look for in the log
+_BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)
+
+
+class DurabilityError(KafkatopError):
+    """The check could not go on (the cluster stopped answering, a client could not be made); the message says why."""
+
+
+class DurabilityRefused(DurabilityError):
+    """Refused before anything was produced or signalled: bad settings, or a topic or cluster the check cannot test."""
+
+
+# --- settings -------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class DurabilitySettings:
+    """One run's settings, checked when built (DurabilityRefused says what is wrong and what to do).
+
+    `kill_at` and `restart_at` are fractions of `records`: the fault happens once that share of the records has been
+    sent, while the last of them are still in flight; sending waits there until the kill or stop returns, so the fault
+    lands mid-run however fast the cluster is. `kill_at=None`: no fault.
+    """
+
+    topic: str
+    records: int = 10_000
+    acks: Acks = "all"
+    enable_idempotence: bool = True
+    retries: int | None = None  # None: the client's default, retrying until the delivery timeout
+    delivery_timeout_s: float = 60.0  # message.timeout.ms: a record not acknowledged by then counts as failed
+    fault: Fault = "kill"
+    kill_at: float | None = 0.3
+    restart_at: float | None = 0.7  # None: the broker is left down
+    partition: int = 0  # whose leader fails
+    rate: float | None = None  # records per second; None: as fast as the cluster takes them
+    isr_timeout_s: float = 60.0  # how long to wait, after the restart, for every replica to be back in sync
+    read_timeout_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        if not self.topic.strip():
+            raise DurabilityRefused("give the topic to check (a replicated one: --replication-factor 3)")
+        if not 1 <= self.records <= MAX_RECORDS:
+            raise DurabilityRefused(f"records must be between 1 and {MAX_RECORDS}, not {self.records}")
+        if self.acks not in get_args(Acks):
+            raise DurabilityRefused(f"acks must be one of all, 1, 0, not {self.acks!r}")
+        if self.enable_idempotence and self.acks != "all":
+            raise DurabilityRefused(
+                f"idempotence needs acks=all (acks={self.acks} cannot promise one copy per record): set acks to all, "
+                "or turn idempotence off"
+            )
+        if self.retries is not None and self.retries < 0:
+            raise DurabilityRefused(f"retries must be 0 or more, not {self.retries}")
+        if self.enable_idempotence and self.retries == 0:
+            raise DurabilityRefused("idempotence needs retries: give retries of 1 or more, or turn idempotence off")
+        if not 0 < self.delivery_timeout_s <= 3600:
+            raise DurabilityRefused(f"the delivery timeout must be between 0 and 3600 s, not {self.delivery_timeout_s}")
+        if self.fault not in get_args(Fault):
+            raise DurabilityRefused(f"the fault must be kill or stop, not {self.fault!r}")
+        if self.kill_at is not None and not 0 <= self.kill_at < 1:
+            raise DurabilityRefused(
+                f"kill-at must be a fraction of the records from 0 up to 1 (0.3: after 30 %), not {self.kill_at:g}"
+            )
+        if self.restart_at is not None:
+            if self.kill_at is None:
+                raise DurabilityRefused("restart-at needs a fault: give kill-at too, or no restart-at")
+            if not 0 < self.restart_at <= 1:
+                raise DurabilityRefused(
+                    f"restart-at must be a fraction of the records above 0 and up to 1 (0.7: after 70 %), "
+                    f"not {self.restart_at:g}"
+                )
+            if self.restart_at <= self.kill_at:
+                raise DurabilityRefused(
+                    f"restart-at ({self.restart_at:g}) must come after kill-at ({self.kill_at:g}): the broker is "
+                    "started again after it failed"
+                )
+        if self.partition < 0:
+            raise DurabilityRefused(f"the partition must be 0 or more, not {self.partition}")
+        if self.rate is not None and not self.rate > 0:
+            raise DurabilityRefused(f"the rate must be a positive number of records per second, not {self.rate:g}")
+        if not self.isr_timeout_s > 0 or not self.read_timeout_s > 0:
+            raise DurabilityRefused("the ISR and read-back timeouts must be positive numbers of seconds")
+
+    @property
+    def kill_after(self) -> int | None:
+        """Records sent before the fault."""
+        return None if self.kill_at is None else int(self.kill_at * self.records)
+
+    @property
+    def restart_after(self) -> int | None:
+        return None if self.restart_at is None else int(self.restart_at * self.records)
+
+    def producer_config(self) -> dict[str, Any]:
+        config = ProducerSettings(acks=self.acks, idempotence=self.enable_idempotence).producer_config()
+        config["message.timeout.ms"] = int(self.delivery_timeout_s * 1000)
+        if self.retries is not None:
+            config["retries"] = self.retries
+        return config
+
+
+# --- what the topic and the settings promise ------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class TopicFacts:
+    """The topic as the preflight found it."""
+
+    topic: str
+    partitions: int
+    replication_factor: int
+    min_insync_replicas: int | None  # None: not readable (no DescribeConfigs, as on the librdkafka mock)
+    unclean_leader_election: bool | None  # unclean.leader.election.enable; None: not readable
+    leader: int  # of the chosen partition, at the preflight
+    isr: tuple[int, ...]
+
+
+def check_topic(
+    snapshot: ClusterSnapshot, settings: DurabilitySettings, configs: Mapping[str, str] | None = None
+) -> TopicFacts:
+    """The facts the check needs, or DurabilityRefused when the topic cannot be tested (missing, RF 1, …)."""
+    name = settings.topic
+    topic = snapshot.topic(name)
+    if topic is None:
+        raise DurabilityRefused(
+            f"topic '{name}' does not exist: create it first (kafkatop create-topic {name} --partitions 3 "
+            "--replication-factor 3), then run the check again"
+        )
+    if not topic.partitions:
+        raise DurabilityRefused(f"topic '{name}' has no partitions yet: try again in a moment")
+    if topic.replication_factor < 2:
+        raise DurabilityRefused(
+            f"a durability check needs a replicated topic: with RF 1 there is no other replica to take over "
+            f"('{name}' has RF 1); create it with --replication-factor 3"
+        )
+    count = len(topic.partitions)
+    part = next((p for p in topic.partitions if p.id == settings.partition), None)
+    if part is None:
+        raise DurabilityRefused(
+            f"partition {settings.partition} does not exist: topic '{name}' has {count} partition"
+            f"{'s' if count != 1 else ''} (0–{count - 1})"
+        )
+    if part.offline:
+        raise DurabilityRefused(f"{name}-{part.id} has no leader now: start its replicas, then run the check again")
+    if settings.kill_at is not None and len(part.isr) < 2:
+        raise DurabilityRefused(
+            f"{name}-{part.id} has no other in-sync replica to take over now (ISR {list(part.isr)}): wait until its "
+            "ISR is full (kafkatop describe), or choose another partition"
+        )
+    configs = configs or {}
+    min_isr = topic.min_insync_replicas
+    if (value := configs.get("min.insync.replicas")) is not None and value.isdigit():
+        min_isr = int(value)
+    unclean = configs.get("unclean.leader.election.enable")
+    return TopicFacts(
+        topic=name,
+        partitions=count,
+        replication_factor=topic.replication_factor,
+        min_insync_replicas=min_isr,
+        unclean_leader_election=None if unclean is None else unclean.strip().lower() == "true",
+        leader=part.leader,
+        isr=part.isr,
+    )
+
+
+def node_for_broker(nodes: NodesSnapshot, broker_id: int) -> NodeView | None:
+    return next((n for n in nodes.nodes if n.node_id == broker_id and n.role in _BROKER_ROLES), None)
+
+
+def check_control(nodes: NodesSnapshot, broker_id: int, settings: DurabilitySettings) -> NodeView:
+    """The node serving `broker_id`, or DurabilityRefused when the planned fault (and restart) cannot be done on it."""
+    tp = f"{settings.topic}-{settings.partition}"
+    node = node_for_broker(nodes, broker_id)
+    if node is None:
+        seen = ", ".join(n.name for n in nodes.nodes) or "none"
+        raise DurabilityRefused(
+            f"the leader of {tp} is broker {broker_id}, which kafkatop cannot {settings.fault}: it is not among the "
+            f"nodes it controls (seen: {seen}); run the check without a fault, or on a lab cluster (kafkatop up)"
+        )
+    if settings.fault not in node.actions:
+        raise DurabilityRefused(f"cannot {settings.fault} {node.name} (leader of {tp}) now: it is {node.state.value}")
+    if settings.restart_at is not None and nodes.kind == "attach":
+        raise DurabilityRefused(
+            f"{node.name} was not started by kafkatop, which cannot start it again after the fault: give no "
+            "restart-at (the broker is left down; start it as it was started), or run the check on a lab cluster"
+        )
+    return node
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """What the settings promise, said before the run."""
+
+    no_loss: bool  # no acknowledged record may be missing from the log
+    no_duplicates: bool  # no record may be written twice, nor out of order within its partition
+    summary: str  # "expected: 0 lost, 0 duplicated", "losses possible; expected: 0 duplicated", …
+    reasons: tuple[str, ...]  # why, one line each
+
+
+def expectation(settings: DurabilitySettings, facts: TopicFacts) -> Expectation:
+    reasons: list[str] = []
+    rf, min_isr = facts.replication_factor, facts.min_insync_replicas
+    no_loss = True
+    if settings.acks == "0":
+        no_loss = False
+        reasons.append(
+            "acks=0: the producer never hears from the broker, so a record reported delivered may never have been "
+            "written; losses possible"
+        )
+    elif settings.acks == "1":
+        no_loss = False
+        reasons.append(
+            "acks=1: the leader acknowledges before its followers copy a record, and a leader that fails then takes "
+            "acknowledged records with it; losses possible"
+        )
+    elif min_isr is None:
+        reasons.append(
+            f"acks=all, RF {rf}: a record is acknowledged once every in-sync replica has it, so one broker failing "
+            "loses none (min.insync.replicas could not be read: if it is 1, a second failure while the ISR is "
+            "shrunk could)"
+        )
+    elif min_isr < 2:
+        no_loss = False
+        reasons.append(
+            f"acks=all with min.insync.replicas={min_isr}: once the followers fall out of the ISR the leader alone "
+            "acknowledges, and a leader failing then takes those records with it; losses possible"
+        )
+    elif min_isr > rf:
+        reasons.append(
+            f"min.insync.replicas={min_isr} is more than RF {rf}: every acks=all write fails (NOT_ENOUGH_REPLICAS)"
+        )
+    else:
+        reasons.append(
+            f"acks=all with min.insync.replicas={min_isr}, RF {rf}: every acknowledged record is on at least "
+            f"{min_isr} replicas"
+        )
+        if min_isr == rf and settings.kill_at is not None:
+            reasons.append(
+                "min.insync.replicas equals RF: with one broker down, writes to its partitions fail "
+                "(NOT_ENOUGH_REPLICAS) until it is back: failed records expected, none lost"
+            )
+    if facts.unclean_leader_election:
+        no_loss = False
+        reasons.append(
+            "unclean.leader.election.enable=true: a replica out of sync may become leader, dropping acknowledged "
+            "records; losses possible"
+        )
+    if settings.enable_idempotence:
+        no_duplicates = True
+        reasons.append("idempotence: the broker drops a retried batch it already has, and keeps each partition's order")
+    elif settings.retries == 0:
+        no_duplicates = True
+        reasons.append("retries=0: nothing is sent twice, but every transient error fails its records")
+    else:
+        no_duplicates = False
+        reasons.append(
+            "no idempotence, with retries: a batch resent after its answer was lost is written twice, and one "
+            "retried behind later ones lands after them; duplicates and reordering possible"
+        )
+    reasons.append(
+        "a record whose delivery failed may still be in the log (at least once): counted as unacked-but-present"
+    )
+    if no_loss and no_duplicates:
+        summary = "expected: 0 lost, 0 duplicated"
+    elif no_duplicates:
+        summary = "losses possible; expected: 0 duplicated"
+    elif no_loss:
+        summary = "expected: 0 lost; duplicates and reordering possible"
+    else:
+        summary = "losses, duplicates and reordering possible"
+    return Expectation(no_loss, no_duplicates, summary, tuple(reasons))
+
+
+# --- the verifier ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class RecordDelivery:
+    """One sent record and what its delivery report said."""
+
+    partition: int
+    seq: int
+    acked: bool
+    offset: int | None = None  # where the broker wrote it; None on failure, with acks=0, or without a report
+    error: str | None = None  # Kafka's error; None and not acked: no report came
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRecord:
+    """One record read back from a partition."""
+
+    partition: int
+    offset: int
+    seq: int | None  # None: not a record of this run (another producer's, another run's)
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionResult:
+    """The fate of one partition's records; `partition` None for the totals."""
+
+    partition: int | None
+    sent: int
+    acked: int
+    failed: int  # sent but not acknowledged: an error, or no report at all
+    read: int  # records of this run read back, copies included
+    lost: int  # acknowledged, not read back
+    duplicated: int  # extra copies: read − distinct sequences read
+    out_of_order: int  # first copies whose sequence is lower than one read before them
+    unacked_present: int  # not acknowledged, yet read back
+    other: int = 0  # records in the range that are not this run's
+    start_offset: int | None = None
+    end_offset: int | None = None
+    lost_sample: tuple[int, ...] = ()  # the first lost sequence numbers
+
+
+def _partition_result(
+    partition: int, delivered: list[RecordDelivery], read: list[ReadRecord], start: int | None, end: int | None
+) -> PartitionResult:
+    acked = {d.seq for d in delivered if d.acked}
+    seen: Counter[int] = Counter()
+    out_of_order = other = 0
+    highest = -1
+    for r in sorted(read, key=lambda r: r.offset):
+        if r.seq is None:
+            other += 1
+            continue
+        seen[r.seq] += 1
+        if seen[r.seq] > 1:
+            continue  # a copy is counted as duplicated, not also as out of order
+        if r.seq < highest:
+            out_of_order += 1
+        highest = max(highest, r.seq)
+    lost = sorted(acked - seen.keys())
+    return PartitionResult(
+        partition=partition,
+        sent=len(delivered),
+        acked=len(acked),
+        failed=len(delivered) - len(acked),
+        read=sum(seen.values()),
+        lost=len(lost),
+        duplicated=sum(seen.values()) - len(seen),
+        out_of_order=out_of_order,
+        unacked_present=len(seen.keys() - acked),
+        other=other,
+        start_offset=start,
+        end_offset=end,
+        lost_sample=tuple(lost[:LOST_SAMPLE]),
+    )
+
+
+def verify(
+    deliveries: Iterable[RecordDelivery],
+    read: Iterable[ReadRecord],
+    partitions: Iterable[int],
+    start_offsets: Mapping[int, int] | None = None,
+    end_offsets: Mapping[int, int] | None = None,
+) -> tuple[PartitionResult, ...]:
+    """Per partition, what became of the records sent, from the delivery reports and the records read back."""
+    by_partition: dict[int, list[RecordDelivery]] = {p: [] for p in partitions}
+    read_by: dict[int, list[ReadRecord]] = {p: [] for p in by_partition}
+    for d in deliveries:
+        by_partition.setdefault(d.partition, []).append(d)
+    for r in read:
+        read_by.setdefault(r.partition, []).append(r)
+    starts, ends = start_offsets or {}, end_offsets or {}
+    return tuple(
+        _partition_result(p, by_partition.get(p, []), read_by.get(p, []), starts.get(p), ends.get(p))
+        for p in sorted(set(by_partition) | set(read_by))
+    )
+
+
+def total(rows: Iterable[PartitionResult]) -> PartitionResult:
+    rows = list(rows)
+
+    def s(name: str) -> int:
+        return sum(int(getattr(r, name)) for r in rows)
+
+    return PartitionResult(
+        partition=None,
+        sent=s("sent"),
+        acked=s("acked"),
+        failed=s("failed"),
+        read=s("read"),
+        lost=s("lost"),
+        duplicated=s("duplicated"),
+        out_of_order=s("out_of_order"),
+        unacked_present=s("unacked_present"),
+        other=s("other"),
+    )
+
+
+def judge(
+    expected: Expectation,
+    totals: PartitionResult,
+    *,
+    read_complete: bool = True,
+    fault_error: str | None = None,
+    cancelled: bool = False,
+    halted: str | None = None,
+) -> tuple[Verdict, str]:
+    """The verdict, and one line that says it. `halted`: why the producer stopped before the last record."""
+    if cancelled:
+        return "incomplete", f"cancelled after {totals.sent} records were sent: nothing to conclude"
+    if halted is not None:
+        return "incomplete", f"{halted}: the records sent are counted, the run is not complete"
+    if fault_error is not None:
+        return "incomplete", f"the fault did not happen ({fault_error}): nothing was tested beyond a plain run"
+    if not read_complete:
+        return "incomplete", "the read-back did not reach the end of every partition: the lost count is not reliable"
+    broken = []
+    if expected.no_loss and totals.lost:
+        broken.append(f"{totals.lost} lost")
+    if expected.no_duplicates and totals.duplicated:
+        broken.append(f"{totals.duplicated} duplicated")
+    if expected.no_duplicates and totals.out_of_order:
+        broken.append(f"{totals.out_of_order} out of order")
+    if broken:
+        return "violated", f"NOT as expected: {', '.join(broken)} under settings that promise none"
+    text = f"as expected: {totals.lost} lost, {totals.duplicated} duplicated, {totals.out_of_order} out of order"
+    allowed = ([] if expected.no_loss else ["losses"]) + ([] if expected.no_duplicates else ["duplicates"])
+    if allowed:
+        text += f" ({' and '.join(allowed)} possible with these settings)"
+    if totals.sent and not totals.acked:
+        text += "; no record was acknowledged"
+    return "as expected", text
+
+
+# --- the report -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class FaultEvent:
+    at: float  # time.time()
+    records_sent: int  # by then
+    records_done: int  # delivery reports (acked or failed) by then
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class FaultTimeline:
+    fault: Fault | None  # None: no fault planned
+    partition: int
+    node: str | None = None  # the control's name of the broker that failed
+    leader_before: int | None = None
+    leader_after: int | None = None  # the first leader seen after the fault (NO_LEADER: offline)
+    fault_at: float | None = None  # when the kill/stop was issued
+    fault_done_at: float | None = None  # when it returned: the broker is down
+    leader_changed_at: float | None = None
+    restart_at: float | None = None  # when the start was issued
+    restarted_at: float | None = None  # when it returned
+    isr_full_at: float | None = None
+    fault_error: str | None = None
+    restart_error: str | None = None
+    events: tuple[FaultEvent, ...] = ()
+
+    @property
+    def happened(self) -> bool:
+        return self.fault_done_at is not None
+
+    @property
+    def leader_changed(self) -> bool:
+        return self.leader_after is not None and self.leader_after not in (NO_LEADER, self.leader_before)
+
+
+@dataclass(frozen=True, slots=True)
+class DurabilityReport:
+    settings: DurabilitySettings
+    run_id: str
+    bootstrap_servers: str
+    facts: TopicFacts
+    expectation: Expectation
+    partitions: tuple[PartitionResult, ...]
+    timeline: FaultTimeline
+    started_at: float
+    finished_at: float
+    read_complete: bool
+    cancelled: bool
+    verdict: Verdict
+    verdict_text: str
+    problems: tuple[str, ...] = ()
+
+    @property
+    def totals(self) -> PartitionResult:
+        return total(self.partitions)
+
+    @property
+    def as_expected(self) -> bool:
+        return self.verdict == "as expected"
+
+    def to_dict(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["totals"] = asdict(self.totals)
+        doc["timeline"]["happened"] = self.timeline.happened
+        doc["timeline"]["leader_changed"] = self.timeline.leader_changed
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class DurabilityProgress:
+    """Where a run is, for a UI: sent from the thread that runs the check, at most every PROGRESS_EVERY_S."""
+
+    step: Step
+    records: int
+    sent: int = 0
+    acked: int = 0
+    failed: int = 0
+    read: int = 0
+    note: str | None = None  # the fault step under way, e.g. "kill broker-1 (leader of t-0)"
+
+
+# --- records ------------------------------------------------------------------------------------------------------
+def encode(run_id: str, partition: int, seq: int) -> bytes:
+    return f"{VALUE_PREFIX} {run_id} {partition} {seq}".encode()
+
+
+def decode(value: bytes | None, run_id: str, partition: int) -> int | None:
+    """The sequence number of a record of this run written to `partition`; None for anything else."""
+    if not value or not value.startswith(VALUE_PREFIX.encode()):
+        return None
+    parts = value.split()
+    if len(parts) != 4 or parts[1].decode(errors="replace") != run_id or parts[2] != str(partition).encode():
+        return None
+    return int(parts[3]) if parts[3].isdigit() else None
+
+
+__all__ = [
+    "MAX_RECORDS",
+    "DurabilityError",
+    "DurabilityProgress",
+    "DurabilityRefused",
+    "DurabilityReport",
+    "DurabilitySettings",
+    "Expectation",
+    "Fault",
+    "FaultEvent",
+    "FaultTimeline",
+    "PartitionResult",
+    "ReadRecord",
+    "RecordDelivery",
+    "Step",
+    "TopicFacts",
+    "Verdict",
+    "check_control",
+    "check_topic",
+    "decode",
+    "encode",
+    "expectation",
+    "judge",
+    "node_for_broker",
+    "total",
+    "verify",
+]
