@@ -62,6 +62,7 @@ class Sources:
     clients: Any = None  # backends.consoles.Consoles: producer, consumers, group admin
     startup: Callable[[], object] | None = None  # e.g. start the lab cluster: run once, in a worker, after mount
     spark: Any = None  # kafkatop.spark.client.SparkCounts: the Spark panel's counts (a separate Spark process)
+    durability: Callable[[Any, Callable[[Any], None]], Any] | None = None  # (settings, on_progress) -> a check
 
 
 class KafkatopApp(App[None]):
@@ -78,6 +79,7 @@ class KafkatopApp(App[None]):
         Binding("a", "add_broker", "Add broker", show=False),
         Binding("c", "create_topic", "Create topic"),
         Binding("d", "delete_topic", "Delete topic", show=False),
+        Binding("v", "durability", "Durability check", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
     ]
 
@@ -290,6 +292,7 @@ class KafkatopApp(App[None]):
             ("Add a broker", "a: lab clusters", self.action_add_broker),
             ("Create a topic", "c", self.action_create_topic),
             ("Delete the highlighted topic", "d", self.action_delete_topic),
+            ("Durability check", "v: sequenced records while a leader fails, then read back", self.action_durability),
             ("Count the topic with Spark", "g in the Spark tab: per-partition counts", self._spark_count),
             ("Refresh now", "r", self.action_refresh),
             ("Help", "?", self.action_help),
@@ -358,6 +361,17 @@ class KafkatopApp(App[None]):
                 admin.create_topic(request.name, request.partitions, request.replication_factor, request.configs)
 
         self._act(f"topic {request.name} created", create)
+
+    def action_durability(self) -> None:
+        from kafkatop.tui.screens.durability import DurabilityScreen
+        from kafkatop.tui.widgets.partitions import PartitionTable
+
+        if self.sources.durability is None:
+            self.notify("the durability check needs a cluster kafkatop can reach", severity="warning")
+            return
+        kind = getattr(self.nodes, "kind", None)
+        topic = self.query_one(PartitionTable).selected_topic
+        self.push_screen(DurabilityScreen(self.sources.durability, topic, can_restart=kind != "attach"))
 
     def action_delete_topic(self) -> None:
         from kafkatop.tui.widgets.partitions import PartitionTable

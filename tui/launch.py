@@ -102,10 +102,20 @@ def run(args: argparse.Namespace, client_config: dict[str, str]) -> int:
         spark = _spark_counts(args, bootstrap, client_config)
         stack.callback(spark.close)  # before the cluster: a live query reads it until then
         sources = Sources(
-            poll_cluster, control, ensemble, _topic_admin(bootstrap, client_config), consoles, startup, spark=spark
-        )
+            poll_cluster, control, ensemble, _topic_admin(bootstrap, client_config), consoles, startup, spark=spark,
+            durability=_durability(bootstrap, client_config, control),
+        )  # fmt: skip
         KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=banner)).run()
     return 0
+
+
+def _durability(bootstrap: str, client_config: dict[str, str], control: Any) -> Callable[[Any, Any], Any]:
+    def make(settings: Any, on_progress: Any) -> Any:
+        from kafkatop.backends.durability import DurabilityCheck
+
+        return DurabilityCheck(bootstrap, settings, control, client_config=client_config, on_progress=on_progress)
+
+    return make
 
 
 def _spark_counts(args: argparse.Namespace, bootstrap: str, client_config: dict[str, str]) -> Any:

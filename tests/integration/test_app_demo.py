@@ -137,3 +137,40 @@ async def test_create_topic_dialog_reports_kafkas_answer_without_crashing(demo: 
         assert app.last_action.what == "topic new-topic created"
         assert app.last_action.error and "new-topic" in app.last_action.error
         assert app.screen is app.screen_stack[0]  # back on the main screen
+
+
+async def test_durability_check_from_the_app(demo: Any) -> None:
+    """`v`, a topic and Run: sequenced records while the leader of partition 0 is killed and started again; the
+    report (0 lost, 0 duplicated) and the verdict appear in the dialog, and the killed broker is back."""
+    from textual.widgets import Input, Static
+
+    from kafkatop.backends.durability import DurabilityCheck
+    from kafkatop.tui.screens.durability import DurabilityScreen
+
+    cluster, control, consoles = demo
+    admin = AdminSource(cluster.bootstrap_servers, timeout_s=1.0, watch_groups=cluster.groups)
+
+    def make(settings: Any, on_progress: Any) -> Any:
+        return DurabilityCheck(cluster.bootstrap_servers, settings, control, on_progress=on_progress)
+
+    app = KafkatopApp(
+        Sources(admin.poll, control, None, None, consoles, durability=make), Settings(poll_interval_s=0.2)
+    )
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_until(pilot, lambda: app.snapshot is not None, "the first poll")
+        topic = next(t.name for t in app.snapshot.topics if len(t.partitions[0].replicas) >= 3)
+        await pilot.press("v")
+        screen = app.screen
+        assert isinstance(screen, DurabilityScreen)
+        screen.query_one("#dur-topic", Input).value = topic
+        screen.query_one("#dur-records", Input).value = "2000"
+        await pilot.click("#dur-run")
+        report = screen.query_one("#dur-report", Static)
+        await wait_until(pilot, lambda: "verdict:" in str(report.render()), "the report", timeout_s=60)
+        text = str(report.render())
+        assert "total" in text and "verdict: " in text
+        totals = next(line for line in text.splitlines() if line.startswith("total"))
+        sent, acked, failed, read, lost, duplicated, out_of_order = (int(v) for v in totals.split()[1:8])
+        assert (sent, acked, read, lost, duplicated, out_of_order) == (2000, 2000, 2000, 0, 0, 0)
+        assert all(n.state.value == "up" for n in app.nodes.nodes)
+    admin.close()

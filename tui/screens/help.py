@@ -21,7 +21,9 @@ HELP = """\
 | `R` | restart |
 | `a` | add a broker (lab clusters) |
 
-**Topics**: `c` create a topic · `d` delete the highlighted topic · pick one topic or all above the table.
+**Topics**: `c` create a topic · `d` delete the highlighted topic · pick one topic or all above the table ·
+`v` durability check: sequenced records while the leader of a partition is killed, then read back (lost,
+duplicated, out of order).
 
 **Rows**: yellow = under-replicated (ISR smaller than the replicas) · red = offline (no leader: `Leader: -1`) ·
 a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
