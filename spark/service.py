@@ -290,7 +290,8 @@ class SparkService:
         poll_timeout = config.pop("_poll_timeout_ms")
         sc = self.spark.sparkContext
         sc.setJobGroup(rid, f"kafkatop counts {topic}", interruptOnCancel=True)
-        watcher = threading.Thread(target=self._report_progress, args=(rid,), daemon=True)
+        finished = threading.Event()
+        watcher = threading.Thread(target=self._report_progress, args=(rid, finished), daemon=True)
         watcher.start()
         try:
             counts = count_topic(
@@ -305,28 +306,22 @@ class SparkService:
         except KafkaSourceError as e:
             raise ServiceError(str(e)) from None
         finally:
-            self._running_done(rid)
+            finished.set()
             watcher.join(timeout=1)
         self.out.send("result", rid, counts=counts.to_json())
 
-    def _running_done(self, rid: str) -> None:
-        with self._lock:
-            self._running.pop(rid, None)
-
-    def _report_progress(self, rid: str) -> None:
+    def _report_progress(self, rid: str, finished: threading.Event) -> None:
         """Task counts of the request's jobs, sent when they change, until the request ends."""
         tracker = self.spark.sparkContext.statusTracker()
         last: JobProgress | None = None
-        while not self._stopping.is_set():
-            with self._lock:
-                if rid not in self._running:
-                    return
+        while not finished.is_set() and not self._stopping.is_set():
             try:
                 done = total = running = 0
                 stage = ""
                 for job in tracker.getJobIdsForGroup(rid):
                     info = tracker.getJobInfo(job)
-                    for sid in info.stageIds if info else ():
+                    stage_ids = sorted(info.stageIds) if info else []
+                    for sid in stage_ids:
                         s = tracker.getStageInfo(sid)
                         if s is None:
                             continue
@@ -336,14 +331,15 @@ class SparkService:
                             running + s.numActiveTasks,
                         )
                         if s.numActiveTasks:
-                            stage = s.name
+                            # A job's first stage scans Kafka; the later ones shuffle and aggregate.
+                            stage = "reading Kafka" if sid == stage_ids[0] else "aggregating"
             except Exception:  # noqa: BLE001 — progress is best effort; the request reports its own outcome
                 return
             now = JobProgress(rid, done, total, running, stage)
             if total and now != last:
                 self.out.send("progress", rid, done=done, total=total, running=running, stage=stage)
                 last = now
-            time.sleep(PROGRESS_INTERVAL_S)
+            finished.wait(PROGRESS_INTERVAL_S)
 
     def _stream(self, rid: str, request: Mapping[str, Any]) -> None:
         from kafkatop.spark.counts import stream_counts

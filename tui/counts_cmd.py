@@ -88,7 +88,7 @@ class _Progress:
             sys.stderr.flush()
 
     def job(self, p: JobProgress) -> None:
-        self.say(f"Spark: {p.done}/{p.total} tasks done, {p.running} running")
+        self.say(f"Spark {p.stage or 'working'}: {p.done}/{p.total} tasks done, {p.running} running")
 
     def clear(self) -> None:
         self.say("")

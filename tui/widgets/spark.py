@@ -229,7 +229,7 @@ class SparkPanel(Vertical):
     def _on_progress(self, message: SparkProgressed) -> None:
         p = message.progress
         self._progress(p)
-        self._state(f"Spark: {p.done}/{p.total} tasks done, {p.running} running")
+        self._state(f"Spark {p.stage or 'working'}: {p.done}/{p.total} tasks done, {p.running} running")
 
     @on(SparkFailed)
     def _on_failed(self, message: SparkFailed) -> None:
