@@ -17,7 +17,10 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Select, Static, TabbedContent, TabPane
 
 from kafkatop.backends.errors import KafkatopError
+from kafkatop.backends.history import History
 from kafkatop.backends.model import ClusterSnapshot
+from kafkatop.backends.quorum import QuorumSnapshot
+from kafkatop.backends.timeline import Timeline
 from kafkatop.tui.messages import (
     ActionFinished,
     ClientsDrained,
@@ -36,9 +39,11 @@ from kafkatop.tui.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.widgets.partitions import PartitionsPane
 from kafkatop.tui.widgets.spark import SparkPanel
 from kafkatop.tui.widgets.status_bar import StatusBar
+from kafkatop.tui.widgets.timeline import TimelinePane
 
 TAB_IDS = (
     "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble", "tab-spark",
+    "tab-timeline",
 )  # fmt: skip
 NODE_ACTIONS = {"kill": "killed (kill -9)", "stop": "stopped", "start": "started", "restart": "restarted"}
 
@@ -101,6 +106,15 @@ class KafkatopApp(App[None]):
         self.last_action: ActionFinished | None = None
         self._next_poll: Timer | None = None
         self._next_nodes_poll: Timer | None = None
+        # Fed by the poll workers (thread-safe, bounded); the UI draws their snapshots.
+        self.timeline = Timeline()
+        self.history = History()
+
+    @property
+    def main_screen(self) -> Screen[Any]:
+        """The screen with the tabs: polls keep drawing it while a dialog is open on top (where `self.query_one`
+        would look, and find nothing)."""
+        return self.screen_stack[0]
 
     # --- layout ------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -126,18 +140,21 @@ class KafkatopApp(App[None]):
                 yield EnsemblePane()
             with TabPane("Spark", id="tab-spark"):
                 yield SparkPanel(self.sources.spark, clock=self._clock)
+            with TabPane("Timeline", id="tab-timeline"):
+                yield TimelinePane()
         yield Footer()
 
     def on_mount(self) -> None:
         if self.sources.poll_ensemble is None:
-            self.query_one(TabbedContent).hide_tab("tab-ensemble")  # the demo's mock has no ZooKeeper or quorum
+            # The demo's mock has no ZooKeeper or quorum.
+            self.main_screen.query_one(TabbedContent).hide_tab("tab-ensemble")
         if self.sources.control is None:
-            self.query_one(TabbedContent).hide_tab("tab-log")
+            self.main_screen.query_one(TabbedContent).hide_tab("tab-log")
         # Textual's startup leaves a large, long-lived heap: without this, a full collection lands in the middle
         # of a refresh every few polls and costs more than the refresh (bench/tui_refresh.py). Frozen objects
         # are never collected, so this runs once, here.
         gc.freeze()
-        self.query_one(StatusBar).show(None, None, None)
+        self.main_screen.query_one(StatusBar).show(None, None, None)
         if self.sources.startup is not None:
             self._act("cluster started", self.sources.startup)
         self.poll_cluster()
@@ -152,7 +169,10 @@ class KafkatopApp(App[None]):
     @work(thread=True, group="poll-admin", exclusive=False, exit_on_error=False)
     def poll_cluster(self) -> None:
         try:
-            self.post_message(ClusterPolled(self.sources.poll_cluster()))
+            snapshot = self.sources.poll_cluster()
+            self.timeline.observe_cluster(snapshot)
+            self.history.observe_cluster(snapshot)
+            self.post_message(ClusterPolled(snapshot))
         except KafkatopError as e:
             self.post_message(ClusterPollFailed(str(e), self._clock()))
         except Exception as e:  # noqa: BLE001 - a library surprise must not end the app; show it instead
@@ -162,6 +182,7 @@ class KafkatopApp(App[None]):
     def poll_nodes(self) -> None:
         try:
             snapshot = self.sources.control.poll()
+            self.timeline.observe_nodes(snapshot)
         except Exception:  # noqa: BLE001 - the panes keep their last state; the next poll tries again
             snapshot = None
         self.post_message(NodesPolled(snapshot))
@@ -170,7 +191,10 @@ class KafkatopApp(App[None]):
     def poll_ensemble(self) -> None:
         assert self.sources.poll_ensemble is not None
         try:
-            self.post_message(EnsemblePolled(self.sources.poll_ensemble()))
+            ensemble = self.sources.poll_ensemble()
+            if isinstance(ensemble, QuorumSnapshot):
+                self.timeline.observe_quorum(ensemble)
+            self.post_message(EnsemblePolled(ensemble))
         except KafkatopError as e:
             self.post_message(EnsemblePolled(None, str(e)))
         except Exception as e:  # noqa: BLE001
@@ -221,51 +245,56 @@ class KafkatopApp(App[None]):
 
     def _render_status(self, now: float) -> None:
         age = now - self.snapshot.taken_at if self.snapshot is not None and self.failure else None
-        self.query_one(StatusBar).show(
+        self.main_screen.query_one(StatusBar).show(
             self.snapshot, self.failure, age, controller_id=self._controller_id(), last_action=self.last_action
         )
 
     def _render_cluster(self) -> None:
         assert self.snapshot is not None
         if self.snapshot.mode == "zk":
-            self.query_one(TabbedContent).get_tab("tab-ensemble").label = "ZooKeeper"  # type: ignore[assignment]
+            self.main_screen.query_one(TabbedContent).get_tab("tab-ensemble").label = "ZooKeeper"  # type: ignore[assignment]
         self._render_status(self.snapshot.taken_at)
         # Tabs out of sight are brought up to date when shown (TabActivated): a hidden table that changes would
         # still re-lay out the screen, which at 1,000 partitions costs as much as the visible refresh.
-        active = self.query_one(TabbedContent).active
-        self.query_one(PartitionsPane).show(self.snapshot, self.snapshot.taken_at)
+        active = self.main_screen.query_one(TabbedContent).active
+        self.main_screen.query_one(PartitionsPane).show(self.snapshot, self.snapshot.taken_at, self.history.snapshot())
         if active == "tab-brokers":
-            self.query_one(BrokerTable).show(self.snapshot, self._controller_id())
+            self.main_screen.query_one(BrokerTable).show(self.snapshot, self._controller_id())
         if active == "tab-groups":
-            self.query_one(GroupsPanel).show_groups(self.snapshot)
+            self.main_screen.query_one(GroupsPanel).show_groups(self.snapshot, self.history.snapshot())
         if active == "tab-spark":
-            self.query_one(SparkPanel).show_topics([t.name for t in self.snapshot.topics])
+            self.main_screen.query_one(SparkPanel).show_topics([t.name for t in self.snapshot.topics])
         self._render_nodes()
 
     def _render_nodes(self) -> None:
+        self._render_timeline()
         if self.nodes is None or self.sources.control is None:
             return
         leaders = self.snapshot.leaders_by_broker if self.snapshot is not None else {}
         replicas = self.snapshot.replicas_by_broker if self.snapshot is not None else {}
-        table = self.query_one(NodeTable)
+        table = self.main_screen.query_one(NodeTable)
         table.show(self.nodes, self._controller_id(), leaders, replicas)
         self._render_log()
 
+    def _render_timeline(self) -> None:
+        if self.main_screen.query_one(TabbedContent).active == "tab-timeline":
+            self.main_screen.query_one(TimelinePane).show(self.timeline.snapshot())
+
     def _render_log(self) -> None:
-        if self.query_one(TabbedContent).active != "tab-log":
+        if self.main_screen.query_one(TabbedContent).active != "tab-log":
             return  # drawn when its tab is shown
-        name = self.query_one(NodeTable).selected_name if self.sources.control is not None else None
+        name = self.main_screen.query_one(NodeTable).selected_name if self.sources.control is not None else None
         node = next((n for n in getattr(self.nodes, "nodes", ()) if n.name == name), None)
-        self.query_one(NodeLog).show(name, node.log_tail if node else (), node.detail if node else None)
+        self.main_screen.query_one(NodeLog).show(name, node.log_tail if node else (), node.detail if node else None)
 
     def _render_ensemble(self) -> None:
-        if self.query_one(TabbedContent).active == "tab-ensemble":
-            self.query_one(EnsemblePane).show(self.ensemble, self.ensemble_problem, self._mode())
+        if self.main_screen.query_one(TabbedContent).active == "tab-ensemble":
+            self.main_screen.query_one(EnsemblePane).show(self.ensemble, self.ensemble_problem, self._mode())
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self) -> None:
-        if self.query_one(TabbedContent).active == "tab-spark":
-            self.query_one(SparkPanel).warm_up()
+        if self.main_screen.query_one(TabbedContent).active == "tab-spark":
+            self.main_screen.query_one(SparkPanel).warm_up()
         if self.snapshot is not None:
             self._render_cluster()
         self._render_log()
@@ -278,7 +307,8 @@ class KafkatopApp(App[None]):
     @on(Select.Changed, "#topic-picker")
     def _topic_picked(self) -> None:
         if self.snapshot is not None:
-            self.query_one(PartitionsPane).show(self.snapshot, self.snapshot.taken_at)
+            pane = self.main_screen.query_one(PartitionsPane)
+            pane.show(self.snapshot, self.snapshot.taken_at, self.history.snapshot())
 
     # --- actions -----------------------------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -297,7 +327,9 @@ class KafkatopApp(App[None]):
             ("Refresh now", "r", self.action_refresh),
             ("Help", "?", self.action_help),
         ]
-        tabs = ["Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum", "Spark"]
+        tabs = [
+            "Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum", "Spark", "Timeline",
+        ]  # fmt: skip
         for title, help_text, callback in commands:
             yield SystemCommand(title, help_text, callback)
         for i, tab in enumerate(tabs, start=1):
@@ -308,14 +340,14 @@ class KafkatopApp(App[None]):
 
     def _spark_count(self) -> None:
         self.action_tab(TAB_IDS.index("tab-spark") + 1)
-        self.query_one(SparkPanel).action_count()
+        self.main_screen.query_one(SparkPanel).action_count()
 
     def action_tab(self, index: int) -> None:
         panes = TAB_IDS
         # Focus moves into the new tab: left in the old one, it would pull that tab back to the front.
         self.set_focus(None)
-        self.query_one(TabbedContent).active = panes[index - 1]
-        pane = self.query_one(f"#{panes[index - 1]}", TabPane)
+        self.main_screen.query_one(TabbedContent).active = panes[index - 1]
+        pane = self.main_screen.query_one(f"#{panes[index - 1]}", TabPane)
         first = next((w for w in pane.query("*") if w.focusable), None)
         if first is not None:
             self.set_focus(first)
@@ -332,12 +364,18 @@ class KafkatopApp(App[None]):
                 "no cluster processes here: attach to a lab cluster or start one (kafkatop up)", severity="warning"
             )
             return
-        name = self.query_one(NodeTable).selected_name
+        name = self.main_screen.query_one(NodeTable).selected_name
         if name is None:
             self.notify("highlight a node first (arrow keys in the process table)", severity="warning")
             return
         self.notify(f"{action} {name} …", timeout=2)
-        self._act(f"{name} {NODE_ACTIONS[action]}", lambda: getattr(self.sources.control, action)(name))
+        view = self.nodes.node(name) if self.nodes is not None else None
+
+        def act() -> None:
+            self.timeline.record_action(action, name, broker_id=view.node_id if view is not None else None)
+            getattr(self.sources.control, action)(name)
+
+        self._act(f"{name} {NODE_ACTIONS[action]}", act)
 
     def action_add_broker(self) -> None:
         if self.sources.control is None:
@@ -370,13 +408,13 @@ class KafkatopApp(App[None]):
             self.notify("the durability check needs a cluster kafkatop can reach", severity="warning")
             return
         kind = getattr(self.nodes, "kind", None)
-        topic = self.query_one(PartitionTable).selected_topic
+        topic = self.main_screen.query_one(PartitionTable).selected_topic
         self.push_screen(DurabilityScreen(self.sources.durability, topic, can_restart=kind != "attach"))
 
     def action_delete_topic(self) -> None:
         from kafkatop.tui.widgets.partitions import PartitionTable
 
-        topic = self.query_one(PartitionTable).selected_topic
+        topic = self.main_screen.query_one(PartitionTable).selected_topic
         if topic is None or self.sources.topic_admin is None:
             self.notify("highlight a row of the topic to delete", severity="warning")
             return
@@ -423,6 +461,8 @@ class KafkatopApp(App[None]):
     def drain_clients(self) -> None:
         try:
             activity = self.sources.clients.drain()
+            if activity is not None:
+                self.timeline.observe_consoles(activity)
         except Exception:  # noqa: BLE001 - a broken client shows in its panel, not as a crash
             return
         if activity is not None:
@@ -437,5 +477,5 @@ class KafkatopApp(App[None]):
             )
 
     def on_clients_drained(self, message: ClientsDrained) -> None:
-        self.query_one(ProducerPanel).show_deliveries(message.deliveries)
-        self.query_one(ConsumerPanel).show_drained(message)
+        self.main_screen.query_one(ProducerPanel).show_deliveries(message.deliveries)
+        self.main_screen.query_one(ConsumerPanel).show_drained(message)

@@ -176,3 +176,26 @@ def test_spark_panel(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 34), run_before=counted)
+
+
+def test_timeline_tab(snap_compare: Any) -> None:
+    """A kill -9, the start after it and a controlled shutdown of broker 2 in ZooKeeper mode: the steps of the
+    highlighted incident with the time between them, and kill -9 beside the controlled shutdown (deregistered
+    after 18 s, when the ZooKeeper session expired, against 1.6 s)."""
+    from tests.unit.test_timeline import (
+        T0,
+        baseline,
+        controlled_shutdown,
+        kill_9_in_zookeeper_mode,
+        restart_broker_2,
+        state_change,
+    )
+
+    cluster, nodes, zk = zk_lab()
+    app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: zk), FROZEN, clock=lambda: TAKEN_AT)
+    baseline(app.timeline)
+    kill_9_in_zookeeper_mode(app.timeline)
+    restart_broker_2(app.timeline, T0 + 30)
+    app.timeline.observe_zookeeper(state_change(T0 + 45, 0, (3, (1, 2, 3), 7), (2, (1, 2, 3), 8)))
+    controlled_shutdown(app.timeline, T0 + 60)
+    assert snap_compare(app, terminal_size=(130, 44), run_before=settled_on_tab("9"))

@@ -36,7 +36,12 @@ one group to share partitions, or each in its own group to get every message; st
 keys; each count checked against high − low watermark) · `l` live counts from a streaming query. Spark runs in a
 process of its own, started the first time the tab is shown.
 
-`1`–`8` switch tabs · `r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is
+**Timeline** (tab 9): every kill, stop, start and failure as an incident, step by step with the time between steps
+(process gone, broker deregistered or fenced, controller and leaders moving, ISRs shrinking and growing back, client
+errors, recovered), and the latest kill -9 beside the latest controlled shutdown. The partition table's **isr
+history** and **msg/s** columns and the groups' **lag history** show the last polls as sparklines.
+
+`1`–`9` switch tabs · `r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is
 stopped unless it was started with `--detach`).
 """
 

@@ -254,7 +254,7 @@ class GroupsPanel(Vertical):
         yield Static("", id="group-error", classes="error")
 
     def on_mount(self) -> None:
-        self.query_one("#groups", DataTable).add_columns("group", "state", "protocol", "members", "lag")
+        self.query_one("#groups", DataTable).add_columns("group", "state", "protocol", "members", "lag", "lag history")
         self.query_one("#group-offsets", DataTable).add_columns(
             "partition", "member", "host", "committed", "end", "lag"
         )
@@ -266,7 +266,10 @@ class GroupsPanel(Vertical):
             return None
         return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
-    def show_groups(self, snapshot: ClusterSnapshot) -> None:
+    def show_groups(self, snapshot: ClusterSnapshot, history: Any = None) -> None:
+        """`history` (a backends.history.HistorySnapshot) adds each group's lag over the last polls."""
+        from kafkatop.tui.format import sparkline
+
         self.snapshot = snapshot
         table = self.query_one("#groups", DataTable)
         selected = self.selected_group
@@ -277,6 +280,7 @@ class GroupsPanel(Vertical):
                 g.protocol,
                 str(len(g.members)),
                 "-" if g.total_lag is None else str(g.total_lag),
+                Text(sparkline(history.group_lag(g.group_id), 16) if history is not None else "", style="yellow"),
             )
             for g in snapshot.groups
         }

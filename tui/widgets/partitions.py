@@ -20,8 +20,11 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Select
 
-from kafkatop.backends.model import ClusterSnapshot, Partition
+from kafkatop.backends.history import HistorySnapshot
+from kafkatop.backends.model import ClusterSnapshot, Partition, TopicPartition
+from kafkatop.tui.format import rate, sparkline
 
+TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
 HIGHLIGHT_S = 3.0  # how long a changed row stays highlighted (about three polls)
 ALL_TOPICS = "\x00all"  # the picker's value for every topic (no topic can be named so)
 
@@ -49,7 +52,7 @@ def _leader(leader: int, offline: bool, preferred: bool, style: str) -> Cell:
     return ((str(leader), style),)
 
 
-def partition_row(p: Partition, changed: bool = False) -> tuple[Cell, ...]:
+def partition_row(p: Partition, changed: bool = False, isr_trend: str = "", rate_trend: str = "") -> tuple[Cell, ...]:
     """A row's cells as styled pieces; the styled ones are shared between rows in the same state."""
     fault = "bold red" if p.offline else "yellow" if p.under_replicated else ""
     style = f"{fault} reverse" if changed else fault
@@ -62,7 +65,20 @@ def partition_row(p: Partition, changed: bool = False) -> tuple[Cell, ...]:
         (("-" if p.low_watermark is None else str(p.low_watermark), ""),),
         (("-" if p.high_watermark is None else str(p.high_watermark), ""),),
         (("-" if p.messages is None else str(p.messages), ""),),
+        ((isr_trend, "yellow" if isr_trend and isr_trend[-1] != isr_trend[0] else "dim"),),
+        ((rate_trend, "cyan"),),
     )
+
+
+def _trends(history: HistorySnapshot | None, p: Partition) -> tuple[str, str]:
+    """ISR size over the window (a dip is a failover seen afterwards) and the rate of records with its last value."""
+    if history is None:
+        return "", ""
+    tp = TopicPartition(p.topic, p.id)
+    isr = history.isr_size(tp)
+    rates = history.records_per_s(tp)
+    rate_text = f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else ""
+    return sparkline(isr, TREND_WIDTH, top=float(len(p.replicas))), rate_text
 
 
 def cell_text(cell: Cell) -> str:
@@ -78,7 +94,7 @@ class PartitionTable(ScrollView, can_focus=True):
     """Drawn line by line (Textual's line API) from cells cached per row. A refresh where every one of 1,000 rows
     changed (a broker died) redraws only the visible rows, and builds cells only for rows whose state changed."""
 
-    COLUMNS = ("topic", "partition", "leader", "replicas", "isr", "low", "high", "messages")
+    COLUMNS = ("topic", "partition", "leader", "replicas", "isr", "low", "high", "messages", "isr history", "msg/s")
     BINDINGS = [
         Binding("up", "cursor(-1)", show=False),
         Binding("down", "cursor(1)", show=False),
@@ -122,7 +138,9 @@ class PartitionTable(ScrollView, can_focus=True):
     def row_cell(self, key: str, column: str) -> Cell:
         return self._cells[key][self.COLUMNS.index(column)]
 
-    def show(self, snapshot: ClusterSnapshot, topic: str | None, now: float) -> None:
+    def show(
+        self, snapshot: ClusterSnapshot, topic: str | None, now: float, history: HistorySnapshot | None = None
+    ) -> None:
         states: dict[str, tuple[object, ...]] = {}
         partitions: dict[str, Partition] = {}
         for p in snapshot.partitions:
@@ -134,7 +152,11 @@ class PartitionTable(ScrollView, can_focus=True):
                 self._changed_at[key] = now
             self._seen[key] = (p.leader, p.isr)
             changed = now - self._changed_at.get(key, -HIGHLIGHT_S - 1) <= HIGHLIGHT_S
-            states[key] = (p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, changed)
+            isr_trend, rate_trend = _trends(history, p)
+            states[key] = (
+                p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, isr_trend,
+                rate_trend, changed,
+            )  # fmt: skip
             partitions[key] = p
         keys = list(states)
         same_rows = keys == self._keys
@@ -144,7 +166,8 @@ class PartitionTable(ScrollView, can_focus=True):
             if same_rows and states[key] == self._states.get(key):
                 cells[key] = self._cells[key]
                 continue
-            cells[key] = partition_row(partitions[key], bool(states[key][-1]))
+            state = states[key]
+            cells[key] = partition_row(partitions[key], bool(state[-1]), str(state[-3]), str(state[-2]))
             dirty.append(index)
         self._keys, self._cells, self._states = keys, cells, states
         row_widths = {}
@@ -264,7 +287,7 @@ class PartitionsPane(Vertical):
         value = self.query_one("#topic-picker", Select).value
         return None if value == ALL_TOPICS or not isinstance(value, str) else value
 
-    def show(self, snapshot: ClusterSnapshot, now: float) -> None:
+    def show(self, snapshot: ClusterSnapshot, now: float, history: HistorySnapshot | None = None) -> None:
         picker = self.query_one("#topic-picker", Select)
         names = [t.name for t in sorted(snapshot.topics, key=lambda t: t.name)]
         options = [("all topics", ALL_TOPICS), *((n, n) for n in names)]
@@ -289,4 +312,4 @@ class PartitionsPane(Vertical):
             if t.min_insync_replicas is not None:
                 summary.append(f"  min.insync.replicas {t.min_insync_replicas}")
         self.query_one("#topic-summary", Summary).text = summary
-        self.query_one(PartitionTable).show(snapshot, topic, now)
+        self.query_one(PartitionTable).show(snapshot, topic, now, history)
