@@ -109,6 +109,7 @@ class KafkatopApp(App[None]):
         # Fed by the poll workers (thread-safe, bounded); the UI draws their snapshots.
         self.timeline = Timeline()
         self.history = History()
+        self.history_view: Any = None  # the HistorySnapshot of the last poll
 
     @property
     def main_screen(self) -> Screen[Any]:
@@ -172,7 +173,7 @@ class KafkatopApp(App[None]):
             snapshot = self.sources.poll_cluster()
             self.timeline.observe_cluster(snapshot)
             self.history.observe_cluster(snapshot)
-            self.post_message(ClusterPolled(snapshot))
+            self.post_message(ClusterPolled(snapshot, self.history.snapshot()))
         except KafkatopError as e:
             self.post_message(ClusterPollFailed(str(e), self._clock()))
         except Exception as e:  # noqa: BLE001 - a library surprise must not end the app; show it instead
@@ -208,6 +209,7 @@ class KafkatopApp(App[None]):
 
     def on_cluster_polled(self, message: ClusterPolled) -> None:
         self.snapshot, self.failure = message.snapshot, None
+        self.history_view = message.history
         self._render_cluster()
         self._schedule_next_poll()
 
@@ -257,11 +259,11 @@ class KafkatopApp(App[None]):
         # Tabs out of sight are brought up to date when shown (TabActivated): a hidden table that changes would
         # still re-lay out the screen, which at 1,000 partitions costs as much as the visible refresh.
         active = self.main_screen.query_one(TabbedContent).active
-        self.main_screen.query_one(PartitionsPane).show(self.snapshot, self.snapshot.taken_at, self.history.snapshot())
+        self.main_screen.query_one(PartitionsPane).show(self.snapshot, self.snapshot.taken_at, self.history_view)
         if active == "tab-brokers":
             self.main_screen.query_one(BrokerTable).show(self.snapshot, self._controller_id())
         if active == "tab-groups":
-            self.main_screen.query_one(GroupsPanel).show_groups(self.snapshot, self.history.snapshot())
+            self.main_screen.query_one(GroupsPanel).show_groups(self.snapshot, self.history_view)
         if active == "tab-spark":
             self.main_screen.query_one(SparkPanel).show_topics([t.name for t in self.snapshot.topics])
         self._render_nodes()
@@ -308,7 +310,7 @@ class KafkatopApp(App[None]):
     def _topic_picked(self) -> None:
         if self.snapshot is not None:
             pane = self.main_screen.query_one(PartitionsPane)
-            pane.show(self.snapshot, self.snapshot.taken_at, self.history.snapshot())
+            pane.show(self.snapshot, self.snapshot.taken_at, self.history_view)
 
     # --- actions -----------------------------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -13,6 +13,7 @@ from kafkatop.backends.model import ClusterSnapshot
 @dataclass
 class ClusterPolled(Message):
     snapshot: ClusterSnapshot
+    history: Any = None  # backends.history.HistorySnapshot, built in the worker: the UI thread only draws it
 
     def can_replace(self, message: Message) -> bool:
         # A backlog of snapshots collapses to the newest: only the latest state matters.

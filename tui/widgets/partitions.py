@@ -75,10 +75,14 @@ def _trends(history: HistorySnapshot | None, p: Partition) -> tuple[str, str]:
     if history is None:
         return "", ""
     tp = TopicPartition(p.topic, p.id)
-    isr = history.isr_size(tp)
-    rates = history.records_per_s(tp)
+    return _trend_text(history.isr_size(tp)[-TREND_WIDTH:], history.records_per_s(tp)[-TREND_WIDTH:], len(p.replicas))
+
+
+@lru_cache(maxsize=8192)
+def _trend_text(isr: tuple[float, ...], rates: tuple[float, ...], replicas: int) -> tuple[str, str]:
+    # Cached: a quiet partition's windows repeat from poll to poll, and 1,000 rows are drawn per poll.
     rate_text = f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else ""
-    return sparkline(isr, TREND_WIDTH, top=float(len(p.replicas))), rate_text
+    return sparkline(isr, TREND_WIDTH, top=float(replicas)), rate_text
 
 
 def cell_text(cell: Cell) -> str:
