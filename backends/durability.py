@@ -117,6 +117,15 @@ def _error_text(err: KafkaError) -> str:
     return describe_error(KafkaException(err))
 
 
+def _acked_ends(deliveries: list[RecordDelivery], starts: Mapping[int, int]) -> dict[int, int]:
+    """Per partition, one past the highest offset a delivery report acknowledged (the start when none was)."""
+    ends = dict(starts)
+    for d in deliveries:
+        if d.acked and d.offset is not None and d.partition in ends:
+            ends[d.partition] = max(ends[d.partition], d.offset + 1)
+    return ends
+
+
 def _drain(producer: Producer) -> None:
     """Reports what is still waiting as failed (purged) rather than unknown; close() would wait for it unbounded."""
     if len(producer) > 0:
@@ -454,8 +463,11 @@ class DurabilityCheck:
         except (KafkaException, ValueError, TypeError) as e:
             raise self._client_error("consumer", e, config) from None
 
-    def _high_watermarks(self, consumer: Consumer, partitions: int, what: str) -> dict[int, int]:
-        deadline = time.monotonic() + self.timeout_s
+    def _high_watermarks(
+        self, consumer: Consumer, partitions: int, what: str, within_s: float | None = None
+    ) -> dict[int, int]:
+        within_s = self.timeout_s if within_s is None else within_s
+        deadline = time.monotonic() + within_s
         out: dict[int, int] = {}
         for p in range(partitions):
             while True:
@@ -470,7 +482,7 @@ class DurabilityCheck:
                 except KafkaException as e:
                     if time.monotonic() >= deadline:
                         raise DurabilityError(
-                            f"cannot read the {what} offsets of {self.settings.topic}-{p} within {self.timeout_s:g} s "
+                            f"cannot read the {what} offsets of {self.settings.topic}-{p} within {within_s:g} s "
                             f"({describe_error(e)}): check that its leader is up"
                         ) from None
         return out
@@ -571,7 +583,16 @@ class DurabilityCheck:
                 if (isr_problem := self._wait_isr_full(timeline)) is not None:
                     problems.append(isr_problem)
             self._progress("reading back", force=True)
-            ends = self._high_watermarks(consumer, facts.partitions, "end")
+            # A client that lived through the fault can keep a stale view of the partition (seen on Kafka 4.1:
+            # "Unknown partition" for 10 s after the leader came back): the read-back gets a fresh one.
+            consumer.close()
+            consumer = self._consumer(run_id)
+            try:
+                ends = self._high_watermarks(consumer, facts.partitions, "end", self.settings.read_timeout_s)
+            except DurabilityError as e:
+                # What was produced is not lost with the watermarks: read up to the last acknowledged offsets.
+                ends = _acked_ends(deliveries, starts)
+                problems.append(f"{e}; read up to each partition's last acknowledged offset instead")
             read, read_problems, read_complete = self._read_back(consumer, run_id, starts, ends)
         finally:
             consumer.close()
