@@ -45,7 +45,7 @@ SCHEMA = (
     "headers array<struct<key: string, value: binary>>"
 )
 EARLIEST, LATEST = -2, -1  # the official connector's sentinels in startingOffsets/endingOffsets JSON
-BATCH_ROWS = 8192
+BATCH_ROWS = 32768
 DEFAULT_POLL_TIMEOUT_MS = 120_000
 METADATA_TIMEOUT_S = 15.0
 
