@@ -46,6 +46,7 @@ from kafkatop.backends.durability_model import (
     Step,
     TopicFacts,
     Verdict,
+    acked_ends,
     check_control,
     check_topic,
     decode,
@@ -115,15 +116,6 @@ class _Timeline:
 # --- the run --------------------------------------------------------------------------------------------------------
 def _error_text(err: KafkaError) -> str:
     return describe_error(KafkaException(err))
-
-
-def _acked_ends(deliveries: list[RecordDelivery], starts: Mapping[int, int]) -> dict[int, int]:
-    """Per partition, one past the highest offset a delivery report acknowledged (the start when none was)."""
-    ends = dict(starts)
-    for d in deliveries:
-        if d.acked and d.offset is not None and d.partition in ends:
-            ends[d.partition] = max(ends[d.partition], d.offset + 1)
-    return ends
 
 
 def _drain(producer: Producer) -> None:
@@ -591,7 +583,7 @@ class DurabilityCheck:
                 ends = self._high_watermarks(consumer, facts.partitions, "end", self.settings.read_timeout_s)
             except DurabilityError as e:
                 # What was produced is not lost with the watermarks: read up to the last acknowledged offsets.
-                ends = _acked_ends(deliveries, starts)
+                ends = acked_ends(deliveries, starts)
                 problems.append(f"{e}; read up to each partition's last acknowledged offset instead")
             read, read_problems, read_complete = self._read_back(consumer, run_id, starts, ends)
         finally:

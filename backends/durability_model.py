@@ -389,6 +389,16 @@ def verify(
     )
 
 
+def acked_ends(deliveries: Iterable[RecordDelivery], starts: Mapping[int, int]) -> dict[int, int]:
+    """Per partition, one past the highest offset a delivery report acknowledged (the start when none was): where
+    to read up to when the end offsets cannot be read."""
+    ends = dict(starts)
+    for d in deliveries:
+        if d.acked and d.offset is not None and d.partition in ends:
+            ends[d.partition] = max(ends[d.partition], d.offset + 1)
+    return ends
+
+
 def total(rows: Iterable[PartitionResult]) -> PartitionResult:
     rows = list(rows)
 

@@ -174,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kafkatop.tui.counts_cmd import add_parser as add_counts
 
     add_counts(sub, _lab_options, _client_options)
+    from kafkatop.tui.chaos_cmd import add_parser as add_chaos
+
+    add_chaos(sub, _lab_options, _client_options)
     return p
 
 

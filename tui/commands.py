@@ -421,6 +421,12 @@ def cmd_counts(args: argparse.Namespace) -> int:
     return count(args, _bootstrap(args), _client_config(args), state_root(args) / "spark")
 
 
+def cmd_chaos(args: argparse.Namespace) -> int:
+    from kafkatop.tui.chaos_cmd import cmd_chaos as run_chaos
+
+    return run_chaos(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "up": cmd_up,
     "down": cmd_down,
@@ -434,6 +440,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "describe": cmd_describe,
     "durability": cmd_durability,
     "counts": cmd_counts,
+    "chaos": cmd_chaos,
 }
 
 

@@ -1,0 +1,99 @@
+"""A chaos run against a real Apache Kafka: a 3-node combined KRaft lab cluster (the Kafka 4 default) in pytest's tmp
+dir, a 3-partition RF-3 topic with min.insync.replicas=2, three random steps with kafkatop's view polled throughout;
+nothing lost or duplicated, every step's view within 2 polls, and no orphan JVM left, during the run or after `down`.
+
+Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the test is skipped. Every node binds
+127.0.0.1 on free ports with a 256m heap; all of it is stopped by recorded pid.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kafkatop.backends.admin import AdminSource
+from kafkatop.backends.chaos import ChaosEvent, ChaosRun, ChaosSettings, jvms_under
+from kafkatop.backends.control import LabControl
+from kafkatop.backends.errors import SourceUnavailable
+from kafkatop.backends.install import open_install
+from kafkatop.backends.model import Topic
+from kafkatop.backends.supervisor import LabCluster, NodeState
+from kafkatop.backends.topics import TopicAdmin
+from tests.conftest import wait_for
+from tests.integration.test_supervisor import Clusters
+
+pytestmark = [
+    pytest.mark.kafka,
+    pytest.mark.skipif(
+        not os.environ.get("KAFKA_HOME"),
+        reason="needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)",
+    ),
+]
+
+TOPIC = "chaos"
+
+
+@pytest.fixture
+def clusters(tmp_path: Path) -> Iterator[Clusters]:
+    c = Clusters(tmp_path)
+    yield c
+    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
+
+
+def in_sync(source: AdminSource) -> Topic | None:
+    try:
+        topic = source.poll().topic(TOPIC)
+    except SourceUnavailable:
+        return None
+    if topic is None or any(p.offline or set(p.isr) != set(p.replicas) for p in topic.partitions):
+        return None
+    return topic
+
+
+def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters) -> None:
+    home = Path(os.environ["KAFKA_HOME"])
+    assert open_install(home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
+    cluster: LabCluster = clusters.make(home, name="chaos", mode="kraft", brokers=3, heap="256m")
+    snap = cluster.up(timeout_s=120)
+    assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
+    recorded = {n.pid for n in snap.nodes}
+    with TopicAdmin(snap.bootstrap_servers) as topics:
+        topics.create_topic(TOPIC, 3, 3, {"min.insync.replicas": "2"})
+    source = AdminSource(snap.bootstrap_servers, timeout_s=2.0)
+    try:
+        wait_for(lambda: in_sync(source), timeout_s=60, interval_s=0.2, what=f"{TOPIC} led with full ISRs")
+    finally:
+        source.close()
+
+    control = LabControl(cluster)
+    events: list[ChaosEvent] = []
+    settings = ChaosSettings(TOPIC, steps=3, seed=18, poll_interval_s=0.5, hold_s=2.0, step_timeout_s=90.0, rate=100)
+    report = ChaosRun(control, control.bootstrap_servers, settings, on_event=events.append).run()
+
+    assert report.verdict == "passed", (report.verdict_text, report.problems)
+    assert (report.replication_factor, report.min_insync_replicas) == (3, 2)
+    # RF 3 − min.insync.replicas 2, and a quorum of 3 combined voters: one broker down at a time.
+    assert report.safe_max_down == 1 and "KRaft quorum of 3 voters" in report.safe_reason
+    assert len(report.steps) == 3
+    for step in report.steps:
+        assert step.settled and step.error is None, step
+        assert step.polls_to_converge is not None and step.polls_to_converge <= 2, step
+    t = report.totals
+    assert t.acked > 0 and (t.lost, t.duplicated, t.out_of_order) == (0, 0, 0)
+    assert report.read_complete and report.view_errors == 0
+    assert report.orphans == () and "JVMs running from" in report.orphans_note
+    # Every node up again, each a JVM of the cluster's state dir and nothing else.
+    after = cluster.refresh()
+    assert [n.state for n in after.nodes] == [NodeState.UP] * 3
+    assert set(jvms_under(after.state_dir)) == {n.pid for n in after.nodes}
+    recorded |= {n.pid for n in after.nodes}
+    print("\n" + "\n".join(e.text for e in events))
+
+    cluster.down(timeout_s=30)
+    assert all(n.state is NodeState.DOWN for n in cluster.snapshot().nodes)
+    assert not [pid for pid in recorded if pid is not None and psutil.pid_exists(pid)]
+    assert jvms_under(cluster.state_dir) == {}
