@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe; durability; counts (Spark). `kafkatop COMMAND --help` for each.",
+        "describe; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each.",
     )
     p.add_argument("--bootstrap-server", metavar="HOST:PORT[,…]", help="attach to this cluster (else: demo)")
     p.add_argument(
