@@ -105,6 +105,24 @@ def check_action(action: str, view: NodeView) -> None:
         raise ControlError(f"cannot {action} {view.name} now: it is {view.state.value}")
 
 
+# What Kafka logs when a log dir fails (a full disk, above all), and what it means for the cluster.
+_STORAGE_FAILURES = (
+    ("all log dirs", "all its log dirs failed: the broker shut itself down; free disk space, then start it"),
+    ("No space left on device", "its log dir is full (No space left on device): Kafka takes the dir offline and its "
+     "replicas there go offline; free space or add a log dir, then restart the broker"),
+    ("KafkaStorageException", "a log dir failed (KafkaStorageException): the replicas in it are offline on this "
+     "broker until it restarts with the dir healthy"),
+)  # fmt: skip
+
+
+def storage_problem(log_tail: tuple[str, ...]) -> str | None:
+    """A failed or full log dir, from the node's own log lines; None when its log says nothing of the kind."""
+    for needle, meaning in _STORAGE_FAILURES:
+        if any(needle in line for line in log_tail):
+            return meaning
+    return None
+
+
 def _cap(line: str) -> str:
     line = line.rstrip("\r")
     return line if len(line) <= LOG_LINE_MAX else line[: LOG_LINE_MAX - 1] + "…"
@@ -247,8 +265,8 @@ class LabControl:
             cpu_percent=proc.cpu_percent if proc is not None else None,
             rss_bytes=proc.rss_bytes if proc is not None else None,
             uptime_s=uptime,
-            detail=status.detail,
-            log_tail=tail.read(),
+            detail=status.detail or storage_problem(lines := tail.read()),
+            log_tail=lines,
             actions=actions_for(status.state),
         )
 

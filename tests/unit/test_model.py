@@ -81,3 +81,17 @@ def test_group_lag() -> None:
     assert g.total_lag == 5
     assert ConsumerGroup("empty").total_lag == 0
     assert GroupState.EMPTY.inactive and not GroupState.STABLE.inactive
+
+
+def test_a_full_or_failed_log_dir_is_told_from_the_node_log() -> None:
+    from kafkatop.backends.control import storage_problem
+
+    assert storage_problem(("[2026-11-22 08:00:00,000] INFO [KafkaServer id=1] started",)) is None
+    full = (
+        "[2026-11-22 08:00:01,000] ERROR Error while appending records to purchases-0 in dir /data "
+        "(org.apache.kafka.storage.internals.log.LogDirFailureChannel)",
+        "java.io.IOException: No space left on device",
+    )
+    assert "log dir is full" in (storage_problem(full) or "")
+    shut = (*full, "[2026-11-22 08:00:02,000] ERROR Shutdown broker because all log dirs in /data have failed")
+    assert "shut itself down" in (storage_problem(shut) or "")
