@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from kafkatop.backends.control import NodesSnapshot
-from kafkatop.backends.durability_model import PartitionResult, ReadRecord, acked_ends, total
+from kafkatop.backends.durability_model import PartitionResult, ReadRecord, acked_ends, replicated_topic, total
 from kafkatop.backends.errors import KafkatopError
 from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, ProcessRole, Topic
 from kafkatop.backends.supervisor import NodeState
@@ -199,20 +199,7 @@ def safe_max_down(rf: int, min_insync_replicas: int | None, nodes: NodesSnapshot
 # --- the topic ------------------------------------------------------------------------------------------------------
 def check_chaos_topic(snapshot: ClusterSnapshot, name: str) -> Topic:
     """The topic, or ChaosRefused when it is missing or not replicated."""
-    topic = snapshot.topic(name)
-    if topic is None:
-        raise ChaosRefused(
-            f"topic '{name}' does not exist: create it first (kafkatop create-topic {name} --partitions 3 "
-            "--replication-factor 3)"
-        )
-    if not topic.partitions:
-        raise ChaosRefused(f"topic '{name}' has no partitions yet: try again in a moment")
-    if topic.replication_factor < 2:
-        raise ChaosRefused(
-            f"a chaos run needs a replicated topic: '{name}' has RF 1, so each broker taken down takes its "
-            f"partitions offline; create one with --replication-factor 3"
-        )
-    return topic
+    return replicated_topic(snapshot, name, "a chaos run", ChaosRefused)
 
 
 # --- the cluster as kafkatop shows it ------------------------------------------------------------------------------

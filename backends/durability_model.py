@@ -11,14 +11,14 @@ before a lower one (out of order), and which are there although their delivery f
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, get_args
 
 from kafkatop.backends.clients import Acks, ProducerSettings
 from kafkatop.backends.control import NodesSnapshot, NodeView
 from kafkatop.backends.errors import KafkatopError
-from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, ProcessRole
+from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, ProcessRole, Topic
 
 Fault = Literal["kill", "stop"]
 Step = Literal["preflight", "producing", "waiting for ISR", "reading back", "done"]
@@ -137,24 +137,30 @@ class TopicFacts:
     isr: tuple[int, ...]
 
 
+def replicated_topic(snapshot: ClusterSnapshot, name: str, purpose: str, refuse: Callable[[str], Exception]) -> Topic:
+    """The topic, or `refuse(reason)` when it is missing or has RF 1 (no other replica to fail over to)."""
+    topic = snapshot.topic(name)
+    if topic is None:
+        raise refuse(
+            f"topic '{name}' does not exist: create it first (kafkatop create-topic {name} --partitions 3 "
+            "--replication-factor 3), then try again"
+        )
+    if not topic.partitions:
+        raise refuse(f"topic '{name}' has no partitions yet: try again in a moment")
+    if topic.replication_factor < 2:
+        raise refuse(
+            f"{purpose} needs a replicated topic: with RF 1 there is no other replica to take over "
+            f"('{name}' has RF 1); create it with --replication-factor 3"
+        )
+    return topic
+
+
 def check_topic(
     snapshot: ClusterSnapshot, settings: DurabilitySettings, configs: Mapping[str, str] | None = None
 ) -> TopicFacts:
     """The facts the check needs, or DurabilityRefused when the topic cannot be tested (missing, RF 1, …)."""
     name = settings.topic
-    topic = snapshot.topic(name)
-    if topic is None:
-        raise DurabilityRefused(
-            f"topic '{name}' does not exist: create it first (kafkatop create-topic {name} --partitions 3 "
-            "--replication-factor 3), then run the check again"
-        )
-    if not topic.partitions:
-        raise DurabilityRefused(f"topic '{name}' has no partitions yet: try again in a moment")
-    if topic.replication_factor < 2:
-        raise DurabilityRefused(
-            f"a durability check needs a replicated topic: with RF 1 there is no other replica to take over "
-            f"('{name}' has RF 1); create it with --replication-factor 3"
-        )
+    topic = replicated_topic(snapshot, name, "a durability check", DurabilityRefused)
     count = len(topic.partitions)
     part = next((p for p in topic.partitions if p.id == settings.partition), None)
     if part is None:

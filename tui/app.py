@@ -112,6 +112,11 @@ class KafkatopApp(App[None]):
         self.history_view: Any = None  # the HistorySnapshot of the last poll
 
     @property
+    def shutting_down(self) -> bool:
+        """Quitting: the screens are gone, and a worker's last message has nothing to draw on."""
+        return not self.screen_stack
+
+    @property
     def main_screen(self) -> Screen[Any]:
         """The screen with the tabs: polls keep drawing it while a dialog is open on top (where `self.query_one`
         would look, and find nothing)."""
@@ -208,18 +213,24 @@ class KafkatopApp(App[None]):
         self._next_poll = self.set_timer(self.settings.poll_interval_s, self.poll_cluster)
 
     def on_cluster_polled(self, message: ClusterPolled) -> None:
+        if self.shutting_down:
+            return
         self.snapshot, self.failure = message.snapshot, None
         self.history_view = message.history
         self._render_cluster()
         self._schedule_next_poll()
 
     def on_cluster_poll_failed(self, message: ClusterPollFailed) -> None:
+        if self.shutting_down:
+            return
         # Keep the last good data on screen, with its age.
         self.failure = message.reason
         self._render_status(message.at)
         self._schedule_next_poll()
 
     def on_nodes_polled(self, message: NodesPolled) -> None:
+        if self.shutting_down:
+            return
         if message.snapshot is not None:
             self.nodes = message.snapshot
             self._render_nodes()
@@ -229,6 +240,8 @@ class KafkatopApp(App[None]):
         self._next_nodes_poll = self.set_timer(self.settings.poll_interval_s, self.poll_nodes)
 
     def on_ensemble_polled(self, message: EnsemblePolled) -> None:
+        if self.shutting_down:
+            return
         self.ensemble = message.snapshot if message.snapshot is not None else self.ensemble
         self.ensemble_problem = message.problem
         self._render_ensemble()
@@ -449,6 +462,8 @@ class KafkatopApp(App[None]):
             self.post_message(ActionFinished(what))
 
     def on_action_finished(self, message: ActionFinished) -> None:
+        if self.shutting_down:
+            return
         self.last_action = message
         if message.error:
             self.notify(message.error, title="failed", severity="error", timeout=8)
@@ -479,5 +494,7 @@ class KafkatopApp(App[None]):
             )
 
     def on_clients_drained(self, message: ClientsDrained) -> None:
+        if self.shutting_down:
+            return
         self.main_screen.query_one(ProducerPanel).show_deliveries(message.deliveries)
         self.main_screen.query_one(ConsumerPanel).show_drained(message)

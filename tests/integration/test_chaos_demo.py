@@ -235,7 +235,7 @@ def test_what_the_group_consumer_did_not_read_a_fresh_consumer_reads(
 
 def test_an_rf1_or_missing_topic_is_refused_before_anything_is_touched(demo: DemoControl) -> None:
     demo.mock.create_topic("single", 3, 1)
-    with pytest.raises(ChaosRefused, match="a chaos run needs a replicated topic: 'single' has RF 1"):
+    with pytest.raises(ChaosRefused, match=r"a chaos run needs a replicated topic: with RF 1 .*'single' has RF 1"):
         ChaosRun(demo, demo.bootstrap_servers, ChaosSettings("single")).run()
     with pytest.raises(ChaosRefused, match="topic 'missing' does not exist: create it first"):
         ChaosRun(demo, demo.bootstrap_servers, ChaosSettings("missing")).run()
@@ -278,7 +278,11 @@ def attached() -> Iterator[MockCluster]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--topic", "single"), "kafkatop: a chaos run needs a replicated topic: 'single' has RF 1"),
+        (
+            ("--topic", "single"),
+            "kafkatop: a chaos run needs a replicated topic: with RF 1 there is no other replica to take over "
+            "('single' has RF 1)",
+        ),
         (("--topic", "missing"), "kafkatop: topic 'missing' does not exist: create it first"),
         (
             ("--topic", "replicated"),
