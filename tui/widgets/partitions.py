@@ -85,6 +85,11 @@ def _trend_text(isr: tuple[float, ...], rates: tuple[float, ...], replicas: int)
     return sparkline(isr, TREND_WIDTH, top=float(replicas)), rate_text
 
 
+def _widths(row: tuple[Cell, ...]) -> tuple[int, ...]:
+    # Most cells are one piece; list comprehensions, because this runs for every row a failover changed.
+    return tuple([len(cell[0][0]) if len(cell) == 1 else sum([len(t) for t, _ in cell]) for cell in row])
+
+
 def cell_text(cell: Cell) -> str:
     return "".join(text for text, _ in cell)
 
@@ -177,7 +182,7 @@ class PartitionTable(ScrollView, can_focus=True):
         row_widths = {}
         for key, row in cells.items():
             known = self._row_widths.get(key) if row is self._cells_before.get(key) else None
-            row_widths[key] = known or tuple(sum(len(text) for text, _ in cell) for cell in row)
+            row_widths[key] = known or _widths(row)
         self._row_widths, self._cells_before = row_widths, dict(cells)
         widths = (
             [
