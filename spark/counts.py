@@ -24,7 +24,7 @@ from kafkatop.spark.source import (
     SOURCE_NAME,
     KafkaDataSource,
     SourceOptions,
-    consumer_config,
+    admin_client,
     watermarks,
 )
 
@@ -59,7 +59,8 @@ def count_topic(
     started = time.monotonic()
     options = reader_options(bootstrap, topic, client_config)
     parsed = SourceOptions.parse(options, streaming=False)
-    marks = watermarks(parsed)[topic]
+    admin = admin_client(parsed)
+    marks = watermarks(parsed, admin)[topic]
     pinned = {topic: {str(p): low for p, (low, _) in marks.items()}}
     ends = {topic: {str(p): high for p, (_, high) in marks.items()}}
     reader = (
@@ -83,7 +84,7 @@ def count_topic(
     return TopicCounts(
         topic=topic,
         partitions=partitions,
-        cleanup_policy=cleanup_policy(parsed, topic),
+        cleanup_policy=cleanup_policy(admin, topic),
         elapsed_s=time.monotonic() - started,
         master=spark.sparkContext.master,
     )
@@ -168,14 +169,8 @@ def printable_key(raw: bytes) -> str:
     return text.encode("unicode_escape").decode("ascii")
 
 
-def cleanup_policy(options: SourceOptions, topic: str) -> str | None:
+def cleanup_policy(admin: AdminClient, topic: str) -> str | None:
     """The topic's cleanup.policy, to explain a count below high − low; None when it cannot be read."""
-    conf = {
-        k: v
-        for k, v in consumer_config(options).items()
-        if k in ("bootstrap.servers", "logger") or not k.startswith(("group.", "enable.", "auto.", "fetch."))
-    }
-    admin = AdminClient(conf)
     try:
         futures = admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)], request_timeout=5)
         entries = next(iter(futures.values())).result(timeout=METADATA_TIMEOUT_S)
@@ -221,10 +216,11 @@ def stream_counts(
         )
     )
     started = time.monotonic()
+    admin = admin_client(parsed)  # one for the query's life: a micro-batch every few seconds reads the watermarks
 
     def each_batch(batch: DataFrame, batch_id: int) -> None:
         rows = {r["partition"]: r for r in batch.collect()}
-        marks = watermarks(parsed)[topic]
+        marks = watermarks(parsed, admin)[topic]
         partitions = []
         for p, (low, high) in sorted(marks.items()):
             r = rows.get(p)

@@ -203,15 +203,16 @@ def _quiet_logger() -> Any:
     return logger
 
 
-def watermarks(options: SourceOptions) -> dict[str, dict[int, tuple[int, int]]]:
+def admin_client(options: SourceOptions) -> AdminClient:
+    """An AdminClient with the source's connection and security settings (not the consumer-only ones)."""
+    consumer_only = ("group.id", "enable.auto.commit", "enable.auto.offset.store", "enable.partition.eof",
+                     "auto.offset.reset", "fetch.queue.backoff.ms")  # fmt: skip
+    return AdminClient({k: v for k, v in consumer_config(options).items() if k not in consumer_only})
+
+
+def watermarks(options: SourceOptions, admin: AdminClient | None = None) -> dict[str, dict[int, tuple[int, int]]]:
     """Low and high watermark of every partition of the subscribed topics, in two batched ListOffsets calls."""
-    conf = {
-        k: v
-        for k, v in consumer_config(options).items()
-        if k not in ("group.id", "enable.auto.commit", "enable.auto.offset.store", "enable.partition.eof")
-        and k not in ("auto.offset.reset",)
-    }
-    admin = AdminClient(conf)
+    admin = admin or admin_client(options)
     try:
         metadata = admin.list_topics(timeout=METADATA_TIMEOUT_S)
     except KafkaException as e:

@@ -195,7 +195,16 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
         table = panel.query_one("#spark-table", DataTable)
         await wait_until(pilot, lambda: table.row_count == 2, timeout_s=120)
         assert [table.get_row_at(i)[1] for i in range(2)] == ["20", "20"]
-        assert "panel: 40 records" in str(panel.query_one("#spark-summary", Static).render())
+        summary = panel.query_one("#spark-summary", Static)
+        assert "panel: 40 records" in str(summary.render())
+        # Live counts: a streaming query's micro-batches replace the table; `l` again stops it.
+        await pilot.press("l")
+        await wait_until(pilot, lambda: "live, batch" in str(summary.render()), timeout_s=120)
+        assert panel.stream_id is not None
+        fill(mock.bootstrap_servers, "panel", 10, 2)
+        await wait_until(pilot, lambda: "panel: 50 records" in str(summary.render()), timeout_s=60)
+        await pilot.press("l")
+        assert panel.stream_id is None
     admin.close()
 
 

@@ -45,6 +45,11 @@ class SparkFailed(Message):
 
 
 @dataclass
+class SparkStreamStarted(Message):
+    stream_id: str
+
+
+@dataclass
 class SparkStateChanged(Message):
     state: str
 
@@ -198,10 +203,11 @@ class SparkPanel(Vertical):
                 self.post_message(SparkFailed(f"live counts stopped: {error}"))
 
         try:
-            self.stream_id = self.counter.start_stream(topic, lambda c: self.post_message(SparkCounted(c)), ended)
+            stream_id = self.counter.start_stream(topic, lambda c: self.post_message(SparkCounted(c)), ended)
         except Exception as e:  # noqa: BLE001 — shown in the panel
             self.post_message(SparkFailed(_error_text(e)))
             return
+        self.post_message(SparkStreamStarted(stream_id))
         self.post_message(SparkStateChanged(f"{self.counter.status()} · live counts of {topic}"))
 
     @work(thread=True, group="spark-stop", exit_on_error=False)
@@ -220,6 +226,13 @@ class SparkPanel(Vertical):
         widget.display = p is not None
         if p is not None:
             widget.update(total=p.total or None, progress=p.done)
+
+    @on(SparkStreamStarted)
+    def _on_stream_started(self, message: SparkStreamStarted) -> None:
+        if self.query_one("#spark-live", Checkbox).value:
+            self.stream_id = message.stream_id
+        else:
+            self._stop(message.stream_id)  # live was switched off while the stream was starting
 
     @on(SparkStateChanged)
     def _on_state(self, message: SparkStateChanged) -> None:
