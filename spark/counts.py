@@ -135,22 +135,34 @@ def _per_partition(records: DataFrame, top_keys: int) -> DataFrame:
 
 def _partition(partition: int, low: int, high: int, rows: list[Any], top_keys: int) -> PartitionCounts:
     if not rows:
-        return PartitionCounts(partition, 0, 0, None, None, None, None, low, high)
+        return _empty(partition, low, high)
     head = rows[0]
     keys = sorted((r for r in rows if r["key"] is not None), key=lambda r: r["rank"])[:top_keys]
+    top = tuple(KeyCount(printable_key(bytes(r["key"])), r["records"]) for r in keys)
+    return _counted(partition, low, high, head, head["p_keys"], top)
+
+
+def _empty(partition: int, low: int, high: int) -> PartitionCounts:
+    return PartitionCounts(partition, 0, 0, None, None, None, None, low, high)
+
+
+def _counted(
+    partition: int, low: int, high: int, totals: Any, distinct_keys: int = 0, top_keys: tuple[KeyCount, ...] = ()
+) -> PartitionCounts:
+    """A partition's counts from a row of per-partition totals (the p_* columns of the batch job and the stream)."""
     return PartitionCounts(
         partition=partition,
-        records=head["p_records"],
-        bytes=head["p_bytes"] or 0,
-        first_offset=head["p_first"],
-        last_offset=head["p_last"],
-        earliest_timestamp_ms=_ms(head["p_earliest_us"]),
-        latest_timestamp_ms=_ms(head["p_latest_us"]),
+        records=totals["p_records"],
+        bytes=totals["p_bytes"] or 0,
+        first_offset=totals["p_first"],
+        last_offset=totals["p_last"],
+        earliest_timestamp_ms=_ms(totals["p_earliest_us"]),
+        latest_timestamp_ms=_ms(totals["p_latest_us"]),
         low_watermark=low,
         high_watermark=high,
-        keyed_records=head["p_keyed"] or 0,
-        distinct_keys=head["p_keys"],
-        top_keys=tuple(KeyCount(printable_key(bytes(r["key"])), r["records"]) for r in keys),
+        keyed_records=totals["p_keyed"] or 0,
+        distinct_keys=distinct_keys,
+        top_keys=top_keys,
     )
 
 
@@ -206,13 +218,13 @@ def stream_counts(
         .load()
         .groupBy("partition")
         .agg(
-            F.count(F.lit(1)).alias("records"),
-            F.sum(record_bytes).alias("bytes"),
-            F.min("offset").alias("first_offset"),
-            F.max("offset").alias("last_offset"),
-            F.unix_micros(F.min("timestamp")).alias("earliest_us"),
-            F.unix_micros(F.max("timestamp")).alias("latest_us"),
-            F.count("key").alias("keyed"),
+            F.count(F.lit(1)).alias("p_records"),
+            F.sum(record_bytes).alias("p_bytes"),
+            F.min("offset").alias("p_first"),
+            F.max("offset").alias("p_last"),
+            F.unix_micros(F.min("timestamp")).alias("p_earliest_us"),
+            F.unix_micros(F.max("timestamp")).alias("p_latest_us"),
+            F.count("key").alias("p_keyed"),
         )
     )
     started = time.monotonic()
@@ -221,26 +233,10 @@ def stream_counts(
     def each_batch(batch: DataFrame, batch_id: int) -> None:
         rows = {r["partition"]: r for r in batch.collect()}
         marks = watermarks(parsed, admin)[topic]
-        partitions = []
-        for p, (low, high) in sorted(marks.items()):
-            r = rows.get(p)
-            if r is None:
-                partitions.append(PartitionCounts(p, 0, 0, None, None, None, None, low, high))
-                continue
-            partitions.append(
-                PartitionCounts(
-                    partition=p,
-                    records=r["records"],
-                    bytes=r["bytes"] or 0,
-                    first_offset=r["first_offset"],
-                    last_offset=r["last_offset"],
-                    earliest_timestamp_ms=_ms(r["earliest_us"]),
-                    latest_timestamp_ms=_ms(r["latest_us"]),
-                    low_watermark=low,
-                    high_watermark=high,
-                    keyed_records=r["keyed"],
-                )
-            )
+        partitions = [
+            _counted(p, low, high, rows[p]) if p in rows else _empty(p, low, high)
+            for p, (low, high) in sorted(marks.items())
+        ]
         on_update(
             TopicCounts(
                 topic=topic,
