@@ -37,9 +37,10 @@ import confluent_kafka
 from confluent_kafka import Consumer, Producer, TopicPartition
 from stats import percentile, stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.model import ClusterSnapshot
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
 
 TARGET_MS = 100.0
 BROKERS = 3
@@ -118,7 +119,9 @@ def build_cluster(cluster: MockCluster, partitions: int) -> tuple[int, int]:
 
 def new_source(cluster: MockCluster) -> AdminSource:
     return AdminSource(
-        cluster.bootstrap_servers, watch_groups=[group_name(g) for g in range(GROUPS)], timeout_s=POLL_TIMEOUT_S
+        KafkaConnection.parse(cluster.bootstrap_servers),
+        watch_groups=[group_name(g) for g in range(GROUPS)],
+        timeout_s=POLL_TIMEOUT_S,
     )
 
 
@@ -203,7 +206,7 @@ def run_cluster(partitions_per_topic: int, polls: int, *, detail: bool, profile:
             print(f"    CPU  {stats_line(cpu)}  (process CPU, mock brokers included)")
             if detail:
                 # For scale: the same cluster polled with no group to report (topics, watermarks, brokers only).
-                bare = AdminSource(cluster.bootstrap_servers, timeout_s=POLL_TIMEOUT_S)
+                bare = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=POLL_TIMEOUT_S)
                 try:
                     for _ in range(WARMUP_POLLS):
                         bare.poll()

@@ -45,10 +45,13 @@ from pathlib import Path
 
 import psutil
 
-from kafkatop.backends.install import KafkaInstall, KafkaInstallError, open_install
-from kafkatop.backends.lab_spec import ClusterSpec
-from kafkatop.backends.processes import ProcessSource
-from kafkatop.backends.supervisor import LAB_JVM_OPTS, STATE_FILE, LabCluster, NodeState, port_is_free
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import KafkaInstall, KafkaInstallError, open_install
+from kafkatop.backends.lab.processes import ProcessSource
+from kafkatop.backends.lab.runner import LAB_JVM_OPTS, port_is_free
+from kafkatop.backends.lab.spec import ClusterSpec
+from kafkatop.backends.lab.state import STATE_FILE
+from kafkatop.backends.model.nodes import NodeState
 
 TARGET_RATIO = 0.6
 HEAP = "256m"

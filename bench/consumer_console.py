@@ -67,6 +67,8 @@ import confluent_kafka
 import psutil
 from stats import percentile, stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
+from kafkatop.backends.model.connection import KafkaConnection
+
 TARGET_LAG_MS = 100.0
 SIZE = (120, 40)
 BROKERS = 3
@@ -399,7 +401,7 @@ class PacedProducer(threading.Thread):
 
 def cluster_host(rate: float, seconds: float, value_bytes: int) -> int:
     """--cluster-host: the mock cluster and the producer in a process of their own, driven over stdin/stdout."""
-    from kafkatop.backends.mock_cluster import MockCluster
+    from kafkatop.backends.kafka.mock import MockCluster
 
     me = psutil.Process()
     with MockCluster(BROKERS) as cluster:
@@ -489,11 +491,12 @@ def overlapping(events: list[tuple[float, float, str]], t0: float, t1: float) ->
 
 
 async def one_run(args: argparse.Namespace) -> RunResult:
-    from kafkatop.backends.admin import AdminSource
-    from kafkatop.backends.consoles import Consoles
-    from kafkatop.backends.mock_cluster import MockCluster
-    from kafkatop.tui.app import KafkatopApp, Settings, Sources
-    from kafkatop.tui.widgets.clients import ConsumerPanel
+    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.consoles import Consoles
+    from kafkatop.backends.kafka.mock import MockCluster
+    from kafkatop.tui.live.app import KafkatopApp
+    from kafkatop.tui.live.sources import Settings, Sources
+    from kafkatop.tui.live.widgets.clients import ConsumerPanel
 
     layout = args.cluster
     result = RunResult(layout, args.rate, args.seconds)
@@ -515,8 +518,8 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             bootstrap = host.stdout.readline().strip()
             if not bootstrap:
                 raise SystemExit("the cluster process did not start")
-        admin = AdminSource(bootstrap, timeout_s=2.0)
-        consoles = Consoles(bootstrap)
+        admin = AdminSource(KafkaConnection.parse(bootstrap), timeout_s=2.0)
+        consoles = Consoles(KafkaConnection.parse(bootstrap))
         app = KafkatopApp(Sources(poll_cluster=admin.poll, clients=consoles), Settings())
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(lambda: app.snapshot is not None, "the first poll", START_TIMEOUT_S, pilot)
@@ -680,8 +683,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             # Quiet the app before run_test's teardown: it prunes the screens while the app still handles messages,
             # and a ClientsDrained or ClusterPolled arriving then would find no widgets (NoMatches).
             await asyncio.to_thread(consoles.close)
-            if app._next_poll is not None:
-                app._next_poll.stop()
+            app.hold()
             await app.workers.wait_for_complete()
             await pilot.pause(0.3)
     finally:

@@ -200,24 +200,25 @@ def run_help(kafkatop: str) -> Run:
     return run
 
 
-# What `kafkatop --demo` does before Textual starts (tui/cli.py main -> tui/launch.py run), step by step, in a fresh
+# What `kafkatop --demo` does before Textual starts (tui/cli/main.py -> tui/cli/compose.py), step by step, in a fresh
 # process of the same interpreter: prints one JSON line of seconds.
 PHASES = r"""
 import json, time
 t0 = time.perf_counter()
-import kafkatop.tui.cli
+import kafkatop.tui.cli.main
 t1 = time.perf_counter()
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.consoles import Consoles
-from kafkatop.tui.app import KafkatopApp, Settings, Sources
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.tui.live.app import KafkatopApp
 t2 = time.perf_counter()
-from kafkatop.backends.demo import DemoControl, start_demo_cluster
+from kafkatop.backends.demo.cluster import start_demo_cluster
+from kafkatop.backends.demo.control import DemoControl
 t3 = time.perf_counter()
 demo = start_demo_cluster()
 t4 = time.perf_counter()
 control = DemoControl(demo)
-admin = AdminSource(demo.bootstrap_servers, timeout_s=2.0, watch_groups=demo.groups)
-consoles = Consoles(demo.bootstrap_servers)
+admin = AdminSource(demo.connection, timeout_s=2.0, watch_groups=demo.groups)
+consoles = Consoles(demo.connection)
 t5 = time.perf_counter()
 snap = admin.poll()
 t6 = time.perf_counter()

@@ -38,9 +38,9 @@ from confluent_kafka.admin import AdminClient, NewTopic
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.cluster_up import kill_leftovers  # noqa: E402
-from kafkatop.backends.install import KafkaInstallError, open_install  # noqa: E402
-from kafkatop.backends.lab_spec import ClusterSpec  # noqa: E402
-from kafkatop.backends.supervisor import LabCluster  # noqa: E402
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import KafkaInstallError, open_install
+from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.spark.client import SparkServiceClient  # noqa: E402
 
 TOPIC = "bench-counts"

@@ -21,9 +21,10 @@ from dataclasses import replace
 
 from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
-from kafkatop.backends.model import Broker, ClusterSnapshot, Partition, Topic
-from kafkatop.tui.app import KafkatopApp, Settings, Sources
-from kafkatop.tui.messages import ClusterPolled
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.messages import ClusterPolled
+from kafkatop.tui.live.sources import Settings, Sources
 
 TARGET_MS = 50.0
 SIZE = (160, 50)  # a large terminal: 40 partition rows visible, each drawn on every change

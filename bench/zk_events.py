@@ -32,14 +32,9 @@ import kazoo
 from kazoo.client import KazooClient
 from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
-from kafkatop.backends.zookeeper import (
-    BrokerDeregistered,
-    BrokerRegistered,
-    PartitionStateChanged,
-    ZkEvent,
-    ZooKeeperSource,
-)
-from kafkatop.backends.zookeeper_server import ZooKeeperServer, four_letter_word
+from kafkatop.backends.model.zookeeper import BrokerDeregistered, BrokerRegistered, PartitionStateChanged, ZkEvent
+from kafkatop.backends.zookeeper.server import ZooKeeperServer, four_letter_word
+from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))

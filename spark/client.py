@@ -17,21 +17,20 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
-from kafkatop.spark.model import JobProgress, ServiceInfo, TopicCounts
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.spark import (
+    JobProgress,
+    ServiceInfo,
+    ServiceState,
+    SparkJobError,
+    SparkServiceError,
+    TopicCounts,
+)
 
-ServiceState = Literal["stopped", "starting", "ready", "failed"]
 START_TIMEOUT_S = 180.0  # a cold JVM on a busy 2-core laptop; the service says "fatal" itself when it can
 LOG_TAIL_LINES = 12
-
-
-class SparkServiceError(Exception):
-    """The service could not start, or died; the message says why and what to do."""
-
-
-class SparkJobError(Exception):
-    """One request failed (topic missing, broker down, Spark failure); the service keeps running."""
 
 
 class _Pending:
@@ -348,19 +347,21 @@ class SparkCounts:
 
     def __init__(
         self,
-        bootstrap: str,
-        client_config: Mapping[str, str] | None = None,
+        connection: KafkaConnection,
         *,
         master: str = "local[*]",
         log_path: Path | None = None,
     ) -> None:
-        self.bootstrap = bootstrap
-        self.client_config = dict(client_config or {})
+        self.connection = connection
         self.service = SparkServiceClient(master, log_path=log_path)
 
     @property
     def master(self) -> str:
         return self.service.master
+
+    @property
+    def state(self) -> ServiceState:
+        return self.service.state
 
     def status(self) -> str:
         s = self.service
@@ -379,13 +380,20 @@ class SparkCounts:
 
     def counts(self, topic: str, on_progress: Callable[[JobProgress], None] | None = None) -> TopicCounts:
         self.start()
-        return self.service.counts(self.bootstrap, topic, client_config=self.client_config, on_progress=on_progress)
+        return self.service.counts(
+            self.connection.bootstrap_servers,
+            topic,
+            client_config=self.connection.client_settings,
+            on_progress=on_progress,
+        )
 
     def start_stream(
         self, topic: str, on_update: Callable[[TopicCounts], None], on_end: Callable[[str | None], None]
     ) -> str:
         self.start()
-        return self.service.start_stream(self.bootstrap, topic, on_update, on_end, client_config=self.client_config)
+        return self.service.start_stream(
+            self.connection.bootstrap_servers, topic, on_update, on_end, client_config=self.connection.client_settings
+        )
 
     def stop(self, request_id: str) -> None:
         self.service.stop(request_id)

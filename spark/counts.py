@@ -18,7 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
-from kafkatop.spark.model import KeyCount, PartitionCounts, TopicCounts
+from kafkatop.backends.model.spark import KeyCount, PartitionCounts, TopicCounts
 from kafkatop.spark.source import (
     METADATA_TIMEOUT_S,
     SOURCE_NAME,
@@ -86,7 +86,7 @@ def count_topic(
         partitions=partitions,
         cleanup_policy=cleanup_policy(admin, topic),
         elapsed_s=time.monotonic() - started,
-        master=spark.sparkContext.master,
+        master=str(spark.sparkContext.master),
     )
 
 
@@ -242,7 +242,7 @@ def stream_counts(
                 topic=topic,
                 partitions=tuple(partitions),
                 elapsed_s=time.monotonic() - started,
-                master=spark.sparkContext.master,
+                master=str(spark.sparkContext.master),
                 streaming=True,
                 batch_id=batch_id,
             )

@@ -39,13 +39,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from kafkatop.spark.model import JobProgress, ServiceInfo, TopicCounts
+from kafkatop.backends.model import errors as errors_module
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.spark import JobProgress, ServiceInfo, TopicCounts
 
 PROGRESS_INTERVAL_S = 0.25
 DEFAULT_POLL_TIMEOUT_MS = 30_000  # interactive: a partition that stalls this long fails the count with a reason
 
 
-class ServiceError(Exception):
+class ServiceError(KafkatopError):
     """Worded for the user: the session could not start, or a request failed."""
 
 
@@ -129,10 +131,13 @@ def source_archive(directory: Path) -> Path:
     pyarrow installed, not kafkatop)."""
     here = Path(__file__).resolve().parent
     path = directory / "kafkatop_spark_source.zip"
+    errors = Path(errors_module.__file__ or "")
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("kafkatop/spark/__init__.py", "")
-        for name in ("source.py",):
-            z.write(here / name, f"kafkatop/spark/{name}")
+        # The source and the one module of kafkatop it imports: its errors' base class (standard library only).
+        for package in ("kafkatop/spark", "kafkatop/backends", "kafkatop/backends/model"):
+            z.writestr(f"{package}/__init__.py", "")
+        z.write(here / "source.py", "kafkatop/spark/source.py")
+        z.write(errors, "kafkatop/backends/model/errors.py")
     return path
 
 
@@ -145,7 +150,7 @@ def explain(exc: BaseException) -> str:
     text = str(exc)
     ours = re.findall(r"KafkaSourceError: (.+)", text)
     if ours:
-        return ours[-1].strip()
+        return str(ours[-1]).strip()
     if "SparkContext was shut down" in text or "SparkContext has been shutdown" in text:
         return "the Spark session ended (its JVM stopped); the service restarts it on the next request"
     for line in text.splitlines():

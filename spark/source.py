@@ -39,6 +39,8 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.types import StructType
 
+from kafkatop.backends.model.errors import KafkatopError
+
 SOURCE_NAME = "kafkatop"
 SCHEMA = (
     "topic string, partition int, offset long, timestamp timestamp, timestampType int, key binary, value binary, "
@@ -73,7 +75,13 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
 }
 
 
-class KafkaSourceError(Exception):
+def _offset(message: Any) -> int:
+    """A record's offset (a record, unlike an error event, always has one)."""
+    offset = message.offset()
+    return -1 if offset is None else int(offset)
+
+
+class KafkaSourceError(KafkatopError):
     """A problem with the options, the topic or the cluster, worded for the user (no library traceback needed)."""
 
 
@@ -362,9 +370,11 @@ class RangeReader:
                 continue
             last_progress = time.monotonic()
             # The common case, checked in C-speed comprehensions: no error events and nothing past the end.
+            last = messages[-1].offset()
             if (
                 messages[-1].error() is None
-                and messages[-1].offset() < r.end
+                and last is not None
+                and last < r.end
                 and not any([m for m in messages if m.error() is not None])
             ):
                 records = messages
@@ -372,7 +382,7 @@ class RangeReader:
                 records, done = self._sift(consumer, r, messages, position)
             if records:
                 pending += records
-                position = records[-1].offset() + 1
+                position = _offset(records[-1]) + 1
             if position >= r.end:
                 done = True
             if len(pending) >= BATCH_ROWS or (done and pending):
@@ -381,7 +391,7 @@ class RangeReader:
 
     def _sift(self, consumer: Consumer, r: OffsetRange, messages: list[Any], position: int) -> tuple[list[Any], bool]:
         """The records of a consumed batch that holds error events or crosses the range's end; and whether done."""
-        records = []
+        records: list[Any] = []
         for m in messages:
             err = m.error()
             if err is not None:
@@ -393,7 +403,7 @@ class RangeReader:
                 if err.fatal() or err.code() in _PERMANENT:
                     raise KafkaSourceError(f"{r.topic}-{r.partition} at offset {position}: {err.str()}")
                 continue  # transient (a broker went away): librdkafka fetches from the new leader
-            if m.offset() >= r.end:
+            if _offset(m) >= r.end:
                 return records, True
             records.append(m)
             position = m.offset() + 1

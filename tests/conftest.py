@@ -15,8 +15,8 @@ from typing import TypeVar
 import pytest
 from kazoo.client import KazooClient
 
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.zookeeper_server import ZooKeeperServer
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.zookeeper.server import ZooKeeperServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 T = TypeVar("T")

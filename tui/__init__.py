@@ -1,1 +1,1 @@
-"""kafkatop's Textual interface: renders snapshots from kafkatop.backends and never fetches data itself."""
+"""kafkatop's front ends: the command line (cli/, the composition root) and the Textual live view (live/)."""

@@ -1,7 +1,7 @@
 """AdminSource's group polling against a real Apache Kafka: the coordinator of a watched group is killed with kill -9,
 restarted, then given the group back by a preferred leader election, while AdminSource polls on. The process must
 live through all of it (librdkafka 2.16 aborts or segfaults on the way if group requests go through an AdminClient:
-see kafkatop.backends.admin._GroupReader), and report what it can with a Problem for what it cannot.
+see kafkatop.backends.kafka.group_reader.GroupReader), and report what it can with a Problem for what it cannot.
 
 The polling runs in a subprocess, so that an abort is a failed test and not a dead pytest. A 3-node combined KRaft lab
 (kafkatop's supervisor; RF 3 for __consumer_offsets, as the labs set it) binds 127.0.0.1 on free ports; every node is
@@ -28,10 +28,13 @@ from confluent_kafka import Consumer, ElectionType, KafkaError, KafkaException, 
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
-from kafkatop.backends.groups import OFFSETS_TOPIC, offsets_partition
-from kafkatop.backends.install import open_install
-from kafkatop.backends.supervisor import LabCluster, NodeState, port_is_free
-from kafkatop.backends.topics import TopicAdmin
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.runner import port_is_free
+from kafkatop.backends.model.cluster import OFFSETS_TOPIC, offsets_partition
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters
 
@@ -66,7 +69,8 @@ POLLER = textwrap.dedent(
     """
     import json, sys, threading, time
     from confluent_kafka import Consumer
-    from kafkatop.backends.admin import AdminSource
+    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.model.connection import KafkaConnection
 
     bootstrap, topic, group, other, timeout_s = sys.argv[1:6]
     stop = threading.Event()
@@ -85,7 +89,7 @@ POLLER = textwrap.dedent(
 
     threading.Thread(target=member).start()
     threading.Thread(target=stdin_closed, daemon=True).start()
-    source = AdminSource(bootstrap, watch_groups=[group, other], timeout_s=float(timeout_s))
+    source = AdminSource(KafkaConnection.parse(bootstrap), watch_groups=[group, other], timeout_s=float(timeout_s))
     while not stop.is_set():
         t = time.monotonic()
         snap = source.poll()
@@ -276,7 +280,7 @@ def test_group_polling_survives_the_coordinator_killed_restarted_and_moved_back(
     assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
     bootstrap = snap.bootstrap_servers
 
-    with TopicAdmin(bootstrap) as topics:
+    with TopicAdmin(KafkaConnection.parse(bootstrap)) as topics:
         topics.create_topic(TOPIC, partitions=PARTITIONS, replication_factor=3)
     producer = Producer({"bootstrap.servers": bootstrap})
     for p in range(PARTITIONS):

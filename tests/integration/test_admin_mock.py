@@ -14,11 +14,12 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kafkatop.backends import admin as admin_module
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.zookeeper_server import free_port
+from kafkatop.backends.kafka import group_reader
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +59,7 @@ def test_snapshot_of_replicated_topics(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("__consumer_offsets", 5, 3)
     mock_cluster.set_broker_rack(2, "rack-b")
     produce(mock_cluster, "purchases", {0: 4, 1: 0, 2: 7})
-    snap = AdminSource(mock_cluster.bootstrap_servers).poll()
+    snap = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers)).poll()
 
     assert snap.cluster_id and snap.controller_id == 1
     assert [(b.id, b.alive) for b in snap.brokers] == [(1, True), (2, True), (3, True)]
@@ -75,14 +76,14 @@ def test_snapshot_of_replicated_topics(mock_cluster: MockCluster) -> None:
         assert sorted(p.replicas) == [1, 2, 3] and p.leader in p.replicas and p.isr and not p.offline_replicas
     assert snap.under_replicated == () and snap.offline == ()
 
-    with_internal = AdminSource(mock_cluster.bootstrap_servers, include_internal=True).poll()
+    with_internal = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers), include_internal=True).poll()
     internal = with_internal.topic("__consumer_offsets")
     assert internal is not None and internal.internal
 
 
 def test_leader_moved_is_seen_as_skew(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("t", 1, 3)
-    source = AdminSource(mock_cluster.bootstrap_servers)
+    source = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers))
     before = source.poll().topics[0].partitions[0]
     new_leader = next(b for b in before.replicas if b != before.leader)
     mock_cluster.set_partition_leader("t", 0, new_leader)
@@ -99,7 +100,7 @@ def test_broker_down_gives_partial_data_fast(mock_cluster: MockCluster) -> None:
     mock_cluster.set_partition_leader("t", 0, 3)
     mock_cluster.set_partition_leader("t", 1, 1)
     mock_cluster.set_partition_leader("t", 2, 2)
-    source = AdminSource(mock_cluster.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=2.0)
     assert source.poll().broker(3).alive  # type: ignore[union-attr]
     mock_cluster.set_broker_down(3)
 
@@ -126,7 +127,7 @@ def test_broker_down_gives_partial_data_fast(mock_cluster: MockCluster) -> None:
 def test_offline_partition_has_no_leader(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("t", 2, 2)
     mock_cluster.set_partition_leader("t", 1, -1)
-    snap = AdminSource(mock_cluster.bootstrap_servers).poll()
+    snap = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers)).poll()
     assert [p.id for p in snap.offline] == [1]
     assert snap.topics[0].partitions[1].leader == -1
 
@@ -136,7 +137,7 @@ def test_consumer_group_committed_offsets_and_lag(mock_cluster: MockCluster) -> 
     produce(mock_cluster, "orders", {0: 10, 1: 10})
     consume_and_commit(mock_cluster, "billing", "orders", 12)
     produce(mock_cluster, "orders", {0: 3})
-    snap = AdminSource(mock_cluster.bootstrap_servers, watch_groups=["billing"]).poll()
+    snap = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers), watch_groups=["billing"]).poll()
     (group,) = snap.groups
     assert group.group_id == "billing"
     committed = {o.partition: o.committed for o in group.offsets}
@@ -153,7 +154,7 @@ def test_group_offsets_stay_right_on_later_polls(mock_cluster: MockCluster) -> N
     mock_cluster.create_topic("other", 8, 3)
     produce(mock_cluster, "orders", {0: 5, 1: 5})
     consume_and_commit(mock_cluster, "billing", "orders", 10)
-    source = AdminSource(mock_cluster.bootstrap_servers, watch_groups=["billing"])
+    source = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers), watch_groups=["billing"])
     first = source.poll().groups[0]
     produce(mock_cluster, "orders", {1: 4})
     mock_cluster.start_request_tracking()
@@ -169,7 +170,7 @@ def test_requests_per_poll_do_not_grow_with_partitions() -> None:
         with MockCluster(3) as cluster:
             for t in range(5):
                 cluster.create_topic(f"t{t}", partitions, 3)
-            source = AdminSource(cluster.bootstrap_servers)
+            source = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers))
             source.poll()  # first poll: connections, ApiVersions, configs
             cluster.start_request_tracking()
             source.poll()
@@ -180,7 +181,7 @@ def test_requests_per_poll_do_not_grow_with_partitions() -> None:
 
 def test_unreachable_bootstrap_is_a_typed_error_within_the_timeout() -> None:
     port = free_port()  # nothing listens here
-    source = AdminSource(f"127.0.0.1:{port}", timeout_s=1.0)
+    source = AdminSource(KafkaConnection.parse(f"127.0.0.1:{port}"), timeout_s=1.0)
     started = time.monotonic()
     with pytest.raises(SourceUnavailable, match=f"127.0.0.1:{port}") as err:
         source.poll()
@@ -196,8 +197,9 @@ COORDINATOR_FAULTS = textwrap.dedent(
     """
     import ctypes, json, time
     from confluent_kafka import Consumer, TopicPartition
-    from kafkatop.backends.admin import AdminSource
-    from kafkatop.backends.mock_cluster import MockCluster
+    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.mock import MockCluster
+    from kafkatop.backends.model.connection import KafkaConnection
 
     cluster = MockCluster(3)
     cluster.create_topic("orders", 4, 3)
@@ -211,7 +213,7 @@ COORDINATOR_FAULTS = textwrap.dedent(
     push = cluster._lib.c.rd_kafka_mock_push_request_errors_array
     push.restype = None
     push.argtypes = [ctypes.c_void_p, ctypes.c_int16, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)]
-    source = AdminSource(cluster.bootstrap_servers, watch_groups=groups, timeout_s=1.0)
+    source = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), watch_groups=groups, timeout_s=1.0)
 
     def poll(phase):
         started = time.monotonic()
@@ -276,20 +278,20 @@ def test_offset_readers_are_bounded_and_groups_take_turns(
     mock_cluster: MockCluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Committed offsets are read by a Consumer per group; past _MAX_READERS groups, the groups take turns."""
-    monkeypatch.setattr(admin_module, "_MAX_READERS", 3)
+    monkeypatch.setattr(group_reader, "MAX_READERS", 3)
     mock_cluster.create_topic("orders", 2, 3)
     groups = [f"g{i}" for i in range(5)]
     for i, g in enumerate(groups):
         consumer = Consumer({"bootstrap.servers": mock_cluster.bootstrap_servers, "group.id": g})
         consumer.commit(offsets=[KafkaTopicPartition("orders", p, i + 1) for p in range(2)], asynchronous=False)
         consumer.close()
-    source = AdminSource(mock_cluster.bootstrap_servers, watch_groups=groups)
+    source = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers), watch_groups=groups)
     try:
         seen: dict[str, int] = {}
         for _ in range(2):
             snap = source.poll()
             read = {g.group_id: sum(o.committed or 0 for o in g.offsets) for g in snap.groups if g.offsets}
-            assert len(read) == 3 and len(source._group_reader._readers) == 3
+            assert len(read) == 3 and len(source._groups._reader._readers) == 3
             skipped = [p for p in snap.problems if p.what.startswith("OffsetFetch")]
             assert len(skipped) == 2 and all("groups taking turns" in p.reason for p in skipped)
             seen.update(read)

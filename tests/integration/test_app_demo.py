@@ -10,19 +10,22 @@ from typing import Any
 
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.consoles import Consoles
-from kafkatop.backends.demo import DemoCluster, DemoControl, start_demo_cluster
-from kafkatop.tui.app import KafkatopApp, Settings, Sources
-from kafkatop.tui.widgets.nodes import NodeTable
-from kafkatop.tui.widgets.partitions import PartitionTable
+from kafkatop.backends.demo.cluster import DemoCluster, start_demo_cluster
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.nodes import NodeTable
+from kafkatop.tui.live.widgets.partitions import PartitionTable
 
 
 @pytest.fixture
 def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
     cluster = start_demo_cluster(messages_per_partition=5)
     control = DemoControl(cluster, rebalance_delay_s=None)
-    consoles = Consoles(cluster.bootstrap_servers)
+    consoles = Consoles(KafkaConnection.parse(cluster.bootstrap_servers))
     try:
         yield cluster, control, consoles
     finally:
@@ -33,7 +36,7 @@ def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
 
 def make_app(demo: tuple[DemoCluster, DemoControl, Consoles]) -> KafkatopApp:
     cluster, control, consoles = demo
-    admin = AdminSource(cluster.bootstrap_servers, timeout_s=1.0, watch_groups=cluster.groups)
+    admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0, watch_groups=cluster.groups)
     return KafkatopApp(Sources(admin.poll, control, None, None, consoles), Settings(poll_interval_s=0.2))
 
 
@@ -119,12 +122,12 @@ async def test_bad_producer_input_is_shown_where_it_was_typed(demo: Any) -> None
 
 async def test_create_topic_dialog_reports_kafkas_answer_without_crashing(demo: Any) -> None:
     cluster, control, consoles = demo
-    admin = AdminSource(cluster.bootstrap_servers, timeout_s=1.0)
+    admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0)
 
     def topic_admin() -> Any:
-        from kafkatop.backends.topics import TopicAdmin
+        from kafkatop.backends.kafka.topics import TopicAdmin
 
-        return TopicAdmin(cluster.bootstrap_servers, timeout_s=5.0)
+        return TopicAdmin(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=5.0)
 
     app = KafkatopApp(Sources(admin.poll, control, None, topic_admin, consoles), Settings(poll_interval_s=0.2))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -144,14 +147,16 @@ async def test_durability_check_from_the_app(demo: Any) -> None:
     report (0 lost, 0 duplicated) and the verdict appear in the dialog, and the killed broker is back."""
     from textual.widgets import Input, Static
 
-    from kafkatop.backends.durability import DurabilityCheck
-    from kafkatop.tui.screens.durability import DurabilityScreen
+    from kafkatop.backends.checks.durability.run import DurabilityCheck
+    from kafkatop.tui.live.screens.durability import DurabilityScreen
 
     cluster, control, consoles = demo
-    admin = AdminSource(cluster.bootstrap_servers, timeout_s=1.0, watch_groups=cluster.groups)
+    admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0, watch_groups=cluster.groups)
 
     def make(settings: Any, on_progress: Any) -> Any:
-        return DurabilityCheck(cluster.bootstrap_servers, settings, control, on_progress=on_progress)
+        return DurabilityCheck(
+            KafkaConnection.parse(cluster.bootstrap_servers), settings, control, on_progress=on_progress
+        )
 
     app = KafkatopApp(
         Sources(admin.poll, control, None, None, consoles, durability=make), Settings(poll_interval_s=0.2)

@@ -16,21 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.chaos import (
-    DEFAULT_GROUP,
-    ChaosEvent,
-    ChaosRefused,
-    ChaosReport,
-    ChaosRun,
-    ChaosSettings,
-    GroupConsumer,
-    jvms_under,
-)
-from kafkatop.backends.control import NodesSnapshot
-from kafkatop.backends.demo import DemoControl, start_demo_cluster
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.supervisor import NodeStartError, NodeState
+from kafkatop.backends.checks.chaos.clients import GroupConsumer, jvms_under
+from kafkatop.backends.checks.chaos.run import ChaosRun
+from kafkatop.backends.demo.cluster import start_demo_cluster
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.lab.runner import NodeStartError
+from kafkatop.backends.model.chaos import DEFAULT_GROUP, ChaosEvent, ChaosRefused, ChaosReport, ChaosSettings
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from tests.conftest import wait_for
 
 TOPIC = "chaos"
@@ -56,9 +51,9 @@ def demo() -> Iterator[DemoControl]:
 def run(control: object, **settings: object) -> tuple[ChaosReport, list[ChaosEvent]]:
     events: list[ChaosEvent] = []
     chaos = ChaosRun(
-        control,  # type: ignore[arg-type]
-        control.bootstrap_servers,  # type: ignore[attr-defined]
-        ChaosSettings(TOPIC, **{**FAST, **settings}),  # type: ignore[arg-type]
+        control,
+        KafkaConnection.parse(control.bootstrap_servers),
+        ChaosSettings(TOPIC, **{**FAST, **settings}),
         on_event=events.append,
     )
     return chaos.run(), events
@@ -73,7 +68,7 @@ def all_up(control: DemoControl) -> bool:
 
 
 def test_random_steps_on_the_demo_keep_every_record_and_the_view_within_two_polls(demo: DemoControl) -> None:
-    source = AdminSource(demo.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(demo.bootstrap_servers), timeout_s=2.0)
     try:
         chaos_topic = source.poll().topic(TOPIC)
     finally:
@@ -199,7 +194,7 @@ def test_a_cancelled_run_starts_what_it_took_down_and_says_it_is_incomplete(demo
             chaos.cancel()
 
     settings = ChaosSettings(TOPIC, **{**FAST, "steps": 4, "seed": 18, "hold_s": 0.0})  # type: ignore[arg-type]
-    chaos = ChaosRun(demo, demo.bootstrap_servers, settings, on_event=cancel_once_down)
+    chaos = ChaosRun(demo, KafkaConnection.parse(demo.bootstrap_servers), settings, on_event=cancel_once_down)
     report = chaos.run()
     assert report.cancelled and [s.action for s in report.steps] == ["kill"]
     assert report.verdict == "incomplete" and report.verdict_text == "cancelled after 1 of 4 steps: nothing to conclude"
@@ -213,7 +208,7 @@ def test_an_interrupt_starts_what_the_run_took_down_before_it_is_raised(demo: De
 
     settings = ChaosSettings(TOPIC, **{**FAST, "steps": 4, "seed": 18})  # type: ignore[arg-type]
     with pytest.raises(KeyboardInterrupt):
-        ChaosRun(demo, demo.bootstrap_servers, settings, on_event=interrupt_once_down).run()
+        ChaosRun(demo, KafkaConnection.parse(demo.bootstrap_servers), settings, on_event=interrupt_once_down).run()
     assert all_up(demo)
     wait_for(lambda: not chaos_threads(), timeout_s=15, what="the run's threads to end")
 
@@ -236,9 +231,9 @@ def test_what_the_group_consumer_did_not_read_a_fresh_consumer_reads(
 def test_an_rf1_or_missing_topic_is_refused_before_anything_is_touched(demo: DemoControl) -> None:
     demo.mock.create_topic("single", 3, 1)
     with pytest.raises(ChaosRefused, match=r"a chaos run needs a replicated topic: with RF 1 .*'single' has RF 1"):
-        ChaosRun(demo, demo.bootstrap_servers, ChaosSettings("single")).run()
+        ChaosRun(demo, KafkaConnection.parse(demo.bootstrap_servers), ChaosSettings("single")).run()
     with pytest.raises(ChaosRefused, match="topic 'missing' does not exist: create it first"):
-        ChaosRun(demo, demo.bootstrap_servers, ChaosSettings("missing")).run()
+        ChaosRun(demo, KafkaConnection.parse(demo.bootstrap_servers), ChaosSettings("missing")).run()
     assert all_up(demo) and not chaos_threads()
 
 
@@ -319,12 +314,12 @@ def test_the_command_prints_steps_to_stderr_and_the_report_as_json(
 ) -> None:
     from contextlib import contextmanager
 
-    from kafkatop.tui import chaos_cmd
-    from kafkatop.tui.cli import build_parser
+    from kafkatop.tui.cli import chaos as chaos_cmd
+    from kafkatop.tui.cli.parser import build_parser
 
     @contextmanager
-    def the_demo(args: object, topic: str) -> Iterator[tuple[str, DemoControl]]:
-        yield demo.bootstrap_servers, demo  # the lab's place: no JVM in these tests
+    def the_demo(args: object, topic: str) -> Iterator[tuple[KafkaConnection, DemoControl]]:
+        yield demo.demo.connection, demo  # the lab's place: no JVM in these tests
 
     monkeypatch.setattr(chaos_cmd, "_cluster", the_demo)
     args = build_parser().parse_args(

@@ -15,14 +15,18 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.chaos import ChaosEvent, ChaosRun, ChaosSettings, jvms_under
-from kafkatop.backends.control import LabControl
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.install import open_install
-from kafkatop.backends.model import Topic
-from kafkatop.backends.supervisor import LabCluster, NodeState
-from kafkatop.backends.topics import TopicAdmin
+from kafkatop.backends.checks.chaos.clients import jvms_under
+from kafkatop.backends.checks.chaos.run import ChaosRun
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.control import LabControl
+from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.model.chaos import ChaosEvent, ChaosSettings
+from kafkatop.backends.model.cluster import Topic
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters
 
@@ -61,9 +65,9 @@ def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters) -> None:
     snap = cluster.up(timeout_s=120)
     assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
     recorded = {n.pid for n in snap.nodes}
-    with TopicAdmin(snap.bootstrap_servers) as topics:
+    with TopicAdmin(KafkaConnection.parse(snap.bootstrap_servers)) as topics:
         topics.create_topic(TOPIC, 3, 3, {"min.insync.replicas": "2"})
-    source = AdminSource(snap.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(snap.bootstrap_servers), timeout_s=2.0)
     try:
         wait_for(lambda: in_sync(source), timeout_s=60, interval_s=0.2, what=f"{TOPIC} led with full ISRs")
     finally:
@@ -72,7 +76,7 @@ def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters) -> None:
     control = LabControl(cluster)
     events: list[ChaosEvent] = []
     settings = ChaosSettings(TOPIC, steps=3, seed=18, poll_interval_s=0.5, hold_s=2.0, step_timeout_s=90.0, rate=100)
-    report = ChaosRun(control, control.bootstrap_servers, settings, on_event=events.append).run()
+    report = ChaosRun(control, KafkaConnection.parse(control.bootstrap_servers), settings, on_event=events.append).run()
 
     assert report.verdict == "passed", (report.verdict_text, report.problems)
     assert (report.replication_factor, report.min_insync_replicas) == (3, 2)

@@ -16,9 +16,9 @@ import psutil
 import pytest
 from kazoo.client import KazooClient
 
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.supervisor import port_is_free
-from kafkatop.backends.zookeeper_server import free_port
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.lab.runner import port_is_free
+from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.fixtures import kafka_znodes
 from tests.fixtures.standin_install import make_standin_install

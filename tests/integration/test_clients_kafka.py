@@ -15,17 +15,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.clients import (
-    AssignmentChange,
-    ClientError,
-    ConsumerPool,
-    Delivery,
-    GroupAdmin,
-    ProducerSession,
-    Received,
-)
-from kafkatop.backends.model import TopicPartition
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consumers import ConsumerPool
+from kafkatop.backends.kafka.group_offsets import GroupAdmin
+from kafkatop.backends.kafka.producer import ProducerSession
+from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.consoles import AssignmentChange, ClientError, Delivery, Received
 from tests.conftest import wait_for
 from tests.integration.test_real_kafka import KraftNode, create_topic, wait_topic_led
 
@@ -42,13 +38,13 @@ pytestmark = [
 
 def new_topic(node: KraftNode, name: str, partitions: int = 3) -> str:
     create_topic(node, name, partitions)
-    wait_topic_led(AdminSource(node.bootstrap, timeout_s=5.0), name, partitions)
+    wait_topic_led(AdminSource(KafkaConnection.parse(node.bootstrap), timeout_s=5.0), name, partitions)
     return name
 
 
 @pytest.fixture
 def producer(kafka: KraftNode) -> Iterator[ProducerSession]:
-    session = ProducerSession(kafka.bootstrap)
+    session = ProducerSession(KafkaConnection.parse(kafka.bootstrap))
     try:
         yield session
     finally:
@@ -57,7 +53,7 @@ def producer(kafka: KraftNode) -> Iterator[ProducerSession]:
 
 @pytest.fixture
 def pool(kafka: KraftNode) -> Iterator[ConsumerPool]:
-    consumers = ConsumerPool(kafka.bootstrap)
+    consumers = ConsumerPool(KafkaConnection.parse(kafka.bootstrap))
     try:
         yield consumers
     finally:
@@ -66,7 +62,7 @@ def pool(kafka: KraftNode) -> Iterator[ConsumerPool]:
 
 @pytest.fixture
 def admin(kafka: KraftNode) -> Iterator[GroupAdmin]:
-    groups = GroupAdmin(kafka.bootstrap, timeout_s=10.0)
+    groups = GroupAdmin(KafkaConnection.parse(kafka.bootstrap), timeout_s=10.0)
     try:
         yield groups
     finally:

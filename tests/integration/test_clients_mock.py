@@ -28,20 +28,15 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Producer
 
-from kafkatop.backends.admin import LIBRDKAFKA_LOGGER, AdminSource
-from kafkatop.backends.clients import (
-    AssignmentChange,
-    ClientError,
-    ConsumerPool,
-    ConsumerView,
-    GroupAdmin,
-    ProducerSession,
-    ProducerSettings,
-    Received,
-)
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.model import TopicPartition
-from kafkatop.backends.zookeeper_server import free_port
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consumers import ConsumerPool
+from kafkatop.backends.kafka.group_offsets import GroupAdmin
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.producer import ProducerSession
+from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
+from kafkatop.backends.model.consoles import AssignmentChange, ClientError, ConsumerView, ProducerSettings, Received
+from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -93,7 +88,7 @@ def topic(mock_cluster: MockCluster) -> str:
 
 @pytest.fixture
 def pool(mock_cluster: MockCluster) -> Iterator[ConsumerPool]:
-    consumers = ConsumerPool(mock_cluster.bootstrap_servers, MOCK_CONSUMER_CONFIG)
+    consumers = ConsumerPool(KafkaConnection.parse(mock_cluster.bootstrap_servers, MOCK_CONSUMER_CONFIG))
     try:
         yield consumers
     finally:
@@ -108,7 +103,7 @@ def drained(pool: ConsumerPool) -> Drained:
 
 @pytest.fixture
 def producer(mock_cluster: MockCluster) -> Iterator[ProducerSession]:
-    session = ProducerSession(mock_cluster.bootstrap_servers)
+    session = ProducerSession(KafkaConnection.parse(mock_cluster.bootstrap_servers))
     try:
         yield session
     finally:
@@ -123,7 +118,7 @@ def wait_deliveries(session: ProducerSession, count: int) -> list:  # type: igno
 
 
 def high_watermarks(cluster: MockCluster, topic: str) -> dict[int, int | None]:
-    snap = AdminSource(cluster.bootstrap_servers).poll()
+    snap = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers)).poll()
     t = snap.topic(topic)
     assert t is not None
     return {p.id: p.high_watermark for p in t.partitions}
@@ -204,7 +199,7 @@ def test_missing_topic_is_refused_and_not_created(producer: ProducerSession, moc
     assert str(raised.value).startswith("topic 'nope' does not exist: create it first")
     assert producer.in_flight() == 0 and producer.deliveries() == []
     # The mock (like Kafka with auto.create.topics.enable) creates topics named in Metadata: not by us.
-    snap = AdminSource(mock_cluster.bootstrap_servers).poll()
+    snap = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers)).poll()
     assert [t.name for t in snap.topics] == ["t"]
     # Created after the refusal, it is found at once, whatever the metadata cache held.
     mock_cluster.create_topic("nope", 1, 1)
@@ -234,7 +229,7 @@ def test_send_test_messages_m1_to_m7(producer: ProducerSession, topic: str) -> N
 def test_undeliverable_messages_are_reported_and_close_is_bounded(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("t", 2, 1)
     mock_cluster.set_partition_leader("t", 1, -1)  # partition 1 is offline
-    session = ProducerSession(mock_cluster.bootstrap_servers, {"message.timeout.ms": "1000"})
+    session = ProducerSession(KafkaConnection.parse(mock_cluster.bootstrap_servers, {"message.timeout.ms": "1000"}))
     try:
         session.reconfigure(ProducerSettings(partition=1))
         session.send("t", "lost")
@@ -284,7 +279,7 @@ def test_group_members_share_partitions_then_one_takes_all(
         "c2": sum(1 for i in range(7) if TopicPartition("t", i % 3) in b),
     }
 
-    admin = GroupAdmin(mock_cluster.bootstrap_servers)
+    admin = GroupAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers))
     try:  # auto-commit (see MOCK_CONSUMER_CONFIG) has the group's offsets at the log end
         wait_for(lambda: admin.committed_offsets("g", topic) == {0: 3, 1: 2, 2: 2}, timeout_s=5, what="commits")
     finally:
@@ -377,7 +372,7 @@ def test_payloads_that_are_not_text_are_received_escaped(
 
 def test_buffer_stays_bounded_when_nobody_drains(mock_cluster: MockCluster, producer: ProducerSession) -> None:
     mock_cluster.create_topic("t", 3, 3)
-    small = ConsumerPool(mock_cluster.bootstrap_servers, MOCK_CONSUMER_CONFIG, max_buffered=100)
+    small = ConsumerPool(KafkaConnection.parse(mock_cluster.bootstrap_servers, MOCK_CONSUMER_CONFIG), max_buffered=100)
     try:
         producer.send_test_messages("t", 1000)
         wait_deliveries(producer, 1000)
@@ -423,7 +418,7 @@ def test_reset_offsets_of_an_inactive_group(
 ) -> None:
     producer.send_test_messages(topic, 30)  # 10 per partition
     wait_deliveries(producer, 30)
-    admin = GroupAdmin(mock_cluster.bootstrap_servers, timeout_s=5.0)
+    admin = GroupAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=5.0)
     try:
         assert admin.committed_offsets("billing", topic) == {0: None, 1: None, 2: None}
         assert admin.plan_offsets("billing", topic, "offset", 4) == {0: 4, 1: 4, 2: 4}
@@ -465,7 +460,7 @@ def test_reset_refused_while_the_group_has_members(
 ) -> None:
     pool.start([topic], group="busy")
     drained.wait_consuming("c1")
-    admin = GroupAdmin(mock_cluster.bootstrap_servers, timeout_s=5.0)
+    admin = GroupAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=5.0)
     try:
         before = admin.committed_offsets("busy", topic)
         with pytest.raises(ClientError) as raised:
@@ -488,9 +483,9 @@ def test_reset_refused_while_the_group_has_members(
 # --- no cluster -----------------------------------------------------------------------------------------------------
 def test_unreachable_bootstrap_fails_within_the_timeouts() -> None:
     bootstrap = f"127.0.0.1:{free_port()}"  # nothing listens here
-    session = ProducerSession(bootstrap, metadata_timeout_s=1.0)
-    consumers = ConsumerPool(bootstrap, metadata_timeout_s=1.0)
-    admin = GroupAdmin(bootstrap, timeout_s=1.0)
+    session = ProducerSession(KafkaConnection.parse(bootstrap), metadata_timeout_s=1.0)
+    consumers = ConsumerPool(KafkaConnection.parse(bootstrap), metadata_timeout_s=1.0)
+    admin = GroupAdmin(KafkaConnection.parse(bootstrap), timeout_s=1.0)
     try:
         for action in (
             lambda: session.send("t", "x"),

@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.control import LOG_LINE_MAX, LOG_TAIL_LINES, AttachedControl, LabControl, LogTail, NodesSnapshot
-from kafkatop.backends.errors import KafkatopError
-from kafkatop.backends.model import Broker, ClusterSnapshot, ProcessRole
-from kafkatop.backends.supervisor import NodeState
-from kafkatop.backends.zookeeper_server import free_port
+from kafkatop.backends.lab.attached import AttachedControl
+from kafkatop.backends.lab.control import LOG_LINE_MAX, LOG_TAIL_LINES, LabControl, LogTail
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
+from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.integration.test_processes import Spawn, java_cmd, lab_config
 from tests.integration.test_supervisor import Clusters, clusters, dead, kafka39  # noqa: F401 - fixtures used here
@@ -138,7 +141,9 @@ def test_attached_control_signals_local_jvms_but_never_starts_them(
     cluster = ClusterSnapshot(
         "admin", 0.0, None, "zk", None, tuple(Broker(b, "127.0.0.1", port) for b, port in ports.items()), ()
     )
-    control = AttachedControl(",".join(f"127.0.0.1:{p}" for p in ports.values()), lambda: cluster)
+    control = AttachedControl(
+        KafkaConnection.parse(",".join(f"127.0.0.1:{p}" for p in ports.values())), lambda: cluster
+    )
 
     def both_listening() -> NodesSnapshot | None:
         s = control.poll()
@@ -195,7 +200,7 @@ def test_attached_control_signals_local_jvms_but_never_starts_them(
 def test_attached_without_a_cluster_shows_every_local_jvm(tmp_path: Path, standin_classes: Path, spawn: Spawn) -> None:
     port = free_port()
     proc = spawn(java_cmd(standin_classes, str(lab_config(tmp_path, 5, port))), stdout=subprocess.DEVNULL)
-    control = AttachedControl(f"127.0.0.1:{port}")
+    control = AttachedControl(KafkaConnection.parse(f"127.0.0.1:{port}"))
     node = wait_for(
         lambda: next((n for n in control.poll().nodes if n.pid == proc.pid and port in n.ports), None),
         timeout_s=20,

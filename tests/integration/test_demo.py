@@ -17,11 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.demo import DEMO_DETAIL, DEMO_TOPICS, DemoControl, start_demo_cluster
-from kafkatop.backends.errors import KafkatopError, SourceUnavailable
-from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, ProcessRole
-from kafkatop.backends.supervisor import NodeState
+from kafkatop.backends.demo.cluster import DEMO_TOPICS, start_demo_cluster
+from kafkatop.backends.demo.control import DEMO_DETAIL, DemoControl
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.processes import ProcessRole
 from tests.conftest import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +41,7 @@ def demo() -> Iterator[DemoControl]:
 
 
 def admin(control: DemoControl) -> AdminSource:
-    return AdminSource(control.bootstrap_servers, timeout_s=2.0)
+    return AdminSource(KafkaConnection.parse(control.bootstrap_servers), timeout_s=2.0)
 
 
 def leaders(snap: ClusterSnapshot) -> dict[str, int]:
@@ -131,7 +134,7 @@ def test_all_brokers_down_then_back_as_kafka_would(demo: DemoControl) -> None:
     # Every partition lost its last in-sync replica with broker 3; no broker is left to say so.
     assert sum("offline: no other in-sync replica (ISR 3)" in line for line in tail(demo, "broker-3")) == PARTITIONS
     with pytest.raises(SourceUnavailable):
-        AdminSource(demo.bootstrap_servers, timeout_s=1.0).poll()
+        AdminSource(KafkaConnection.parse(demo.bootstrap_servers), timeout_s=1.0).poll()
 
     # Broker 1 is back first, but it is out of sync: without unclean election the partitions stay offline, and the
     # mock shows them so (leader -1).
@@ -202,12 +205,13 @@ def _poll_or_none(source: AdminSource) -> ClusterSnapshot | None:
 COORDINATOR_RESTART = textwrap.dedent(
     """
     import json
-    from kafkatop.backends.admin import AdminSource
-    from kafkatop.backends.demo import DemoControl, start_demo_cluster
+    from kafkatop.backends.demo.cluster import start_demo_cluster
+    from kafkatop.backends.demo.control import DemoControl
+    from kafkatop.backends.kafka.admin import AdminSource
 
     control = DemoControl(start_demo_cluster(), rebalance_delay_s=None)
     broker = control.coordinators["billing"]
-    source = AdminSource(control.bootstrap_servers, watch_groups=control.demo.groups, timeout_s=1.0)
+    source = AdminSource(control.demo.connection, watch_groups=control.demo.groups, timeout_s=1.0)
 
     def committed():
         (group,) = source.poll().groups

@@ -13,16 +13,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.demo import DemoControl, start_demo_cluster
-from kafkatop.backends.durability import (
-    DurabilityCheck,
-    DurabilityProgress,
-    DurabilityRefused,
-    DurabilitySettings,
-)
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.supervisor import NodeState
+from kafkatop.backends.checks.durability.run import DurabilityCheck
+from kafkatop.backends.demo.cluster import start_demo_cluster
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRefused, DurabilitySettings
+from kafkatop.backends.model.nodes import NodeState
 
 TOPIC = "durability"
 
@@ -38,7 +36,7 @@ def demo() -> Iterator[DemoControl]:
 
 
 def leader_of(control: DemoControl, topic: str, partition: int) -> int:
-    source = AdminSource(control.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(control.bootstrap_servers), timeout_s=2.0)
     try:
         t = source.poll().topic(topic)
     finally:
@@ -51,7 +49,9 @@ def test_killing_the_leader_mid_run_loses_and_duplicates_nothing(demo: DemoContr
     before = leader_of(demo, TOPIC, 0)
     progress: list[DurabilityProgress] = []
     settings = DurabilitySettings(TOPIC, records=3000, acks="all", enable_idempotence=True, kill_at=0.3, restart_at=0.7)
-    report = DurabilityCheck(demo.bootstrap_servers, settings, demo, on_progress=progress.append, timeout_s=5).run()
+    report = DurabilityCheck(
+        KafkaConnection.parse(demo.bootstrap_servers), settings, demo, on_progress=progress.append, timeout_s=5
+    ).run()
 
     t = report.totals
     assert (t.sent, t.acked, t.failed, t.read) == (3000, 3000, 0, 3000)
@@ -89,7 +89,7 @@ def test_killing_the_leader_mid_run_loses_and_duplicates_nothing(demo: DemoContr
 
 def test_a_controlled_stop_of_the_leader(demo: DemoControl) -> None:
     settings = DurabilitySettings(TOPIC, records=600, fault="stop", partition=1, kill_at=0.2, restart_at=0.5)
-    report = DurabilityCheck(demo.bootstrap_servers, settings, demo, timeout_s=5).run()
+    report = DurabilityCheck(KafkaConnection.parse(demo.bootstrap_servers), settings, demo, timeout_s=5).run()
     assert report.verdict == "as expected", report.verdict_text
     assert (report.totals.lost, report.totals.duplicated, report.totals.read) == (0, 0, 600)
     assert report.timeline.fault == "stop" and report.timeline.leader_changed
@@ -98,14 +98,16 @@ def test_a_controlled_stop_of_the_leader(demo: DemoControl) -> None:
 
 def test_an_rf1_topic_is_refused_before_anything_is_sent(demo: DemoControl) -> None:
     demo.mock.create_topic("single", 3, 1)
-    check = DurabilityCheck(demo.bootstrap_servers, DurabilitySettings("single", records=100), demo, timeout_s=5)
+    check = DurabilityCheck(
+        KafkaConnection.parse(demo.bootstrap_servers), DurabilitySettings("single", records=100), demo, timeout_s=5
+    )
     with pytest.raises(DurabilityRefused) as e:
         check.run()
     assert str(e.value) == (
         "a durability check needs a replicated topic: with RF 1 there is no other replica to take over ('single' has "
         "RF 1); create it with --replication-factor 3"
     )
-    source = AdminSource(demo.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(demo.bootstrap_servers), timeout_s=2.0)
     try:
         single = source.poll().topic("single")
     finally:
@@ -125,7 +127,9 @@ def test_a_cancelled_run_starts_the_killed_broker_again(demo: DemoControl) -> No
         if killed.is_set() and p.acked >= 1200:
             check.cancel()
 
-    check = DurabilityCheck(demo.bootstrap_servers, settings, demo, on_progress=cancel_after_the_fault, timeout_s=5)
+    check = DurabilityCheck(
+        KafkaConnection.parse(demo.bootstrap_servers), settings, demo, on_progress=cancel_after_the_fault, timeout_s=5
+    )
     report = check.run()
     assert killed.is_set()
     assert report.cancelled and report.verdict == "incomplete"
@@ -142,7 +146,13 @@ def test_a_failure_after_the_fault_starts_the_broker_again_before_it_is_raised(d
         if any(n.state is NodeState.KILLED for n in demo.poll().nodes):
             raise KeyboardInterrupt  # as Ctrl-C in `kafkatop durability` lands
 
-    check = DurabilityCheck(demo.bootstrap_servers, settings, demo, on_progress=interrupt_after_the_fault, timeout_s=5)
+    check = DurabilityCheck(
+        KafkaConnection.parse(demo.bootstrap_servers),
+        settings,
+        demo,
+        on_progress=interrupt_after_the_fault,
+        timeout_s=5,
+    )
     with pytest.raises(KeyboardInterrupt):
         check.run()
     assert [n.state for n in demo.poll().nodes] == [NodeState.UP] * 3

@@ -8,8 +8,8 @@ import uuid
 
 from kazoo.client import KazooClient
 
-from kafkatop.backends.ensemble import ZooKeeperStatsSource
-from kafkatop.backends.zookeeper_server import ZooKeeperServer, free_port
+from kafkatop.backends.zookeeper.server import ZooKeeperServer, free_port
+from kafkatop.backends.zookeeper.stats import ZooKeeperStatsSource
 from tests.conftest import wait_for
 
 

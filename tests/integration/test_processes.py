@@ -7,9 +7,9 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from kafkatop.backends.model import ProcessRole, ProcessStatus
-from kafkatop.backends.processes import ProcessSource
-from kafkatop.backends.zookeeper_server import ZooKeeperServer, find_java, free_port
+from kafkatop.backends.lab.processes import ProcessSource
+from kafkatop.backends.model.processes import ProcessRole, ProcessStatus
+from kafkatop.backends.zookeeper.server import ZooKeeperServer, find_java, free_port
 from tests.conftest import wait_for
 
 Spawn = Callable[..., subprocess.Popen[bytes]]

@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.quorum import QuorumSnapshot, QuorumSource, decode_describe_quorum, to_snapshot
+from kafkatop.backends.kraft.quorum import QuorumSource, to_snapshot
+from kafkatop.backends.kraft.wire import decode_describe_quorum
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.quorum import QuorumSnapshot
 from tests.integration.test_real_kafka import NODE_ID, KraftNode, node_env
 
 pytestmark = [
@@ -54,7 +57,7 @@ def assert_single_node_quorum(snap: QuorumSnapshot, node: KraftNode) -> None:
 
 
 def test_quorum_through_the_broker_listener(kafka: KraftNode) -> None:
-    source = QuorumSource(kafka.bootstrap, timeout_s=5.0)
+    source = QuorumSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0)
     snap = source.poll()
     print(snap)
     assert_single_node_quorum(snap, kafka)
@@ -68,8 +71,8 @@ def test_quorum_through_the_broker_listener(kafka: KraftNode) -> None:
 
 
 def test_quorum_from_the_controller_listener(kafka: KraftNode) -> None:
-    via_broker = QuorumSource(kafka.bootstrap, timeout_s=5.0).poll()
-    snap = QuorumSource(controller_address(kafka), timeout_s=5.0).poll()
+    via_broker = QuorumSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0).poll()
+    snap = QuorumSource(KafkaConnection.parse(controller_address(kafka)), timeout_s=5.0).poll()
     assert_single_node_quorum(snap, kafka)
     assert (snap.source, snap.via) == (controller_address(kafka), "controller")
     assert (snap.leader_id, snap.leader_epoch) == (via_broker.leader_id, via_broker.leader_epoch)
@@ -77,7 +80,7 @@ def test_quorum_from_the_controller_listener(kafka: KraftNode) -> None:
 
 
 def test_a_stable_quorum_keeps_its_epoch_while_its_log_grows(kafka: KraftNode) -> None:
-    source = QuorumSource(kafka.bootstrap, timeout_s=5.0)
+    source = QuorumSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0)
     first = source.poll()
     time.sleep(1.2)  # more than two of the controller's 500 ms no-op appends
     second = source.poll()
@@ -89,7 +92,7 @@ def test_the_first_address_that_answers_is_used(kafka: KraftNode) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         closed = f"127.0.0.1:{s.getsockname()[1]}"
-    snap = QuorumSource(f"{closed},{kafka.bootstrap}", timeout_s=5.0).poll()
+    snap = QuorumSource(KafkaConnection.parse(f"{closed},{kafka.bootstrap}"), timeout_s=5.0).poll()
     assert snap.source == kafka.bootstrap
 
 
@@ -98,12 +101,12 @@ def test_nothing_listening_is_source_unavailable() -> None:
         s.bind(("127.0.0.1", 0))
         closed = f"127.0.0.1:{s.getsockname()[1]}"
     with pytest.raises(SourceUnavailable) as raised:
-        QuorumSource(closed, timeout_s=1.0).poll()
+        QuorumSource(KafkaConnection.parse(closed), timeout_s=1.0).poll()
     assert str(raised.value) == f"quorum: {closed}: connection refused: is the node down, or is this the wrong port?"
 
 
 def test_same_quorum_as_kafka_metadata_quorum(kafka: KraftNode, tmp_path: Path) -> None:
-    source = QuorumSource(kafka.bootstrap, timeout_s=5.0)
+    source = QuorumSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0)
     before = source.poll()
     env = {**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m", "KAFKA_JMX_OPTS": " "}
     started = time.monotonic()

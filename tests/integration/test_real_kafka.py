@@ -19,12 +19,15 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkatop.backends.admin import AdminSource, describe_error
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.model import ClusterSnapshot, ConsumerGroup, GroupState, ProcessRole, TopicPartition
-from kafkatop.backends.processes import ProcessSource
-from kafkatop.backends.supervisor import new_cluster_id
-from kafkatop.backends.zookeeper_server import free_port
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.errors import describe_error
+from kafkatop.backends.lab.processes import ProcessSource
+from kafkatop.backends.lab.state import new_cluster_id
+from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, TopicPartition
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 
 pytestmark = [
@@ -139,7 +142,7 @@ def start_node(home: Path, root: Path, timeout_s: float = 60.0) -> KraftNode:
         )  # fmt: skip
     node = KraftNode(home, config, port, controller_port, log_dir, output, proc)
     try:
-        probe = AdminSource(node.bootstrap, timeout_s=1.0)
+        probe = AdminSource(KafkaConnection.parse(node.bootstrap), timeout_s=1.0)
 
         def answering() -> bool:
             if proc.poll() is not None:
@@ -250,7 +253,7 @@ def test_cluster_topics_watermarks_and_configs(kafka: KraftNode) -> None:
     create_topic(kafka, "purchases", 3, {"min.insync.replicas": "1"})
     # Kafka accepts a min.insync.replicas above the replication factor: acks=all producers then always fail.
     create_topic(kafka, "strict", 2, {"min.insync.replicas": "2"})
-    source = AdminSource(kafka.bootstrap, timeout_s=5.0)
+    source = AdminSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0)
     wait_topic_led(source, "purchases", 3)
     wait_topic_led(source, "strict", 2)
     produce(kafka, "purchases", {0: 4, 1: 0, 2: 7})
@@ -299,7 +302,7 @@ def test_cluster_topics_watermarks_and_configs(kafka: KraftNode) -> None:
     finally:
         committer.close()
     assert "__consumer_offsets" not in [t.name for t in source.poll().topics]
-    with_internal = AdminSource(kafka.bootstrap, timeout_s=5.0, include_internal=True)
+    with_internal = AdminSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0, include_internal=True)
     internal_snap = wait_for(
         lambda: (s := with_internal.poll()).topic("__consumer_offsets") and s, timeout_s=20, interval_s=0.1,
         what="__consumer_offsets in metadata",
@@ -323,7 +326,9 @@ def test_cluster_topics_watermarks_and_configs(kafka: KraftNode) -> None:
 def test_consumer_group_listed_described_and_rebalanced(kafka: KraftNode, protocol: str) -> None:
     topic, group = f"orders-{protocol}", f"billing-{protocol}"
     create_topic(kafka, topic, 4)
-    source = AdminSource(kafka.bootstrap, timeout_s=5.0)  # no watch_groups: the group must be listed
+    source = AdminSource(
+        KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0
+    )  # no watch_groups: the group must be listed
     wait_topic_led(source, topic, 4)
     produced = {0: 10, 1: 11, 2: 12, 3: 13}
     produce(kafka, topic, produced)

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.spark.model import TopicCounts, watermark_check
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.spark import TopicCounts, watermark_check
 from kafkatop.spark.source import KafkaSourceError, OffsetRange, RangeReader, SourceOptions, parse_offsets, watermarks
 from tests.conftest import wait_for
 

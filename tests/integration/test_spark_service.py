@@ -16,9 +16,10 @@ import psutil
 import pytest
 from confluent_kafka import Producer
 
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.spark.client import SparkJobError, SparkServiceClient, SparkServiceError
-from kafkatop.spark.model import JobProgress
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError
+from kafkatop.spark.client import SparkServiceClient
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -175,16 +176,17 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     """The app's Spark tab with a real service: pick the topic, `g`, the table fills; a missing topic is a message."""
     from textual.widgets import DataTable, Select, Static
 
-    from kafkatop.backends.admin import AdminSource
+    from kafkatop.backends.kafka.admin import AdminSource
     from kafkatop.spark.client import SparkCounts
-    from kafkatop.tui.app import KafkatopApp, Settings, Sources
-    from kafkatop.tui.widgets.spark import SparkPanel
+    from kafkatop.tui.live.app import KafkatopApp
+    from kafkatop.tui.live.sources import Settings, Sources
+    from kafkatop.tui.live.widgets.spark import SparkPanel
 
     mock.create_topic("panel", 2, 1)
     fill(mock.bootstrap_servers, "panel", 40, 2)
-    counter = SparkCounts(mock.bootstrap_servers)
+    counter = SparkCounts(KafkaConnection.parse(mock.bootstrap_servers))
     counter.service = service  # the module's warm service: one JVM for the whole module
-    admin = AdminSource(mock.bootstrap_servers, timeout_s=2.0)
+    admin = AdminSource(KafkaConnection.parse(mock.bootstrap_servers), timeout_s=2.0)
     app = KafkatopApp(Sources(admin.poll, spark=counter), Settings(poll_interval_s=0.5))
     async with app.run_test(size=(120, 34)) as pilot:
         await pilot.press("8")

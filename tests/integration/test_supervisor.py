@@ -14,20 +14,16 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kafkatop.backends.install import KafkaInstallError, open_install
-from kafkatop.backends.lab_spec import ClusterSpec
-from kafkatop.backends.model import ProcessRole
-from kafkatop.backends.processes import ProcessSource
-from kafkatop.backends.properties import read_properties
-from kafkatop.backends.supervisor import (
-    LabCluster,
-    NodeStartError,
-    NodeState,
-    PortInUse,
-    SupervisorError,
-    port_is_free,
-)
-from kafkatop.backends.zookeeper_server import four_letter_word
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import KafkaInstallError, open_install
+from kafkatop.backends.lab.processes import ProcessSource
+from kafkatop.backends.lab.properties import read_properties
+from kafkatop.backends.lab.runner import NodeStartError, PortInUse, port_is_free
+from kafkatop.backends.lab.spec import ClusterSpec
+from kafkatop.backends.lab.state import SupervisorError
+from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.zookeeper.server import four_letter_word
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import make_standin_install
 

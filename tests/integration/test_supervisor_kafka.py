@@ -15,12 +15,14 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.install import open_install
-from kafkatop.backends.model import NO_LEADER, ClusterSnapshot, Partition
-from kafkatop.backends.supervisor import LabCluster, NodeState
-from kafkatop.backends.topics import TopicAdmin
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters
 
@@ -66,7 +68,7 @@ def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters) -> 
     assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
     recorded = {n.name: n.pid for n in snap.nodes}
 
-    source = AdminSource(snap.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(snap.bootstrap_servers), timeout_s=2.0)
     try:
 
         def three_alive() -> ClusterSnapshot | None:
@@ -75,7 +77,7 @@ def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters) -> 
 
         seen = wait_for(three_alive, timeout_s=30, interval_s=0.2, what="AdminSource to see 3 live brokers")
         assert seen is not None and sorted(b.id for b in seen.brokers_alive) == BROKER_IDS
-        with TopicAdmin(snap.bootstrap_servers) as topics:
+        with TopicAdmin(KafkaConnection.parse(snap.bootstrap_servers)) as topics:
             topics.create_topic(TOPIC, partitions=3, replication_factor=3)
 
         def fully_replicated() -> Partition | None:

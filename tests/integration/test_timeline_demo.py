@@ -12,12 +12,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.demo import DemoControl, start_demo_cluster
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.history import History
-from kafkatop.backends.model import TopicPartition
-from kafkatop.backends.timeline import EventKind, Timeline, TimelineSnapshot, Trigger
+from kafkatop.backends.demo.cluster import start_demo_cluster
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.insight.history import History
+from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot, Trigger
+from kafkatop.backends.insight.timeline.timeline import Timeline
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
 from tests.conftest import wait_for
 
 TP = TopicPartition("purchases", 1)
@@ -26,7 +29,7 @@ TP = TopicPartition("purchases", 1)
 @pytest.fixture
 def demo() -> Iterator[tuple[DemoControl, AdminSource]]:
     control = DemoControl(start_demo_cluster(), rebalance_delay_s=None)
-    source = AdminSource(control.bootstrap_servers, timeout_s=2.0)
+    source = AdminSource(KafkaConnection.parse(control.bootstrap_servers), timeout_s=2.0)
     try:
         yield control, source
     finally:

@@ -19,11 +19,14 @@ import pytest
 from confluent_kafka import TopicCollection
 from confluent_kafka.admin import AdminClient
 
-from kafkatop.backends.admin import AdminSource
-from kafkatop.backends.mock_cluster import MockCluster
-from kafkatop.backends.model import ClusterSnapshot
-from kafkatop.backends.topics import TopicAdmin, TopicError, format_describe
-from kafkatop.backends.zookeeper_server import free_port
+from kafkatop.backends.insight.describe import format_describe
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.topics import TopicError
+from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.integration.test_real_kafka import (
     CLIENT_LOGGER,
@@ -50,7 +53,7 @@ def test_describe_of_a_mock_cluster_poll(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("purchases", 3, 3)
     mock_cluster.create_topic("audit", 2, 2)
     mock_cluster.set_partition_leader("audit", 1, -1)
-    snap = AdminSource(mock_cluster.bootstrap_servers).poll()
+    snap = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers)).poll()
     out = format_describe(snap)
     print(out)
 
@@ -88,13 +91,13 @@ def test_describe_of_a_mock_cluster_poll(mock_cluster: MockCluster) -> None:
 
 def test_topic_admin_describe_adds_topic_ids_where_configs_are_unsupported(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("purchases", 2, 3)
-    snap = AdminSource(mock_cluster.bootstrap_servers).poll()
+    snap = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers)).poll()
     assert snap.topic("purchases").topic_id is None  # type: ignore[union-attr] # Metadata carries no id here
     raw = raw_admin(mock_cluster.bootstrap_servers)  # kept: a dropped AdminClient fails its pending futures
     uuid = raw.describe_topics(TopicCollection(["purchases"]))["purchases"].result(10).topic_id
     # Kafka prints ids in URL-safe base64; librdkafka's str() uses the standard alphabet.
     topic_id = str(uuid).replace("+", "-").replace("/", "_")
-    with TopicAdmin(mock_cluster.bootstrap_servers, timeout_s=5.0) as admin:
+    with TopicAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=5.0) as admin:
         # The mock answers DescribeConfigs with "unsupported": no configs, no exception.
         assert admin.topic_configs(["purchases", "nope"]) == {"purchases": {}, "nope": {}}
         assert admin.topic_ids(["purchases", "nope"]) == {"purchases": topic_id}
@@ -107,7 +110,7 @@ def test_topic_admin_describe_adds_topic_ids_where_configs_are_unsupported(mock_
 
 
 def test_create_topic_refused_by_the_mock_is_a_topic_error(mock_cluster: MockCluster) -> None:
-    with TopicAdmin(mock_cluster.bootstrap_servers, timeout_s=5.0) as admin:
+    with TopicAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=5.0) as admin:
         with pytest.raises(TopicError) as raised:
             admin.create_topic("t", 1, 1)
     print("mock create_topic:", raised.value)
@@ -117,7 +120,7 @@ def test_create_topic_refused_by_the_mock_is_a_topic_error(mock_cluster: MockClu
 
 def test_unreachable_bootstrap_fails_within_the_timeout() -> None:
     bootstrap = f"127.0.0.1:{free_port()}"  # nothing listens here
-    with TopicAdmin(bootstrap, timeout_s=1.0) as admin:
+    with TopicAdmin(KafkaConnection.parse(bootstrap), timeout_s=1.0) as admin:
         started = time.monotonic()
         with pytest.raises(TopicError) as raised:
             admin.create_topic("t", 1, 1)
@@ -154,7 +157,7 @@ def needs_kafka(test: F) -> F:
 
 @pytest.fixture
 def admin(kafka: KraftNode) -> Iterator[TopicAdmin]:
-    with TopicAdmin(kafka.bootstrap, timeout_s=15.0) as topic_admin:
+    with TopicAdmin(KafkaConnection.parse(kafka.bootstrap), timeout_s=15.0) as topic_admin:
         yield topic_admin
 
 
@@ -174,7 +177,7 @@ def kafka_topics_describe(node: KraftNode, tmp_path: Path, *args: str) -> str:
 
 
 def poll_led(node: KraftNode, *topics: tuple[str, int]) -> ClusterSnapshot:
-    source = AdminSource(node.bootstrap, timeout_s=5.0, include_internal=True)
+    source = AdminSource(KafkaConnection.parse(node.bootstrap), timeout_s=5.0, include_internal=True)
     snap = None
     for name, partitions in topics:
         snap = wait_topic_led(source, name, partitions)
@@ -254,7 +257,7 @@ def test_delete_topic(kafka: KraftNode, admin: TopicAdmin) -> None:
     admin.create_topic("doomed", 2, 1)
     poll_led(kafka, ("doomed", 2))
     admin.delete_topic("doomed")
-    source = AdminSource(kafka.bootstrap, timeout_s=5.0)
+    source = AdminSource(KafkaConnection.parse(kafka.bootstrap), timeout_s=5.0)
     wait_for(lambda: source.poll().topic("doomed") is None, timeout_s=20, interval_s=0.1, what="doomed gone")
     assert admin.topic_configs(["doomed"]) == {"doomed": {}}
     with pytest.raises(TopicError) as raised:

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from kafkatop.backends.errors import NotAKafkaZooKeeper, SourceUnavailable
-from kafkatop.backends.zookeeper import (
+from kafkatop.backends.model.errors import NotAKafkaZooKeeper, SourceUnavailable
+from kafkatop.backends.model.zookeeper import (
     BrokerDeregistered,
     BrokerRegistered,
     ControllerChanged,
     PartitionStateChanged,
     TopicsChanged,
     ZkEvent,
-    ZooKeeperSource,
 )
-from kafkatop.backends.zookeeper_server import ZooKeeperServer, free_port
+from kafkatop.backends.zookeeper.server import ZooKeeperServer, free_port
+from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from tests.conftest import wait_for
 from tests.fixtures import kafka_znodes as kz
 

@@ -9,9 +9,10 @@ from typing import Any
 
 from textual.widgets import Input
 
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.model import ClusterSnapshot
-from kafkatop.tui.app import KafkatopApp, Settings, Sources
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.sources import Settings, Sources
 from tests.fixtures.snapshots import (
     TAKEN_AT,
     RecordedControl,
@@ -96,7 +97,7 @@ def test_failover_moment(snap_compare: Any) -> None:
         await settled(pilot)
         while pilot.app.snapshot is None or pilot.app.snapshot.taken_at != TAKEN_AT:
             await pilot.pause(0.02)
-        pilot.app._next_poll.stop()  # hold the screen still for the screenshot
+        pilot.app.hold()  # hold the screen still for the screenshot
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(110, 30), run_before=second_poll)
@@ -157,7 +158,7 @@ def test_source_down_keeps_last_data_with_its_age(snap_compare: Any) -> None:
         await pilot.app.workers.wait_for_complete()
         while pilot.app.failure is None:
             await pilot.pause(0.02)
-        pilot.app._next_poll.stop()  # hold the screen still for the screenshot
+        pilot.app.hold()  # hold the screen still for the screenshot
 
     assert snap_compare(app, terminal_size=(100, 24), run_before=second_poll_failed)
 

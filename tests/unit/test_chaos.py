@@ -9,7 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.chaos_model import (
+from kafkatop.backends.checks.chaos.verdict import (
+    check_chaos_topic,
+    choose_step,
+    cluster_state,
+    expected_alive,
+    judge,
+    lab_orphans,
+    leader_moves,
+    polls_to_converge,
+    records_in_range,
+    safe_max_down,
+    targets_of,
+    unsettled_reason,
+)
+from kafkatop.backends.checks.durability.verdict import acked_ends
+from kafkatop.backends.model.chaos import (
     ACTIONS,
     ChaosRefused,
     ChaosReport,
@@ -20,25 +35,12 @@ from kafkatop.backends.chaos_model import (
     RecordedNode,
     TargetNode,
     ViewPoll,
-    acked_ends,
-    check_chaos_topic,
-    choose_step,
-    cluster_state,
-    expected_alive,
-    judge,
-    lab_orphans,
-    leader_moves,
     parse_actions,
-    polls_to_converge,
-    records_in_range,
-    safe_max_down,
-    targets_of,
-    unsettled_reason,
 )
-from kafkatop.backends.control import NodesSnapshot, NodeView
-from kafkatop.backends.durability_model import PartitionResult, ReadRecord, RecordDelivery
-from kafkatop.backends.model import NO_LEADER, Broker, ClusterSnapshot, Partition, ProcessRole, Topic
-from kafkatop.backends.supervisor import NodeState
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.durability import PartitionResult, ReadRecord, RecordDelivery
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.processes import ProcessRole
 
 UP, DOWN, KILLED, FAILED = NodeState.UP, NodeState.DOWN, NodeState.KILLED, NodeState.FAILED
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from kafkatop.backends.clients import (
+from kafkatop.backends.model.consoles import (
     DEFAULT_PRODUCER_SETTINGS,
     ClientError,
     ProducerSettings,
     escape_payload,
     split_key,
 )
-from kafkatop.backends.errors import KafkatopError
+from kafkatop.backends.model.errors import KafkatopError
 
 
 # --- escape_payload -------------------------------------------------------------------------------------------------

@@ -8,8 +8,17 @@ from dataclasses import replace
 
 import pytest
 
-from kafkatop.backends.control import NodesSnapshot, NodeView
-from kafkatop.backends.durability import (
+from kafkatop.backends.checks.durability.verdict import (
+    check_control,
+    check_topic,
+    decode,
+    encode,
+    expectation,
+    judge,
+    verify,
+)
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.durability import (
     DurabilityRefused,
     DurabilitySettings,
     Expectation,
@@ -17,19 +26,12 @@ from kafkatop.backends.durability import (
     ReadRecord,
     RecordDelivery,
     TopicFacts,
-    check_control,
-    check_topic,
-    decode,
-    encode,
-    expectation,
-    judge,
     total,
-    verify,
 )
-from kafkatop.backends.model import NO_LEADER, Broker, ClusterSnapshot, Partition, ProcessRole, Topic
-from kafkatop.backends.supervisor import NodeState
-from kafkatop.tui.cli import build_parser
-from kafkatop.tui.durability_cmd import settings_from_args
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.tui.cli.durability import settings_from_args
+from kafkatop.tui.cli.parser import build_parser
 
 
 def acked(partition: int, *seqs: int) -> list[RecordDelivery]:

@@ -11,15 +11,15 @@ import socket
 
 import pytest
 
-from kafkatop.backends.ensemble import (
-    EnsembleSnapshot,
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.zookeeper import EnsembleSnapshot
+from kafkatop.backends.zookeeper.stats import (
     ZooKeeperStatsSource,
     parse_connect_string,
     parse_cons,
     parse_mntr,
     parse_srvr,
 )
-from kafkatop.backends.errors import SourceUnavailable
 
 VERSION_LINE = "3.9.5-293c895a8d966a3ecb92872be4a1daf87d725da2, built on 2026-02-11 20:18 UTC"
 

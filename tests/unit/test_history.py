@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kafkatop.backends.history import History, Metric
-from kafkatop.backends.model import (
+from kafkatop.backends.insight.history import History, Metric
+from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
     ClusterSnapshot,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.install import LabMode
-from kafkatop.backends.lab_config import edit_properties, node_properties, zookeeper_properties
-from kafkatop.backends.lab_spec import ClusterSpec, SpecError, cluster_nodes, load_spec_file, quorum_voters
-from kafkatop.backends.model import ProcessRole
-from kafkatop.backends.properties import parse_properties
+from kafkatop.backends.lab.configs import edit_properties, node_properties, zookeeper_properties
+from kafkatop.backends.lab.install import LabMode
+from kafkatop.backends.lab.properties import parse_properties
+from kafkatop.backends.lab.spec import ClusterSpec, SpecError, cluster_nodes, load_spec_file, quorum_voters
+from kafkatop.backends.model.processes import ProcessRole
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GOLDEN = FIXTURES / "golden"

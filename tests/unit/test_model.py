@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from kafkatop.backends.model import (
+from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
     ClusterSnapshot,
@@ -84,7 +84,7 @@ def test_group_lag() -> None:
 
 
 def test_a_full_or_failed_log_dir_is_told_from_the_node_log() -> None:
-    from kafkatop.backends.control import storage_problem
+    from kafkatop.backends.model.nodes import storage_problem
 
     assert storage_problem(("[2026-11-22 08:00:00,000] INFO [KafkaServer id=1] started",)) is None
     full = (

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.errors import PropertiesError
-from kafkatop.backends.properties import listener_port, parse_properties, read_properties, split_list
+from kafkatop.backends.lab.properties import listener_port, parse_properties, read_properties, split_list
+from kafkatop.backends.model.errors import PropertiesError
 
 # An excerpt of Kafka 3.x's stock config/server.properties, as the labs copy it to server-N.properties.
 STOCK = r"""

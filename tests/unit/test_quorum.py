@@ -15,13 +15,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from kafkatop.backends.errors import SourceUnavailable
-from kafkatop.backends.quorum import (
+from kafkatop.backends.kraft.quorum import QuorumSource, to_snapshot
+from kafkatop.backends.kraft.wire import (
     NO_TAGGED_FIELDS,
     DescribeQuorum,
     ProtocolError,
     QuorumPartition,
-    QuorumSource,
     Reader,
     ReplicaState,
     api_versions_body,
@@ -33,9 +32,9 @@ from kafkatop.backends.quorum import (
     encode_uvarint,
     error_name,
     format_uuid,
-    parse_bootstrap,
-    to_snapshot,
 )
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
 
 BROKER_APIVERSIONS = bytes.fromhex(
     "0000000100004a00000000000d000001000400120000020001000a0000030000000d0000080002000900000900010009"
@@ -382,7 +381,7 @@ def test_hand_built_partitions_convert_too() -> None:
 
 # --- the bootstrap list ---------------------------------------------------------------------------------------------
 def test_bootstrap_lists() -> None:
-    assert parse_bootstrap("b1:9092, PLAINTEXT://b2:9094,[::1]:9093,b3") == (
+    assert KafkaConnection.parse("b1:9092, PLAINTEXT://b2:9094,[::1]:9093,b3").addresses == (
         ("b1", 9092),
         ("b2", 9094),
         ("::1", 9093),
@@ -390,7 +389,7 @@ def test_bootstrap_lists() -> None:
     )
     for bad in ("", " , ", "b1:x", "b1:0"):
         with pytest.raises(SourceUnavailable, match="bootstrap"):
-            parse_bootstrap(bad)
+            KafkaConnection.parse(bad)
 
 
 # --- QuorumSource against stand-in servers that replay the recorded bytes ----------------------------------------
@@ -454,7 +453,7 @@ def replay(*answers: bytes) -> Handler:
 
 def test_poll_through_a_broker(serve: Callable[[Handler], str]) -> None:
     address = serve(replay(BROKER_APIVERSIONS, BROKER_DQ2))
-    snap = QuorumSource(address, timeout_s=2.0).poll()
+    snap = QuorumSource(KafkaConnection.parse(address), timeout_s=2.0).poll()
     assert (snap.leader_id, snap.leader_epoch, snap.high_watermark) == (1, 1, 12)
     assert (snap.source, snap.via, snap.api_version) == (address, "broker", 2)
 
@@ -473,7 +472,7 @@ def test_poll_negotiates_down_to_what_the_node_offers(serve: Callable[[Handler],
             payload = struct.pack(">i", correlation_id) + answer[4:]
             conn.sendall(struct.pack(">i", len(payload)) + payload)
 
-    snap = QuorumSource(serve(handler)).poll()
+    snap = QuorumSource(KafkaConnection.parse(serve(handler))).poll()
     assert asked == [(18, 3), (55, 1)]
     assert snap.api_version == 1 and snap.via == "controller"
     assert snap.voters[0].endpoints == ()  # v1 carries no nodes
@@ -485,7 +484,7 @@ def test_poll_tries_the_next_address(serve: Callable[[Handler], str]) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         closed = f"127.0.0.1:{s.getsockname()[1]}"
-    snap = QuorumSource(f"{closed},{not_leader},{leader}").poll()
+    snap = QuorumSource(KafkaConnection.parse(f"{closed},{not_leader},{leader}")).poll()
     assert snap.source == leader and snap.via == "controller"
 
 
@@ -495,7 +494,7 @@ def test_poll_says_why_every_address_failed(serve: Callable[[Handler], str]) -> 
     hangs_up = serve(lambda conn: None)
     not_leader = serve(replay(CONTROLLER_APIVERSIONS, v2_response(partition_error=6)))
     with pytest.raises(SourceUnavailable) as raised:
-        QuorumSource(f"{zk_mode},{http},{hangs_up},{not_leader}", timeout_s=2.0).poll()
+        QuorumSource(KafkaConnection.parse(f"{zk_mode},{http},{hangs_up},{not_leader}"), timeout_s=2.0).poll()
     assert raised.value.source == "quorum"
     assert raised.value.reason.split("; ") == [
         f"{zk_mode} answered ApiVersions with UNSUPPORTED_VERSION",
@@ -511,7 +510,7 @@ def test_a_node_without_describe_quorum(serve: Callable[[Handler], str]) -> None
     versions[i : i + 2] = bytes.fromhex("7fff")  # rename key 55 to one nobody asks for
     address = serve(replay(bytes(versions)))
     with pytest.raises(SourceUnavailable, match="does not offer DescribeQuorum: a ZooKeeper-mode broker"):
-        QuorumSource(address).poll()
+        QuorumSource(KafkaConnection.parse(address)).poll()
 
 
 def test_a_silent_node_costs_one_timeout(serve: Callable[[Handler], str]) -> None:
@@ -519,6 +518,6 @@ def test_a_silent_node_costs_one_timeout(serve: Callable[[Handler], str]) -> Non
     address = serve(lambda conn: (read_request(conn), release.wait(5)))
     try:
         with pytest.raises(SourceUnavailable, match="no answer within 0.3 s"):
-            QuorumSource(address, timeout_s=0.3).poll()
+            QuorumSource(KafkaConnection.parse(address), timeout_s=0.3).poll()
     finally:
         release.set()

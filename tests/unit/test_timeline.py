@@ -6,25 +6,30 @@ import threading
 
 import pytest
 
-from kafkatop.backends import timeline as tl
-from kafkatop.backends.clients import ConsumerView, Delivery
-from kafkatop.backends.consoles import ConsoleActivity
-from kafkatop.backends.control import NodesSnapshot, NodeView
-from kafkatop.backends.model import (
+from kafkatop.backends.insight.timeline.incidents import MAX_INCIDENT_STEPS, MAX_INCIDENTS
+from kafkatop.backends.insight.timeline.log import MAX_EVENTS
+from kafkatop.backends.insight.timeline.model import EventKind, Incident, TimelineEvent, Trigger
+from kafkatop.backends.insight.timeline.timeline import FOLD_CLIENT_ERRORS_S, Timeline
+from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
     ClusterMode,
     ClusterSnapshot,
     Partition,
-    ProcessRole,
     Topic,
     TopicPartition,
 )
-from kafkatop.backends.quorum import QuorumReplica, QuorumSnapshot
-from kafkatop.backends.supervisor import NodeState
-from kafkatop.backends.timeline import EventKind, Incident, Timeline, TimelineEvent, Trigger
-from kafkatop.backends.znodes import PartitionState
-from kafkatop.backends.zookeeper import BrokerDeregistered, BrokerRegistered, ControllerChanged, PartitionStateChanged
+from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView, Delivery
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.quorum import QuorumReplica, QuorumSnapshot
+from kafkatop.backends.model.zookeeper import (
+    BrokerDeregistered,
+    BrokerRegistered,
+    ControllerChanged,
+    PartitionState,
+    PartitionStateChanged,
+)
 
 T0 = 1_700_000_000.0
 P0 = TopicPartition("purchases", 0)
@@ -432,7 +437,7 @@ def test_client_errors_fold_repeats() -> None:
     for i in range(5):
         timeline.record_client_error("producer", "NOT_LEADER_OR_FOLLOWER", T0 + i)
     timeline.record_client_error("consumer", "NOT_LEADER_OR_FOLLOWER", T0 + 5)
-    timeline.record_client_error("producer", "NOT_LEADER_OR_FOLLOWER", T0 + 4 + tl.FOLD_CLIENT_ERRORS_S + 1)
+    timeline.record_client_error("producer", "NOT_LEADER_OR_FOLLOWER", T0 + 4 + FOLD_CLIENT_ERRORS_S + 1)
     events = timeline.snapshot().events
     assert [(e.kind, e.count, e.text) for e in events] == [
         (EventKind.PRODUCER_ERROR, 5, "producer: NOT_LEADER_OR_FOLLOWER"),
@@ -477,17 +482,17 @@ def test_console_activity_becomes_client_errors() -> None:
 # --- bounds and threads -----------------------------------------------------------------------------------------
 def test_the_event_log_and_incidents_are_bounded() -> None:
     timeline = Timeline()
-    for i in range(tl.MAX_EVENTS + 50):
+    for i in range(MAX_EVENTS + 50):
         timeline.record_client_error("producer", f"error {i}", T0 + i)
     events = timeline.snapshot().events
-    assert len(events) == tl.MAX_EVENTS
-    assert events[0].text == "producer: error 50" and events[-1].text == f"producer: error {tl.MAX_EVENTS + 49}"
+    assert len(events) == MAX_EVENTS
+    assert events[0].text == "producer: error 50" and events[-1].text == f"producer: error {MAX_EVENTS + 49}"
 
-    for i in range(tl.MAX_INCIDENTS + 5):
+    for i in range(MAX_INCIDENTS + 5):
         timeline.record_action("restart", "broker-1", T0 + 10_000 + i)
     incidents = timeline.snapshot().incidents
-    assert len(incidents) == tl.MAX_INCIDENTS
-    assert [i.number for i in incidents] == list(range(6, tl.MAX_INCIDENTS + 6))
+    assert len(incidents) == MAX_INCIDENTS
+    assert [i.number for i in incidents] == list(range(6, MAX_INCIDENTS + 6))
 
 
 def test_an_incident_keeps_its_first_steps_and_its_recovery() -> None:
@@ -495,14 +500,14 @@ def test_an_incident_keeps_its_first_steps_and_its_recovery() -> None:
     baseline(timeline)
     timeline.record_action("stop", "broker-3", T0 + 1)
     timeline.observe_nodes(nodes(T0 + 1.5, {1: NodeState.UP, 2: NodeState.UP, 3: NodeState.DOWN}))
-    for i in range(tl.MAX_INCIDENT_STEPS + 10):
+    for i in range(MAX_INCIDENT_STEPS + 10):
         timeline.record_client_error("producer", f"error {i}", T0 + 2 + i / 1000)
     timeline.observe_nodes(nodes(T0 + 20))
     timeline.observe_cluster(cluster(T0 + 21))
     (incident,) = timeline.snapshot().incidents
-    assert len(incident.steps) == tl.MAX_INCIDENT_STEPS
+    assert len(incident.steps) == MAX_INCIDENT_STEPS
     # 1,013 steps before the recovery (action, gone, 1,010 errors, started): the first MAX - 1 are kept.
-    assert incident.omitted_steps == 1_013 - (tl.MAX_INCIDENT_STEPS - 1)
+    assert incident.omitted_steps == 1_013 - (MAX_INCIDENT_STEPS - 1)
     # The processes were back at +19 s, but only the cluster poll at +20 s confirmed it.
     assert incident.steps[-1].event.kind is EventKind.RECOVERED and incident.recovered_after_s == pytest.approx(20.0)
 

@@ -5,19 +5,12 @@ from __future__ import annotations
 import pytest
 from confluent_kafka import Uuid
 
-from kafkatop.backends.errors import KafkatopError
-from kafkatop.backends.model import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
-from kafkatop.backends.topics import (
-    TopicAdmin,
-    TopicError,
-    format_describe,
-    kafka_config_order,
-    kafka_topic_order,
-    kafka_uuid_text,
-    parse_config_assignments,
-    validate_new_topic,
-    validate_topic_name,
-)
+from kafkatop.backends.insight.describe import format_describe, kafka_config_order, kafka_topic_order
+from kafkatop.backends.kafka.topics import TopicAdmin, kafka_uuid_text
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.topics import TopicError, parse_config_assignments, validate_new_topic, validate_topic_name
 
 
 # --- topic names ----------------------------------------------------------------------------------------------------
@@ -293,7 +286,7 @@ def test_topic_ids_print_as_kafka_does() -> None:
 
 def test_create_topic_checks_locally_first() -> None:
     # Nothing listens on port 9 of the loopback: these must fail before any request is sent.
-    with TopicAdmin("127.0.0.1:9", timeout_s=0.5) as admin:
+    with TopicAdmin(KafkaConnection.parse("127.0.0.1:9"), timeout_s=0.5) as admin:
         with pytest.raises(TopicError) as raised:
             admin.create_topic("bad name", 1, 1)
         assert str(raised.value) == (

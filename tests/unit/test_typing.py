@@ -1,4 +1,4 @@
-"""mypy --strict over backends/, checked as the installed `kafkatop.backends` package it becomes."""
+"""mypy --strict over backends/, tui/ and spark/, checked as the installed `kafkatop.*` packages they become."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_backends_type_check(tmp_path: Path) -> None:
+def test_strict_type_check(tmp_path: Path) -> None:
     pytest.importorskip("mypy", reason="mypy is a test dependency: pip install -e '.[test]'")
-    # The repository keeps backends/ at the top; mypy needs the package path it is imported by.
+    # The repository keeps backends/, tui/, spark/ at the top; mypy needs the package path they are imported by.
     pkg = tmp_path / "kafkatop"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "backends").symlink_to(ROOT / "backends", target_is_directory=True)
+    for top in ("backends", "tui", "spark"):
+        (pkg / top).symlink_to(ROOT / top, target_is_directory=True)
     result = subprocess.run(
         [
             sys.executable,
@@ -29,10 +29,14 @@ def test_backends_type_check(tmp_path: Path) -> None:
             str(ROOT / ".mypy_cache"),
             "-p",
             "kafkatop.backends",
+            "-p",
+            "kafkatop.tui",
+            "-p",
+            "kafkatop.spark",
         ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from kafkatop.backends import znodes
-from kafkatop.backends.znodes import MalformedZnode, PartitionState
+from kafkatop.backends.model.zookeeper import PartitionState
+from kafkatop.backends.zookeeper import znodes
+from kafkatop.backends.zookeeper.znodes import MalformedZnode
 from tests.fixtures import kafka_znodes as kz
 
 

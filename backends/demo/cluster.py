@@ -1,0 +1,60 @@
+"""kafkatop's demo cluster: the librdkafka mock with the labs' layout, for a first run without any Kafka install."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.connection import KafkaConnection
+
+# As lab 002: `purchases`, 3 partitions × RF 3; and a wider topic with a consumer group behind on it.
+DEMO_TOPICS = {"purchases": 3, "orders": 6}
+
+
+DEMO_GROUP = "billing"
+
+
+@dataclass
+class DemoCluster:
+    cluster: MockCluster
+    groups: tuple[str, ...]
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return self.cluster.bootstrap_servers
+
+    @property
+    def connection(self) -> KafkaConnection:
+        return KafkaConnection.parse(self.cluster.bootstrap_servers)
+
+    def close(self) -> None:
+        self.cluster.close()
+
+
+def start_demo_cluster(messages_per_partition: int = 20) -> DemoCluster:
+    cluster = MockCluster(3)
+    try:
+        for name, partitions in DEMO_TOPICS.items():
+            cluster.create_topic(name, partitions, 3)
+        connection = KafkaConnection.parse(cluster.bootstrap_servers)
+        producer = Producer(connection.config("kafkatop-demo"))
+        for name, partitions in DEMO_TOPICS.items():
+            for p in range(partitions):
+                for i in range(messages_per_partition + 5 * p):
+                    producer.produce(name, key=f"k{i}".encode(), value=f"{name} #{i}".encode(), partition=p)
+        producer.flush(10)
+        # A group that has read half of `orders`: committed offsets and lag to look at.
+        consumer = Consumer({**connection.config("kafkatop-demo"), "group.id": DEMO_GROUP})
+        half = messages_per_partition // 2
+        consumer.commit(
+            offsets=[KafkaTopicPartition("orders", p, half) for p in range(DEMO_TOPICS["orders"])],
+            asynchronous=False,
+        )
+        consumer.close()
+    except Exception:
+        cluster.close()
+        raise
+    return DemoCluster(cluster, (DEMO_GROUP,))

@@ -1,0 +1,377 @@
+"""kafkatop's demo cluster: the librdkafka mock with the labs' layout, for a first run without any Kafka install.
+
+`DemoControl` lets the node panes kill, stop and start the mock's brokers, and plays the part of Kafka's controller,
+which the mock lacks: a mock broker going down keeps its leaderships, so here every partition it led gets a new
+leader, as Kafka elects one, and preferred leaders return later, as Kafka's automatic leader rebalance does.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+
+from kafkatop.backends.demo.cluster import DemoCluster
+from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition, java_string_hash
+from kafkatop.backends.model.errors import KafkatopError, MockClusterError
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, check_action
+from kafkatop.backends.model.processes import ProcessRole
+
+DEMO_DETAIL = "mock broker inside kafkatop (DEMO)"
+
+
+# Kafka checks leader imbalance every leader.imbalance.check.interval.seconds (300 s); the demo waits this long after
+# a broker starts, so the moved leadership can be seen before preferred leaders return.
+REBALANCE_DELAY_S = 10.0
+
+
+_EVENTS_KEPT = 500
+
+
+_TAIL_LINES = 40
+
+
+# --- the controller the mock lacks ---------------------------------------------------------------------------------
+@dataclass
+class _Partition:
+    replicas: tuple[int, ...]  # in assignment order: the first is the preferred leader
+    leader: int  # NO_LEADER when offline
+    isr: list[int]  # as Kafka keeps it: shrinks as replicas go down, but never below the last member
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    line: str
+    brokers: frozenset[int]  # the brokers whose log tail shows it
+
+
+@dataclass
+class _Broker:
+    id: int
+    port: int | None
+    state: NodeState = NodeState.UP
+    started_at: float = field(default_factory=time.time)
+
+
+class DemoControl:
+    """The demo's three mock brokers as nodes, with Kafka's failover emulated around the mock.
+
+    What is emulated, as a Kafka controller does it:
+    - a broker killed (or stopped) leaves the ISR of its partitions, and each partition it led gets as leader the
+      first replica in assignment order that is alive and in the ISR; a partition whose last in-sync replica goes
+      down is offline (leader -1), its ISR keeping that last replica;
+    - `stop` is a controlled shutdown: leadership moves while the broker still runs, then it goes down; `kill`
+      takes it down first. Both end the same way: the difference is in the event lines (and, on a real cluster, in
+      the seconds clients spend on a dead leader);
+    - a broker that starts catches up at once (the mock shares one log between replicas) and rejoins the ISR;
+      an offline partition gets a leader again only from its ISR, unless `unclean_leader_election` (Kafka's
+      unclean.leader.election.enable, default false) lets any replica lead;
+    - `rebalance_delay_s` after a start, partitions whose preferred leader (first replica) is alive and in sync
+      go back to it, as auto.leader.rebalance.enable does (None: never);
+    - the controller and the demo groups' coordinator move off a broker that goes down.
+    The mock cannot report an ISR of its own (it always answers ISR = replicas), so the ISR kept here only decides
+    elections; it is said in the event lines.
+    """
+
+    def __init__(
+        self,
+        demo: DemoCluster,
+        *,
+        rebalance_delay_s: float | None = REBALANCE_DELAY_S,
+        unclean_leader_election: bool = False,
+        metadata_timeout_s: float = 5.0,
+    ) -> None:
+        self.demo = demo
+        self.mock = demo.cluster
+        self.rebalance_delay_s = rebalance_delay_s
+        self.unclean_leader_election = unclean_leader_election
+        self._lock = threading.RLock()
+        self._closed = False
+        self._timer: threading.Timer | None = None
+        self._events: deque[_Event] = deque(maxlen=_EVENTS_KEPT)
+        # Metadata only: never a group request, which librdkafka ties to a coordinator that may be down.
+        self._admin: AdminClient | None = AdminClient(demo.connection.config("kafkatop-demo"))
+        metadata = self._metadata(metadata_timeout_s)
+        if metadata is None:
+            raise MockClusterError(f"the demo cluster gave no metadata within {metadata_timeout_s:g} s")
+        # The mock lists its brokers in id order: 1, 2, 3.
+        ports = {i: port for i, (_, port) in enumerate(demo.connection.addresses, start=1)}
+        self._brokers = {
+            b: _Broker(b, metadata.brokers[b].port if b in metadata.brokers else ports.get(b))
+            for b in self.mock.broker_ids
+        }
+        self._partitions: dict[TopicPartition, _Partition] = {}
+        self._learn_topics(metadata)
+        self._controller: int | None = metadata.controller_id if metadata.controller_id in self._brokers else None
+        # The mock picks a group's coordinator by its own hash; pin it, so it can move as Kafka's would.
+        self._coordinators: dict[str, int] = {}
+        for group in demo.groups:
+            coordinator = self.mock.broker_ids[abs(java_string_hash(group)) % len(self.mock.broker_ids)]
+            self.mock.set_group_coordinator(group, coordinator)
+            self._coordinators[group] = coordinator
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return self.demo.bootstrap_servers
+
+    @property
+    def coordinators(self) -> dict[str, int]:
+        """The broker coordinating each demo group now."""
+        with self._lock:
+            return dict(self._coordinators)
+
+    # --- metadata ------------------------------------------------------------------------------------------------
+    def _metadata(self, timeout_s: float) -> Any:
+        """Cluster metadata from any live mock broker; None when none answers in time."""
+        admin = self._admin  # close() may drop it meanwhile
+        if admin is None:
+            return None
+        try:
+            return admin.list_topics(timeout=timeout_s)
+        except KafkaException:
+            return None
+
+    def _learn_topics(self, metadata: Any) -> None:
+        """Replicas (in the order the mock reports them) and leaders of partitions not known yet: topics created
+        since (a producer's auto-creation). Known partitions keep the state this controller gave them."""
+        for name, topic in metadata.topics.items():
+            for pid, pm in topic.partitions.items():
+                tp = TopicPartition(name, pid)
+                if tp in self._partitions or not pm.replicas:
+                    continue
+                live = [r for r in pm.replicas if not self.mock.is_down(r)]
+                part = _Partition(
+                    tuple(pm.replicas), pm.leader if pm.leader >= 0 else NO_LEADER, live or [pm.replicas[0]]
+                )
+                self._partitions[tp] = part
+                if part.leader != NO_LEADER and self.mock.is_down(part.leader):
+                    self._set_leader(tp, part, self._elect(part))  # the mock placed it on a broker that is down
+
+    def _fresh_metadata(self) -> Any:
+        """Metadata for topics created since, read before taking the lock so that poll() never waits on it."""
+        return self._metadata(1.0) if self._live() else None
+
+    # --- nodes -----------------------------------------------------------------------------------------------------
+    def _live(self) -> list[int]:
+        return [b.id for b in self._brokers.values() if b.state is NodeState.UP]
+
+    def _broker(self, name: str) -> _Broker:
+        ref = name.strip().removeprefix("broker").strip(" -")
+        if ref.isdigit() and int(ref) in self._brokers:
+            return self._brokers[int(ref)]
+        names = ", ".join(f"broker-{b}" for b in self._brokers)
+        raise KafkatopError(f"no node {name!r} in the demo cluster; its nodes are: {names}")
+
+    def _view(self, broker: _Broker, now: float) -> NodeView:
+        up = broker.state is NodeState.UP
+        tail = [e.line for e in self._events if broker.id in e.brokers][-_TAIL_LINES:]
+        return NodeView(
+            name=f"broker-{broker.id}",
+            role=ProcessRole.BROKER,
+            node_id=broker.id,
+            state=broker.state,
+            pid=None,
+            ports=(broker.port,) if broker.port is not None else (),
+            cpu_percent=None,
+            rss_bytes=None,
+            uptime_s=max(0.0, now - broker.started_at) if up else None,
+            detail=DEMO_DETAIL,
+            log_tail=tuple(tail),
+            actions=frozenset({"kill", "stop", "restart"}) if up else frozenset({"start", "restart"}),
+        )
+
+    def poll(self) -> NodesSnapshot:
+        with self._lock:
+            now = time.time()
+            return NodesSnapshot(
+                taken_at=now,
+                kind="demo",
+                title=f"DEMO · librdkafka mock, {len(self._brokers)} brokers",
+                nodes=tuple(self._view(b, now) for b in self._brokers.values()),
+                can_add_broker=False,
+            )
+
+    # --- actions ---------------------------------------------------------------------------------------------------
+    def _checked(self, name: str, action: str) -> _Broker:
+        if self._closed:
+            raise KafkatopError("the demo cluster is closed")
+        broker = self._broker(name)
+        check_action(action, self._view(broker, time.time()))
+        return broker
+
+    def kill(self, name: str) -> None:
+        """kill -9: the broker is gone at once; then the controller elects new leaders."""
+        metadata = self._fresh_metadata()
+        with self._lock:
+            broker = self._checked(name, "kill")
+            if metadata is not None:
+                self._learn_topics(metadata)
+            self.mock.set_broker_down(broker.id)
+            broker.state = NodeState.KILLED
+            self._went_down(broker.id, "killed")
+
+    def stop(self, name: str) -> None:
+        """A controlled shutdown: leaders move away while the broker still serves, then it goes down."""
+        metadata = self._fresh_metadata()
+        with self._lock:
+            broker = self._checked(name, "stop")
+            if metadata is not None:
+                self._learn_topics(metadata)
+            broker.state = NodeState.DOWN  # no longer eligible: elections below skip it
+            try:
+                self._went_down(broker.id, "stopped (controlled shutdown)")
+            finally:
+                self.mock.set_broker_down(broker.id)
+
+    def start(self, name: str) -> None:
+        with self._lock:
+            broker = self._checked(name, "start")
+            self.mock.set_broker_up(broker.id)
+            broker.state = NodeState.UP
+            broker.started_at = time.time()
+            self._came_up(broker.id)
+
+    def restart(self, name: str) -> None:
+        """A controlled stop, then a start; of a broker that is down, a start."""
+        with self._lock:
+            running = self._checked(name, "restart").state is NodeState.UP
+        if running:
+            self.stop(name)
+        self.start(name)
+
+    def add_broker(self) -> str:
+        raise KafkatopError("the demo cluster has a fixed 3 brokers; run a lab cluster (kafkatop up) to add brokers")
+
+    def close(self) -> None:
+        """Cancels a pending rebalance and closes the mock cluster (the demo lives in this process)."""
+        with self._lock:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._admin = None
+        self.demo.close()
+
+    # --- the emulated controller ---------------------------------------------------------------------------------
+    def _event(self, text: str, *brokers: int) -> None:
+        self._events.append(_Event(f"{time.strftime('%H:%M:%S')} {text}", frozenset(brokers)))
+
+    def _elect(self, part: _Partition) -> int:
+        """Kafka's election: the first replica in assignment order that is alive and in the ISR."""
+        live = self._live()
+        return next((r for r in part.replicas if r in live and r in part.isr), NO_LEADER)
+
+    def _set_leader(self, tp: TopicPartition, part: _Partition, leader: int) -> None:
+        self.mock.set_partition_leader(tp.topic, tp.partition, leader)
+        part.leader = leader
+
+    def _went_down(self, b: int, how: str) -> None:
+        who = f"broker {b} {how}"
+        followed = 0
+        for tp, part in sorted(self._partitions.items()):
+            if b not in part.replicas:
+                continue
+            if b in part.isr and len(part.isr) > 1:
+                part.isr.remove(b)  # the last in-sync replica stays in the ISR: only it may lead again
+            if part.leader != b:
+                followed += 1
+                continue
+            leader = self._elect(part)
+            self._set_leader(tp, part, leader)
+            if leader == NO_LEADER:
+                self._event(f"{who}: {tp} offline: no other in-sync replica (ISR {_ids(part.isr)})", b)
+            else:
+                self._event(f"{who}: leader of {tp} → {leader}", b, leader)
+        if followed:
+            self._event(f"{who}: out of the ISR of {followed} partition(s) it followed", b)
+        live = self._live()
+        if self._controller == b and live:
+            self._controller = live[0]  # in ZooKeeper mode, whichever broker creates /controller first
+            self.mock.set_controller(live[0])
+            self._event(f"{who}: controller moves to broker {live[0]}", b, live[0])
+        for group, coordinator in self._coordinators.items():
+            if coordinator == b and live:
+                new = live[abs(java_string_hash(group)) % len(live)]
+                self._coordinators[group] = new
+                self.mock.set_group_coordinator(group, new)
+                self._event(f"{who}: coordinator of group {group} moves to broker {new}", b, new)
+
+    def _came_up(self, b: int) -> None:
+        who = f"broker {b} started"
+        rejoined = 0
+        for tp, part in sorted(self._partitions.items()):
+            if b not in part.replicas:
+                continue
+            if part.leader != NO_LEADER:
+                if b not in part.isr:
+                    part.isr.append(b)  # caught up at once: the mock keeps one log per partition
+                    rejoined += 1
+                continue
+            if b in part.isr or self.unclean_leader_election:
+                if b not in part.isr:
+                    part.isr = [b]  # unclean: what the other replicas had and b lacks is lost
+                    self._event(f"{who}: unclean leader election: {tp} led by {b}, an out-of-sync replica", b)
+                self._set_leader(tp, part, b)
+                live = self._live()
+                part.isr = [r for r in part.replicas if r in live]
+                self._event(f"{who}: leader of {tp} → {b} (was offline)", b)
+            else:
+                last = _ids(part.isr)
+                self._event(
+                    f"{who}: {tp} stays offline until its last in-sync replica ({last}) is back "
+                    "(unclean.leader.election.enable=false)",
+                    b,
+                )
+        if rejoined:
+            self._event(f"{who}: back in the ISR of {rejoined} partition(s)", b)
+        if self._controller is None or self._brokers[self._controller].state is not NodeState.UP:
+            self._controller = b
+            self.mock.set_controller(b)
+            self._event(f"{who}: controller moves to broker {b}", b)
+        for group, coordinator in self._coordinators.items():
+            if self._brokers[coordinator].state is not NodeState.UP:
+                self._coordinators[group] = b
+                self.mock.set_group_coordinator(group, b)
+                self._event(f"{who}: coordinator of group {group} moves to broker {b}", b)
+        if self.rebalance_delay_s is not None and self._preferred_moves():
+            self._event(f"{who}: preferred leaders return in {self.rebalance_delay_s:g} s (leader rebalance)", b)
+            self._schedule_rebalance(self.rebalance_delay_s)
+
+    def _preferred_moves(self) -> list[tuple[TopicPartition, _Partition, int]]:
+        live = self._live()
+        moves = []
+        for tp, part in sorted(self._partitions.items()):
+            preferred = part.replicas[0]
+            if part.leader != preferred and preferred in live and preferred in part.isr:
+                moves.append((tp, part, preferred))
+        return moves
+
+    def _schedule_rebalance(self, delay_s: float) -> None:
+        # One pending rebalance, counted from the latest start, so each start's moved leaders can be seen.
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(delay_s, self._rebalance)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _rebalance(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._timer = None
+            try:
+                for tp, part, preferred in self._preferred_moves():
+                    old = part.leader
+                    self._set_leader(tp, part, preferred)
+                    self._event(f"preferred leader election: leader of {tp} {old} → {preferred}", old, preferred)
+            except KafkatopError as e:  # a timer thread has no caller to raise to: the error is an event line
+                self._event(f"preferred leader election failed: {e}", *self._brokers)
+
+
+def _ids(ids: list[int]) -> str:
+    return ",".join(map(str, ids))

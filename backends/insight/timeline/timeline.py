@@ -1,0 +1,388 @@
+"""A failover timeline: what happened to a cluster, in order, from every source kafkatop watches.
+
+The app's pollers feed it: the node panes' processes, metadata polls (ClusterSnapshot), ZooKeeper's pushed events,
+the KRaft quorum, the consoles' client errors, and kafkatop's own actions. Each source is diffed against its own
+previous view, whose first one is only a baseline. A change that two sources report (ZooKeeper pushes a leader
+election, the next metadata poll shows it) is kept once, as first reported, with the other source in `confirmed_by`.
+
+An incident opens at an action of kafkatop (kill -9, controlled shutdown, start, restart) or at a loss nobody
+announced (a process gone, a broker leaving the cluster). It collects what follows until the cluster has recovered
+(every node up, every broker alive, every partition led and its ISR full) or the next incident opens, and gives each
+step its delay since the trigger and since the step before: a kill -9 and a controlled shutdown side by side. After a
+kill -9 in ZooKeeper mode the broker stays registered until its ZooKeeper session times out; the deregistration step
+shows that delay.
+
+Plain, thread-safe, bounded: pollers call the observe_* methods from their worker threads; the UI reads snapshot().
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Hashable
+from dataclasses import replace
+from typing import Literal
+
+from kafkatop.backends.insight.changes import PartitionChange, partition_changes, partition_views
+from kafkatop.backends.insight.timeline.events import (
+    action_event,
+    broker_id_of,
+    controller_event,
+    isr_event,
+    leader_event,
+    process_gone_event,
+    process_started_event,
+    quorum_event,
+)
+from kafkatop.backends.insight.timeline.incidents import Incidents
+from kafkatop.backends.insight.timeline.log import EventLog, Record
+from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, TimelineSnapshot, Trigger
+from kafkatop.backends.model.cluster import ClusterSnapshot, PartitionView, TopicPartition
+from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.zookeeper import (
+    BrokerDeregistered,
+    BrokerRegistered,
+    ControllerChanged,
+    PartitionStateChanged,
+    ZkEvent,
+)
+
+# The same client error again within this time is counted on the first event: a producer on a dead leader fails
+# every message, and must not push the failover itself out of the bounded log.
+FOLD_CLIENT_ERRORS_S = 10.0
+
+
+# A cluster source silent for this long (it failed, or is no longer polled) no longer decides recovery.
+STALE_SOURCE_S = 30.0
+
+
+ClientSource = Literal["producer", "consumer"]
+
+
+_RUNNING = (NodeState.STARTING, NodeState.UP, NodeState.STOPPING)
+
+
+
+
+
+
+_ACTION_TRIGGERS: dict[str, Trigger] = {
+    "kill": Trigger.KILL,
+    "stop": Trigger.STOP,
+    "start": Trigger.START,
+    "restart": Trigger.RESTART,
+}
+
+
+# A node found in this state without an action of ours: what most likely happened to it.
+_GONE_TRIGGERS = {
+    NodeState.KILLED: Trigger.KILL,
+    NodeState.DOWN: Trigger.STOP,
+    NodeState.FAILED: Trigger.PROCESS_EXITED,
+}
+
+
+def _cluster_source(snapshot: ClusterSnapshot) -> str:
+    return "zookeeper" if snapshot.source == "zookeeper" else "metadata"
+
+
+def _cluster_healthy(snapshot: ClusterSnapshot) -> bool:
+    return not (snapshot.brokers_down or snapshot.offline or snapshot.under_replicated)
+
+
+class Timeline:
+    """The failover timeline of one cluster. Every method may be called from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._log = EventLog()
+        self._incidents = Incidents(
+            self._log, self._healthy, lambda: [taken for taken, _ in self._cluster_health.values()]
+        )
+        self._folds: dict[tuple[str, str], tuple[Record, float]] = {}  # client error → its event, last repeat
+        # Baselines, one per source.
+        self._nodes: NodesSnapshot | None = None
+        self._partitions: dict[str, dict[TopicPartition, PartitionView]] = {}  # per cluster source
+        self._alive: dict[str, set[int]] = {}
+        self._controllers: dict[str, int | None] = {}
+        self._quorum: QuorumSnapshot | None = None
+        self._consumer_errors: dict[str, str | None] = {}
+        # What decides recovery: the latest health of each view, with its time.
+        self._cluster_health: dict[str, tuple[float, bool]] = {}
+        self._frozen: TimelineSnapshot | None = None  # the last snapshot, while nothing changed
+
+    # --- reading ---------------------------------------------------------------------------------------------------
+    @property
+    def revision(self) -> int:
+        """Grows with every change: an unchanged revision needs no new snapshot."""
+        return self._log.revision
+
+    def snapshot(self) -> TimelineSnapshot:
+        with self._lock:
+            if self._frozen is None or self._frozen.revision != self._log.revision:
+                self._frozen = TimelineSnapshot(
+                    revision=self._log.revision,
+                    events=tuple(r.event for r in self._log.records),
+                    incidents=self._incidents.frozen(),
+                )
+            return self._frozen
+
+    # --- kafkatop's actions ----------------------------------------------------------------------------------------
+    def record_action(self, action: str, node: str, at: float | None = None, *, broker_id: int | None = None) -> None:
+        """Call before acting (the action's effects are seen after it): `action` is one of control.ACTIONS."""
+        trigger = _ACTION_TRIGGERS.get(action)
+        if trigger is None:
+            raise ValueError(f"unknown action {action!r}: one of {', '.join(_ACTION_TRIGGERS)}")
+        at = time.time() if at is None else at
+        with self._lock:
+            if broker_id is None and self._nodes is not None and (view := self._nodes.node(node)) is not None:
+                broker_id = broker_id_of(view)
+            record = self._add(action_event(action, node, at, broker_id), "kafkatop")
+            if record is not None:
+                self._incidents.open(record, trigger, announced=True)
+
+    # --- processes ----------------------------------------------------------------------------------------------
+    def observe_nodes(self, snapshot: NodesSnapshot) -> None:
+        """The node panes' processes: a process gone or started, from each node's state and pid."""
+        with self._lock:
+            previous, self._nodes = self._nodes, snapshot
+            if previous is not None:
+                at = snapshot.taken_at
+                for view in snapshot.nodes:
+                    before = previous.node(view.name)
+                    # A node that vanishes from the panes says nothing about its process: no event for it.
+                    if before is not None:
+                        self._node_changed(before, view, at)
+                    elif view.state in _RUNNING:
+                        self._process_started(view, at, None)
+            self._check_recovered(snapshot.taken_at)
+
+    def _node_changed(self, before: NodeView, view: NodeView, at: float) -> None:
+        was, now = before.state in _RUNNING, view.state in _RUNNING
+        if was and not now:
+            self._process_gone(before, view, at)
+        elif now and not was:
+            self._process_started(view, at, before)
+        elif was and now and self._restarted(before, view):
+            # Restarted between two polls: both halves, so the incident sees the loss.
+            self._process_gone(before, view, at, restarted=True)
+            self._process_started(view, at, None)
+
+    @staticmethod
+    def _restarted(before: NodeView, view: NodeView) -> bool:
+        if before.pid is not None and view.pid is not None:
+            return before.pid != view.pid
+        # No pid (the demo's mock brokers): a process only gets younger by starting again.
+        return before.uptime_s is not None and view.uptime_s is not None and view.uptime_s < before.uptime_s
+
+    def _process_gone(self, before: NodeView, view: NodeView, at: float, restarted: bool = False) -> None:
+        record = self._add(process_gone_event(before, view, at, restarted), "processes")
+        if record is not None:
+            trigger = Trigger.RESTART if restarted else _GONE_TRIGGERS.get(view.state, Trigger.PROCESS_EXITED)
+            self._incidents.place(record, trigger)
+
+    def _process_started(self, view: NodeView, at: float, before: NodeView | None) -> None:
+        record = self._add(process_started_event(view, at, before), "processes")
+        if record is not None:
+            self._incidents.place(record, None)
+
+    # --- cluster snapshots (metadata, or ZooKeeper's mirror) ----------------------------------------------------------
+    def observe_cluster(self, snapshot: ClusterSnapshot) -> None:
+        """A polled view of the cluster, diffed against the previous one of the same source (snapshot.source)."""
+        with self._lock:
+            key = snapshot.source
+            channel = f"cluster:{key}"
+            source = _cluster_source(snapshot)
+            at = snapshot.taken_at
+            last = self._cluster_health.get(key)
+            if last is not None and at < last[0]:
+                return  # an older poll finishing late: its view is superseded
+            self._cluster_health[key] = (at, _cluster_healthy(snapshot))
+            alive = {b.id for b in snapshot.brokers_alive}
+            if key in self._partitions:
+                self._diff_brokers(snapshot, self._alive[key], alive, channel, source)
+                self._diff_controller(snapshot, key, channel, source)
+                for change in partition_changes(self._partitions[key], snapshot):
+                    self._diff_partition(change, at, channel, source)
+            self._partitions[key] = partition_views(snapshot)
+            self._alive[key] = alive
+            if snapshot.controller_id is not None or key not in self._controllers:
+                self._controllers[key] = snapshot.controller_id
+            self._check_recovered(at)
+
+    def _diff_brokers(
+        self, snapshot: ClusterSnapshot, was: set[int], alive: set[int], channel: str, source: str
+    ) -> None:
+        at = snapshot.taken_at
+        kraft = snapshot.mode == "kraft"
+        for bid in sorted(was - alive):
+            if kraft:
+                kind, text = EventKind.BROKER_FENCED, f"broker {bid} fenced: no longer in the metadata"
+            else:
+                kind, text = EventKind.BROKER_DEREGISTERED, f"broker {bid} left the cluster metadata (deregistered)"
+            self._broker_event(at, kind, source, text, bid, channel, "alive", "gone")
+        for bid in sorted(alive - was):
+            text = f"broker {bid} back in the metadata" + (" (unfenced)" if kraft else " (registered)")
+            self._broker_event(at, EventKind.BROKER_REGISTERED, source, text, bid, channel, "gone", "alive")
+
+    def _broker_event(
+        self, at: float, kind: EventKind, source: str, text: str, bid: int, channel: str, before: str, after: str
+    ) -> None:
+        event = TimelineEvent(
+            at, kind, source, text, node=self._node_of(bid), broker_id=bid, before=before, after=after
+        )
+        record = self._add(event, channel, ("broker", bid), after)
+        if record is not None:
+            self._incidents.place(record, Trigger.BROKER_LOST if kind is not EventKind.BROKER_REGISTERED else None)
+
+    def _node_of(self, broker_id: int) -> str | None:
+        """The node pane of a broker, so that its process and its registration are one story."""
+        if self._nodes is None:
+            return None
+        return next((n.name for n in self._nodes.nodes if broker_id_of(n) == broker_id), None)
+
+    def _diff_controller(self, snapshot: ClusterSnapshot, key: str, channel: str, source: str) -> None:
+        # None from a poll is "not known" (KRaft hides it; a failed DescribeCluster): only a new id is a change.
+        old, new = self._controllers.get(key), snapshot.controller_id
+        if new is None or new == old:
+            return
+        self._controller_event(snapshot.taken_at, old, new, None, channel, source)
+
+    def _controller_event(
+        self, at: float, old: int | None, new: int | None, epoch: int | None, channel: str, source: str
+    ) -> None:
+        self._add_placed(controller_event(at, old, new, epoch, source), channel, ("controller",), new)
+
+    def _diff_partition(self, change: PartitionChange, at: float, channel: str, source: str) -> None:
+        tp, old, new = change.partition, change.before, change.after
+        isr = change.now.isr if change.now is not None else new.isr  # as the source lists it
+        if change.leader_changed:
+            event = leader_event(tp, old.leader, new.leader, isr, new.epoch, at, source)
+            self._add_placed(event, channel, ("leader", tp), new.leader)
+        if change.isr_changed:
+            self._add_placed(isr_event(tp, old.isr, isr, new.epoch, at, source), channel, ("isr", tp), new.isr)
+
+    # --- ZooKeeper's pushed events -------------------------------------------------------------------------------
+    def observe_zookeeper(self, event: ZkEvent) -> None:
+        """One event of ZooKeeperSource.events: exact in time, so it is kept over a poll's later report."""
+        with self._lock:
+            channel, source = "zookeeper-watch", "zookeeper"
+            if isinstance(event, BrokerDeregistered):
+                bid = event.broker_id
+                text = f"broker {bid} deregistered: /brokers/ids/{bid} removed (its ZooKeeper session ended)"
+                self._broker_event(event.at, EventKind.BROKER_DEREGISTERED, source, text, bid, channel, "alive", "gone")
+            elif isinstance(event, BrokerRegistered):
+                bid = event.broker.id
+                text = f"broker {bid} registered: /brokers/ids/{bid} created"
+                self._broker_event(event.at, EventKind.BROKER_REGISTERED, source, text, bid, channel, "gone", "alive")
+            elif isinstance(event, ControllerChanged):
+                self._controller_event(event.at, event.previous, event.controller, event.epoch, channel, source)
+            elif isinstance(event, PartitionStateChanged):
+                # No previous state: a topic being created; no state: a topic deleted. Neither is a failover.
+                if event.previous is None or event.state is None:
+                    return
+                tp = TopicPartition(event.topic, event.partition)
+                old, new = event.previous, event.state
+                if event.leader_changed:
+                    pushed = leader_event(tp, old.leader, new.leader, new.isr, new.leader_epoch, event.at, source)
+                    self._add_placed(pushed, channel, ("leader", tp), new.leader)
+                if event.isr_changed:
+                    pushed = isr_event(tp, old.isr, new.isr, new.leader_epoch, event.at, source)
+                    self._add_placed(pushed, channel, ("isr", tp), tuple(sorted(new.isr)))
+
+    # --- the KRaft quorum ------------------------------------------------------------------------------------------
+    def observe_quorum(self, snapshot: QuorumSnapshot) -> None:
+        """A DescribeQuorum poll: a new quorum leader (active controller), or a new election won by the same one."""
+        with self._lock:
+            previous = self._quorum
+            if previous is not None and (
+                snapshot.taken_at < previous.taken_at or snapshot.leader_epoch < previous.leader_epoch
+            ):
+                return  # an older view arriving late
+            self._quorum = snapshot
+            new = (snapshot.leader_id, snapshot.leader_epoch)
+            if previous is not None and new != (previous.leader_id, previous.leader_epoch):
+                self._add_placed(quorum_event(previous, snapshot), "quorum", ("quorum",), new)
+            self._check_recovered(snapshot.taken_at)
+
+    # --- clients ----------------------------------------------------------------------------------------------------
+    def record_client_error(
+        self, source: ClientSource, text: str, at: float | None = None, *, partition: TopicPartition | None = None
+    ) -> None:
+        """A producer delivery error or a consumer error; repeats within FOLD_CLIENT_ERRORS_S are counted."""
+        at = time.time() if at is None else at
+        kind = EventKind.PRODUCER_ERROR if source == "producer" else EventKind.CONSUMER_ERROR
+        with self._lock:
+            key = (source, text)
+            fold = self._folds.get(key)
+            latest = self._incidents.latest
+            latest_start = latest.started_at if latest is not None else None
+            if fold is not None:
+                record, last = fold
+                # Never across an incident's start: the errors after it belong to the incident.
+                if at - last <= FOLD_CLIENT_ERRORS_S and (latest_start is None or record.event.at >= latest_start):
+                    record.event = replace(record.event, count=record.event.count + 1)
+                    self._folds[key] = (record, max(last, at))
+                    self._log.changed()
+                    return
+            for k in [k for k, (_, last) in self._folds.items() if at - last > FOLD_CLIENT_ERRORS_S]:
+                del self._folds[k]
+            event = TimelineEvent(at, kind, source, f"{source}: {text}", partition=partition)
+            new = self._add_placed(event, source)
+            if new is not None:
+                self._folds[key] = (new, at)
+
+    def observe_consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
+        """The consoles' drained batch: failed deliveries, and consumers that report a new problem."""
+        at = time.time() if at is None else at
+        for d in activity.deliveries:
+            if d.error is not None:
+                tp = TopicPartition(d.topic, d.partition) if d.partition is not None and d.partition >= 0 else None
+                self.record_client_error("producer", f"delivery to {d.topic} failed: {d.error}", at, partition=tp)
+        for c in activity.consumers:
+            with self._lock:
+                previous = self._consumer_errors.get(c.name)
+                self._consumer_errors[c.name] = c.error
+            if c.error is not None and c.error != previous:
+                self.record_client_error("consumer", f"{c.name} (group {c.group}): {c.error}", at)
+        for change in activity.changes:
+            if change.kind == "lost":
+                parts = ", ".join(map(str, change.partitions))
+                text = f"{change.consumer} (group {change.group}) lost its partitions {parts}"
+                self.record_client_error("consumer", text, change.at)
+        with self._lock:
+            names = {c.name for c in activity.consumers}
+            for name in [n for n in self._consumer_errors if n not in names]:
+                del self._consumer_errors[name]  # stopped consumers: no state kept
+
+    # --- recording, duplicates, incidents -----------------------------------------------------------------------
+    def _healthy(self, at: float) -> bool | None:
+        """Every node up, and every cluster source still polled sees every broker alive and every partition led with
+        a full ISR; None when nothing is known."""
+        views: list[bool] = []
+        if self._nodes is not None and self._nodes.nodes:
+            views.append(all(n.state is NodeState.UP for n in self._nodes.nodes))
+        fresh = [ok for taken, ok in self._cluster_health.values() if at - taken <= STALE_SOURCE_S]
+        views.extend(fresh)
+        if self._quorum is not None and at - self._quorum.taken_at <= STALE_SOURCE_S:
+            views.append(self._quorum.leader_id >= 0)
+        return all(views) if views else None
+
+    # --- recording ----------------------------------------------------------------------------------------------
+    def _add(
+        self, event: TimelineEvent, channel: str, subject: tuple[Hashable, ...] | None = None, value: Hashable = None
+    ) -> Record | None:
+        return self._log.add(event, channel, subject, value)
+
+    def _add_placed(
+        self, event: TimelineEvent, channel: str, subject: tuple[Hashable, ...] | None = None, value: Hashable = None
+    ) -> Record | None:
+        record = self._log.add(event, channel, subject, value)
+        if record is not None:
+            self._incidents.place(record, None)
+        return record
+
+    def _check_recovered(self, at: float) -> None:
+        self._incidents.check_recovered(at)

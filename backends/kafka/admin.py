@@ -1,0 +1,303 @@
+"""The AdminClient source: one ClusterSnapshot per poll, from a handful of batched Kafka requests.
+
+Per poll: one Metadata request (brokers, topics, leaders, replicas, ISR), one DescribeCluster (racks, controller),
+two ListOffsets calls covering every partition (earliest and latest; librdkafka sends one request per leader
+broker), ListGroups, and a DescribeGroups and an OffsetFetch per group. Topic configs
+(min.insync.replicas) and the cluster mode change rarely and are re-read every `config_refresh_s`. Nothing is
+requested per partition, so the request count grows with brokers and groups, never with partitions.
+
+Every request shares one deadline: a dead broker or an unreachable bootstrap costs at most `timeout_s`, and
+whatever answered in time is returned with a Problem for what did not.
+
+Group requests go to each group's coordinator, and not through the AdminClient that does the rest: librdkafka
+2.16 can abort, segfault or hang the process over them when a coordinator dies, returns or moves. group_reader.py says
+how, and how groups are read without those paths.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, wait
+from typing import Any
+
+from confluent_kafka import KafkaException
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
+
+from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported
+from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll
+from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
+from kafkatop.backends.kafka.handles import destroy_later
+from kafkatop.backends.model.cluster import (
+    NO_LEADER,
+    Broker,
+    ClusterMode,
+    ClusterSnapshot,
+    Partition,
+    Problem,
+    Topic,
+    TopicPartition,
+    is_internal_topic,
+    merge_brokers,
+)
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+
+
+class AdminSource:
+    """Polls a Kafka cluster through one long-lived AdminClient (connections are reused between polls), and its
+    consumer groups through handles of their own (see group_reader.py)."""
+
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        *,
+        timeout_s: float = 2.0,
+        include_internal: bool = False,
+        watch_groups: Iterable[str] = (),
+        config_refresh_s: float = 30.0,
+    ) -> None:
+        self.connection = connection
+        self.timeout_s = timeout_s
+        self.include_internal = include_internal
+        self.config_refresh_s = config_refresh_s
+        config = connection.config()
+        try:
+            self._admin: AdminClient | None = AdminClient(config)
+        except (KafkaException, ValueError, TypeError) as e:
+            raise SourceUnavailable(
+                "kafka", f"invalid client configuration: {connection.redact(describe_error(e))}"
+            ) from None
+        self._known_brokers: dict[int, Broker] = {}
+        self._mode: ClusterMode | None = None
+        self._min_isr: dict[str, int | None] = {}
+        self._configs_read_at = float("-inf")
+        self._groups = GroupPoll(config, watch_groups, config_refresh_s)
+
+    @property
+    def watch_groups(self) -> tuple[str, ...]:
+        return self._groups.watch_groups
+
+    def close(self) -> None:
+        self._groups.close()
+        # AdminClient has no close(): dropping the last reference destroys the handle, on a thread of kafkatop's own.
+        box: list[Any] = [self._admin] if self._admin is not None else []
+        self._admin = None
+        thread = destroy_later(box)
+        if thread is not None:
+            thread.join(CLOSE_WAIT_S)
+
+    def _client(self) -> AdminClient:
+        if self._admin is None:
+            raise SourceUnavailable("kafka", "the admin client is closed")
+        return self._admin
+
+    # --- the poll ---------------------------------------------------------------------------------------------
+    def poll(self) -> ClusterSnapshot:
+        """One snapshot; raises SourceUnavailable only when not even metadata could be read."""
+        deadline = Deadline(self.timeout_s)
+        problems: list[Problem] = []
+        self._client().poll(0)  # serve queued librdkafka log lines
+        metadata = self._metadata(deadline)
+
+        topic_meta = {
+            name: t for name, t in metadata.topics.items() if self.include_internal or not is_internal_topic(name)
+        }
+        tps = [KafkaTopicPartition(name, p) for name, t in topic_meta.items() for p in t.partitions]
+        request_timeout = max(deadline.left(), 0.1)
+
+        cluster_f = self._client().describe_cluster(request_timeout=request_timeout)
+        low_f = self._list_offsets(tps, OffsetSpec.earliest(), request_timeout)
+        high_f = self._list_offsets(tps, OffsetSpec.latest(), request_timeout)
+        groups_f = self._client().list_consumer_groups(request_timeout=request_timeout)
+        config_fs = self._start_config_reads(list(topic_meta), metadata.controller_id, request_timeout)
+        # Group reads start now, not after the waits below: a dead broker can hold ListOffsets or ListGroups until
+        # the deadline, and groups on live coordinators must not time out for it.
+        group_reads = self._groups.start(metadata, topic_meta, deadline)
+
+        # --- brokers and controller ---
+        racks: dict[int, str | None] = {}
+        controller_id = metadata.controller_id if metadata.controller_id >= 0 else None
+        cluster_id = metadata.cluster_id
+        try:
+            desc = deadline.result(cluster_f)
+            racks = {n.id: n.rack for n in desc.nodes}
+            cluster_id = desc.cluster_id or cluster_id
+            if desc.controller is not None and desc.controller.id >= 0:
+                controller_id = desc.controller.id
+        except Exception as e:  # noqa: BLE001 - any failure of one request becomes a Problem, not a crash
+            problems.append(Problem(SOURCE, "DescribeCluster", describe_error(e)))
+        alive = {b.id: Broker(b.id, b.host, b.port, racks.get(b.id), alive=True) for b in metadata.brokers.values()}
+
+        # --- watermarks and leader epochs ---
+        low = self._collect_offsets(low_f, deadline, "ListOffsets(earliest)", problems)
+        high = self._collect_offsets(high_f, deadline, "ListOffsets(latest)", problems)
+
+        # --- configs (mode, min.insync.replicas), when due ---
+        self._collect_configs(config_fs, deadline, problems)
+
+        topics = tuple(self._topic(name, topic_meta[name], alive, low, high) for name in sorted(topic_meta))
+        brokers = self._brokers(alive, topics)
+        groups = self._groups.collect(groups_f, group_reads, high, problems)
+        return ClusterSnapshot(
+            source=SOURCE,
+            taken_at=time.time(),
+            cluster_id=cluster_id,
+            mode=self._mode or "unknown",
+            controller_id=None if self._mode == "kraft" else controller_id,
+            brokers=brokers,
+            topics=topics,
+            groups=groups,
+            problems=tuple(problems),
+        )
+
+    # --- pieces ---------------------------------------------------------------------------------------------------
+    def _metadata(self, deadline: Deadline) -> Any:
+        """Metadata, in several shorter attempts within the poll's deadline.
+
+        A request that went to a broker the moment it died waits on that broker; the next attempt goes to a live
+        one. One long attempt would turn "one of three brokers is down" into "no data at all".
+        """
+        attempt_s = max(0.5, self.timeout_s / 3)
+        while True:
+            try:
+                return self._client().list_topics(timeout=max(min(attempt_s, deadline.left()), 0.05))
+            except KafkaException as e:
+                if deadline.left() < 0.05:
+                    raise SourceUnavailable(
+                        "kafka",
+                        f"no metadata from bootstrap server {self.connection.bootstrap_servers} within {self.timeout_s:g} s "
+                        f"({describe_error(e)}). Check that a broker listens there and that --bootstrap-server is "
+                        "right.",
+                    ) from None
+                time.sleep(min(0.05, deadline.left()))  # an instant failure must not become a busy loop
+
+    def _list_offsets(
+        self, tps: list[KafkaTopicPartition], spec: OffsetSpec, request_timeout: float
+    ) -> dict[KafkaTopicPartition, Future[Any]]:
+        if not tps:
+            return {}
+        return self._client().list_offsets({tp: spec for tp in tps}, request_timeout=request_timeout)
+
+    @staticmethod
+    def _collect_offsets(
+        futures: Mapping[KafkaTopicPartition, Future[Any]],
+        deadline: Deadline,
+        what: str,
+        problems: list[Problem],
+    ) -> dict[TopicPartition, tuple[int, int | None]]:
+        wait(list(futures.values()), timeout=deadline.left())
+        out: dict[TopicPartition, tuple[int, int | None]] = {}
+        failures: dict[str, list[str]] = {}
+        for ktp, fut in futures.items():
+            tp = TopicPartition(ktp.topic, ktp.partition)
+            if not fut.done():
+                failures.setdefault("timed out", []).append(str(tp))
+                continue
+            exc = fut.exception()
+            if exc is not None:
+                failures.setdefault(describe_error(exc), []).append(str(tp))
+                continue
+            res = fut.result()
+            out[tp] = (res.offset, res.leader_epoch)
+        for reason, names in failures.items():
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            problems.append(Problem(SOURCE, what, f"{reason} for {shown}"))
+        return out
+
+    def _topic(
+        self,
+        name: str,
+        meta: Any,
+        alive: Mapping[int, Broker],
+        low: Mapping[TopicPartition, tuple[int, int | None]],
+        high: Mapping[TopicPartition, tuple[int, int | None]],
+    ) -> Topic:
+        parts = []
+        for pid in sorted(meta.partitions):
+            pm = meta.partitions[pid]
+            tp = TopicPartition(name, pid)
+            lo, hi = low.get(tp), high.get(tp)
+            replicas = tuple(pm.replicas)
+            parts.append(
+                Partition(
+                    topic=name,
+                    id=pid,
+                    leader=pm.leader if pm.leader >= 0 else NO_LEADER,
+                    replicas=replicas,
+                    isr=tuple(pm.isrs),
+                    # A replica on a broker missing from metadata (down, fenced) is offline.
+                    offline_replicas=tuple(r for r in replicas if r not in alive),
+                    low_watermark=lo[0] if lo else None,
+                    high_watermark=hi[0] if hi else None,
+                    leader_epoch=hi[1] if hi else None,
+                )
+            )
+        return Topic(
+            name=name,
+            partitions=tuple(parts),
+            internal=is_internal_topic(name),
+            min_insync_replicas=self._min_isr.get(name),
+        )
+
+    def _brokers(self, alive: Mapping[int, Broker], topics: tuple[Topic, ...]) -> tuple[Broker, ...]:
+        self._known_brokers.update(alive)
+        return merge_brokers(alive, self._known_brokers, (r for t in topics for p in t.partitions for r in p.replicas))
+
+    def _start_config_reads(
+        self, topics: list[str], controller_id: int, request_timeout: float
+    ) -> dict[ConfigResource, Future[Any]]:
+        now = time.monotonic()
+        unknown = [t for t in topics if t not in self._min_isr]
+        due = now - self._configs_read_at >= self.config_refresh_s
+        wanted = topics if due else unknown
+        resources = [ConfigResource(ResourceType.TOPIC, t) for t in wanted]
+        futures: dict[ConfigResource, Future[Any]] = {}
+        if resources:
+            futures.update(self._client().describe_configs(resources, request_timeout=request_timeout))
+        if self._mode is None or due:
+            broker = controller_id if controller_id >= 0 else None
+            if broker is not None:
+                res = ConfigResource(ResourceType.BROKER, str(broker))
+                futures.update(self._client().describe_configs([res], request_timeout=request_timeout))
+        if due:
+            self._configs_read_at = now
+        return futures
+
+    def _collect_configs(
+        self, futures: Mapping[ConfigResource, Future[Any]], deadline: Deadline, problems: list[Problem]
+    ) -> None:
+        unsupported = False
+        for res, fut in futures.items():
+            try:
+                entries = deadline.result(fut)
+            except Exception as e:  # noqa: BLE001
+                if is_unsupported(e):
+                    unsupported = True
+                    if res.restype == ResourceType.TOPIC:
+                        self._min_isr[res.name] = None  # do not ask again until the next refresh
+                    else:
+                        self._mode = self._mode or "unknown"
+                    continue
+                problems.append(Problem(SOURCE, f"DescribeConfigs {res.name}", describe_error(e)))
+                continue
+            if res.restype == ResourceType.TOPIC:
+                entry = entries.get("min.insync.replicas")
+                self._min_isr[res.name] = int(entry.value) if entry is not None and entry.value else None
+            else:
+                self._mode = _mode_from_broker_config(entries)
+        if unsupported:
+            problems.append(
+                Problem(SOURCE, "DescribeConfigs", "not supported by this cluster: min.insync.replicas unknown")
+            )
+
+
+def _mode_from_broker_config(entries: Mapping[str, Any]) -> ClusterMode:
+    roles = entries.get("process.roles")
+    if roles is not None and roles.value:
+        return "kraft"
+    zk = entries.get("zookeeper.connect")
+    if zk is not None and zk.value:
+        return "zk"
+    return "unknown"

@@ -1,0 +1,225 @@
+"""The consumer-group part of an AdminSource poll: which groups to ask about, where their coordinators are, which
+partitions to read their committed offsets for, and the ConsumerGroup snapshots built from the answers.
+
+Requests go through GroupReader (see group_reader.py), never through the poll's own AdminClient.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import KafkaException
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from kafkatop.backends.kafka.errors import Deadline, describe_error, error_code, is_unsupported
+from kafkatop.backends.kafka.group_reader import COORDINATOR_MOVED, DESCRIPTION_WAIT_S, GroupReader
+from kafkatop.backends.kafka.groups import build_group
+from kafkatop.backends.model.cluster import OFFSETS_TOPIC, ConsumerGroup, Problem, TopicPartition, offsets_partition
+
+SOURCE = "admin"
+
+
+@dataclass
+class _GroupReads:
+    """One poll's group requests, started as soon as the poll knows which groups to ask about."""
+
+    poll_id: int
+    metadata: Any
+    partitions: dict[str, list[KafkaTopicPartition]]  # every partition of the topics shown, by topic
+    deadline: Deadline
+    down: dict[str, str] = field(default_factory=dict)  # groups not asked: their coordinator is down (why)
+    descriptions: dict[str, Future[Any]] = field(default_factory=dict)
+    offsets: dict[str, Future[list[Any]]] = field(default_factory=dict)
+
+
+class GroupPoll:
+    """Consumer groups, poll after poll: the groups listed or watched, described, with their committed offsets."""
+
+    def __init__(self, config: Mapping[str, Any], watch_groups: Iterable[str], config_refresh_s: float) -> None:
+        # Groups to report even when the cluster does not list them (kafkatop's own consumers; brokers whose
+        # ListGroups is restricted by ACLs; the librdkafka mock).
+        self.watch_groups = tuple(watch_groups)
+        self.config_refresh_s = config_refresh_s
+        self._groups_describable = True
+        # Where each group committed, so that its offsets are read for those topics only (see _offset_partitions).
+        self._group_topics: dict[str, set[str]] = {}
+        self._group_topics_read_at = float("-inf")
+        self._assigned_topics: dict[str, set[str]] = {}  # topics assigned to each group's members, last described
+        self._reader = GroupReader(config)
+        self._listed_before: set[str] = set()  # by the last ListGroups answered: read before this poll's answers
+        # Whether this cluster places groups as Kafka does (see _coordinators_down); learnt from DescribeGroups.
+        self._placement_confirmed = False
+        self._polls = 0
+
+    def close(self) -> None:
+        self._reader.close()
+
+    def _offset_partitions(
+        self,
+        group_id: str,
+        description: Future[Any] | None,
+        partitions: Mapping[str, list[KafkaTopicPartition]],
+        deadline: Deadline,
+    ) -> Callable[[], list[KafkaTopicPartition]]:
+        """The partitions to read a group's committed offsets for; called on an offset-reading thread.
+
+        A Consumer reads offsets only for partitions it names (an "all partitions" OffsetFetch is AdminClient's,
+        see _GroupReader), and naming every partition for every group each poll would cost groups × partitions. So
+        a group is asked once for every partition, then for the topics it has committed on and those assigned to its
+        members now; every `config_refresh_s` it is asked for every partition again. Offsets committed on a topic
+        that no member of the group is assigned (an offset reset, a consumer using assign()) show up by then.
+        """
+        # Copies: the poll thread updates both while a late read may still be naming partitions.
+        known = set(self._group_topics[group_id]) if group_id in self._group_topics else None
+        assigned = set(self._assigned_topics.get(group_id, ()))
+
+        def named() -> list[KafkaTopicPartition]:
+            if known is None:
+                return [tp for tps in partitions.values() for tp in tps]
+            wanted = known | assigned  # assigned as of the last description, if this poll's comes too late
+            if description is not None:
+                try:
+                    desc = description.result(timeout=min(deadline.left(), DESCRIPTION_WAIT_S))
+                    wanted.update(_assigned_topics(desc))
+                except Exception:  # noqa: BLE001 - the poll reports the description's failure where it collects it
+                    pass
+            return [tp for name in sorted(wanted) for tp in partitions.get(name, ())]
+
+        return named
+
+    def _coordinators_down(self, metadata: Any, group_ids: list[str]) -> dict[str, str]:
+        """Groups whose coordinator is down in this poll's metadata, with the reason; they are not asked at all.
+
+        Kafka's coordinator of a group is the leader of its __consumer_offsets partition (see offsets_partition), so
+        metadata shows when there is none, and when another broker took over. Trusted only once a DescribeGroups
+        answer came from the coordinator so computed: the librdkafka mock and Kafka-compatible brokers place groups
+        their own way, and there every group is asked.
+        """
+        offsets = metadata.topics.get(OFFSETS_TOPIC)
+        if not self._placement_confirmed or offsets is None or not offsets.partitions:
+            return {}
+        down: dict[str, str] = {}
+        for g in group_ids:
+            pid = offsets_partition(g, len(offsets.partitions))
+            pm = offsets.partitions.get(pid)
+            if pm is None:
+                continue
+            if pm.leader < 0:
+                down[g] = (
+                    f"no coordinator: {OFFSETS_TOPIC}-{pid} has no leader: group state unknown until a broker takes "
+                    "it over"
+                )
+            elif pm.leader not in metadata.brokers:
+                down[g] = (
+                    f"coordinator broker {pm.leader} is down: group state unknown until it returns or another "
+                    "broker takes over"
+                )
+        return down
+
+    def _confirm_placement(self, metadata: Any, descriptions: Mapping[str, Any]) -> None:
+        offsets = metadata.topics.get(OFFSETS_TOPIC)
+        if self._placement_confirmed or offsets is None or not offsets.partitions:
+            return
+        for g, desc in descriptions.items():
+            pm = offsets.partitions.get(offsets_partition(g, len(offsets.partitions)))
+            coordinator = getattr(desc.coordinator, "id", None)
+            if pm is not None and coordinator is not None and pm.leader == coordinator:
+                self._placement_confirmed = True
+                return
+
+    def start(self, metadata: Any, topic_meta: Mapping[str, Any], deadline: Deadline) -> _GroupReads:
+        now = time.monotonic()
+        if now - self._group_topics_read_at >= self.config_refresh_s:
+            self._group_topics.clear()
+            self._group_topics_read_at = now
+        partitions = {name: [KafkaTopicPartition(name, p) for p in t.partitions] for name, t in topic_meta.items()}
+        self._polls += 1
+        reads = _GroupReads(self._polls, metadata, partitions, deadline)
+        self._ask(reads, sorted(set(self.watch_groups) | self._listed_before))
+        return reads
+
+    def _ask(self, reads: _GroupReads, group_ids: list[str]) -> None:
+        """Starts DescribeGroups and the committed-offset reads of the groups not asked yet in this poll."""
+        new = [g for g in group_ids if g not in reads.down and g not in reads.offsets]
+        if not new:
+            return
+        reads.down.update(self._coordinators_down(reads.metadata, new))
+        asked = [g for g in new if g not in reads.down]
+        if asked and self._groups_describable:
+            reads.descriptions.update(self._reader.describe(asked))
+        wanted = {
+            g: self._offset_partitions(g, reads.descriptions.get(g), reads.partitions, reads.deadline) for g in asked
+        }
+        reads.offsets.update(self._reader.committed(wanted, reads.deadline, reads.poll_id))
+
+    def collect(
+        self,
+        listed_f: Future[Any],
+        reads: _GroupReads,
+        high: Mapping[TopicPartition, tuple[int, int | None]],
+        problems: list[Problem],
+    ) -> tuple[ConsumerGroup, ...]:
+        deadline = reads.deadline
+        coordinator_moved = False
+        try:
+            listed_state: dict[str, Any] = {}
+            try:
+                listed = deadline.result(listed_f)
+                listed_state = {g.group_id: g.state for g in listed.valid}
+                self._listed_before = set(listed_state)
+                # ListGroups goes to every broker: one line per distinct failure, not one per broker.
+                for reason in sorted({describe_error(KafkaException(err)) for err in listed.errors}):
+                    problems.append(Problem(SOURCE, "ListGroups", reason))
+            except Exception as e:  # noqa: BLE001
+                problems.append(Problem(SOURCE, "ListGroups", describe_error(e)))
+            group_ids = sorted(set(listed_state) | set(self.watch_groups))
+            self._reader.forget_idle(group_ids)
+            for gone in set(self._assigned_topics).difference(group_ids):
+                del self._assigned_topics[gone]
+            self._ask(reads, group_ids)  # groups listed for the first time
+
+            descriptions: dict[str, Any] = {}
+            for g, fut in reads.descriptions.items():
+                if g not in group_ids:
+                    continue  # asked for as listed last time, gone since
+                try:
+                    descriptions[g] = deadline.result(fut)
+                except Exception as e:  # noqa: BLE001
+                    if is_unsupported(e):
+                        self._groups_describable = False
+                    else:
+                        coordinator_moved = coordinator_moved or error_code(e) in COORDINATOR_MOVED
+                        problems.append(Problem(SOURCE, f"DescribeGroups {g}", describe_error(e)))
+            self._confirm_placement(reads.metadata, descriptions)
+            for g, desc in descriptions.items():
+                self._assigned_topics[g] = _assigned_topics(desc)
+            if group_ids and not self._groups_describable:
+                problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
+
+            high_marks = {tp: v[0] for tp, v in high.items()}
+            groups = []
+            for g in group_ids:
+                if g in reads.down:
+                    problems.append(Problem(SOURCE, f"group {g}", reads.down[g]))
+                committed = None
+                try:
+                    if g in reads.offsets:
+                        committed = deadline.result(reads.offsets[g])
+                except Exception as e:  # noqa: BLE001
+                    problems.append(Problem(SOURCE, f"OffsetFetch {g}", describe_error(e)))
+                if committed is not None:
+                    # Kept as long as the group has offsets there, with members or without (an Empty group).
+                    self._group_topics.setdefault(g, set()).update(tp.topic for tp in committed if tp.offset >= 0)
+                groups.append(build_group(g, descriptions.get(g), committed, high_marks, listed_state.get(g)))
+            return tuple(groups)
+        finally:
+            # Past every wait on this poll's deadline: which describing clients may go.
+            self._reader.settle(coordinator_moved=coordinator_moved, unsupported=not self._groups_describable)
+
+
+def _assigned_topics(description: Any) -> set[str]:
+    return {tp.topic for m in description.members for tp in getattr(m.assignment, "topic_partitions", None) or ()}

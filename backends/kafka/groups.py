@@ -1,0 +1,128 @@
+"""Converting confluent-kafka's consumer-group results into kafkatop's ConsumerGroup snapshots (no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kafkatop.backends.model.cluster import (
+    ConsumerGroup,
+    GroupMember,
+    GroupPartitionOffset,
+    GroupProtocol,
+    GroupState,
+    TopicPartition,
+)
+
+# confluent-kafka's ConsumerGroupState names → the coordinator's own state names.
+_STATES: dict[str, GroupState] = {
+    "PREPARING_REBALANCING": GroupState.PREPARING_REBALANCE,
+    "PREPARING_REBALANCE": GroupState.PREPARING_REBALANCE,
+    "COMPLETING_REBALANCING": GroupState.COMPLETING_REBALANCE,
+    "COMPLETING_REBALANCE": GroupState.COMPLETING_REBALANCE,
+    "STABLE": GroupState.STABLE,
+    "DEAD": GroupState.DEAD,
+    "EMPTY": GroupState.EMPTY,
+    "ASSIGNING": GroupState.ASSIGNING,
+    "RECONCILING": GroupState.RECONCILING,
+}
+
+
+def group_state(state: Any) -> GroupState:
+    """Accepts a ConsumerGroupState, its name, or the broker's string ("PreparingRebalance")."""
+    name = getattr(state, "name", state)
+    if not isinstance(name, str):
+        return GroupState.UNKNOWN
+    key = name.upper().replace(" ", "_")
+    if key in _STATES:
+        return _STATES[key]
+    for s in GroupState:
+        if s.value.lower() == name.lower():
+            return s
+    return GroupState.UNKNOWN
+
+
+def _partitions(assignment: Any) -> tuple[TopicPartition, ...]:
+    tps = getattr(assignment, "topic_partitions", None) or []
+    return tuple(sorted(TopicPartition(tp.topic, tp.partition) for tp in tps))
+
+
+def member_from_description(member: Any) -> GroupMember:
+    return GroupMember(
+        member_id=member.member_id,
+        client_id=member.client_id,
+        host=member.host.lstrip("/"),  # Kafka sends Java's InetAddress.toString(): "/127.0.0.1"
+        assignment=_partitions(member.assignment),
+        group_instance_id=member.group_instance_id,
+    )
+
+
+def group_protocol(group_type: Any) -> GroupProtocol:
+    name = str(getattr(group_type, "name", group_type)).upper()
+    if name == "CLASSIC":
+        return "classic"
+    if name == "CONSUMER":
+        return "consumer"
+    return "unknown"
+
+
+def _kip848_state(description: Any) -> GroupState:
+    """confluent-kafka 2.16 has no names for KIP-848's Assigning and Reconciling: they arrive as UNKNOWN.
+
+    Reconciling is when some member's current assignment differs from the target the coordinator computed;
+    otherwise the coordinator is still computing targets (Assigning).
+    """
+    for m in description.members:
+        target = getattr(m, "target_assignment", None)
+        if target is not None and _partitions(target) != _partitions(m.assignment):
+            return GroupState.RECONCILING
+    return GroupState.ASSIGNING
+
+
+def build_group(
+    group_id: str,
+    description: Any | None,
+    committed: Iterable[Any] | None,
+    high_watermarks: Mapping[TopicPartition, int | None],
+    listed_state: Any = None,
+) -> ConsumerGroup:
+    """One ConsumerGroup from a ConsumerGroupDescription (or None when it could not be described), the group's
+    committed offsets (confluent-kafka TopicPartitions; negative offsets mean "no commit"), and the partitions'
+    high watermarks from the same poll."""
+    members = tuple(member_from_description(m) for m in description.members) if description is not None else ()
+    owner = {tp: m.member_id for m in members for tp in m.assignment}
+    commits: dict[TopicPartition, int | None] = {}
+    for tp in committed or ():
+        commits[TopicPartition(tp.topic, tp.partition)] = tp.offset if tp.offset >= 0 else None
+    # Assigned partitions without a commit yet still belong in the table: they are being consumed.
+    for tp in owner:
+        commits.setdefault(tp, None)
+    offsets = tuple(
+        GroupPartitionOffset(
+            topic=tp.topic,
+            partition=tp.partition,
+            committed=commits[tp],
+            high_watermark=high_watermarks.get(tp),
+            member_id=owner.get(tp),
+        )
+        for tp in sorted(commits)
+        # A partition named only to read offsets (see AdminSource) and never committed is not the group's.
+        if commits[tp] is not None or tp in owner
+    )
+    if description is not None:
+        coordinator = getattr(description.coordinator, "id", None)
+        protocol = group_protocol(getattr(description, "type", None))
+        state = group_state(description.state)
+        if state is GroupState.UNKNOWN and protocol == "consumer" and description.members:
+            state = _kip848_state(description)
+        return ConsumerGroup(
+            group_id=group_id,
+            state=state,
+            protocol_type="consumer" if not description.is_simple_consumer_group else "simple",
+            protocol=protocol,
+            assignor=description.partition_assignor or None,
+            coordinator=coordinator if coordinator is not None and coordinator >= 0 else None,
+            members=members,
+            offsets=offsets,
+        )
+    return ConsumerGroup(group_id=group_id, state=group_state(listed_state), offsets=offsets)

@@ -1,0 +1,79 @@
+"""Which topics exist and how many partitions each has, as the consoles and offset resets check before they act."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException
+
+from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.model.consoles import ClientError
+
+METADATA_TTL_S = 10.0
+
+
+def no_topic(topic: str) -> ClientError:
+    return ClientError(
+        f"topic '{topic}' does not exist: create it first (kafka-topics.sh --create --topic {topic} …, or kafkatop's "
+        "create-topic), then try again"
+    )
+
+
+class TopicCache:
+    """Partition counts of the cluster's topics, from an all-topics Metadata request re-read every `ttl_s`.
+
+    Topics are never asked for by name: a Metadata request naming a topic makes a broker with
+    auto.create.topics.enable (Kafka's default, and the librdkafka mock's) create it, and a console must not
+    create topics by mistyping them. A topic not found is asked for again at once (it may have just been created).
+    """
+
+    def __init__(self, fetch: Callable[[float], Any], bootstrap: str, timeout_s: float, ttl_s: float) -> None:
+        self._fetch = fetch
+        self._bootstrap = bootstrap
+        self._timeout_s = timeout_s
+        self._ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+        self._errors: dict[str, str] = {}
+        self._read_at = float("-inf")
+
+    def _refresh(self) -> None:
+        try:
+            metadata = self._fetch(self._timeout_s)
+        except (KafkaException, RuntimeError) as e:
+            raise ClientError(
+                f"no metadata from Kafka at {self._bootstrap} within {self._timeout_s:g} s ({describe_error(e)}): "
+                "check that the brokers are up"
+            ) from None
+        counts, errors = {}, {}
+        for name, t in metadata.topics.items():
+            if t.error is not None and t.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                continue
+            counts[name] = len(t.partitions)
+            if t.error is not None:
+                errors[name] = error_text(t.error)
+        self._counts, self._errors = counts, errors
+        self._read_at = time.monotonic()
+
+    def partitions(self, topic: str) -> int:
+        """The topic's partition count; ClientError when it does not exist or has no partitions yet."""
+        with self._lock:
+            if topic not in self._counts or time.monotonic() - self._read_at >= self._ttl_s:
+                self._refresh()
+            count, error = self._counts.get(topic), self._errors.get(topic)
+        if count is None:
+            raise no_topic(topic)
+        if count == 0:
+            raise ClientError(f"topic '{topic}' has no partitions yet ({error or 'no leader'}): try again in a moment")
+        return count
+
+
+def check_partition(topic: str, partition: int | None, count: int) -> None:
+    if partition is not None and not 0 <= partition < count:
+        raise ClientError(
+            f"partition {partition} does not exist: topic '{topic}' has {count} partition{'s' if count != 1 else ''} "
+            f"(0–{count - 1})"
+        )

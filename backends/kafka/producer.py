@@ -1,0 +1,265 @@
+"""The producer console: sends typed or pasted lines (optionally "key<sep>value", like `parse.key=true`) and reports
+each message's delivery (partition, offset, latency, or Kafka's error) — the labs' kafka-console-producer.
+
+Threading: the TUI calls it from thread workers and drains reports about ten times a second, so every method is
+thread-safe, `deliveries` never waits on the network, and the report buffer is bounded (what overflows is counted,
+never kept). Every call that waits on Kafka has an explicit timeout.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+
+from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache, check_partition
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.consoles import (
+    DEFAULT_PRODUCER_SETTINGS,
+    ClientError,
+    Delivery,
+    ProducerSettings,
+    escape_payload,
+    split_key,
+)
+
+QUEUE_FULL_WAIT_S = 2.0  # how long send() waits for room in librdkafka's queue before giving up
+
+
+MAX_DELIVERY_REPORTS = 10_000
+
+
+class ProducerSession:
+    """One producer for the console; `reconfigure` replaces it with other settings.
+
+    Messages fail after message.timeout.ms, 30 s unless the connection's settings say otherwise (librdkafka's 5 minutes
+    would leave a console waiting long after a lab stopped the brokers).
+    """
+
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        settings: ProducerSettings = DEFAULT_PRODUCER_SETTINGS,
+        metadata_timeout_s: float = 5.0,
+    ) -> None:
+        self.connection = connection
+        # Guards the producer handle: sends, reconfigure and close take turns; deliveries() never waits for it.
+        self._lock = threading.RLock()
+        self._reports_lock = threading.Lock()
+        self._reports: deque[Delivery] = deque(maxlen=MAX_DELIVERY_REPORTS)
+        self._dropped = 0
+        self._pending = 0
+        self._last_error: str | None = None
+        self._seq = itertools.count(1)
+        self._settings = settings
+        self._producer: Producer | None = self._new_producer(settings)
+        self._topics = TopicCache(self._list_topics, connection.bootstrap_servers, metadata_timeout_s, METADATA_TTL_S)
+
+    # --- the handle -------------------------------------------------------------------------------------------------
+    def _new_producer(self, settings: ProducerSettings) -> Producer:
+        config = self.connection.config("kafkatop-producer")
+        config.setdefault("message.timeout.ms", 30_000)
+        config.update(settings.producer_config())
+        config["error_cb"] = self._on_error
+        try:
+            return Producer(config)
+        except (KafkaException, ValueError, TypeError) as e:
+            raise ClientError(f"invalid producer configuration: {self.connection.redact(describe_error(e))}") from None
+
+    def _current(self) -> Producer:
+        producer = self._producer
+        if producer is None:
+            raise ClientError("the producer is closed: open a new producer console")
+        return producer
+
+    def _list_topics(self, timeout_s: float) -> Any:
+        return self._current().list_topics(timeout=timeout_s)
+
+    def _on_error(self, err: KafkaError) -> None:
+        # Client-wide trouble (all brokers down, authentication): shown beside the deliveries.
+        self._last_error = error_text(err)
+
+    @property
+    def settings(self) -> ProducerSettings:
+        return self._settings
+
+    @property
+    def last_error(self) -> str | None:
+        """The latest client-wide error librdkafka reported (e.g. all brokers down), if any."""
+        return self._last_error
+
+    @property
+    def dropped(self) -> int:
+        """Delivery reports dropped, since the session started, because nobody drained them in time."""
+        with self._reports_lock:
+            return self._dropped
+
+    def reconfigure(self, settings: ProducerSettings) -> None:
+        """Deliver what is queued, then go on with a new producer made with `settings`.
+
+        The new producer is made first: settings librdkafka refuses leave the session as it was.
+        """
+        with self._lock:
+            old = self._current()
+            new = self._new_producer(settings)
+            self._shutdown(old, 5.0)
+            self._producer, self._settings = new, settings
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Deliver what is queued for up to `timeout_s`; what is left then is reported as failed (purged)."""
+        with self._lock:
+            producer, self._producer = self._producer, None
+            if producer is not None:
+                self._shutdown(producer, timeout_s)
+
+    def _shutdown(self, producer: Producer, timeout_s: float) -> None:
+        if producer.flush(timeout_s) > 0:
+            # Without a purge, librdkafka's close would wait for the last message's own timeout.
+            producer.purge()
+            producer.flush(1.0)  # serves the purged messages' reports
+        producer.close()
+
+    # --- sending ----------------------------------------------------------------------------------------------------
+    def send(self, topic: str, line: str) -> int:
+        """Queue one line (split into key and value when a key separator is set); returns its sequence number.
+
+        Nothing is sent when the line has no key separator, the topic does not exist (checked in metadata, read
+        at most every 10 s) or the partition is out of range: a ClientError says why.
+        """
+        settings = self._settings
+        key, value = split_key(line, settings.key_separator)
+        check_partition(topic, settings.partition, self._topics.partitions(topic))
+        return self._produce(topic, key, value, settings.partition)
+
+    def send_many(self, topic: str, lines: Sequence[str]) -> int:
+        """Queue pasted lines, blank ones skipped; returns how many were queued.
+
+        Every line's key is checked before any is sent, so a bad line sends nothing.
+        """
+        settings = self._settings
+        parsed = [
+            split_key(line, settings.key_separator, number)
+            for number, line in enumerate(lines, start=1)
+            if line.strip()
+        ]
+        if not parsed:
+            return 0
+        check_partition(topic, settings.partition, self._topics.partitions(topic))
+        for queued, (key, value) in enumerate(parsed):
+            try:
+                self._produce(topic, key, value, settings.partition)
+            except ClientError as e:
+                raise ClientError(f"{e} ({queued} of {len(parsed)} lines were queued before)") from None
+        return len(parsed)
+
+    def send_test_messages(self, topic: str, count: int, prefix: str = "m") -> int:
+        """Queue the labs' test messages: values m1…mN, keyed k1…kN when a key separator is set.
+
+        Keyless ones go round-robin over the partitions (unless a partition is set): sent in one burst, librdkafka's
+        sticky partitioner would put them all on one partition, and the labs want to see them spread.
+        """
+        if not 1 <= count <= 1_000_000:
+            raise ClientError(f"the number of test messages must be between 1 and 1000000, not {count}")
+        settings = self._settings
+        partitions = self._topics.partitions(topic)
+        check_partition(topic, settings.partition, partitions)
+        for i in range(1, count + 1):
+            key = f"k{i}" if settings.key_separator is not None else None
+            partition = settings.partition
+            if partition is None and key is None:
+                partition = (i - 1) % partitions
+            try:
+                self._produce(topic, key, f"{prefix}{i}", partition)
+            except ClientError as e:
+                raise ClientError(f"{e} ({i - 1} of {count} test messages were queued before)") from None
+        return count
+
+    def _produce(self, topic: str, key: str | None, value: str, partition: int | None) -> int:
+        key_bytes = None if key is None else key.encode("utf-8")
+        value_bytes = value.encode("utf-8")
+        shown_key = None if key_bytes is None else escape_payload(key_bytes)
+        shown_value = escape_payload(value_bytes)
+        with self._lock:
+            producer = self._current()
+            seq = next(self._seq)
+            started = time.monotonic()
+            report = self._reporter(seq, topic, shown_key, shown_value, started)
+            with self._reports_lock:
+                self._pending += 1  # before produce(): another thread's poll may report it at once
+            give_up = started + QUEUE_FULL_WAIT_S
+            try:
+                while True:
+                    try:
+                        producer.produce(
+                            topic,
+                            value=value_bytes,
+                            key=key_bytes,
+                            partition=-1 if partition is None else partition,
+                            on_delivery=report,
+                        )
+                        break
+                    except BufferError:
+                        # librdkafka's queue is full (queue.buffering.max.messages/kbytes): let deliveries drain it.
+                        if time.monotonic() >= give_up:
+                            raise ClientError(
+                                f"the producer's queue is full ({len(producer)} messages waiting for Kafka): "
+                                "the brokers do not keep up or do not answer; wait, or check the brokers"
+                            ) from None
+                        producer.poll(0.05)
+            except KafkaException as e:
+                with self._reports_lock:
+                    self._pending -= 1
+                raise ClientError(f"cannot send to '{topic}': {describe_error(e)}") from None
+            except ClientError:
+                with self._reports_lock:
+                    self._pending -= 1
+                raise
+            producer.poll(0)  # serve reports while sending in bulk, even when nobody drains
+        return seq
+
+    def _reporter(
+        self, seq: int, topic: str, key: str | None, value: str, started: float
+    ) -> Callable[[KafkaError | None, Any], None]:
+        def report(err: KafkaError | None, msg: Any) -> None:
+            partition, offset = msg.partition(), msg.offset()
+            delivery = Delivery(
+                seq=seq,
+                topic=topic,
+                partition=partition if partition is not None and partition >= 0 else None,
+                offset=offset if err is None and offset is not None and offset >= 0 else None,
+                key=key,
+                value=value,
+                error=None if err is None else error_text(err),
+                latency_ms=(time.monotonic() - started) * 1000 if err is None else None,
+            )
+            with self._reports_lock:
+                self._pending -= 1
+                if len(self._reports) == self._reports.maxlen:
+                    self._dropped += 1
+                self._reports.append(delivery)
+
+        return report
+
+    # --- results ----------------------------------------------------------------------------------------------------
+    def deliveries(self, max_items: int = 1000) -> list[Delivery]:
+        """Delivery reports that arrived since the last call, oldest first; never waits on the network."""
+        # A send or reconfigure holding the handle serves reports itself; skip polling rather than wait for it.
+        if self._lock.acquire(blocking=False):
+            try:
+                if self._producer is not None:
+                    self._producer.poll(0)
+            finally:
+                self._lock.release()
+        with self._reports_lock:
+            return [self._reports.popleft() for _ in range(min(max_items, len(self._reports)))]
+
+    def in_flight(self) -> int:
+        """Messages sent whose delivery report has not arrived yet."""
+        with self._reports_lock:
+            return self._pending

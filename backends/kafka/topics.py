@@ -1,0 +1,202 @@
+"""Topic actions through one AdminClient: create, delete and describe topics the way `kafka-topics.sh` does.
+
+Kafka's own error texts are passed on unchanged, with the topic name and, where it helps, what to do. The describe
+layout itself is insight/describe.py; this adds what only Kafka knows (topic ids, configs).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
+from types import TracebackType
+from typing import Any
+
+from confluent_kafka import KafkaException, TopicCollection
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic, ResourceType
+
+from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
+from kafkatop.backends.kafka.errors import failure
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.topics import TopicError, validate_new_topic, validate_topic_name
+
+
+def kafka_uuid_text(uuid: Any) -> str:
+    """A confluent-kafka Uuid as Kafka prints it: URL-safe base64 without padding (librdkafka's str() uses '+/')."""
+    raw = b"".join(
+        (bits & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")
+        for bits in (uuid.get_most_significant_bits(), uuid.get_least_significant_bits())
+    )
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+class TopicAdmin:
+    """Creates, deletes and describes topics through one AdminClient; every request has an explicit timeout."""
+
+    def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
+        self.connection = connection
+        self.timeout_s = timeout_s
+        try:
+            self._admin: AdminClient | None = AdminClient(connection.config())
+        except (KafkaException, ValueError, TypeError) as e:
+            raise SourceUnavailable(
+                "kafka", f"invalid client configuration: {connection.redact(failure(e)[1])}"
+            ) from None
+
+    # --- lifecycle --------------------------------------------------------------------------------------------------
+    def close(self) -> None:
+        # AdminClient has no close(); dropping the last reference destroys the handle and its connections.
+        self._admin = None
+
+    def __enter__(self) -> TopicAdmin:
+        return self
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _client(self) -> AdminClient:
+        if self._admin is None:
+            raise KafkatopError("the topic admin client is closed")
+        return self._admin
+
+    def _result(self, fut: Future[Any], deadline: float) -> Any:
+        # librdkafka fails the future itself once request_timeout passes; this wait is only a backstop.
+        return fut.result(timeout=max(0.0, deadline - time.monotonic()))
+
+    def _deadline(self) -> float:
+        return time.monotonic() + self.timeout_s + 1.0
+
+    def _error(self, action: str, name: str, exc: BaseException) -> TopicError:
+        code, text = failure(exc)
+        text = self.connection.redact(text)
+        if code == "_TIMED_OUT":
+            message = (
+                f"Cannot {action} topic '{name}': no answer from Kafka at {self.connection} within "
+                f"{self.timeout_s:g} s ({text}). Check that a broker listens there and that the address is right."
+            )
+        elif code == "INVALID_REPLICATION_FACTOR":
+            message = (
+                f"Cannot {action} topic '{name}': {_sentence(text)} Use a replication factor no larger than the "
+                "number of brokers, or start more brokers."
+            )
+        else:
+            message = f"Cannot {action} topic '{name}': {text}"
+        return TopicError(message, topic=name, code=code)
+
+    # --- create / delete --------------------------------------------------------------------------------------------
+    def create_topic(
+        self, name: str, partitions: int, replication_factor: int, configs: Mapping[str, str] | None = None
+    ) -> None:
+        """Create a topic; Kafka's refusal (already exists, too few brokers, bad config, …) becomes TopicError."""
+        if (name_problem := validate_topic_name(name)) is not None:
+            raise TopicError(name_problem, topic=name)
+        if problems := validate_new_topic(name, partitions, replication_factor):
+            raise TopicError(f"Cannot create topic '{name}': " + "; ".join(problems), topic=name)
+        new_topic = NewTopic(name, num_partitions=partitions, replication_factor=replication_factor,
+                             config=dict(configs or {}))  # fmt: skip
+        deadline = self._deadline()
+        # The broker's own wait must end before the request's, or a slow creation reads as a client timeout
+        # instead of Kafka's answer.
+        futures = self._client().create_topics(
+            [new_topic], operation_timeout=self.timeout_s * 0.8, request_timeout=self.timeout_s
+        )
+        try:
+            self._result(futures[name], deadline)
+        except Exception as e:  # noqa: BLE001 - every failure becomes a TopicError naming the topic
+            if failure(e)[0] == "TOPIC_ALREADY_EXISTS":
+                raise TopicError(f"Topic '{name}' already exists.", topic=name, code="TOPIC_ALREADY_EXISTS") from None
+            raise self._error("create", name, e) from None
+
+    def delete_topic(self, name: str) -> None:
+        """Delete a topic (Kafka removes its data in the background); an unknown topic raises TopicError."""
+        if (name_problem := validate_topic_name(name)) is not None:
+            raise TopicError(name_problem, topic=name)
+        deadline = self._deadline()
+        futures = self._client().delete_topics(
+            [name], operation_timeout=self.timeout_s * 0.8, request_timeout=self.timeout_s
+        )
+        try:
+            self._result(futures[name], deadline)
+        except Exception as e:  # noqa: BLE001
+            code = failure(e)[0]
+            if code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
+                raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code) from None
+            raise self._error("delete", name, e) from None
+
+    # --- describe ---------------------------------------------------------------------------------------------------
+    def _start_configs(self, names: Sequence[str]) -> dict[ConfigResource, Future[Any]]:
+        if not names:
+            return {}
+        resources = [ConfigResource(ResourceType.TOPIC, n) for n in names]
+        return self._client().describe_configs(resources, request_timeout=self.timeout_s)
+
+    def _collect_configs(
+        self, names: Sequence[str], futures: Mapping[ConfigResource, Future[Any]], deadline: float
+    ) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {n: {} for n in names}
+        default = ConfigSource.DEFAULT_CONFIG.value
+        for res, fut in futures.items():
+            try:
+                entries: Mapping[str, Any] = self._result(fut, deadline)
+            except Exception:  # noqa: BLE001 - a topic whose configs cannot be read prints "Configs: " bare
+                continue
+            # TopicCommand prints every entry that is not a default (ConfigEntry.isDefault): set on the topic, but
+            # also broker-wide settings such as a cluster-level min.insync.replicas. A sensitive value comes as null.
+            shown = {}
+            for name in kafka_config_order(list(entries)):
+                entry = entries[name]
+                if int(getattr(entry.source, "value", entry.source)) != default:
+                    shown[name] = "null" if entry.value is None else str(entry.value)
+            out[res.name] = shown
+        return out
+
+    def topic_configs(self, names: Sequence[str]) -> dict[str, dict[str, str]]:
+        """Per topic, what kafka-topics --describe prints after "Configs:", in its order; {} where unreadable."""
+        deadline = self._deadline()
+        return self._collect_configs(names, self._start_configs(names), deadline)
+
+    def _start_topic_ids(self, names: Sequence[str]) -> dict[str, Future[Any]]:
+        if not names:
+            return {}
+        return self._client().describe_topics(TopicCollection(list(names)), request_timeout=self.timeout_s)
+
+    def _collect_topic_ids(self, futures: Mapping[str, Future[Any]], deadline: float) -> dict[str, str]:
+        ids = {}
+        for name, fut in futures.items():
+            try:
+                topic_id = self._result(fut, deadline).topic_id
+            except Exception:  # noqa: BLE001 - without an id the line simply has no "TopicId:"
+                continue
+            if topic_id is not None and (text := kafka_uuid_text(topic_id)) != ZERO_UUID:
+                ids[name] = text
+        return ids
+
+    def topic_ids(self, names: Sequence[str]) -> dict[str, str]:
+        """Topic ids (as Kafka prints them) of the topics that have one and could be described."""
+        deadline = self._deadline()
+        return self._collect_topic_ids(self._start_topic_ids(names), deadline)
+
+    def describe(self, snapshot: ClusterSnapshot, topic: str | None = None, *, sort_by_name: bool = False) -> str:
+        """`format_describe` of the snapshot, with the topic ids and configs kafka-topics shows read from Kafka.
+
+        The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines.
+        """
+        shown = shown_topics(snapshot, topic)
+        names = [t.name for t in shown]
+        deadline = self._deadline()
+        config_fs = self._start_configs(names)
+        id_fs = self._start_topic_ids([t.name for t in shown if not t.topic_id])
+        configs = self._collect_configs(names, config_fs, deadline)
+        ids = self._collect_topic_ids(id_fs, deadline)
+        if ids:
+            topics = tuple(replace(t, topic_id=ids[t.name]) if t.name in ids else t for t in snapshot.topics)
+            snapshot = replace(snapshot, topics=topics)
+        return format_describe(snapshot, topic, configs, sort_by_name=sort_by_name)

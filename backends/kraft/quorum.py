@@ -1,0 +1,214 @@
+"""The KRaft quorum, as `kafka-metadata-quorum.sh describe --status --replication` shows it, without a JVM.
+
+confluent-kafka has no DescribeQuorum, so this speaks the two requests it needs over a plain TCP socket:
+ApiVersions (v3) to learn which DescribeQuorum versions the node serves, then DescribeQuorum (API key 55, v0–v2)
+for `__cluster_metadata` partition 0. Schemas: clients/src/main/resources/common/message/*.json in apache/kafka.
+
+Either kind of listener answers: a KRaft broker forwards DescribeQuorum to the active controller (since Kafka 3.0,
+KAFKA-12967), which is what `--bootstrap-server` does; a controller listener answers it itself, but only the quorum
+leader does (`--bootstrap-controller`): another controller answers NOT_LEADER_OR_FOLLOWER and the next address is
+tried. ZooKeeper-mode brokers do not offer the API at all. PLAINTEXT listeners only: no TLS, no SASL.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+
+from kafkatop.backends.kraft.wire import (
+    API_DESCRIBE_QUORUM,
+    API_PRODUCE,
+    API_VERSIONS,
+    API_VERSIONS_VERSION,
+    DESCRIBE_QUORUM_VERSIONS,
+    DescribeQuorum,
+    ProtocolError,
+    ReplicaState,
+    api_versions_body,
+    decode_api_versions,
+    decode_describe_quorum,
+    describe_quorum_body,
+    encode_request,
+    error_name,
+)
+from kafkatop.backends.model.addresses import socket_error_reason
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC, QuorumReplica, QuorumSnapshot
+
+SOURCE = "quorum"
+
+
+_MAX_FRAME = 16 * 1024 * 1024  # a larger "size" means the peer is not speaking Kafka (HTTP, TLS, ZooKeeper…)
+
+
+_ERROR_HINTS = {
+    6: "this controller is not the quorum leader",
+    31: "the principal needs DESCRIBE on the cluster",
+    35: "the node does not support this request version",
+}
+
+
+def _ms_ago(timestamp_ms: int, now_ms: int) -> int | None:
+    if timestamp_ms < 0:
+        return None
+    return max(now_ms - timestamp_ms, 0)  # the leader's clock may run ahead of ours; an age is never negative
+
+
+def to_snapshot(response: DescribeQuorum, taken_at: float, *, source: str = "", via: str = "broker") -> QuorumSnapshot:
+    """The snapshot of the metadata partition in a decoded response; its errors raise SourceUnavailable."""
+    if response.error_code:
+        raise SourceUnavailable(SOURCE, _error_reason(source, response.error_code, response.error_message))
+    partition = next(
+        (p for p in response.partitions if (p.topic, p.partition) == (METADATA_TOPIC, METADATA_PARTITION)), None
+    )
+    if partition is None:
+        raise SourceUnavailable(SOURCE, f"{source}: the DescribeQuorum response has no {METADATA_TOPIC}-0")
+    if partition.error_code:
+        raise SourceUnavailable(SOURCE, _error_reason(source, partition.error_code, partition.error_message))
+    now_ms = int(taken_at * 1000)
+    leader = next((v for v in partition.voters if v.replica_id == partition.leader_id), None)
+    leader_leo = leader.log_end_offset if leader is not None and leader.log_end_offset >= 0 else None
+
+    def replica(state: ReplicaState) -> QuorumReplica:
+        known = leader_leo is not None and state.log_end_offset >= 0
+        return QuorumReplica(
+            replica_id=state.replica_id,
+            log_end_offset=state.log_end_offset,
+            lag=leader_leo - state.log_end_offset if known and leader_leo is not None else None,
+            last_fetch_ms_ago=_ms_ago(state.last_fetch_timestamp, now_ms),
+            last_caught_up_ms_ago=_ms_ago(state.last_caught_up_timestamp, now_ms),
+            directory_id=state.directory_id,
+            endpoints=response.endpoints.get(state.replica_id, ()),
+        )
+
+    return QuorumSnapshot(
+        taken_at=taken_at,
+        leader_id=partition.leader_id,
+        leader_epoch=partition.leader_epoch,
+        high_watermark=partition.high_watermark,
+        voters=tuple(replica(v) for v in partition.voters),
+        observers=tuple(replica(o) for o in partition.observers),
+        source=source,
+        via=via,
+        api_version=response.version,
+    )
+
+
+def _error_reason(source: str, code: int, message: str | None) -> str:
+    hint = _ERROR_HINTS.get(code)
+    detail = f": {message}" if message else (f" ({hint})" if hint else "")
+    return f"{source} answered DescribeQuorum with {error_name(code)}{detail}"
+
+
+class _Connection:
+    """One socket, one request at a time, every read and write bounded by the poll's deadline."""
+
+    def __init__(self, host: str, port: int, deadline: float) -> None:
+        self.deadline = deadline
+        self.sock = socket.create_connection((host, port), timeout=self._left())
+        self.correlation_id = 0
+
+    def _left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("timed out")
+        return left
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def request(self, api_key: int, api_version: int, body: bytes) -> bytes:
+        self.correlation_id += 1
+        self.sock.settimeout(self._left())
+        self.sock.sendall(encode_request(api_key, api_version, self.correlation_id, body))
+        size = struct.unpack(">i", self._read(4))[0]
+        if not 4 <= size <= _MAX_FRAME:
+            raise ProtocolError(f"a {size}-byte frame: not a Kafka PLAINTEXT listener (TLS, HTTP, ZooKeeper…?)")
+        payload = self._read(size)
+        if struct.unpack(">i", payload[:4])[0] != self.correlation_id:
+            raise ProtocolError("the response answers another request (correlation id mismatch)")
+        return payload
+
+    def _read(self, n: int) -> bytes:
+        chunks = []
+        while n > 0:
+            self.sock.settimeout(self._left())
+            chunk = self.sock.recv(min(n, 1 << 20))
+            if not chunk:
+                raise ConnectionResetError("closed by the peer")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+
+class _TryNext(Exception):
+    """This address could not answer; the message says why. The next bootstrap address is tried."""
+
+
+class QuorumSource:
+    """The KRaft quorum over DescribeQuorum. `poll()` tries each bootstrap address until one answers.
+
+    Each address gets `timeout_s` for connect, ApiVersions and DescribeQuorum together; a fresh connection per poll
+    keeps no state to go stale between polls (a poll every few seconds costs one loopback or LAN handshake).
+    """
+
+    def __init__(self, connection: KafkaConnection, timeout_s: float = 2.0) -> None:
+        self.connection = connection
+        self.addresses = connection.addresses  # parsed once, with the connection
+        self.timeout_s = timeout_s
+        # The last response's raw bytes (payload after the size) and version: for recording test data.
+        self.last_response: tuple[int, bytes] | None = None
+
+    def poll(self) -> QuorumSnapshot:
+        reasons = []
+        for host, port in self.addresses:
+            address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            try:
+                return self._describe(host, port, address)
+            except _TryNext as e:
+                reasons.append(str(e))
+        raise SourceUnavailable(SOURCE, "; ".join(reasons))
+
+    def _describe(self, host: str, port: int, address: str) -> QuorumSnapshot:
+        try:
+            conn = _Connection(host, port, time.monotonic() + self.timeout_s)
+        except OSError as e:
+            raise _TryNext(f"{address}: {_os_reason(e, self.timeout_s)}") from None
+        try:
+            versions = decode_api_versions(conn.request(API_VERSIONS, API_VERSIONS_VERSION, api_versions_body()))
+            if versions.error_code:
+                raise _TryNext(f"{address} answered ApiVersions with {error_name(versions.error_code)}")
+            offered = versions.versions.get(API_DESCRIBE_QUORUM)
+            if offered is None:
+                raise _TryNext(
+                    f"{address} does not offer DescribeQuorum: a ZooKeeper-mode broker, or Kafka older than 3.0"
+                )
+            version = min(offered[1], DESCRIBE_QUORUM_VERSIONS[1])
+            if version < max(offered[0], DESCRIBE_QUORUM_VERSIONS[0]):
+                raise _TryNext(
+                    f"{address} offers DescribeQuorum v{offered[0]}–v{offered[1]} only; kafkatop reads v0–v2"
+                )
+            # Brokers serve Produce; controllers do not.
+            via = "broker" if API_PRODUCE in versions.versions else "controller"
+            payload = conn.request(API_DESCRIBE_QUORUM, version, describe_quorum_body())
+            taken_at = time.time()
+            self.last_response = (version, payload)
+            response = decode_describe_quorum(payload, version)
+        except OSError as e:
+            raise _TryNext(f"{address}: {_os_reason(e, self.timeout_s)}") from None
+        except ProtocolError as e:
+            raise _TryNext(f"{address}: {e}") from None
+        finally:
+            conn.close()
+        try:
+            return to_snapshot(response, taken_at, source=address, via=via)
+        except SourceUnavailable as e:
+            raise _TryNext(e.reason) from None
+
+
+def _os_reason(e: OSError, timeout_s: float) -> str:
+    if isinstance(e, ConnectionResetError | BrokenPipeError):
+        return "connection closed by the node (a TLS or SASL listener? kafkatop speaks PLAINTEXT only)"
+    return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")

@@ -1,0 +1,287 @@
+"""The Kafka and ZooKeeper JVMs on this host of a cluster kafkatop did not start: shown in the node panes, and killed
+or stopped by signal — the labs' `kill -9 $(ps … | grep server-1.properties)`, made precise. Starting is left to
+whoever started them: kafkatop does not know how (environment, user, working directory)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kafkatop.backends.lab.local import signal_local
+from kafkatop.backends.lab.processes import ProcessSource
+from kafkatop.backends.lab.properties import read_properties, split_list
+from kafkatop.backends.lab.runner import STOP_TIMEOUT_S
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError, PropertiesError
+from kafkatop.backends.model.nodes import ControlError, NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.processes import KafkaProcess, ProcessRole, ProcessStatus
+
+NOT_OURS = "not started by kafkatop"
+
+
+# --- a cluster started by someone else: its JVMs on this host --------------------------------------------------------
+_ROLE_ORDER = {ProcessRole.ZOOKEEPER: 0, ProcessRole.CONTROLLER: 1, ProcessRole.COMBINED: 2, ProcessRole.BROKER: 3}
+
+
+_BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)
+
+
+@dataclass
+class _Seen:
+    """A local JVM of the cluster, running or gone since; `fate` is what kafkatop did to it, if anything."""
+
+    process: KafkaProcess
+    alive: bool = True
+    fate: NodeState | None = None  # KILLED or DOWN once kafkatop signalled it
+    name: str = ""
+    stopping: bool = False
+
+
+def _start_hint(process: KafkaProcess) -> str:
+    script = "zookeeper-server-start.sh" if process.role is ProcessRole.ZOOKEEPER else "kafka-server-start.sh"
+    if process.properties_file:
+        return f"bin/{script} {process.properties_file}"
+    return f"bin/{script} with its properties file"
+
+
+def _ports_in(value: str | None) -> set[int]:
+    """The ports of `host:port,host:port/chroot` (zookeeper.connect) or `id@host:port,…` (controller.quorum.voters)."""
+    ports = set()
+    for item in split_list(value):
+        port = item.split("@", 1)[-1].split("/", 1)[0].rpartition(":")[2]
+        if port.isdigit():
+            ports.add(int(port))
+    return ports
+
+
+class AttachedControl:
+    """The Kafka and ZooKeeper JVMs on this host of a cluster kafkatop did not start.
+
+    Without `cluster`, every such JVM this user can see is shown. With it, only the brokers listening on a port of
+    the cluster's brokers (the last ports it answered with are kept while it is down), plus the ZooKeeper and
+    controllers their properties point to. Nodes can be killed and stopped by signal; starting is left to whoever
+    started them, as kafkatop does not know how they were started (environment, user, working directory).
+    """
+
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        cluster: Callable[[], ClusterSnapshot | None] | None = None,
+        *,
+        stop_timeout_s: float = STOP_TIMEOUT_S,
+    ) -> None:
+        self.connection = connection
+        self._cluster = cluster
+        self.stop_timeout_s = stop_timeout_s
+        self._source = ProcessSource()  # long-lived, for CPU %
+        self._broker_ports: frozenset[int] = frozenset()
+        self._linked_ports: dict[str, set[int]] = {}  # per broker properties file: its ZooKeeper/controller ports
+        self._seen: dict[tuple[object, ...], _Seen] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return self.connection.bootstrap_servers
+
+    # --- discovery ---------------------------------------------------------------------------------------------
+    def _cluster_ports(self) -> frozenset[int]:
+        if self._cluster is not None:
+            try:
+                snap = self._cluster()
+            except KafkatopError:
+                snap = None  # unreachable now: the last ports known are used
+            ports = frozenset(b.port for b in snap.brokers if b.port is not None) if snap is not None else frozenset()
+            if ports:
+                self._broker_ports = ports
+        return self._broker_ports
+
+    def _links(self, broker: KafkaProcess) -> set[int]:
+        """The ports of the ZooKeeper ensemble or KRaft quorum a broker's properties name."""
+        path = broker.properties_file
+        if path is None:
+            return set()
+        if path not in self._linked_ports:
+            try:
+                props = read_properties(path)
+            except PropertiesError:
+                props = {}
+            self._linked_ports[path] = (
+                _ports_in(props.get("zookeeper.connect"))
+                | _ports_in(props.get("controller.quorum.voters"))
+                | _ports_in(props.get("controller.quorum.bootstrap.servers"))
+            )
+        return self._linked_ports[path]
+
+    def _of_cluster(self, processes: tuple[KafkaProcess, ...]) -> list[KafkaProcess]:
+        ports = self._cluster_ports()
+        if not ports:
+            return list(processes)
+
+        def listens(p: KafkaProcess, wanted: set[int] | frozenset[int]) -> bool:
+            return bool((set(p.listening_ports) | {p.client_port}) & wanted)
+
+        brokers = [p for p in processes if p.role in _BROKER_ROLES and listens(p, ports)]
+        linked: set[int] = set()
+        for b in brokers:
+            linked |= self._links(b)
+        others = [p for p in processes if p not in brokers and linked and listens(p, linked)]
+        return brokers + others
+
+    @staticmethod
+    def _key(p: KafkaProcess) -> tuple[object, ...]:
+        # The same node across a restart by hand: same role, id and properties file (a new pid).
+        return (p.role, p.node_id, p.properties_file) if p.properties_file else (p.role, p.node_id, p.pid)
+
+    def poll(self) -> NodesSnapshot:
+        with self._lock:
+            found = self._of_cluster(self._source.poll().processes)
+            live = {self._key(p): p for p in found}
+            for key, p in live.items():
+                seen = self._seen.get(key)
+                if seen is None or not seen.alive or seen.process.pid != p.pid:
+                    self._seen[key] = _Seen(p)
+                else:
+                    seen.process = p
+            for key, seen in self._seen.items():
+                if key not in live:
+                    seen.alive = False
+            self._name_nodes()
+            ordered = sorted(
+                self._seen.values(),
+                key=lambda s: (_ROLE_ORDER.get(s.process.role, 9), s.process.node_id or 0, s.process.pid),
+            )
+            count = len(live)
+            return NodesSnapshot(
+                taken_at=time.time(),
+                kind="attach",
+                title=f"attached · {count} local process{'' if count == 1 else 'es'}",
+                nodes=tuple(self._view(s) for s in ordered),
+                can_add_broker=False,
+            )
+
+    def _name_nodes(self) -> None:
+        base: dict[int, str] = {}
+        for seen in self._seen.values():
+            p = seen.process
+            label = p.label
+            if p.role is ProcessRole.ZOOKEEPER or p.node_id is None:
+                label = f"{label.removesuffix(' ?')} (pid {p.pid})"
+            base[id(seen)] = label
+        counts: dict[str, int] = {}
+        for label in base.values():
+            counts[label] = counts.get(label, 0) + 1
+        for seen in self._seen.values():
+            label = base[id(seen)]
+            # Two clusters on one host, unfiltered: two "broker 1"s, told apart by pid.
+            seen.name = label if counts[label] == 1 or "(pid" in label else f"{label} (pid {seen.process.pid})"
+
+    def _view(self, seen: _Seen) -> NodeView:
+        p = seen.process
+        if not seen.alive:
+            if seen.fate is NodeState.KILLED:
+                what = f"killed by kafkatop (was pid {p.pid})"
+            elif seen.fate is NodeState.DOWN:
+                what = f"stopped by kafkatop (was pid {p.pid})"
+            else:
+                what = f"exited, or stopped outside kafkatop (was pid {p.pid})"
+            return NodeView(
+                name=seen.name,
+                role=p.role,
+                node_id=p.node_id,
+                state=seen.fate or NodeState.DOWN,
+                pid=None,
+                ports=(),
+                cpu_percent=None,
+                rss_bytes=None,
+                uptime_s=None,
+                detail=f"{what}; {NOT_OURS}: start it as it was started ({_start_hint(p)})",
+            )
+        state = NodeState.UP
+        if seen.stopping:
+            state = NodeState.STOPPING
+        elif p.client_port is not None and p.client_port not in p.listening_ports and p.problem is None:
+            state = NodeState.STARTING  # running, not yet listening on its client port
+        notes = [NOT_OURS]
+        if p.status is ProcessStatus.STOPPED:
+            notes.append("paused (SIGSTOP): kill -CONT it to resume")
+        if p.problem:
+            notes.append(p.problem)
+        return NodeView(
+            name=seen.name,
+            role=p.role,
+            node_id=p.node_id,
+            state=state,
+            pid=p.pid,
+            ports=p.listening_ports,
+            cpu_percent=p.cpu_percent,
+            rss_bytes=p.rss_bytes,
+            uptime_s=p.uptime_s,
+            detail="; ".join(notes),
+            actions=frozenset({"kill"}) if seen.stopping else frozenset({"kill", "stop"}),
+        )
+
+    # --- actions -------------------------------------------------------------------------------------------------
+    def _find(self, name: str) -> _Seen:
+        with self._lock:
+            found = next((s for s in self._seen.values() if s.name == name), None)
+            if found is None:
+                names = ", ".join(s.name for s in self._seen.values()) or "none seen yet"
+                raise ControlError(f"no node {name!r} among the local processes of this cluster: {names}")
+            return found
+
+    def _signal(self, name: str, kill: bool) -> None:
+        seen = self._find(name)
+        if not seen.alive:
+            raise ControlError(
+                f"{name} is not running; {NOT_OURS}: start it as it was started ({_start_hint(seen.process)})"
+            )
+        if seen.stopping and not kill:
+            raise ControlError(f"{name} is stopping already; kill it if it hangs")
+        seen.stopping = seen.stopping or not kill
+        try:
+            timeout = 10.0 if kill else self.stop_timeout_s
+            if not signal_local(seen.process, kill=kill, timeout_s=timeout):
+                if kill:
+                    raise ControlError(f"{name} (pid {seen.process.pid}) did not exit within {timeout:g} s of SIGKILL")
+                raise ControlError(
+                    f"{name} (pid {seen.process.pid}) did not exit within {timeout:g} s of SIGTERM: its controlled "
+                    "shutdown may wait for a controller or ZooKeeper that is gone; kill it (kill -9) instead"
+                )
+            with self._lock:
+                seen.alive = False
+                seen.fate = NodeState.KILLED if kill else NodeState.DOWN
+        finally:
+            seen.stopping = False
+
+    def kill(self, name: str) -> None:
+        """SIGKILL: no controlled shutdown, as `kill -9` in the labs."""
+        self._signal(name, kill=True)
+
+    def stop(self, name: str) -> None:
+        """SIGTERM: the node's controlled shutdown (leaders move away first); waits for its exit."""
+        self._signal(name, kill=False)
+
+    def start(self, name: str) -> None:
+        seen = self._find(name)
+        running = f" and runs now (pid {seen.process.pid})" if seen.alive else ""
+        raise ControlError(f"{name} was {NOT_OURS}{running}: start it as it was started ({_start_hint(seen.process)})")
+
+    def restart(self, name: str) -> None:
+        seen = self._find(name)  # never stopped first: kafkatop could not start it again
+        raise ControlError(
+            f"{name} was {NOT_OURS}, so kafkatop cannot restart it: stop it, then start it as it was started "
+            f"({_start_hint(seen.process)})"
+        )
+
+    def add_broker(self) -> str:
+        raise ControlError(
+            f"this cluster was {NOT_OURS}, so it cannot add a broker: start one as the others were started "
+            "(bin/kafka-server-start.sh with a copy of a broker's properties: a new broker.id/node.id, port and "
+            "log.dirs), or run a lab cluster (kafkatop up)"
+        )
+
+    def close(self) -> None:
+        """Nothing to stop: these processes are not kafkatop's."""

@@ -1,0 +1,357 @@
+"""Starting, watching and stopping the processes of a lab cluster's nodes: configs written once, KRaft storage
+formatted once, each JVM in a session of its own with its output in its log, readiness from its port and its log,
+and a stop that escalates to SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+
+from kafkatop.backends.lab.configs import node_properties, zookeeper_properties
+from kafkatop.backends.lab.local import wait_gone
+from kafkatop.backends.lab.spec import HOST, NodeSpec
+from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
+from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.zookeeper.server import four_letter_word
+
+ZOOKEEPER_HEAP = "128m"
+
+
+# A lab node is small and mostly idle, but its start is CPU-bound: Kafka's defaults (G1, both JIT tiers) take ~4-5
+# CPU-s per JVM, so three nodes starting together starve a 2-core laptop. C1 only, one compiler thread and the
+# serial collector halve that (bench/cluster_up.py: 3 nodes ready in ~4.8 s instead of ~8.1 s). A user's own
+# KAFKA_JVM_PERFORMANCE_OPTS wins.
+LAB_JVM_OPTS = (
+    "-server -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:-UsePerfData -Djava.awt.headless=true"
+)
+
+
+STOP_TIMEOUT_S = 30.0  # a broker's controlled shutdown moves its leaders away first; give it time before SIGKILL
+
+
+# The line each Kafka generation logs once a node serves: ZooKeeper-mode brokers, Confluent 3.x, and KRaft nodes.
+_STARTED = re.compile(r"\[KafkaServer id=\d+\] started|\[Kafka Server \d+\], started|Kafka Server started")
+
+
+_LOG_TAIL_BYTES = 64 * 1024
+
+
+class NodeStartError(SupervisorError):
+    def __init__(self, node: str, reason: str, log_tail: str) -> None:
+        super().__init__(f"{node} {reason}; its last log lines:\n{log_tail}" if log_tail else f"{node} {reason}")
+        self.node = node
+        self.reason = reason
+        self.log_tail = log_tail
+
+
+class PortInUse(SupervisorError):
+    pass
+
+
+def port_holder(port: int) -> str | None:
+    """Who listens on `port`, for the error message: 'pid 4242 (java … kafka.Kafka server.properties)'."""
+    try:
+        conns = psutil.net_connections(kind="tcp")
+    except psutil.Error:
+        return None
+    for c in conns:
+        if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port:
+            if c.pid is None:
+                return "a process of another user"
+            try:
+                cmd = " ".join(psutil.Process(c.pid).cmdline())
+            except psutil.Error:
+                cmd = "?"
+            return f"pid {c.pid} ({cmd[:117] + '…' if len(cmd) > 120 else cmd})"
+    return None
+
+
+def port_is_free(port: int, host: str = HOST) -> bool:
+    with socket.socket() as s:
+        # As Kafka binds: SO_REUSEADDR, so a just-killed node's TIME_WAIT sockets do not count as "in use".
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def accepting(port: int) -> bool:
+    try:
+        with socket.create_connection((HOST, port), timeout=0.25):
+            return True
+    except OSError:
+        return False
+
+
+def read_tail(path: Path, lines: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - _LOG_TAIL_BYTES))
+            data = f.read()
+    except OSError:
+        return ""
+    return "\n".join(data.decode("utf-8", errors="replace").splitlines()[-lines:])
+
+
+class NodeRunner:
+    """The processes of one lab cluster's nodes. Thread-safe through the state's locks."""
+
+    def __init__(self, state: LabState) -> None:
+        self.state = state
+
+    def prepare(self, nodes: tuple[NodeSpec, ...] | None = None) -> None:
+        """Configs written once (a user's edits survive), data and log dirs made, KRaft storage formatted once."""
+        nodes = self.state.nodes if nodes is None else nodes
+        for sub in ("config", "logs", "data"):
+            (self.state.state_dir / sub).mkdir(parents=True, exist_ok=True)
+        for node in nodes:
+            path = self.state.config_path(node)
+            if path.exists():
+                continue
+            stock = self.state.install.stock_config(self.state.mode, self.state.stock_role(node))
+            if node.role is ProcessRole.ZOOKEEPER:
+                text = zookeeper_properties(
+                    stock.read_text(encoding="utf-8", errors="replace"),
+                    spec=self.state.spec,
+                    node=node,
+                    data_dir=self.state.data_dir(node),
+                    stock_path=stock,
+                )
+            else:
+                text = node_properties(
+                    stock.read_text(encoding="utf-8", errors="replace"),
+                    spec=self.state.spec,
+                    mode=self.state.mode,
+                    node=node,
+                    nodes=self.state.nodes,
+                    log_dir=self.state.data_dir(node),
+                    stock_path=stock,
+                )
+            path.write_text(text, encoding="utf-8")
+        if self.state.mode == "kraft":
+            self._format_storage([n for n in nodes if not (self.state.data_dir(n) / "meta.properties").exists()])
+
+    def _format_storage(self, nodes: list[NodeSpec]) -> None:
+        if not nodes:
+            return
+        assert self.state.cluster_id is not None
+        script = str(self.state.install.script("kafka-storage"))
+        procs = []
+        for node in nodes:
+            cmd = [script, "format", "-t", self.state.cluster_id, "-c", str(self.state.config_path(node))]
+            env = self.env(node, heap="128m")
+            procs.append(
+                (
+                    node,
+                    subprocess.Popen(
+                        cmd,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        env=env,
+                        start_new_session=True,
+                    ),
+                )
+            )
+        failures = []
+        for node, proc in procs:  # formatting runs one JVM per node: in parallel, not one after another
+            try:
+                out, _ = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+            if proc.returncode != 0:
+                text = out.decode("utf-8", errors="replace").strip().splitlines()[-10:]
+                failures.append(f"{node.name}: kafka-storage format exited with {proc.returncode}:\n" + "\n".join(text))
+        if failures:
+            raise SupervisorError("formatting KRaft storage failed\n" + "\n".join(failures))
+
+    def env(self, node: NodeSpec, heap: str | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        size = heap or (ZOOKEEPER_HEAP if node.role is ProcessRole.ZOOKEEPER else self.state.spec.heap)
+        env["KAFKA_HEAP_OPTS"] = f"-Xmx{size} -Xms{size}"
+        env.setdefault("KAFKA_JVM_PERFORMANCE_OPTS", LAB_JVM_OPTS)
+        env["LOG_DIR"] = str(self.state.state_dir / "logs" / node.name)
+        # kafka-run-class.sh turns on remote JMX when this is empty; a lab node opens nothing beyond 127.0.0.1.
+        env["KAFKA_JMX_OPTS"] = " "
+        env.pop("JMX_PORT", None)
+        return env
+
+    def check_ports(self, nodes: list[NodeSpec]) -> None:
+        busy = []
+        for node in nodes:
+            for port in node.ports:
+                if not port_is_free(port):
+                    holder = port_holder(port)
+                    busy.append(f"port {port} ({node.name}) is in use{' by ' + holder if holder else ''}")
+        if busy:
+            raise PortInUse(
+                "; ".join(busy) + ". Stop whatever holds it, or give this cluster other ports "
+                "(`kafkatop down --delete` then `kafkatop up --base-port 19092`, or another --name)"
+            )
+
+    def launch(self, node: NodeSpec) -> None:
+        script = "zookeeper-server-start" if node.role is ProcessRole.ZOOKEEPER else "kafka-server-start"
+        cmd = [str(self.state.install.script(script)), str(self.state.config_path(node))]
+        log_path = self.state.log_path(node)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.state.file_lock():
+            with open(log_path, "ab") as log:
+                offset = log.tell()
+                log.write(f"--- kafkatop: starting {node.name}: {' '.join(cmd)}\n".encode())
+                log.flush()
+                # Own session: a Ctrl-C in the terminal reaches kafkatop alone, which then stops the node itself,
+                # in order; and kill/stop signal the whole group, so no wrapper script survives its JVM.
+                proc = subprocess.Popen(
+                    cmd,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=self.env(node),
+                    cwd=self.state.state_dir,
+                    start_new_session=True,
+                )
+            try:
+                ctime = psutil.Process(proc.pid).create_time()
+            except psutil.Error:
+                ctime = 0.0
+            self.state.running[node.name] = RunningNode(proc.pid, ctime, proc, offset)
+            self.state.intent[node.name] = NodeState.UP
+            self.state.save()
+
+    def is_ready(self, node: NodeSpec, run: RunningNode) -> bool:
+        if node.role is ProcessRole.ZOOKEEPER:
+            try:
+                # `ruok` answers before ZooKeeper serves; `srvr` reports a Mode only once it does.
+                return "Mode:" in four_letter_word(HOST, node.port, "srvr", 0.5)
+            except OSError:
+                return False
+        if not accepting(node.port):
+            return False
+        try:
+            with open(self.state.log_path(node), "rb") as f:
+                f.seek(run.log_offset)
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError:
+            return False
+        return _STARTED.search(text) is not None
+
+    def wait_ready(
+        self,
+        nodes: list[NodeSpec],
+        deadline: float,
+        t0: float,
+        on_ready: Callable[[NodeSpec, float], None] | None,
+    ) -> None:
+        waiting = list(nodes)
+        while waiting:
+            for node in list(waiting):
+                with self.state.lock:
+                    run = self.state.running.get(node.name)
+                if run is None:
+                    raise NodeStartError(node.name, "was stopped while starting", "")
+                code = (
+                    run.proc.poll()
+                    if run.proc is not None
+                    else (None if same_process(run.pid, run.create_time) else -1)
+                )
+                if code is not None:
+                    raise NodeStartError(node.name, f"exited with code {code} during start", self.log_tail(node.name))
+                if self.is_ready(node, run):
+                    run.ready = True
+                    waiting.remove(node)
+                    if on_ready is not None:
+                        on_ready(node, time.monotonic() - t0)
+            if waiting and time.monotonic() > deadline:
+                names = ", ".join(n.name for n in waiting)
+                raise NodeStartError(
+                    names,
+                    f"not ready after {deadline - t0:.0f} s",
+                    "\n".join(self.log_tail(n.name, 10) for n in waiting),
+                )
+            if waiting:
+                time.sleep(0.1)
+
+    def stop_nodes(
+        self, nodes: list[NodeSpec], final: NodeState, timeout_s: float = STOP_TIMEOUT_S, keep_intent: bool = True
+    ) -> None:
+        """Signal all, then wait for all, so a group of brokers shuts down in parallel."""
+        sig = signal.SIGKILL if final is NodeState.KILLED else signal.SIGTERM
+        targets: list[tuple[NodeSpec, RunningNode]] = []
+        with self.state.lock:
+            for node in nodes:
+                self.state.intent[node.name] = final if keep_intent else NodeState.DOWN
+                run = self.state.running.get(node.name)
+                if run is None:
+                    continue
+                if run.proc is not None and run.proc.poll() is not None:
+                    self.state.running.pop(node.name)
+                    continue
+                if run.proc is None and not same_process(run.pid, run.create_time):
+                    self.state.running.pop(node.name)  # gone, or its pid now belongs to someone else: never signal it
+                    continue
+                signal_group(run.pid, sig)
+                targets.append((node, run))
+        deadline = time.monotonic() + timeout_s
+        for _node, run in targets:
+            if not wait_exit(run, max(0.0, deadline - time.monotonic())):
+                signal_group(run.pid, signal.SIGKILL)
+                wait_exit(run, 10.0)
+        with self.state.file_lock():
+            for node, run in targets:
+                if self.state.running.get(node.name) is run:
+                    self.state.running.pop(node.name)
+            self.state.save()
+
+    def log_tail(self, ref: str, lines: int = 20) -> str:
+        return read_tail(self.state.log_path(self.state.node(ref)), lines)
+
+
+def signal_group(pid: int, sig: signal.Signals) -> None:
+    """Each node leads its own process group (start_new_session): signal the group, so a wrapper script that did
+    not `exec` its JVM cannot leave the JVM behind. Fall back to the pid alone for processes we did not start so."""
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, sig)
+        else:
+            os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def wait_exit(run: RunningNode, timeout_s: float) -> bool:
+    if run.proc is not None:
+        try:
+            run.proc.wait(timeout_s)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        return wait_gone(psutil.Process(run.pid), timeout_s)
+    except psutil.NoSuchProcess:
+        return True
+
+
+def ensure_writable(state_dir: Path) -> None:
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        probe = state_dir / ".write-test"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise SupervisorError(
+            f"cannot write the state directory {state_dir}: {e.strerror or e}; choose another with --state-dir DIR"
+        ) from None

@@ -1,0 +1,214 @@
+"""What a lab cluster is: its spec (from flags or `kafkatop.toml`) and the nodes and ports that follow from it.
+
+The defaults mirror the labs — three brokers on 9092, 9093, 9094 and ZooKeeper on 2181 — but every node binds
+127.0.0.1 and each JVM gets a small heap, so a whole cluster fits a laptop.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from kafkatop.backends.lab.install import LabMode
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.processes import ProcessRole
+
+HOST = "127.0.0.1"
+MAX_VOTERS = 3  # combined mode: the first three nodes form the KRaft quorum, later brokers are broker-only
+CONTROLLER_ID_BASE = 100  # dedicated KRaft controllers get node ids 101, 102, … so broker ids stay 1, 2, 3 as in labs
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_HEAP = re.compile(r"[1-9][0-9]*[kKmMgG]")
+
+
+class SpecError(KafkatopError):
+    """A cluster spec (flags or kafkatop.toml) asks for something that cannot be built."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSpec:
+    name: str = "lab"
+    mode: LabMode | None = None  # None: the best the Kafka install supports (ZooKeeper mode on 3.x, as the labs do)
+    brokers: int = 3
+    base_port: int = 9092
+    zookeeper_port: int = 2181
+    controller_port: int | None = None  # first KRaft controller port; None: base_port + 100
+    controllers: int = 0  # dedicated KRaft controllers; 0 = combined nodes (process.roles=broker,controller)
+    heap: str = "256m"  # -Xmx and -Xms of every broker and controller JVM
+    broker_properties: tuple[tuple[str, str], ...] = field(default=())  # extra server.properties, applied last
+
+    @property
+    def first_controller_port(self) -> int:
+        return self.controller_port if self.controller_port is not None else self.base_port + 100
+
+    def validate(self) -> ClusterSpec:
+        problems: list[str] = []
+        if not _NAME.fullmatch(self.name):
+            problems.append(f"cluster name {self.name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
+        if self.brokers < 1:
+            problems.append(f"a cluster needs at least 1 broker (asked for {self.brokers})")
+        if self.controllers < 0:
+            problems.append(f"controllers must be 0 (combined nodes) or more (asked for {self.controllers})")
+        if self.controllers and self.mode == "zk":
+            problems.append("dedicated controllers are a KRaft thing: drop --controllers, or use --mode kraft")
+        if not _HEAP.fullmatch(self.heap):
+            problems.append(f"heap {self.heap!r}: give a JVM size such as 256m or 1g")
+        problems += self._port_problems()
+        props = dict(self.broker_properties)
+        for key in ("default.replication.factor", "min.insync.replicas"):
+            raw = props.get(key)
+            if raw is None:
+                continue
+            if not raw.strip().isdigit():
+                problems.append(f"{key}={raw}: must be a whole number")
+            elif int(raw) > self.brokers:
+                effect = (
+                    "topics created with the default could not be placed"
+                    if key.startswith("default")
+                    else "acks=all writes would always fail"
+                )
+                problems.append(
+                    f"{key}={raw} is more than the {self.brokers} broker(s) of this cluster: "
+                    f"{effect}"
+                    f"; use --brokers {raw} or a smaller {key}"
+                )
+        if problems:
+            raise SpecError("; ".join(problems))
+        return self
+
+    def _port_problems(self) -> list[str]:
+        ranges = {
+            "broker ports (--base-port)": (self.base_port, self.base_port + max(self.brokers, 1) - 1),
+        }
+        if self.mode != "kraft":
+            ranges["ZooKeeper port (--zookeeper-port)"] = (self.zookeeper_port, self.zookeeper_port)
+        if self.mode != "zk":
+            count = self.controllers or min(self.brokers, MAX_VOTERS)
+            ranges["controller ports (--controller-port)"] = (
+                self.first_controller_port,
+                self.first_controller_port + max(count, 1) - 1,
+            )
+        problems = [f"{what} {lo}-{hi} outside 1-65535" for what, (lo, hi) in ranges.items() if lo < 1 or hi > 65535]
+        items = list(ranges.items())
+        for i, (a, (alo, ahi)) in enumerate(items):
+            for b, (blo, bhi) in items[i + 1 :]:
+                if alo <= bhi and blo <= ahi:
+                    problems.append(f"{a} {alo}-{ahi} overlap {b} {blo}-{bhi}")
+        return problems
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    """One process of a lab cluster, with the ports it binds on 127.0.0.1."""
+
+    name: str  # "zookeeper", "broker-1", "controller-101"
+    role: ProcessRole
+    node_id: int | None  # broker.id / node.id; None for ZooKeeper
+    port: int  # the client port: PLAINTEXT for brokers, clientPort for ZooKeeper, CONTROLLER for controllers
+    controller_port: int | None = None  # combined KRaft nodes: their CONTROLLER listener
+
+    @property
+    def is_broker(self) -> bool:
+        return self.role in (ProcessRole.BROKER, ProcessRole.COMBINED)
+
+    @property
+    def is_controller(self) -> bool:
+        return self.role in (ProcessRole.CONTROLLER, ProcessRole.COMBINED)
+
+    @property
+    def ports(self) -> tuple[int, ...]:
+        return (self.port,) if self.controller_port is None else (self.port, self.controller_port)
+
+
+def broker_node(spec: ClusterSpec, mode: LabMode, index: int) -> NodeSpec:
+    """Broker number `index` (0-based): id index+1, port base_port+index; in combined KRaft the first three vote."""
+    node_id = index + 1
+    port = spec.base_port + index
+    if mode == "kraft" and spec.controllers == 0 and index < MAX_VOTERS:
+        return NodeSpec(f"broker-{node_id}", ProcessRole.COMBINED, node_id, port, spec.first_controller_port + index)
+    return NodeSpec(f"broker-{node_id}", ProcessRole.BROKER, node_id, port)
+
+
+def cluster_nodes(spec: ClusterSpec, mode: LabMode) -> tuple[NodeSpec, ...]:
+    """Every node in start order: ZooKeeper or dedicated controllers first, then the brokers."""
+    first: list[NodeSpec] = []
+    if mode == "zk":
+        first.append(NodeSpec("zookeeper", ProcessRole.ZOOKEEPER, None, spec.zookeeper_port))
+    else:
+        for j in range(spec.controllers):
+            node_id = CONTROLLER_ID_BASE + j + 1
+            first.append(
+                NodeSpec(f"controller-{node_id}", ProcessRole.CONTROLLER, node_id, spec.first_controller_port + j)
+            )
+    return (*first, *(broker_node(spec, mode, i) for i in range(spec.brokers)))
+
+
+def quorum_voters(nodes: tuple[NodeSpec, ...]) -> str:
+    """`controller.quorum.voters`: id@127.0.0.1:port of every controller (static quorum: no --standalone needed)."""
+    voters = []
+    for n in nodes:
+        if n.role is ProcessRole.CONTROLLER:
+            voters.append(f"{n.node_id}@{HOST}:{n.port}")
+        elif n.role is ProcessRole.COMBINED:
+            voters.append(f"{n.node_id}@{HOST}:{n.controller_port}")
+    return ",".join(voters)
+
+
+# --- kafkatop.toml --------------------------------------------------------------------------------------------------
+_TOML_KEYS = {f.name for f in fields(ClusterSpec)} - {"broker_properties"}
+
+
+def load_spec_file(path: str | Path) -> tuple[ClusterSpec, dict[str, Any]]:
+    """A ClusterSpec from `kafkatop.toml`: a [cluster] table (the ClusterSpec fields) and a [broker] table of
+    server.properties. Returns the spec and the [cluster] keys that were set, so flags can override only those."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise SpecError(f"{p}: cannot read it ({e.strerror or e})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise SpecError(f"{p}: not valid TOML ({e})") from None
+    unknown_tables = set(data) - {"cluster", "broker"}
+    if unknown_tables:
+        raise SpecError(
+            f"{p}: unknown table(s) {', '.join(sorted(unknown_tables))}; kafkatop reads [cluster] and [broker]"
+        )
+    cluster = data.get("cluster", {})
+    broker = data.get("broker", {})
+    if not isinstance(cluster, dict) or not isinstance(broker, dict):
+        raise SpecError(f"{p}: [cluster] and [broker] must be tables")
+    unknown = set(cluster) - _TOML_KEYS
+    if unknown:
+        raise SpecError(
+            f"{p}: unknown [cluster] key(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_TOML_KEYS))}"
+        )
+    kwargs: dict[str, Any] = {}
+    for f in fields(ClusterSpec):
+        if f.name not in cluster:
+            continue
+        value = cluster[f.name]
+        expect_int = f.name in ("brokers", "base_port", "zookeeper_port", "controller_port", "controllers")
+        if expect_int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a whole number")
+        if not expect_int and not isinstance(value, str):
+            raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a string")
+        if f.name == "mode" and value not in ("zk", "kraft"):
+            raise SpecError(f'{p}: [cluster] mode = {value!r} must be "zk" or "kraft"')
+        kwargs[f.name] = value
+    props = tuple((str(k), _property_value(v)) for k, v in broker.items())
+    return ClusterSpec(**kwargs, broker_properties=props), kwargs
+
+
+def _property_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"  # Kafka's spelling, not Python's
+    if isinstance(value, list):
+        return ",".join(_property_value(v) for v in value)
+    return str(value)
+
+
+def with_overrides(spec: ClusterSpec, **overrides: Any) -> ClusterSpec:
+    """Flags win over the file; a flag left unset (None) keeps the file's value."""
+    return replace(spec, **{k: v for k, v in overrides.items() if v is not None})

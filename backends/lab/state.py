@@ -1,0 +1,282 @@
+"""What kafkatop knows of one lab cluster — its spec, its nodes, each node's running process and last intent — and the
+state file it shares with every other kafkatop of this cluster.
+
+One state directory per cluster name holds everything: generated configs, data dirs, one log per process and
+`cluster.json` (spec, cluster id, and each node's pid with its start time). A second kafkatop — `kafkatop kill 2` from
+another shell, or the TUI after `kafkatop up --detach` — attaches through that file. A pid is only ever signalled
+when its start time matches the one recorded, so a recycled pid is never mistaken for a node.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import subprocess
+import threading
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from kafkatop.backends.lab.install import KafkaInstall, LabMode, open_install
+from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, cluster_nodes
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.processes import ProcessRole
+
+STATE_FILE = "cluster.json"
+
+
+STATE_FORMAT = 1
+
+
+class SupervisorError(KafkatopError):
+    """The supervisor could not do what was asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeStatus:
+    node: NodeSpec
+    state: NodeState
+    pid: int | None
+    started_at: float | None  # epoch seconds of the running process
+    config_path: Path
+    log_path: Path
+    detail: str | None = None  # e.g. "exited with code 1", "left running by a kafkatop that has exited"
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+
+@dataclass(frozen=True, slots=True)
+class LabSnapshot:
+    name: str
+    mode: LabMode
+    kafka_home: str
+    kafka_version: str
+    cluster_id: str | None
+    state_dir: Path
+    nodes: tuple[NodeStatus, ...]
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(f"{HOST}:{n.node.port}" for n in self.nodes if n.node.is_broker)
+
+    @property
+    def zookeeper_connect(self) -> str | None:
+        return next((f"{HOST}:{n.node.port}" for n in self.nodes if n.node.role is ProcessRole.ZOOKEEPER), None)
+
+    def node(self, name: str) -> NodeStatus:
+        return next(n for n in self.nodes if n.name == name)
+
+
+def default_state_root(environ: Mapping[str, str] = os.environ) -> Path:
+    base = environ.get("XDG_STATE_HOME") or str(Path(environ.get("HOME", str(Path.home()))) / ".local" / "state")
+    return Path(base) / "kafkatop"
+
+
+def new_cluster_id() -> str:
+    """A Kafka Uuid as `kafka-storage.sh random-uuid` prints it: 16 random bytes, URL-safe base64, no padding.
+    Kafka never hands out one starting with '-' (it would read as a command-line flag)."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode("ascii")
+        if not text.startswith("-"):
+            return text
+
+
+@dataclass
+class RunningNode:
+    """A node process this kafkatop knows: its own child (proc set) or one attached through the state file."""
+
+    pid: int
+    create_time: float
+    proc: subprocess.Popen[bytes] | None
+    log_offset: int  # where this run's output starts in the node's log
+    ready: bool = False
+    owner_pid: int | None = None  # the kafkatop that started it, when another one did
+    detached: bool = True
+
+
+class LabState:
+    """One lab cluster's nodes and processes as this kafkatop knows them, kept in step with `cluster.json`.
+
+    `lock` guards it within this process (the TUI acts from worker threads while it polls); `file_lock()` makes one
+    writer at a time across processes.
+    """
+
+    def __init__(self, state_dir: Path, install: KafkaInstall, spec: ClusterSpec, mode: LabMode) -> None:
+        self.state_dir = state_dir
+        self.install = install
+        self.spec = spec
+        self.mode = mode
+        self.nodes: tuple[NodeSpec, ...] = cluster_nodes(spec, mode)
+        self.cluster_id: str | None = None
+        self.lock = threading.RLock()
+        self.running: dict[str, RunningNode] = {}
+        self.intent: dict[str, NodeState] = {}  # the last thing asked of each node: up, down or killed
+        self.detached = False
+
+    @classmethod
+    def load(cls, state_dir: Path) -> LabState:
+        """The state of the cluster at `state_dir`; a SupervisorError says what is missing or unreadable."""
+        path = state_dir / STATE_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise SupervisorError(
+                f"no lab cluster at {state_dir}: start one with `kafkatop up` (or give --name / --state-dir)"
+            ) from None
+        except (OSError, ValueError) as e:
+            raise SupervisorError(f"{path}: unreadable state file ({e}); move it away to start over") from None
+        try:
+            install = open_install(data["kafka_home"])
+            spec = ClusterSpec(
+                **{**data["spec"], "broker_properties": tuple(map(tuple, data["spec"]["broker_properties"]))}
+            )
+            state = cls(state_dir, install, spec, data["mode"])
+            state.nodes = tuple(node_from_json(n) for n in data["nodes"])
+            state.cluster_id = data.get("cluster_id")
+            state.refresh_from_disk()
+        except (KeyError, TypeError, ValueError) as e:
+            raise SupervisorError(f"{path}: malformed state file ({e}); move it away to start over") from None
+        return state
+
+    # --- paths -------------------------------------------------------------------------------------------------
+    def config_path(self, node: NodeSpec) -> Path:
+        return self.state_dir / "config" / f"{node.name}.properties"
+
+    def log_path(self, node: NodeSpec) -> Path:
+        return self.state_dir / "logs" / f"{node.name}.log"
+
+    def data_dir(self, node: NodeSpec) -> Path:
+        return self.state_dir / "data" / node.name
+
+    def node(self, ref: str) -> NodeSpec:
+        """A node by name (`broker-2`), by id (`2`), or `zookeeper`/`zk`."""
+        ref = ref.strip()
+        for n in self.nodes:
+            if ref == n.name or (ref in ("zk", "zookeeper") and n.role is ProcessRole.ZOOKEEPER):
+                return n
+            if ref.isdigit() and n.node_id == int(ref):
+                return n
+        names = ", ".join(n.name for n in self.nodes)
+        raise SupervisorError(f"no node {ref!r} in cluster {self.spec.name!r}; its nodes are: {names}")
+
+    def stock_role(self, node: NodeSpec) -> str:
+        if node.role is ProcessRole.ZOOKEEPER:
+            return "zookeeper"
+        if self.mode == "zk":
+            return "broker"
+        return {ProcessRole.BROKER: "broker", ProcessRole.CONTROLLER: "controller"}.get(node.role, "combined")
+
+    def differences(self, install: KafkaInstall, asked: ClusterSpec) -> list[str]:
+        notes = []
+        if install.home.resolve() != self.install.home.resolve():
+            notes.append(f"it runs Kafka from {self.install.home}, not {install.home}")
+        for key in ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap"):
+            want = getattr(asked, key)
+            have = self.mode if key == "mode" else getattr(self.spec, key)
+            if key == "brokers":
+                have = sum(1 for n in self.nodes if n.is_broker)
+            if want is not None and want != getattr(ClusterSpec(), key) and want != have:
+                notes.append(f"{key} is {have}, not {want}")
+        if notes:
+            notes.insert(0, f"cluster {self.spec.name!r} already exists at {self.state_dir}, so it is used as it is:")
+            notes.append("use another --name, or `kafkatop down --delete` first, for a different cluster")
+        return notes
+
+    # --- the state file ----------------------------------------------------------------------------------------
+    @contextmanager
+    def file_lock(self) -> Iterator[None]:
+        """One writer at a time across processes (the TUI and a `kafkatop kill` from another shell)."""
+        with self.lock, open(self.state_dir / ".lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def save(self) -> None:
+        nodes = []
+        for n in self.nodes:
+            entry: dict[str, Any] = {**asdict(n), "role": n.role.value}
+            run = self.running.get(n.name)
+            if run is not None:
+                entry |= {"pid": run.pid, "create_time": run.create_time}
+                if run.proc is not None:
+                    entry |= {"owner_pid": os.getpid(), "detached": self.detached}
+                else:
+                    entry |= {"owner_pid": run.owner_pid, "detached": run.detached}
+            if n.name in self.intent:
+                entry["intent"] = self.intent[n.name].value
+            nodes.append(entry)
+        data = {
+            "format": STATE_FORMAT,
+            "name": self.spec.name,
+            "kafka_home": str(self.install.home),
+            "kafka_version": str(self.install.version),
+            "mode": self.mode,
+            "cluster_id": self.cluster_id,
+            "spec": spec_dict(self.spec),
+            "nodes": nodes,
+        }
+        tmp = self.state_dir / f".{STATE_FILE}.tmp"
+        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.state_dir / STATE_FILE)  # never a half-written state file
+
+    def refresh_from_disk(self) -> None:
+        """Pick up what another kafkatop did to this cluster (a node started or killed from another shell)."""
+        try:
+            data = json.loads((self.state_dir / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        known = {n.name for n in self.nodes}
+        for n in data.get("nodes", []):
+            try:
+                if n["name"] not in known:
+                    self.nodes = (*self.nodes, node_from_json(n))
+                run = self.running.get(n["name"])
+                pid, ctime = n.get("pid"), n.get("create_time")
+                if pid and ctime and (run is None or run.pid != pid) and same_process(pid, ctime):
+                    # Started by another kafkatop: watched and controllable here, but not stopped on our exit.
+                    owner, detached = n.get("owner_pid"), bool(n.get("detached", True))
+                    self.running[n["name"]] = RunningNode(pid, ctime, None, 0, True, owner, detached)
+                if n.get("intent"):
+                    self.intent[n["name"]] = NodeState(n["intent"])
+            except (KeyError, TypeError, ValueError):
+                continue
+
+    def alive(self, name: str) -> bool:
+        run = self.running.get(name)
+        if run is None:
+            return False
+        if run.proc is not None:
+            return run.proc.poll() is None
+        return same_process(run.pid, run.create_time)
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+def spec_dict(spec: ClusterSpec) -> dict[str, Any]:
+    d = asdict(spec)
+    d["broker_properties"] = [list(kv) for kv in spec.broker_properties]
+    return d
+
+
+def node_from_json(n: Mapping[str, Any]) -> NodeSpec:
+    return NodeSpec(n["name"], ProcessRole(n["role"]), n.get("node_id"), int(n["port"]), n.get("controller_port"))
+
+
+def same_process(pid: int, create_time: float) -> bool:
+    try:
+        p = psutil.Process(pid)
+        same: bool = abs(p.create_time() - create_time) < 0.05 and p.status() != psutil.STATUS_ZOMBIE
+        return same
+    except psutil.Error:
+        return False

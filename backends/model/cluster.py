@@ -1,0 +1,327 @@
+"""Frozen snapshots of a Kafka cluster and its consumer groups: what every source converts its library objects into.
+
+Every source in `kafkatop.backends` converts library objects (confluent-kafka, kazoo) into these types, so nothing
+above the adapters ever sees a library object. Derived values (under-replicated, offline, lag, leader skew) are
+properties, computed from the snapshot alone. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+ClusterMode = Literal["zk", "kraft", "unknown"]
+
+
+GroupProtocol = Literal["classic", "consumer", "unknown"]
+
+
+NO_LEADER = -1  # Kafka's own marker for a partition without a leader (`Leader: -1` in --describe)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something a source could not read, kept beside the partial data that it could read."""
+
+    source: str  # "admin", "zookeeper", "processes"
+    what: str  # the request, znode or file concerned
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.what}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class TopicPartition:
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    id: int
+    host: str | None
+    port: int | None
+    rack: str | None = None
+    alive: bool = True
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}" if self.host is not None else "?"
+
+
+def merge_brokers(
+    alive: Mapping[int, Broker], last_seen: Mapping[int, Broker], replica_ids: Iterable[int]
+) -> tuple[Broker, ...]:
+    """Live brokers, plus brokers seen before or named as replicas that are gone now (last address kept)."""
+    out = []
+    for bid in sorted(set(alive) | set(last_seen) | set(replica_ids)):
+        if bid in alive:
+            out.append(alive[bid])
+        elif (last := last_seen.get(bid)) is not None:
+            out.append(Broker(bid, last.host, last.port, last.rack, alive=False))
+        else:
+            out.append(Broker(bid, None, None, alive=False))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    topic: str
+    id: int
+    leader: int  # NO_LEADER when offline
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline_replicas: tuple[int, ...] = ()
+    low_watermark: int | None = None
+    high_watermark: int | None = None
+    leader_epoch: int | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.leader == NO_LEADER
+
+    @property
+    def under_replicated(self) -> bool:
+        return len(self.isr) < len(self.replicas)
+
+    @property
+    def preferred_leader(self) -> int | None:
+        return self.replicas[0] if self.replicas else None
+
+    @property
+    def leader_is_preferred(self) -> bool:
+        return not self.offline and self.leader == self.preferred_leader
+
+    @property
+    def messages(self) -> int | None:
+        """Records between the watermarks: an upper bound (compaction and transaction markers take offsets too)."""
+        if self.low_watermark is None or self.high_watermark is None:
+            return None
+        return max(0, self.high_watermark - self.low_watermark)
+
+    def under_min_isr(self, min_insync_replicas: int | None) -> bool:
+        """True when acks=all producers would get NOT_ENOUGH_REPLICAS for this partition."""
+        return min_insync_replicas is not None and not self.offline and len(self.isr) < min_insync_replicas
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionView:
+    """What a failover changes about a partition: its leader, its ISR (sorted: sources list it in different orders)
+    and its leader epoch. Two views of a partition are the same state when these are equal."""
+
+    leader: int
+    isr: tuple[int, ...]
+    epoch: int | None = None
+
+    @classmethod
+    def of(cls, p: Partition) -> PartitionView:
+        return cls(p.leader, tuple(sorted(p.isr)), p.leader_epoch)
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    name: str
+    partitions: tuple[Partition, ...]
+    internal: bool = False
+    min_insync_replicas: int | None = None  # None: not read (no DescribeConfigs, or ZooKeeper only)
+    topic_id: str | None = None
+
+    @property
+    def replication_factor(self) -> int:
+        return max((len(p.replicas) for p in self.partitions), default=0)
+
+    @property
+    def under_replicated(self) -> tuple[Partition, ...]:
+        return tuple(p for p in self.partitions if p.under_replicated)
+
+    @property
+    def offline(self) -> tuple[Partition, ...]:
+        return tuple(p for p in self.partitions if p.offline)
+
+    @property
+    def under_min_isr(self) -> tuple[Partition, ...]:
+        return tuple(p for p in self.partitions if p.under_min_isr(self.min_insync_replicas))
+
+    @property
+    def messages(self) -> int | None:
+        counts = [p.messages for p in self.partitions]
+        return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
+
+
+class GroupState(StrEnum):
+    """Consumer group states as the group coordinator reports them (classic and KIP-848 protocols)."""
+
+    UNKNOWN = "Unknown"
+    PREPARING_REBALANCE = "PreparingRebalance"
+    COMPLETING_REBALANCE = "CompletingRebalance"
+    STABLE = "Stable"
+    DEAD = "Dead"
+    EMPTY = "Empty"
+    ASSIGNING = "Assigning"
+    RECONCILING = "Reconciling"
+
+    @property
+    def inactive(self) -> bool:
+        """Offsets can only be reset while no member is in the group."""
+        return self in (GroupState.EMPTY, GroupState.DEAD)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupMember:
+    member_id: str
+    client_id: str
+    host: str
+    assignment: tuple[TopicPartition, ...] = ()
+    group_instance_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPartitionOffset:
+    topic: str
+    partition: int
+    committed: int | None  # None: the group never committed for this partition
+    high_watermark: int | None
+    member_id: str | None = None  # the member the partition is assigned to now, if any
+
+    @property
+    def lag(self) -> int | None:
+        if self.high_watermark is None:
+            return None
+        # No commit yet: a consumer starting at `earliest` would read everything, but the low watermark is not
+        # known here, so lag is unknown rather than guessed.
+        if self.committed is None:
+            return None
+        return max(0, self.high_watermark - self.committed)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerGroup:
+    group_id: str
+    state: GroupState = GroupState.UNKNOWN
+    protocol_type: str = "consumer"  # "simple": offsets committed without group membership
+    protocol: GroupProtocol = "unknown"  # classic (JoinGroup/SyncGroup) or consumer (KIP-848, Kafka ≥ 4.0)
+    assignor: str | None = None
+    coordinator: int | None = None
+    members: tuple[GroupMember, ...] = ()
+    offsets: tuple[GroupPartitionOffset, ...] = ()
+
+    @property
+    def total_lag(self) -> int | None:
+        lags = [o.lag for o in self.offsets if o.lag is not None]
+        return sum(lags) if lags else (0 if not self.offsets else None)
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        names = {o.topic for o in self.offsets} | {tp.topic for m in self.members for tp in m.assignment}
+        return tuple(sorted(names))
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSnapshot:
+    """One consistent view of a cluster, as one poll or one set of watches saw it."""
+
+    source: str
+    taken_at: float  # time.time() of the poll's end
+    cluster_id: str | None
+    mode: ClusterMode
+    # The active controller. None in KRaft as seen by clients: there brokers answer with a random live broker,
+    # and only the quorum (kafka-metadata-quorum.sh) knows the leader.
+    controller_id: int | None
+    brokers: tuple[Broker, ...]
+    topics: tuple[Topic, ...]
+    groups: tuple[ConsumerGroup, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def partitions(self) -> tuple[Partition, ...]:
+        return tuple(p for t in self.topics for p in t.partitions)
+
+    def topic(self, name: str) -> Topic | None:
+        return next((t for t in self.topics if t.name == name), None)
+
+    def broker(self, broker_id: int) -> Broker | None:
+        return next((b for b in self.brokers if b.id == broker_id), None)
+
+    @property
+    def brokers_alive(self) -> tuple[Broker, ...]:
+        return tuple(b for b in self.brokers if b.alive)
+
+    @property
+    def brokers_down(self) -> tuple[Broker, ...]:
+        return tuple(b for b in self.brokers if not b.alive)
+
+    @property
+    def under_replicated(self) -> tuple[Partition, ...]:
+        return tuple(p for t in self.topics for p in t.under_replicated)
+
+    @property
+    def offline(self) -> tuple[Partition, ...]:
+        return tuple(p for t in self.topics for p in t.offline)
+
+    @property
+    def under_min_isr(self) -> tuple[Partition, ...]:
+        return tuple(p for t in self.topics for p in t.under_min_isr)
+
+    @property
+    def leaders_by_broker(self) -> dict[int, int]:
+        return dict(Counter(p.leader for p in self.partitions if not p.offline))
+
+    @property
+    def replicas_by_broker(self) -> dict[int, int]:
+        return dict(Counter(r for p in self.partitions for r in p.replicas))
+
+    @property
+    def leader_skew(self) -> dict[int, float]:
+        """Per broker, the share of partitions it is preferred leader of but does not lead.
+
+        This is Kafka's own leader-imbalance ratio (the one `auto.leader.rebalance.enable` acts on above
+        `leader.imbalance.per.broker.percentage`): 0.0 is balanced, 1.0 leads none of its preferred partitions.
+        """
+        preferred: Counter[int] = Counter()
+        not_leading: Counter[int] = Counter()
+        for p in self.partitions:
+            if p.preferred_leader is None:
+                continue
+            preferred[p.preferred_leader] += 1
+            if p.leader != p.preferred_leader:
+                not_leading[p.preferred_leader] += 1
+        return {b: not_leading[b] / n for b, n in sorted(preferred.items())}
+
+    @property
+    def non_preferred_leaders(self) -> tuple[Partition, ...]:
+        return tuple(p for p in self.partitions if not p.offline and not p.leader_is_preferred)
+
+
+def is_internal_topic(name: str) -> bool:
+    """Kafka's internal topics (__consumer_offsets, __transaction_state, __share_group_state) start with "__"."""
+    return name.startswith("__")
+
+
+# --- where Kafka places a consumer group ----------------------------------------------------------------------------
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+def java_string_hash(text: str) -> int:
+    """Java's String.hashCode: over UTF-16 code units (a character beyond the BMP counts twice), as a signed int32."""
+    data = text.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def offsets_partition(group_id: str, partitions: int) -> int:
+    """The __consumer_offsets partition that holds a group, whose leader is the group's coordinator.
+
+    Kafka's rule (GroupCoordinatorService.partitionFor): Utils.abs(groupId.hashCode()) % partitions, where Utils.abs
+    maps Integer.MIN_VALUE to 0 instead of leaving it negative as Math.abs does.
+    """
+    h = java_string_hash(group_id)
+    return (0 if h == -(1 << 31) else abs(h)) % partitions

@@ -1,0 +1,148 @@
+"""The ports: what the app and the commands need of the world, as Protocols over the model's types.
+
+Adapters (backends/kafka, kraft, zookeeper, lab, demo, checks, and kafkatop.spark's client) satisfy them
+structurally; the composition root (tui/cli/compose.py) builds adapters and hands them over as these. Code that
+depends on a port can be given a recording, a replay or a test double instead. No library type appears here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetTarget
+from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
+from kafkatop.backends.model.nodes import NodesSnapshot
+from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.spark import JobProgress, ServiceInfo, ServiceState, TopicCounts
+from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
+
+EnsembleView = EnsembleSnapshot | QuorumSnapshot  # ZooKeeper's servers, or the KRaft quorum
+
+
+class ClusterSource(Protocol):
+    """Brokers, topics, partitions and groups, one snapshot per poll. poll() is bounded by its own timeout and raises
+    SourceUnavailable when not even metadata could be read."""
+
+    def poll(self) -> ClusterSnapshot: ...
+
+    def close(self) -> None: ...
+
+
+class NodeControl(Protocol):
+    """The processes of a cluster, whoever runs them (a lab, local JVMs of an attached cluster, the demo's mock
+    brokers). poll() is bounded (well under a second); the actions may block (a controlled stop waits for the exit, a
+    start until the node serves), so both run in worker threads. An impossible action raises ControlError."""
+
+    @property
+    def bootstrap_servers(self) -> str: ...
+
+    def poll(self) -> NodesSnapshot: ...
+
+    def kill(self, name: str) -> None: ...
+
+    def stop(self, name: str) -> None: ...
+
+    def start(self, name: str) -> None: ...
+
+    def restart(self, name: str) -> None: ...
+
+    def add_broker(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class EnsembleSource(Protocol):
+    """ZooKeeper's servers (four-letter words) or the KRaft quorum (DescribeQuorum), one view per poll."""
+
+    def poll(self) -> EnsembleView: ...
+
+
+class ZooKeeperWatch(Protocol):
+    """Kafka's znodes, mirrored and kept current by ZooKeeper's watches: changes are pushed, not polled."""
+
+    def start(self) -> None: ...
+
+    def next_events(self, timeout_s: float) -> list[ZkEvent]:
+        """The events since the last call, waiting up to `timeout_s` for the first."""
+        ...
+
+    def snapshot(self) -> ClusterSnapshot:
+        """The mirror now (no I/O)."""
+        ...
+
+    @property
+    def connected(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class TopicAdmin(Protocol):
+    """Creating and deleting topics; Kafka's refusal comes back as TopicError."""
+
+    def create_topic(
+        self, name: str, partitions: int, replication_factor: int, configs: dict[str, str] | None = None
+    ) -> None: ...
+
+    def delete_topic(self, name: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Consoles(Protocol):
+    """The producer and consumer consoles and the offset resets of one cluster; every failure is a ClientError.
+    drain() never waits on the network."""
+
+    def configure_producer(self, settings: ProducerSettings) -> None: ...
+
+    def send(self, topic: str, line: str) -> int: ...
+
+    def send_many(self, topic: str, lines: Sequence[str]) -> int: ...
+
+    def send_test_messages(self, topic: str, count: int) -> int: ...
+
+    def start_consumer(self, topics: Sequence[str], group: str | None, from_beginning: bool) -> str: ...
+
+    def stop_consumer(self, name: str) -> None: ...
+
+    def reset_offsets(self, group: str, topic: str, to: ResetTarget, value: int | None) -> dict[int, int]: ...
+
+    def drain(self) -> ConsoleActivity | None: ...
+
+    def close(self) -> None: ...
+
+
+class SparkCounts(Protocol):
+    """Per-partition counts of a topic, computed by Spark in a process of its own. Every call but `state` and
+    `status` blocks; failures are SparkServiceError or SparkJobError."""
+
+    @property
+    def state(self) -> ServiceState: ...
+
+    def status(self) -> str: ...
+
+    def start(self) -> ServiceInfo: ...
+
+    def counts(self, topic: str, on_progress: Callable[[JobProgress], None] | None = None) -> TopicCounts: ...
+
+    def start_stream(
+        self, topic: str, on_update: Callable[[TopicCounts], None], on_end: Callable[[str | None], None]
+    ) -> str: ...
+
+    def stop(self, request_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class DurabilityRun(Protocol):
+    """One durability check: run() blocks for the whole run; cancel() from any thread ends it early."""
+
+    def run(self) -> DurabilityReport: ...
+
+    def cancel(self) -> None: ...
+
+
+# (settings, on_progress) -> a check bound to the cluster and its node control.
+DurabilityRunFactory = Callable[[DurabilitySettings, Callable[[DurabilityProgress], None]], DurabilityRun]
+TopicAdminFactory = Callable[[], TopicAdmin]

@@ -1,0 +1,136 @@
+"""`kafkatop chaos`: a bounded chaos run (backends/checks/chaos) on a lab cluster from the command line. Each step is
+printed as it happens (to stderr with --json), then the report: the steps, how fast kafkatop's view followed, the
+durability figures and the orphan check.
+
+Exit codes: 0 kafkatop kept up, nothing was lost, duplicated or reordered, nothing was left running; 1 one of those
+failed, the run was incomplete, or the cluster failed; 2 bad input or refused before any node was touched (missing
+topic, RF 1, a cluster kafkatop cannot start nodes of); 130 interrupted (the nodes it had taken down are started
+again first)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import socket
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from kafkatop.backends.checks.chaos.report import format_report
+from kafkatop.backends.checks.chaos.run import ChaosRun
+from kafkatop.backends.checks.chaos.verdict import check_chaos_topic
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.lab.control import LabControl
+from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSettings, parse_actions
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.ports import NodeControl
+from kafkatop.tui.cli.common import INTERRUPTED, client_settings, err, interrupt_on_termination, open_cluster
+
+
+def settings_from_args(args: argparse.Namespace) -> ChaosSettings:
+    """The run's settings from the flags; ChaosRefused says which one is wrong."""
+    return ChaosSettings(
+        topic=args.topic,
+        steps=args.steps,
+        seed=args.seed,
+        actions=parse_actions(args.actions),
+        max_down=args.max_down,
+        rate=args.rate,
+        step_timeout_s=args.step_timeout,
+        hold_s=args.hold,
+        poll_interval_s=args.interval,
+        total_timeout_s=args.time_limit,
+        group=args.group,
+    )
+
+
+# --- which cluster ------------------------------------------------------------------------------------------------
+def is_local(host: str) -> bool:
+    """Loopback, localhost or this host's own name: where kafkatop can signal and start processes."""
+    if host in ("localhost", socket.gethostname().lower()):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@contextmanager
+def _cluster(args: argparse.Namespace, topic: str) -> Iterator[tuple[KafkaConnection, NodeControl]]:
+    """(the cluster, the lab cluster's control). A broker the run started again is left running, as
+    `kafkatop start` leaves it."""
+    lab = None
+    if args.bootstrap_server:
+        given = KafkaConnection.parse(args.bootstrap_server, client_settings(args))
+        remote = sorted({h for h, _ in given.addresses if not is_local(h.lower())})
+        if remote:
+            raise ChaosRefused(
+                f"{remote[0]} is not this host: a chaos run kills and starts brokers, which kafkatop can only do to "
+                "a cluster it runs here; run it on a lab cluster (kafkatop up)"
+            )
+        # Read-only first: a missing or unreplicated topic is the more useful thing to say.
+        source = AdminSource(given, timeout_s=5.0)
+        try:
+            check_chaos_topic(source.poll(), topic)
+        finally:
+            source.close()
+        try:
+            lab = open_cluster(args)
+        except KafkatopError:
+            lab = None
+        ports = {p for _, p in given.addresses}
+        if lab is None or not ports <= {n.port for n in lab.nodes if n.is_broker}:
+            raise ChaosRefused(
+                f"the cluster at {args.bootstrap_server} is local but no lab cluster of kafkatop's (--name/"
+                "--state-dir) listens there: kafkatop can kill and stop brokers it did not start, but not start "
+                "them again, and a chaos run must; run it on a lab cluster (kafkatop up)"
+            )
+    else:
+        lab = open_cluster(args)  # a SupervisorError says where it looked and how to start one
+    try:
+        control = LabControl(lab)
+        yield KafkaConnection.parse(control.bootstrap_servers, client_settings(args)), control
+    finally:
+        lab.release()
+
+
+def _event_printer(out: TextIO) -> Callable[[ChaosEvent], None]:
+    started = time.monotonic()
+
+    def show(event: ChaosEvent) -> None:
+        print(f"{time.monotonic() - started:7.1f} s  {event.text}", file=out, flush=True)
+
+    return show
+
+
+def cmd_chaos(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_from_args(args)
+    except ChaosRefused as e:
+        err(str(e))
+        return 2
+    with interrupt_on_termination():
+        try:
+            with _cluster(args, settings.topic) as (connection, control):
+                run = ChaosRun(
+                    control,
+                    connection,
+                    settings,
+                    on_event=_event_printer(sys.stderr if args.json else sys.stdout),
+                )
+                report = run.run()
+        except ChaosRefused as e:
+            err(str(e))
+            return 2
+        except KeyboardInterrupt:
+            err("interrupted: the run stopped; the brokers it had taken down were started again")
+            return INTERRUPTED
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(format_report(report))
+    return 0 if report.passed else 1

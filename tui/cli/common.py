@@ -1,0 +1,128 @@
+"""What every command shares: how it reports, how it is interrupted, where lab clusters live, and the one
+KafkaConnection that --bootstrap-server (or the lab cluster) and --command-config make, parsed once."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import KafkaInstall, find_kafka
+from kafkatop.backends.lab.properties import read_properties
+from kafkatop.backends.lab.spec import ClusterSpec, SpecError, load_spec_file, with_overrides
+from kafkatop.backends.lab.state import default_state_root
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+
+INTERRUPTED = 130
+
+
+class UsageError(KafkatopError):
+    """Bad input on the command line (exit code 2), worded for the user."""
+
+
+def err(message: str) -> None:
+    print(f"kafkatop: {message}", file=sys.stderr)
+
+
+def state_root(args: argparse.Namespace) -> Path:
+    return Path(args.state_dir).expanduser() if args.state_dir else default_state_root()
+
+
+def build_spec(args: argparse.Namespace) -> ClusterSpec:
+    """kafkatop.toml (given, or in the current directory), then flags over it."""
+    spec = ClusterSpec()
+    config = getattr(args, "config", None) or ("kafkatop.toml" if Path("kafkatop.toml").is_file() else None)
+    if config:
+        spec, _ = load_spec_file(config)
+    props: dict[str, str] = dict(spec.broker_properties)
+    for item in getattr(args, "broker_property", None) or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SpecError(
+                f"--broker-property {item!r}: expected KEY=VALUE, e.g. --broker-property min.insync.replicas=2"
+            )
+        props[key.strip()] = value.strip()
+    return with_overrides(
+        spec,
+        name=args.name,
+        mode=getattr(args, "mode", None),
+        brokers=getattr(args, "brokers", None),
+        base_port=getattr(args, "base_port", None),
+        zookeeper_port=getattr(args, "zookeeper_port", None),
+        controller_port=getattr(args, "controller_port", None),
+        controllers=getattr(args, "controllers", None),
+        heap=getattr(args, "heap", None),
+        broker_properties=tuple(props.items()),
+    )
+
+
+def find_install(args: argparse.Namespace) -> KafkaInstall:
+    return find_kafka(getattr(args, "kafka_home", None))
+
+
+def open_cluster(args: argparse.Namespace) -> LabCluster:
+    name = args.name or build_spec(args).name
+    return LabCluster.open(state_root(args) / name)
+
+
+def client_settings(args: argparse.Namespace) -> dict[str, str]:
+    """--command-config's client properties (security settings), as Kafka's own tools take them."""
+    path = getattr(args, "command_config", None)
+    if not path:
+        return {}
+    try:
+        return read_properties(path)
+    except KafkatopError as e:
+        raise UsageError(f"--command-config {e}") from None
+
+
+def lab_bootstrap(args: argparse.Namespace) -> str:
+    """The bootstrap servers of the lab cluster named by --name / --state-dir."""
+    try:
+        return open_cluster(args).snapshot().bootstrap_servers
+    except KafkatopError as e:
+        raise KafkatopError(f"no cluster to talk to: give --bootstrap-server HOST:PORT, or start one ({e})") from None
+
+
+def connection(args: argparse.Namespace) -> KafkaConnection:
+    """The cluster a command talks to: --bootstrap-server, else the lab cluster; with --command-config's settings."""
+    bootstrap = args.bootstrap_server if args.bootstrap_server else lab_bootstrap(args)
+    return KafkaConnection.parse(bootstrap, client_settings(args))
+
+
+# --- signals --------------------------------------------------------------------------------------------------------
+# --- signals --------------------------------------------------------------------------------------------------------
+@contextmanager
+def interrupt_on_termination() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP (the terminal closed) all unwind as KeyboardInterrupt, once: later signals are
+    ignored, so the stop that follows cannot itself be cut short and leave orphan JVMs."""
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        for s in signals:
+            signal.signal(s, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, handler) for s in signals}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def ignore_interrupts() -> Callable[[], None]:
+    """While stopping nodes after an interrupt, a second Ctrl-C must not cut the stop short (orphan JVMs)."""
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+    def restore() -> None:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+    return restore

@@ -1,0 +1,153 @@
+"""The composition root of the live view: `kafkatop` without a command. It picks the cluster — attach
+(`--bootstrap-server`), a lab cluster from a Kafka install, or the built-in demo — parses its connection once, builds
+every adapter from it, hands them to the app as ports (tui/live/sources.py), runs the app, and cleans up after it."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+
+from kafkatop.backends.checks.durability.run import DurabilityCheck
+from kafkatop.backends.demo.cluster import start_demo_cluster
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kraft.quorum import QuorumSource
+from kafkatop.backends.lab.attached import AttachedControl
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.control import LabControl
+from kafkatop.backends.lab.install import KafkaNotFound, find_kafka
+from kafkatop.backends.lab.spec import ClusterSpec
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
+from kafkatop.backends.zookeeper.stats import ZooKeeperStatsSource
+from kafkatop.spark.client import SparkCounts
+from kafkatop.tui.cli.common import client_settings, err, state_root
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.sources import Settings, Sources
+
+DEMO_BANNER = (
+    "DEMO — a built-in 3-broker mock cluster (librdkafka), not a real Kafka: kill and restart brokers to see "
+    "leadership move. Point kafkatop at yours with --bootstrap-server HOST:PORT, or at a Kafka install with "
+    "--kafka-home DIR to run a lab cluster."
+)
+
+
+def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
+    return lambda: TopicAdmin(connection, timeout_s=15.0)
+
+
+def _ensemble(zookeeper: str | None, connection: KafkaConnection) -> Callable[[], EnsembleView]:
+    if zookeeper:
+        return ZooKeeperStatsSource(zookeeper).poll
+    return QuorumSource(connection).poll
+
+
+def _durability(connection: KafkaConnection, control: NodeControl | None) -> DurabilityRunFactory:
+    def make(settings: DurabilitySettings, on_progress: Callable[[DurabilityProgress], None]) -> DurabilityRun:
+        return DurabilityCheck(connection, settings, control, on_progress=on_progress)
+
+    return make
+
+
+def run_live_view(args: argparse.Namespace) -> int:
+    settings = client_settings(args)
+    with ExitStack() as stack:
+        banner = None
+        watch_groups: tuple[str, ...] = ()
+        startup: Callable[[], object] | None = None
+        zookeeper = args.zookeeper
+        control: NodeControl
+        ensemble: Callable[[], EnsembleView] | None
+        if args.bootstrap_server:
+            connection = KafkaConnection.parse(args.bootstrap_server, settings)
+            admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal)
+            stack.callback(admin.close)
+            last: list[ClusterSnapshot] = []
+
+            def poll_cluster() -> ClusterSnapshot:
+                snapshot = admin.poll()
+                last[:] = [snapshot]
+                return snapshot
+
+            control = AttachedControl(connection, lambda: last[0] if last else None)
+            ensemble = _ensemble(zookeeper, connection)
+        else:
+            lab = None if args.demo else _lab_cluster(args)
+            if lab is not None:
+                snap = lab.snapshot()
+                connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
+                zookeeper = zookeeper or snap.zookeeper_connect
+                control = LabControl(lab)
+                stack.callback(_stop_lab, lab, args.detach)
+                startup = lab.up
+                admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal)
+                stack.callback(admin.close)
+                poll_cluster = admin.poll
+                ensemble = _ensemble(zookeeper, connection)
+            else:
+                try:
+                    demo = start_demo_cluster()
+                except KafkatopError as e:
+                    err(f"cannot start the demo cluster: {e}")
+                    return 1
+                stack.callback(demo.close)
+                demo_control = DemoControl(demo)
+                stack.callback(demo_control.close)
+                control = demo_control
+                connection, watch_groups, banner = demo.connection, demo.groups, DEMO_BANNER
+                admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal,
+                                    watch_groups=watch_groups)  # fmt: skip
+                stack.callback(admin.close)
+                poll_cluster = admin.poll
+                ensemble = None  # the mock has no quorum to describe
+        consoles = Consoles(connection)
+        stack.callback(consoles.close)
+        spark = _spark_counts(args, connection)
+        stack.callback(spark.close)  # before the cluster: a live query reads it until then
+        sources = Sources(
+            poll_cluster, control, ensemble, _topic_admin(connection), consoles, startup, spark=spark,
+            durability=_durability(connection, control),
+        )  # fmt: skip
+        KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=banner)).run()
+    return 0
+
+
+def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> SparkCounts:
+    """The Spark panel's counts: a Spark service process, started when the panel is first shown."""
+    master = getattr(args, "spark_master", None) or "local[*]"
+    return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log")
+
+
+def _lab_cluster(args: argparse.Namespace) -> LabCluster | None:
+    """The lab cluster to run: an existing one by name, else a new one from a Kafka install; None when there is
+    no Kafka install (then the demo runs)."""
+    root: Path = state_root(args)
+    name = args.name or "lab"
+    if (root / name / "cluster.json").exists():
+        return LabCluster.open(root / name)
+    try:
+        install = find_kafka(args.kafka_home)
+    except KafkaNotFound:
+        if args.kafka_home:
+            raise
+        return None
+    cluster, notes = LabCluster.create_or_open(root, install, ClusterSpec(name=name))
+    for note in notes:
+        print(note)
+    return cluster
+
+
+def _stop_lab(lab: LabCluster, detach: bool) -> None:
+    if detach:
+        lab.release()
+        print(f"lab cluster {lab.spec.name!r} left running (--detach); stop it with `kafkatop down`")
+        return
+    print(f"stopping lab cluster {lab.spec.name!r} (use --detach to leave it running) …", flush=True)
+    lab.close()

@@ -1,0 +1,126 @@
+"""`kafkatop durability`: the durability check (backends/checks/durability) from the command line, on a lab cluster
+or an attached one. Prints a per-partition table and the verdict, or the report as JSON; progress goes to stderr.
+
+Exit codes: 0 the log kept what the settings promise; 1 it did not (records lost under settings that promise none,
+duplicated or reordered under idempotence), the run was incomplete, or the cluster failed; 2 bad input or refused
+before anything was sent; 130 interrupted (a broker the run took down is started again first)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+from kafkatop.backends.checks.durability.report import format_report
+from kafkatop.backends.checks.durability.run import DurabilityCheck
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.lab.attached import AttachedControl
+from kafkatop.backends.lab.control import LabControl
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRefused, DurabilitySettings
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.ports import NodeControl
+from kafkatop.tui.cli.common import INTERRUPTED, client_settings, err, interrupt_on_termination, open_cluster
+
+DEFAULT_RESTART_AT = 0.7
+
+
+def settings_from_args(args: argparse.Namespace, *, attached: bool) -> DurabilitySettings:
+    """The run's settings from the flags; DurabilityRefused says which flag is wrong."""
+    no_fault = args.fault == "none"
+    if no_fault:
+        restart_at = None
+    elif args.restart_at is None:  # not given: kafkatop can only start again a broker it started
+        restart_at = None if attached else DEFAULT_RESTART_AT
+    else:
+        restart_at = None if args.restart_at == "none" else float(args.restart_at)
+    return DurabilitySettings(
+        topic=args.topic,
+        records=args.records,
+        acks=args.acks,
+        enable_idempotence=args.acks == "all" if args.idempotence is None else args.idempotence,
+        retries=args.retries,
+        delivery_timeout_s=args.delivery_timeout,
+        fault="kill" if no_fault else args.fault,
+        kill_at=None if no_fault else args.kill_at,
+        restart_at=restart_at,
+        partition=args.partition,
+        rate=args.rate,
+    )
+
+
+@contextmanager
+def _cluster(
+    args: argparse.Namespace, settings: DurabilitySettings
+) -> Iterator[tuple[KafkaConnection, NodeControl | None]]:
+    """(the cluster, the control that performs the fault): the attached cluster's local processes, or the lab
+    cluster's nodes. A lab broker started again by the run is left running, as `kafkatop start` leaves it."""
+    if args.bootstrap_server:
+        connection = KafkaConnection.parse(args.bootstrap_server, client_settings(args))
+        if settings.kill_at is None:
+            yield connection, None
+            return
+        source = AdminSource(connection, timeout_s=5.0)
+        try:
+            yield connection, AttachedControl(connection, source.poll)
+        finally:
+            source.close()
+        return
+    try:
+        cluster = open_cluster(args)
+    except KafkatopError as e:
+        raise KafkatopError(f"no cluster to check: give --bootstrap-server HOST:PORT, or start one ({e})") from None
+    try:
+        control = LabControl(cluster)
+        yield KafkaConnection.parse(control.bootstrap_servers, client_settings(args)), control
+    finally:
+        cluster.release()
+
+
+def _progress_printer(out: TextIO) -> Callable[[DurabilityProgress], None]:
+    shown: list[tuple[str, str | None]] = []
+    started = time.monotonic()
+
+    def show(p: DurabilityProgress) -> None:
+        key = (p.step, p.note)
+        if shown and shown[-1] == key:
+            return  # counts alone change: one line per step, not a line per tick
+        shown.append(key)
+        counts = "" if p.step == "preflight" else f" ({p.acked} acked, {p.failed} failed of {p.records})"
+        print(f"{time.monotonic() - started:6.1f} s  {p.note or p.step}{counts}", file=out, flush=True)
+
+    return show
+
+
+def cmd_durability(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_from_args(args, attached=bool(args.bootstrap_server))
+    except DurabilityRefused as e:
+        err(str(e))
+        return 2
+    with interrupt_on_termination():
+        try:
+            with _cluster(args, settings) as (connection, control):
+                check = DurabilityCheck(
+                    connection,
+                    settings,
+                    control,
+                    on_progress=_progress_printer(sys.stderr),
+                    timeout_s=args.timeout,
+                )
+                report = check.run()
+        except DurabilityRefused as e:
+            err(str(e))
+            return 2
+        except KeyboardInterrupt:
+            err("interrupted: the check stopped (a broker it had taken down is started again if so planned)")
+            return INTERRUPTED
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(format_report(report))
+    return 0 if report.as_expected else 1

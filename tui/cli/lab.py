@@ -1,0 +1,291 @@
+"""The lab cluster's commands: `kafkatop up|down|status|kill|stop|start|restart|add-broker`. Each returns an exit
+code: 0 done, 1 failed, 2 bad input, 130 interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from typing import Any, TextIO
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.local import local_broker_process, signal_local
+from kafkatop.backends.lab.processes import ProcessSource
+from kafkatop.backends.lab.spec import NodeSpec
+from kafkatop.backends.lab.state import LabSnapshot, NodeStatus
+from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.processes import KafkaProcess
+from kafkatop.backends.zookeeper.watch import ZooKeeperSource
+from kafkatop.tui.cli.common import (
+    INTERRUPTED,
+    build_spec,
+    connection,
+    err,
+    find_install,
+    ignore_interrupts,
+    interrupt_on_termination,
+    open_cluster,
+    state_root,
+)
+from kafkatop.tui.format import human_duration, human_size
+
+
+def _measure(snap: LabSnapshot) -> dict[int, KafkaProcess]:
+    pids = {n.pid for n in snap.nodes if n.pid is not None}
+    if not pids:
+        return {}
+    return {p.pid: p for p in ProcessSource(selector=lambda p: p.pid in pids).poll().processes}
+
+
+def _ports(node: NodeSpec) -> str:
+    return "/".join(str(p) for p in node.ports)
+
+
+def status_rows(snap: LabSnapshot, measured: dict[int, KafkaProcess]) -> list[dict[str, Any]]:
+    rows = []
+    now = time.time()
+    for n in snap.nodes:
+        proc = measured.get(n.pid) if n.pid is not None else None
+        rows.append(
+            {
+                "node": n.name,
+                "role": n.node.role.value,
+                "id": n.node.node_id,
+                "state": n.state.value,
+                "pid": n.pid,
+                "ports": list(n.node.ports),
+                "cpu_percent": round(proc.cpu_percent, 1) if proc else None,
+                "rss_bytes": proc.rss_bytes if proc else None,
+                "uptime_s": round(now - n.started_at, 1) if n.started_at else None,
+                "detail": n.detail,
+                "config": str(n.config_path),
+                "log": str(n.log_path),
+            }
+        )
+    return rows
+
+
+def print_status(
+    snap: LabSnapshot, out: TextIO = sys.stdout, *, measured: dict[int, KafkaProcess] | None = None
+) -> None:
+    measured = _measure(snap) if measured is None else measured
+    print(
+        f"cluster {snap.name} · {'ZooKeeper mode' if snap.mode == 'zk' else 'KRaft'} · Kafka {snap.kafka_version} "
+        f"({snap.kafka_home})" + (f" · cluster id {snap.cluster_id}" if snap.cluster_id else ""),
+        file=out,
+    )
+    print(
+        f"bootstrap servers {snap.bootstrap_servers}"
+        + (f" · zookeeper {snap.zookeeper_connect}" if snap.zookeeper_connect else ""),
+        file=out,
+    )
+    print(f"state {snap.state_dir}", file=out)
+    header = ("NODE", "ROLE", "ID", "STATE", "PID", "PORT", "CPU%", "RSS", "UPTIME")
+    table = [header]
+    notes = []
+    for row in status_rows(snap, measured):
+        table.append(
+            (
+                row["node"],
+                row["role"],
+                "-" if row["id"] is None else str(row["id"]),
+                row["state"],
+                "-" if row["pid"] is None else str(row["pid"]),
+                "/".join(map(str, row["ports"])),
+                "-" if row["cpu_percent"] is None else f"{row['cpu_percent']:.1f}",
+                human_size(row["rss_bytes"]),
+                human_duration(row["uptime_s"]),
+            )
+        )
+        if row["detail"]:
+            notes.append(f"  {row['node']}: {row['detail']}")
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    for r in table:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip(), file=out)
+    for note in notes:
+        print(note, file=out)
+
+
+# --- commands -------------------------------------------------------------------------------------------------------
+def cmd_up(args: argparse.Namespace) -> int:
+    spec = build_spec(args)
+    install = find_install(args)
+    cluster, notes = LabCluster.create_or_open(state_root(args), install, spec)
+    for note in notes:
+        print(note)
+    pending = [n.name for n in cluster.snapshot().nodes if n.state not in (NodeState.UP, NodeState.STARTING)]
+    if pending:
+        print(f"starting {', '.join(pending)} of cluster {cluster.spec.name!r} ({install}) …", flush=True)
+    else:
+        print(f"cluster {cluster.spec.name!r} is already running; attached", flush=True)
+    with interrupt_on_termination():
+        try:
+            snap = cluster.up(
+                timeout_s=args.timeout,
+                on_ready=lambda node, t: print(f"  {node.name} ready after {t:.1f} s", flush=True),
+            )
+        except KeyboardInterrupt:
+            cluster.close()
+            err("interrupted during start: the nodes this start had started are stopped again")
+            return INTERRUPTED
+        try:
+            print_status(snap)
+            if args.detach:
+                cluster.release()
+                print(f"left running; stop it with `kafkatop down{_name_flag(args, cluster)}`")
+                return 0
+            print("press Ctrl-C to stop the cluster (or start it with --detach to leave it running)", flush=True)
+            _follow(cluster)
+        except KeyboardInterrupt:
+            pass  # the handler now ignores further signals: the stop below runs to its end
+        print("stopping …", flush=True)
+        cluster.close()
+    print("stopped")
+    return 0
+
+
+def _name_flag(args: argparse.Namespace, cluster: LabCluster) -> str:
+    flags = ""
+    if cluster.spec.name != "lab":
+        flags += f" --name {cluster.spec.name}"
+    if args.state_dir:
+        flags += f" --state-dir {args.state_dir}"
+    return flags
+
+
+def _follow(cluster: LabCluster) -> None:
+    """Foreground `up`: report each node's state change (a kill -9 from another shell, a crash) until Ctrl-C."""
+    last = {n.name: n.state for n in cluster.snapshot().nodes}
+    while True:
+        time.sleep(1.0)
+        for n in cluster.refresh().nodes:
+            if last.get(n.name) != n.state:
+                print(
+                    f"{time.strftime('%H:%M:%S')} {n.name} {n.state.value}" + (f" ({n.detail})" if n.detail else ""),
+                    flush=True,
+                )
+                last[n.name] = n.state
+
+
+def cmd_down(args: argparse.Namespace) -> int:
+    cluster = open_cluster(args)
+    restore = ignore_interrupts()
+    try:
+        cluster.down()
+    finally:
+        restore()
+    if args.delete:
+        shutil.rmtree(cluster.state_dir)
+        print(f"cluster {cluster.spec.name!r} stopped and its state deleted ({cluster.state_dir})")
+    else:
+        print(f"cluster {cluster.spec.name!r} stopped; its data stays in {cluster.state_dir}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    cluster = open_cluster(args)
+    snap = cluster.refresh()
+    if args.json:
+        measured = _measure(snap)
+        doc = {
+            "name": snap.name,
+            "mode": snap.mode,
+            "kafka_version": snap.kafka_version,
+            "kafka_home": snap.kafka_home,
+            "cluster_id": snap.cluster_id,
+            "bootstrap_servers": snap.bootstrap_servers,
+            "zookeeper_connect": snap.zookeeper_connect,
+            "state_dir": str(snap.state_dir),
+            "nodes": status_rows(snap, measured),
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        print_status(snap)
+    return 0
+
+
+def cmd_node_attached(args: argparse.Namespace) -> int:
+    """kill/stop a broker of an attached cluster that runs on this host; start/restart need the way it was started."""
+    if not args.node.isdigit():
+        err(f"{args.node!r}: give the broker id (as in --describe's Leader/Replicas), e.g. `kafkatop kill 2`")
+        return 2
+    broker_id = int(args.node)
+    if args.zookeeper:
+        with ZooKeeperSource(args.zookeeper, timeout_s=5.0) as zk:
+            brokers = zk.snapshot().brokers
+    else:
+        source = AdminSource(connection(args), timeout_s=5.0)
+        try:
+            brokers = source.poll().brokers
+        finally:
+            source.close()
+    broker = next((b for b in brokers if b.id == broker_id and b.alive and b.port is not None), None)
+    if broker is None:
+        live = ", ".join(str(b.id) for b in brokers if b.alive) or "none"
+        err(f"broker {broker_id} is not registered in this cluster (live brokers: {live})")
+        return 1
+    process = local_broker_process(broker)
+    if args.command in ("start", "restart"):
+        err(
+            f"broker {broker_id} (pid {process.pid}) was not started by kafkatop, which cannot start it again; "
+            f"start it as it was started ({process.properties_file or 'its properties file'}), or run the lab "
+            "with `kafkatop up`"
+        )
+        return 1
+    exited = signal_local(process, kill=args.command == "kill")
+    verb = "killed (SIGKILL)" if args.command == "kill" else "stopped"
+    print(f"broker {broker_id} pid {process.pid} {verb}" + ("" if exited else "; it has not exited yet"))
+    return 0 if exited else 1
+
+
+def cmd_node(args: argparse.Namespace) -> int:
+    if args.bootstrap_server or args.zookeeper:
+        return cmd_node_attached(args)
+    cluster = open_cluster(args)
+    action = args.command
+    verb = {"kill": "killed (SIGKILL)", "stop": "stopped", "start": "started", "restart": "restarted"}[action]
+    if action in ("start", "restart"):
+        with interrupt_on_termination():
+            try:
+                status: NodeStatus = getattr(cluster, action)(args.node, timeout_s=args.timeout)
+            except KeyboardInterrupt:
+                err(f"interrupted: {args.node} was stopped again")
+                return INTERRUPTED
+    else:
+        status = getattr(cluster, action)(args.node)
+    cluster.release()  # a headless command leaves what it started running
+    pid = f" pid {status.pid}" if status.pid else ""
+    print(f"{status.name} {verb}: {status.state.value}{pid}")
+    return 0 if status.state is not NodeState.FAILED else 1
+
+
+def cmd_add_broker(args: argparse.Namespace) -> int:
+    cluster = open_cluster(args)
+    with interrupt_on_termination():
+        try:
+            status = cluster.add_broker(timeout_s=args.timeout)
+        except KeyboardInterrupt:
+            err("interrupted: the new broker was stopped again")
+            return INTERRUPTED
+    cluster.release()
+    print(f"{status.name} added: {status.state.value} pid {status.pid} on 127.0.0.1:{status.node.port}")
+    return 0
+
+
+COMMANDS = {
+    "up": cmd_up,
+    "down": cmd_down,
+    "status": cmd_status,
+    "kill": cmd_node,
+    "stop": cmd_node,
+    "start": cmd_node,
+    "restart": cmd_node,
+    "add-broker": cmd_add_broker,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    return COMMANDS[args.command](args)

@@ -1,0 +1,58 @@
+"""`kafkatop`: parse the command line, then run a headless command or the live view. Each returns an exit code:
+0 done, 1 failed, 2 bad input, 130 interrupted. Command modules are imported when their command runs, so
+`kafkatop --help` answers at once."""
+
+from __future__ import annotations
+
+import argparse
+
+from kafkatop.backends.lab.spec import SpecError
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.tui.cli.common import INTERRUPTED, UsageError, err
+from kafkatop.tui.cli.parser import build_parser
+
+LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker"})
+
+
+def run_command(args: argparse.Namespace) -> int:
+    command: str = args.command
+    if command in LAB_COMMANDS:
+        from kafkatop.tui.cli import lab
+
+        return lab.run(args)
+    if command in ("create-topic", "describe"):
+        from kafkatop.tui.cli import topics
+
+        return topics.cmd_create_topic(args) if command == "create-topic" else topics.cmd_describe(args)
+    if command == "durability":
+        from kafkatop.tui.cli.durability import cmd_durability
+
+        return cmd_durability(args)
+    if command == "chaos":
+        from kafkatop.tui.cli.chaos import cmd_chaos
+
+        return cmd_chaos(args)
+    if command == "counts":
+        from kafkatop.tui.cli.counts import cmd_counts
+
+        return cmd_counts(args)
+    raise AssertionError(f"no command {command!r}")  # argparse allows only the commands it knows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command is not None:
+            return run_command(args)
+        if args.interval <= 0 or args.timeout <= 0:
+            err("--interval and --timeout must be positive numbers of seconds")
+            return 2
+        from kafkatop.tui.cli.compose import run_live_view
+
+        return run_live_view(args)
+    except KeyboardInterrupt:
+        err("interrupted")
+        return INTERRUPTED
+    except KafkatopError as e:
+        err(str(e))
+        return 2 if isinstance(e, SpecError | UsageError) else 1

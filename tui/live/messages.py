@@ -1,0 +1,61 @@
+"""Messages posted by workers to the app (past-tense nouns: what happened). Each carries frozen snapshots only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from kafkatop.backends.insight.history import HistorySnapshot
+from kafkatop.backends.insight.timeline.model import TimelineSnapshot
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.nodes import NodesSnapshot
+from kafkatop.backends.ports import EnsembleView
+
+
+@dataclass
+class ClusterPolled(Message):
+    """A new view of the cluster: a metadata poll, or ZooKeeper's pushed state over the last one."""
+
+    snapshot: ClusterSnapshot
+    history: HistorySnapshot | None = None  # built in the worker: the UI thread only draws it
+    timeline: TimelineSnapshot | None = None
+
+    def can_replace(self, message: Message) -> bool:
+        # A backlog of snapshots collapses to the newest: only the latest state matters.
+        return isinstance(message, ClusterPolled)
+
+
+@dataclass
+class NodesPolled(Message):
+    snapshot: NodesSnapshot
+    timeline: TimelineSnapshot | None = None
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, NodesPolled)
+
+
+@dataclass
+class EnsemblePolled(Message):
+    snapshot: EnsembleView
+    timeline: TimelineSnapshot | None = None
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, EnsemblePolled)
+
+
+@dataclass
+class ClientsDrained(Message):
+    """What the producer and consumers did since the last drain, batched into one UI update."""
+
+    activity: ConsoleActivity
+    timeline: TimelineSnapshot | None = None
+
+
+@dataclass
+class ActionFinished(Message):
+    """A user action (kill, create topic, …) ended; `error` says why when it failed."""
+
+    what: str
+    error: str | None = None

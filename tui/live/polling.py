@@ -1,0 +1,73 @@
+"""The one poll loop of the live view: each source is polled by a `Poller`.
+
+A poll runs in a thread worker (group `poll-<source>`) that calls the source and posts its message. Polls of one
+source never overlap, and the next one is scheduled `interval_s` after the last one ended, so a slow source slows its
+own pane, never the app. At most one timer is pending per source. A poll that fails reaches `on_failure` on the UI
+thread, from the app's single handler of worker state changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import App
+from textual.timer import Timer
+
+
+class Poller:
+    def __init__(
+        self,
+        app: App[None],
+        source: str,
+        interval_s: float,
+        poll: Callable[[], None],
+        on_failure: Callable[[BaseException], None],
+    ) -> None:
+        self.app = app
+        self.source = source
+        self.group = f"poll-{source}"
+        self.interval_s = interval_s
+        self._poll = poll
+        self._on_failure = on_failure
+        self.running = False
+        self.held = False  # no timer is set while held: a replay paused, a screenshot held still
+        self._again = False
+        self._timer: Timer | None = None
+
+    def now(self) -> None:
+        """Poll now; if a poll is under way, poll again as soon as it ends."""
+        if self.running:
+            self._again = True
+            return
+        self._cancel_timer()
+        self.running = True
+        self.app.run_worker(self._poll, name=self.group, group=self.group, thread=True, exit_on_error=False)
+
+    def finished(self, error: BaseException | None) -> None:
+        """The poll's worker ended (UI thread): report a failure, then schedule the next poll."""
+        self.running = False
+        if error is not None:
+            self._on_failure(error)
+        if self.held:
+            return
+        if self._again:
+            self._again = False
+            self.now()
+            return
+        self._cancel_timer()
+        self._timer = self.app.set_timer(self.interval_s, self.now)
+
+    def hold(self) -> None:
+        """No further poll until release()."""
+        self.held = True
+        self._cancel_timer()
+
+    def release(self) -> None:
+        self.held = False
+        if not self.running:
+            self.now()
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None

@@ -1,0 +1,1 @@
+"""Screens of the live view: dialogs composed of widgets."""

@@ -1,0 +1,45 @@
+"""What the live view is given: its sources and actuators (ports, see backends/ports.py) and its settings.
+
+The composition root (tui/cli/compose.py) passes the real adapters; tests pass recorded data and named doubles;
+a replay passes what a recording holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.ports import (
+    Consoles,
+    DurabilityRunFactory,
+    EnsembleView,
+    NodeControl,
+    SparkCounts,
+    TopicAdminFactory,
+    ZooKeeperWatch,
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    poll_interval_s: float = 1.0
+    banner: str | None = None  # e.g. the DEMO notice
+    drain_interval_s: float = 0.1  # producer/consumer output: one UI update per drain, not one per message
+    ensemble_interval_s: float = 2.0
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Everything the app reads from or acts on. Every member but `poll_cluster` is optional: a pane whose source is
+    missing says so (or its tab is hidden)."""
+
+    poll_cluster: Callable[[], ClusterSnapshot]
+    control: NodeControl | None = None  # process panes and kill/stop/start/restart
+    poll_ensemble: Callable[[], EnsembleView] | None = None  # ZooKeeper's servers or the KRaft quorum
+    topic_admin: TopicAdminFactory | None = None  # create/delete topics
+    clients: Consoles | None = None  # producer, consumers, offset resets
+    startup: Callable[[], object] | None = None  # e.g. start the lab cluster: run once, in a worker, after mount
+    spark: SparkCounts | None = None  # the Spark panel's counts (a separate Spark process)
+    durability: DurabilityRunFactory | None = None  # (settings, on_progress) -> a check
+    zookeeper: ZooKeeperWatch | None = None  # ZooKeeper mode: Kafka's znodes, changes pushed by watches

@@ -1,0 +1,320 @@
+"""The Spark panel: per-partition counts of a topic computed by Spark, with a bar per partition and the check of
+each count against high − low watermark; a live mode keeps a streaming query's counts on screen.
+
+Spark runs in the Spark service process (kafkatop.spark.service), reached through `counter` (the SparkCounts port);
+its blocking calls run in thread workers and come back as messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Button, Checkbox, DataTable, ProgressBar, Select, Static
+
+from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError, TopicCounts, watermark_check
+from kafkatop.backends.ports import SparkCounts
+from kafkatop.tui.format import data_size
+from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.pane import LivePane
+
+BAR_WIDTH = 24
+COLUMNS = ("partition", "records", "", "bytes", "first", "last", "low", "high", "check", "top keys")
+
+
+@dataclass
+class SparkCounted(Message):
+    counts: TopicCounts
+
+
+@dataclass
+class SparkProgressed(Message):
+    progress: JobProgress
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SparkProgressed)
+
+
+@dataclass
+class SparkFailed(Message):
+    reason: str
+
+
+@dataclass
+class SparkStreamStarted(Message):
+    stream_id: str
+
+
+@dataclass
+class SparkStateChanged(Message):
+    state: str
+
+
+def bar(value: int, largest: int, width: int = BAR_WIDTH) -> Text:
+    """A horizontal bar in eighths of a cell, so small differences between partitions still show."""
+    if largest <= 0 or value <= 0:
+        return Text(" " * width)
+    eighths = max(1, round(value / largest * width * 8))
+    full, rest = divmod(eighths, 8)
+    partial = "▏▎▍▌▋▊▉"[rest - 1] if rest else ""
+    return Text("█" * full + partial, style="cyan").append(" " * (width - full - len(partial)))
+
+
+def _error_text(e: BaseException) -> str:
+    return str(e) if isinstance(e, SparkJobError | SparkServiceError) else f"{type(e).__name__}: {e}"
+
+
+class SparkPanel(LivePane, Vertical):
+    BINDINGS = [Binding("g", "count", "Count"), Binding("l", "live", "Live counts")]
+
+    def __init__(self, counter: SparkCounts | None, clock: Callable[[], float] | None = None) -> None:
+        super().__init__()
+        self.counter = counter
+        self.stream_id: str | None = None
+        self.counts: TopicCounts | None = None
+        self.batch_counts: TopicCounts | None = None  # the last full count: live updates carry no top keys
+        self._clock = clock
+        self._topics: tuple[str, ...] = ()
+        self._warming = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="options"):
+            yield Select[str]([], prompt="topic", id="spark-topic")
+            yield Button("Count (g)", id="spark-count", variant="primary")
+            yield Checkbox("live (l)", False, id="spark-live")
+            yield Static("", id="spark-state")
+        yield ProgressBar(total=None, show_eta=False, id="spark-progress")
+        yield Static("", id="spark-summary")
+        yield DataTable(id="spark-table", cursor_type="row")
+        yield Static("", id="spark-notes")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#spark-table", DataTable)
+        for column in COLUMNS:
+            table.add_column(column, key=column or "bar")
+        self.query_one("#spark-progress").display = False
+        if self.counter is None:
+            self._state("Spark is not available here: run kafkatop where pyspark and Java are installed")
+        else:
+            self._state(self.counter.status())
+
+    # --- fed by the app ------------------------------------------------------------------------------------------
+    def draw(self, view: LiveView) -> None:
+        if view.cluster is not None:
+            self.show_topics([t.name for t in view.cluster.topics])
+
+    def on_show(self) -> None:
+        self.warm_up()
+
+    def show_topics(self, names: list[str]) -> None:
+        topics = tuple(sorted(names))
+        if topics == self._topics:
+            return
+        self._topics = topics
+        select = self.query_one("#spark-topic", Select)
+        current = select.value
+        select.set_options([(t, t) for t in topics])
+        if current in topics:
+            select.value = current
+        elif topics and select.is_blank():
+            select.value = topics[0]
+
+    def warm_up(self) -> None:
+        """The tab was shown: start the Spark service now, so the first count does not wait for a JVM."""
+        if self.counter is not None and not self._warming and self.counter.state == "stopped":
+            self._warming = True
+            self._start_service(self.counter)
+
+    # --- actions -----------------------------------------------------------------------------------------------
+    def _topic(self) -> str | None:
+        value = self.query_one("#spark-topic", Select).value
+        return None if value is Select.BLANK else str(value)
+
+    def action_count(self) -> None:
+        topic = self._topic()
+        if self.counter is None:
+            return
+        if topic is None:
+            self._state("pick a topic to count")
+            return
+        if any(w.group == "spark-count" and w.is_running for w in self.workers):
+            return
+        self._progress(JobProgress("", 0, 0))
+        self._count(self.counter, topic)
+
+    def action_live(self) -> None:
+        box = self.query_one("#spark-live", Checkbox)
+        box.value = not box.value
+
+    @on(Button.Pressed, "#spark-count")
+    def _count_pressed(self) -> None:
+        self.action_count()
+
+    @on(Checkbox.Changed, "#spark-live")
+    def _live_changed(self, event: Checkbox.Changed) -> None:
+        self._stop_stream()
+        if event.value:
+            topic = self._topic()
+            if topic is None or self.counter is None:
+                event.checkbox.value = False
+                self._state("pick a topic for live counts")
+                return
+            self._stream(self.counter, topic)
+
+    @on(Select.Changed, "#spark-topic")
+    def _topic_changed(self) -> None:
+        if self.stream_id is not None:
+            self._stop_stream()
+            topic = self._topic()
+            if topic is not None and self.counter is not None:
+                self._stream(self.counter, topic)
+
+    def _stop_stream(self) -> None:
+        if self.stream_id is not None and self.counter is not None:
+            stream, self.stream_id = self.stream_id, None
+            self._stop(self.counter, stream)
+
+    # --- workers: every Spark call blocks ----------------------------------------------------------------------
+    @work(thread=True, group="spark-service", exclusive=True, exit_on_error=False)
+    def _start_service(self, counter: SparkCounts) -> None:
+        self.post_message(SparkStateChanged(counter.status()))
+        try:
+            counter.start()
+        except Exception as e:  # noqa: BLE001 — shown in the panel; the app keeps running
+            self.post_message(SparkFailed(_error_text(e)))
+        self.post_message(SparkStateChanged(counter.status()))
+
+    @work(thread=True, group="spark-count", exit_on_error=False)
+    def _count(self, counter: SparkCounts, topic: str) -> None:
+        self.post_message(SparkStateChanged(counter.status()))
+        try:
+            counts = counter.counts(topic, on_progress=self._progressed_from_thread)
+        except Exception as e:  # noqa: BLE001 — a failed count is a message, never a crash
+            self.post_message(SparkFailed(_error_text(e)))
+        else:
+            self.post_message(SparkCounted(counts))
+        self.post_message(SparkStateChanged(counter.status()))
+
+    @work(thread=True, group="spark-stream", exit_on_error=False)
+    def _stream(self, counter: SparkCounts, topic: str) -> None:
+        self.post_message(SparkStateChanged(f"starting live counts of {topic}…"))
+
+        def ended(error: str | None) -> None:
+            if error is not None:
+                self.post_message(SparkFailed(f"live counts stopped: {error}"))
+
+        try:
+            stream_id = counter.start_stream(topic, self._counted_from_thread, ended)
+        except Exception as e:  # noqa: BLE001 — shown in the panel
+            self.post_message(SparkFailed(_error_text(e)))
+            return
+        self.post_message(SparkStreamStarted(stream_id))
+        self.post_message(SparkStateChanged(f"{counter.status()} · live counts of {topic}"))
+
+    def _progressed_from_thread(self, progress: JobProgress) -> None:
+        self.post_message(SparkProgressed(progress))
+
+    def _counted_from_thread(self, counts: TopicCounts) -> None:
+        self.post_message(SparkCounted(counts))
+
+    @work(thread=True, group="spark-stop", exit_on_error=False)
+    def _stop(self, counter: SparkCounts, stream_id: str) -> None:
+        try:
+            counter.stop(stream_id)
+        except Exception as e:  # noqa: BLE001 — the service may be gone already
+            self.post_message(SparkFailed(_error_text(e)))
+
+    # --- rendering -------------------------------------------------------------------------------------------
+    def _state(self, text: str, error: bool = False) -> None:
+        self.query_one("#spark-state", Static).update(Text(text, style="bold red" if error else "dim"))
+
+    def _progress(self, p: JobProgress | None) -> None:
+        widget = self.query_one("#spark-progress", ProgressBar)
+        widget.display = p is not None
+        if p is not None:
+            widget.update(total=p.total or None, progress=p.done)
+
+    @on(SparkStreamStarted)
+    def _on_stream_started(self, message: SparkStreamStarted) -> None:
+        if self.query_one("#spark-live", Checkbox).value:
+            self.stream_id = message.stream_id
+        elif self.counter is not None:
+            self._stop(self.counter, message.stream_id)  # live was switched off while the stream was starting
+
+    @on(SparkStateChanged)
+    def _on_state(self, message: SparkStateChanged) -> None:
+        self._state(message.state)
+
+    @on(SparkProgressed)
+    def _on_progress(self, message: SparkProgressed) -> None:
+        p = message.progress
+        self._progress(p)
+        self._state(f"Spark {p.stage or 'working'}: {p.done}/{p.total} tasks done, {p.running} running")
+
+    @on(SparkFailed)
+    def _on_failed(self, message: SparkFailed) -> None:
+        self._progress(None)
+        self._state(message.reason, error=True)
+
+    @on(SparkCounted)
+    def _on_counted(self, message: SparkCounted) -> None:
+        self._progress(None)
+        self.show_counts(message.counts)
+
+    def show_counts(self, counts: TopicCounts) -> None:
+        if not counts.streaming:
+            self.batch_counts = counts
+        last = self.batch_counts
+        keys = {p.partition: p.top_keys for p in last.partitions} if last and last.topic == counts.topic else {}
+        self.counts = counts
+        table = self.query_one("#spark-table", DataTable)
+        table.clear()
+        largest = max((p.records for p in counts.partitions), default=0)
+        notes = []
+        for p in counts.partitions:
+            check = watermark_check(p, counts.cleanup_policy) if not counts.streaming else None
+            if check:
+                notes.append(f"partition {p.partition}: {check}")
+            top = p.top_keys or keys.get(p.partition, ())
+            table.add_row(
+                str(p.partition),
+                f"{p.records:,}",
+                bar(p.records, largest),
+                data_size(p.bytes),
+                "-" if p.first_offset is None else str(p.first_offset),
+                "-" if p.last_offset is None else str(p.last_offset),
+                str(p.low_watermark),
+                str(p.high_watermark),
+                self._check_cell(p.gap, check, counts.streaming),
+                ", ".join(f"{k.key} ×{k.records:,}" for k in top[:3]),
+                key=str(p.partition),
+            )
+        kind = f"live, batch {counts.batch_id}" if counts.streaming else f"{counts.elapsed_s:.1f} s"
+        at = datetime.now(UTC) if self._clock is None else datetime.fromtimestamp(self._clock(), UTC)
+        self.query_one("#spark-summary", Static).update(
+            Text.assemble(
+                (f"{counts.topic}", "bold"),
+                f": {counts.records:,} records, {data_size(counts.bytes)} in {len(counts.partitions)} partitions",
+                (f"  · Spark {counts.master} · {kind} · {at:%H:%M:%S} UTC", "dim"),
+            )
+        )
+        notes_text = Text()
+        if notes:
+            notes_text.append("Count below high − low watermark:\n", style="yellow")
+            notes_text.append("\n".join(notes))
+        self.query_one("#spark-notes", Static).update(notes_text)
+
+    @staticmethod
+    def _check_cell(gap: int, check: str | None, streaming: bool) -> Text:
+        if streaming:
+            return Text("lag" if gap else "ok", style="dim" if gap else "green")
+        if check is None:
+            return Text("ok", style="green")
+        return Text(f"{-gap:+,}", style="bold yellow")
