@@ -15,6 +15,7 @@ from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, 
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.recording import Payload, RecordKind
 from kafkatop.backends.model.spark import JobProgress, ServiceInfo, ServiceState, TopicCounts
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
 
@@ -141,6 +142,15 @@ class DurabilityRun(Protocol):
     def run(self) -> DurabilityReport: ...
 
     def cancel(self) -> None: ...
+
+
+class Recorder(Protocol):
+    """Where the live view writes what its sources delivered and what the user did (`kafkatop --record FILE`).
+    Called from worker threads; never raises for a recording it cannot keep."""
+
+    def record(self, at: float, kind: RecordKind, payload: Payload) -> None: ...
+
+    def close(self) -> None: ...
 
 
 # (settings, on_progress) -> a check bound to the cluster and its node control.

@@ -19,14 +19,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.window import Window
 
 from kafkatop.backends.model.spark import KeyCount, PartitionCounts, TopicCounts
-from kafkatop.spark.source import (
-    METADATA_TIMEOUT_S,
-    SOURCE_NAME,
-    KafkaDataSource,
-    SourceOptions,
-    admin_client,
-    watermarks,
-)
+from kafkatop.spark.source import SOURCE_NAME, KafkaDataSource
+from kafkatop.spark.source_plan import METADATA_TIMEOUT_S, SourceOptions, admin_client, watermarks
 
 # Only what the job needs: the source then never builds topic, headers or timestampType columns.
 COUNT_SCHEMA = "partition int, offset long, timestamp timestamp, key binary, value binary"

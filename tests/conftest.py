@@ -10,7 +10,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from kazoo.client import KazooClient
@@ -19,6 +19,29 @@ from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.zookeeper.server import ZooKeeperServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
+NEEDS_KAFKA = "needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The one place that decides: tests marked `kafka` run against a real Apache Kafka (KAFKA_HOME), and are skipped,
+    saying so, where it is unset."""
+    if os.environ.get("KAFKA_HOME"):
+        return
+    skip = pytest.mark.skip(reason=NEEDS_KAFKA)
+    for item in items:
+        if "kafka" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def kafka_home() -> Path:
+    """The Apache Kafka install of the `kafka` tests."""
+    home = Path(os.environ["KAFKA_HOME"])
+    if not (home / "bin" / "kafka-server-start.sh").is_file():
+        pytest.fail(f"KAFKA_HOME={home} has no bin/kafka-server-start.sh: not an Apache Kafka install")
+    return home
+
+
 T = TypeVar("T")
 
 
@@ -103,3 +126,12 @@ def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
             except ProcessLookupError:
                 pass
         proc.wait(10)
+
+
+async def pilot_until(pilot: Any, condition: Callable[[], object], what: str, timeout_s: float = 15.0) -> None:
+    """In a Textual pilot test: let the app run until `condition()` holds; fail with `what` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        await pilot.pause(0.02)

@@ -1,1 +1,3 @@
-"""Checks that exercise a cluster: the durability check and the chaos run, each as model, verdict, report (pure) and run (adapters)."""
+"""Checks that exercise a cluster: the durability check and the chaos run, each as model, verdict, report (pure) and
+run (adapters).
+"""

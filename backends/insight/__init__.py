@@ -1,1 +1,3 @@
-"""What the model means over time and in words: history for sparklines, leader and ISR changes, the failover timeline, kafka-topics' describe layout. Pure: it imports only the model."""
+"""What the model means over time and in words: history for sparklines, leader and ISR changes, the failover timeline,
+kafka-topics' describe layout. Pure: it imports only the model.
+"""

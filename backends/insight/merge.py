@@ -47,5 +47,3 @@ def with_zookeeper(polled: ClusterSnapshot, zookeeper: ClusterSnapshot) -> Clust
         topics=tuple(sorted(topics, key=lambda t: t.name)) if len(topics) != len(polled.topics) else tuple(topics),
         problems=polled.problems + zookeeper.problems,
     )
-
-

@@ -167,7 +167,8 @@ class AdminSource:
                 if deadline.left() < 0.05:
                     raise SourceUnavailable(
                         "kafka",
-                        f"no metadata from bootstrap server {self.connection.bootstrap_servers} within {self.timeout_s:g} s "
+                        f"no metadata from bootstrap server {self.connection.bootstrap_servers} "
+                        f"within {self.timeout_s:g} s "
                         f"({describe_error(e)}). Check that a broker listens there and that --bootstrap-server is "
                         "right.",
                     ) from None

@@ -61,7 +61,9 @@ class _Member:
     group: str
     topics: tuple[str, ...]
     from_beginning: bool
-    incremental: bool  # cooperative or KIP-848 assignment (only if the connection's settings ask for it): partitions come and go
+    incremental: (
+        bool  # cooperative or KIP-848 assignment (only if the connection's settings ask for it): partitions come and go
+    )
     stop: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
     state: ConsumerState = "joining"
@@ -158,7 +160,9 @@ class ConsumerPool:
             try:
                 consumer = Consumer(config)
             except (KafkaException, ValueError, TypeError) as e:
-                raise ClientError(f"invalid consumer configuration: {self.connection.redact(describe_error(e))}") from None
+                raise ClientError(
+                    f"invalid consumer configuration: {self.connection.redact(describe_error(e))}"
+                ) from None
             self._members.pop(name, None)  # a stopped namesake gives way; the new one goes last in views()
             self._members[name] = member
             member.thread = threading.Thread(

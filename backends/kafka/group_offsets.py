@@ -47,7 +47,10 @@ class GroupAdmin:
         self.timeout_s = timeout_s
         self._admin: AdminClient | None = new_admin_client(connection, ClientError)
         self._topics = TopicCache(
-            lambda t: self._client().list_topics(timeout=t), connection.bootstrap_servers, timeout_s, ttl_s=METADATA_TTL_S
+            lambda t: self._client().list_topics(timeout=t),
+            connection.bootstrap_servers,
+            timeout_s,
+            ttl_s=METADATA_TTL_S,
         )
 
     def close(self) -> None:

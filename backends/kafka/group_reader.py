@@ -79,9 +79,7 @@ class _OffsetReader:
         return self.pending is not None and not self.pending.done()
 
 
-def _read_committed(
-    consumer: Consumer, partitions: Callable[[], list[KafkaTopicPartition]], deadline: Deadline
-) -> Any:
+def _read_committed(consumer: Consumer, partitions: Callable[[], list[KafkaTopicPartition]], deadline: Deadline) -> Any:
     consumer.poll(0)  # serves its queued log lines and errors, which nothing else would
     named = partitions()
     if not named:
@@ -256,9 +254,7 @@ class GroupReader:
         """Closes the readers of groups not polled for a while (and not reading)."""
         kept = set(keep)
         now = time.monotonic()
-        idle = [
-            g for g, r in self._readers.items() if g not in kept and now - r.used_at > READER_IDLE_S and not r.busy
-        ]
+        idle = [g for g, r in self._readers.items() if g not in kept and now - r.used_at > READER_IDLE_S and not r.busy]
         destroy_later([self._readers.pop(g).consumer for g in idle])
 
     def close(self) -> None:

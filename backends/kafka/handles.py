@@ -28,6 +28,7 @@ def new_admin_client(
     except (KafkaException, ValueError, TypeError) as e:
         raise refuse(f"invalid client configuration: {connection.redact(describe_error(e))}") from None
 
+
 def destroy_later(box: list[Any]) -> threading.Thread | None:
     """Destroys the librdkafka handles in `box`, which holds their only references, on a thread of its own.
 

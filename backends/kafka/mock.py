@@ -294,4 +294,3 @@ def mock_cluster_available() -> bool:
     except (MockClusterError, OSError):
         return False
     return True
-

@@ -1,1 +1,3 @@
-"""The model: frozen snapshots, events, errors and validation rules of everything kafkatop shows. Standard library only."""
+"""The model: frozen snapshots, events, errors and validation rules of everything kafkatop shows. Standard library
+only.
+"""

@@ -30,7 +30,10 @@ def redact(text: str, config: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class KafkaConnection:
-    """Where a cluster is and how to talk to it. Made once (`parse`), by the command line, and handed to every adapter."""
+    """Where a cluster is and how to talk to it.
+
+    Made once (`parse`), by the command line, and handed to every adapter.
+    """
 
     bootstrap_servers: str  # as given, e.g. "127.0.0.1:9092,127.0.0.1:9093"
     addresses: tuple[tuple[str, int], ...]  # parsed: ((host, port), …)

@@ -306,4 +306,3 @@ class ZooKeeperStatsSource:
         if not text.strip() and word != "cons":  # cons of a server without clients is just a blank line
             raise _WordFailed(f"{word}: empty answer (four-letter words disabled, or not a ZooKeeper server?)")
         return text, local
-

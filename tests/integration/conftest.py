@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,12 +11,9 @@ from tests.integration.test_real_kafka import KraftNode, start_node, stop_node
 
 
 @pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
-    """One real KRaft node per test module, from KAFKA_HOME (the modules' skip marks say why when it is unset)."""
-    home = Path(os.environ["KAFKA_HOME"])
-    if not (home / "bin" / "kafka-server-start.sh").is_file():
-        pytest.fail(f"KAFKA_HOME={home} has no bin/kafka-server-start.sh: not an Apache Kafka install")
-    node = start_node(home, tmp_path_factory.mktemp("kraft"))
+def kafka(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
+    """One real KRaft node per test module, from KAFKA_HOME (tests/conftest.py skips `kafka` tests without it)."""
+    node = start_node(kafka_home, tmp_path_factory.mktemp("kraft"))
     try:
         yield node
     finally:

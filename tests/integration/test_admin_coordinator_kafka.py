@@ -11,7 +11,6 @@ stopped by recorded pid. Set KAFKA_HOME to an Apache Kafka 4.x install to run it
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess
@@ -38,13 +37,7 @@ from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters
 
-pytestmark = [
-    pytest.mark.kafka,
-    pytest.mark.skipif(
-        not os.environ.get("KAFKA_HOME"),
-        reason="needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)",
-    ),
-]
+pytestmark = pytest.mark.kafka
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPIC = "orders"
@@ -257,12 +250,12 @@ def other_is_right(poll: dict[str, Any], other: str) -> bool:
 @pytest.mark.timeout(400)
 @pytest.mark.parametrize("offsets_rf", [3, 1], ids=["offsets-rf3", "offsets-rf1"])
 def test_group_polling_survives_the_coordinator_killed_restarted_and_moved_back(
-    clusters: Clusters, offsets_rf: int
+    clusters: Clusters, offsets_rf: int, kafka_home: Path
 ) -> None:
     """RF 3 for __consumer_offsets (as the labs set it): Kafka moves the group to another broker once the controller
     fences the dead one. RF 1 (Kafka's stock setting): it cannot, the group has no coordinator until the broker is
     back, and AdminSource says so from metadata without asking."""
-    home = Path(os.environ["KAFKA_HOME"])
+    home = kafka_home
     assert open_install(home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
     base = port_block_below_ephemeral(12)
     cluster: LabCluster = clusters.make(

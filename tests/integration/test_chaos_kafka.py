@@ -8,7 +8,6 @@ Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,13 +29,7 @@ from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters
 
-pytestmark = [
-    pytest.mark.kafka,
-    pytest.mark.skipif(
-        not os.environ.get("KAFKA_HOME"),
-        reason="needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)",
-    ),
-]
+pytestmark = pytest.mark.kafka
 
 TOPIC = "chaos"
 
@@ -58,8 +51,8 @@ def in_sync(source: AdminSource) -> Topic | None:
     return topic
 
 
-def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters) -> None:
-    home = Path(os.environ["KAFKA_HOME"])
+def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters, kafka_home: Path) -> None:
+    home = kafka_home
     assert open_install(home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
     cluster: LabCluster = clusters.make(home, name="chaos", mode="kraft", brokers=3, heap="256m")
     snap = cluster.up(timeout_s=120)

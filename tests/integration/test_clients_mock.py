@@ -245,7 +245,9 @@ def test_undeliverable_messages_are_reported_and_close_is_bounded(mock_cluster: 
     finally:
         started = time.monotonic()
         session.close(timeout_s=0.2)
-        assert time.monotonic() - started < 2
+        # Bounded by the close's own timeout (plus a generous margin for a busy machine): the undelivered messages
+        # would otherwise hold it for their message timeout, 30 s.
+        assert time.monotonic() - started < 10
     # What close could not deliver is reported as failed, not silently gone.
     reports = session.deliveries()
     assert [d.value for d in reports] == ["stuck 0", "stuck 1", "stuck 2"]
@@ -495,7 +497,7 @@ def test_unreachable_bootstrap_fails_within_the_timeouts() -> None:
             started = time.monotonic()
             with pytest.raises(ClientError) as raised:
                 action()
-            assert time.monotonic() - started < 3.5
+            assert time.monotonic() - started < 15  # the 1 s timeout, with a margin; unbounded would be 60 s and more
             print("unreachable:", raised.value)
             assert str(raised.value).startswith(f"no metadata from Kafka at {bootstrap} within 1 s") or (
                 f"no answer from Kafka at {bootstrap} within 1 s" in str(raised.value)

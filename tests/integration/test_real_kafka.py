@@ -30,13 +30,7 @@ from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 
-pytestmark = [
-    pytest.mark.kafka,
-    pytest.mark.skipif(
-        not os.environ.get("KAFKA_HOME"),
-        reason="needs a real Kafka node: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)",
-    ),
-]
+pytestmark = pytest.mark.kafka
 
 NODE_ID = 1
 HEAP = "-Xmx256m -Xms256m"

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+import sysconfig
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -19,7 +21,8 @@ from confluent_kafka import Producer
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.spark import TopicCounts, watermark_check
-from kafkatop.spark.source import KafkaSourceError, OffsetRange, RangeReader, SourceOptions, parse_offsets, watermarks
+from kafkatop.spark.source_plan import KafkaSourceError, OffsetRange, SourceOptions, parse_offsets, watermarks
+from kafkatop.spark.source_read import RangeReader
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.timeout(300)
@@ -222,7 +225,7 @@ def test_an_offline_partition_fails_the_read_with_a_reason(mock: MockCluster, sp
     """Offline before the query: the planner says so. Offline during a task: the task stops after pollTimeoutMs
     with the offset it was waiting at (RangeReader is what a task runs)."""
     from kafkatop.spark.counts import reader_options
-    from kafkatop.spark.service import explain
+    from kafkatop.spark.session import explain
 
     mock.create_topic("stuck", 1, 1)
     produce(mock.bootstrap_servers, "stuck", [(None, b"x", 0)] * 10)
@@ -267,3 +270,37 @@ def test_streaming_counts_pick_up_new_messages(mock: MockCluster, spark: Any, tm
     assert last.streaming and last.batch_id is not None
     assert {p.partition: p.records for p in last.partitions} == {0: 5, 1: 12}
     assert last.partitions[1].high_watermark == 12
+
+
+def test_the_executors_archive_holds_the_whole_source(mock: MockCluster, tmp_path: Path) -> None:
+    """A Spark cluster's executors get the source as a zip (they have confluent-kafka and pyarrow, not kafkatop):
+    imported from the zip alone, every kafkatop module comes from it and a range is read."""
+    from kafkatop.spark.session import source_archive
+
+    mock.create_topic("shipped", 1, 1)
+    produce(mock.bootstrap_servers, "shipped", [(None, b"v%d" % i, 0) for i in range(5)])
+    archive = source_archive(tmp_path)
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(archive)!r})\n"
+        "from kafkatop.spark.source import KafkaDataSource\n"
+        "from kafkatop.spark.source_plan import OffsetRange, SourceOptions\n"
+        "from kafkatop.spark.source_read import RangeReader\n"
+        f"options = SourceOptions.parse({{'kafka.bootstrap.servers': {mock.bootstrap_servers!r}, "
+        "'subscribe': 'shipped'}, streaming=False)\n"
+        "batches = list(RangeReader(options, ['offset', 'value']).read(OffsetRange('shipped', 0, 1, 4)))\n"
+        "print(sum(b.num_rows for b in batches), [v.as_py() for b in batches for v in b.column('value')])\n"
+        "outside = sorted(m for m, mod in sys.modules.items() if m.startswith('kafkatop.') and "
+        f"getattr(mod, '__file__', None) and not mod.__file__.startswith({str(archive)!r}))\n"
+        "print(outside)\n"
+    )
+    # -S: no site, so no editable install of kafkatop; the libraries an executor has come in by PYTHONPATH.
+    libraries = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sorted(libraries))}
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    rows, outside = result.stdout.splitlines()
+    assert rows == "3 [b'v1', b'v2', b'v3']"
+    assert outside == "[]"

@@ -7,7 +7,6 @@ Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,13 +25,7 @@ from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters
 
-pytestmark = [
-    pytest.mark.kafka,
-    pytest.mark.skipif(
-        not os.environ.get("KAFKA_HOME"),
-        reason="needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)",
-    ),
-]
+pytestmark = pytest.mark.kafka
 
 TOPIC = "supervised"
 BROKER_IDS = [1, 2, 3]
@@ -58,8 +51,8 @@ def partition0(source: AdminSource) -> Partition | None:
     return next((p for p in topic.partitions if p.id == 0), None) if topic is not None else None
 
 
-def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters) -> None:
-    home = Path(os.environ["KAFKA_HOME"])
+def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters, kafka_home: Path) -> None:
+    home = kafka_home
     assert open_install(home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
     cluster: LabCluster = clusters.make(home, name="kraft3", mode="kraft", brokers=3, heap="256m")
     t = time.monotonic()

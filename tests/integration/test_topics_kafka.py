@@ -7,7 +7,6 @@ when KAFKA_HOME is unset.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -124,14 +123,14 @@ def test_unreachable_bootstrap_fails_within_the_timeout() -> None:
         started = time.monotonic()
         with pytest.raises(TopicError) as raised:
             admin.create_topic("t", 1, 1)
-        assert time.monotonic() - started < 3.5
+        assert time.monotonic() - started < 15  # the 1 s timeout, with a margin; unbounded would be 60 s and more
         print("unreachable create_topic:", raised.value)
         assert raised.value.code == "_TIMED_OUT"
         assert str(raised.value).startswith(f"Cannot create topic 't': no answer from Kafka at {bootstrap} within 1 s")
         started = time.monotonic()
         assert admin.topic_configs(["t"]) == {"t": {}}
         assert admin.topic_ids(["t"]) == {}
-        assert time.monotonic() - started < 3.5
+        assert time.monotonic() - started < 15
 
 
 # --- a real Kafka 4.1 node --------------------------------------------------------------------------------------------
@@ -141,12 +140,7 @@ F = TypeVar("F", bound=Callable[..., None])
 def needs_kafka(test: F) -> F:
     """The marks of a real-Kafka test (the mock tests above run everywhere)."""
     marks = [
-        pytest.mark.kafka,
-        pytest.mark.skipif(
-            not os.environ.get("KAFKA_HOME"),
-            reason="needs a real Kafka node: set KAFKA_HOME to an Apache Kafka install to run "
-            "(e.g. /opt/kafka_2.13-4.1.0)",
-        ),
+        pytest.mark.kafka,  # skipped where KAFKA_HOME is unset (tests/conftest.py)
         # The first test also waits for the node to start: a JVM on a small, possibly busy machine.
         pytest.mark.timeout(300),
     ]

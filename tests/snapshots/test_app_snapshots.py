@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.recording import Recorded
+from kafkatop.backends.recording.file import read_recording
 from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
 from tests.fixtures.snapshots import (
     TAKEN_AT,
@@ -200,3 +204,62 @@ def test_timeline_tab(snap_compare: Any) -> None:
     app.timeline.observe_zookeeper(state_change(T0 + 45, 0, (3, (1, 2, 3), 7), (2, (1, 2, 3), 8)))
     controlled_shutdown(app.timeline, T0 + 60)
     assert snap_compare(app, terminal_size=(130, 44), run_before=settled_on_tab("9"))
+
+
+# --- from a recording of a real Kafka 4.1 lab (3 combined KRaft nodes): kill -9 broker-1, then start it ---------------
+RECORDING = Path(__file__).resolve().parents[1] / "fixtures" / "recordings" / "kraft-4.1-kill-restart.jsonl.gz"
+
+
+def _not_polled() -> ClusterSnapshot:
+    raise AssertionError("a replay polls nothing")
+
+
+def replayed(until: Callable[[Recorded], bool]) -> tuple[KafkatopApp, int]:
+    """The app replaying the recording, paused; and how many entries it delivers: up to the first that `until`
+    accepts."""
+    recording = read_recording(RECORDING)
+    entries = recording.entries
+    count = next((i + 1 for i, e in enumerate(entries) if until(e)), len(entries))
+    replay = Replay(recording, paused=True)
+    replay.name = RECORDING.name
+    return KafkatopApp(Sources(_not_polled), FROZEN, replay=replay), count
+
+
+def delivered(count: int, tab: str | None = None) -> Callable[[Any], Awaitable[None]]:
+    async def run(pilot: Any) -> None:
+        replay = pilot.app.replay
+        await pilot.pause()
+        replay.step(count)
+        while replay.state().delivered < count:
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        pilot.app.clear_notifications()  # the replayed actions' notices: gone after a few seconds anyway
+        if tab is not None:
+            await pilot.press(tab)
+        await pilot.pause()
+        await pilot.pause()
+
+    return run
+
+
+def test_replay_of_a_kill_9_once_kraft_fenced_the_broker(snap_compare: Any) -> None:
+    """Recorded on a real Kafka 4.1 lab: 9 s after kill -9 the quorum fenced broker-1: leaders moved, every ISR
+    shrank (the rows just changed are highlighted), broker-1 killed in the process table."""
+
+    def fenced(e: Recorded) -> bool:
+        return e.kind == "cluster" and 1 not in {b.id for b in e.payload.brokers_alive}  # type: ignore[union-attr]
+
+    app, count = replayed(fenced)
+    assert snap_compare(app, terminal_size=(120, 34), run_before=delivered(count + 1))
+
+
+def test_replay_timeline_after_the_restart(snap_compare: Any) -> None:
+    """The whole recording: the kill -9 (broker fenced after 9 s) and the start that recovered in ~3 s."""
+    app, count = replayed(lambda e: False)
+    assert snap_compare(app, terminal_size=(120, 34), run_before=delivered(count, tab="9"))
+
+
+def test_replay_at_80x24(snap_compare: Any) -> None:
+    """The replay's banner and its keys at the size of a default terminal."""
+    app, count = replayed(lambda e: e.kind == "action")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=delivered(count))

@@ -429,11 +429,8 @@ def test_default_usual_places_cover_the_common_spots() -> None:
 
 
 @pytest.mark.kafka
-@pytest.mark.skipif(
-    not os.environ.get("KAFKA_HOME"), reason="needs a real Kafka: set KAFKA_HOME (e.g. /opt/kafka_2.13-4.1.0)"
-)
-def test_real_kafka_home() -> None:
-    home = Path(os.environ["KAFKA_HOME"])
+def test_real_kafka_home(kafka_home: Path) -> None:
+    home = kafka_home
     install = find_kafka(environ={"KAFKA_HOME": str(home), "PATH": ""}, usual_places=[])
     found = [*(install.home / "libs").glob("kafka_*.jar"), *(install.home / "share/java/kafka").glob("kafka_*.jar")]
     jars = [j.name for j in found if not j.name.endswith(("-sources.jar", "-test.jar"))]

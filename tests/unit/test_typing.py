@@ -1,4 +1,5 @@
-"""mypy --strict over backends/, tui/ and spark/, checked as the installed `kafkatop.*` packages they become."""
+"""Tools that keep the code honest: mypy --strict over backends/, tui/ and spark/ (checked as the installed
+`kafkatop.*` packages they become), and ruff's lint and format rules over the repository."""
 
 from __future__ import annotations
 
@@ -38,5 +39,16 @@ def test_strict_type_check(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["lint", "format"])
+def test_ruff(command: list[str]) -> None:
+    """ruff's lint rules and formatting (pyproject.toml [tool.ruff]) over everything in the repository."""
+    pytest.importorskip("ruff", reason="ruff is a test dependency: pip install -e '.[test]'")
+    targets = ["backends", "tui", "spark", "tests", "bench"]
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", *command, *targets], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,1 +1,3 @@
-"""The command line: argparse, the headless commands, and the composition root that builds adapters and hands them to the live view."""
+"""The command line: argparse, the headless commands, and the composition root that builds adapters and hands them to
+the live view.
+"""

@@ -5,6 +5,7 @@ every adapter from it, hands them to the app as ports (tui/live/sources.py), run
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -25,11 +26,15 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.recording import RecordingHeader, Source
 from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
+from kafkatop.backends.recording.file import RecordingWriter, read_recording
 from kafkatop.backends.zookeeper.stats import ZooKeeperStatsSource
+from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.spark.client import SparkCounts
-from kafkatop.tui.cli.common import client_settings, err, state_root
+from kafkatop.tui.cli.common import UsageError, client_settings, err, state_root
 from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
 
 DEMO_BANNER = (
@@ -57,6 +62,10 @@ def _durability(connection: KafkaConnection, control: NodeControl | None) -> Dur
 
 
 def run_live_view(args: argparse.Namespace) -> int:
+    if args.replay:
+        return _replay(args)
+    if args.record and Path(args.record).is_dir():
+        raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
     settings = client_settings(args)
     with ExitStack() as stack:
         banner = None
@@ -78,6 +87,7 @@ def run_live_view(args: argparse.Namespace) -> int:
 
             control = AttachedControl(connection, lambda: last[0] if last else None)
             ensemble = _ensemble(zookeeper, connection)
+            title = f"attached to {connection}"
         else:
             lab = None if args.demo else _lab_cluster(args)
             if lab is not None:
@@ -86,6 +96,8 @@ def run_live_view(args: argparse.Namespace) -> int:
                 zookeeper = zookeeper or snap.zookeeper_connect
                 control = LabControl(lab)
                 stack.callback(_stop_lab, lab, args.detach)
+                mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
+                title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
                 startup = lab.up
                 admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal)
                 stack.callback(admin.close)
@@ -102,20 +114,64 @@ def run_live_view(args: argparse.Namespace) -> int:
                 stack.callback(demo_control.close)
                 control = demo_control
                 connection, watch_groups, banner = demo.connection, demo.groups, DEMO_BANNER
+                title = "DEMO · librdkafka mock, 3 brokers"
                 admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal,
                                     watch_groups=watch_groups)  # fmt: skip
                 stack.callback(admin.close)
                 poll_cluster = admin.poll
                 ensemble = None  # the mock has no quorum to describe
+        watch = ZooKeeperSource(zookeeper) if zookeeper else None
+        if watch is not None:
+            stack.callback(watch.close)
         consoles = Consoles(connection)
         stack.callback(consoles.close)
         spark = _spark_counts(args, connection)
         stack.callback(spark.close)  # before the cluster: a live query reads it until then
+        recorder = None
+        if args.record:
+            had: list[Source] = ["control", "clients"]
+            if ensemble is not None:
+                had.append("ensemble")
+            if watch is not None:
+                had.append("zookeeper")
+            header = RecordingHeader(time.time(), title, tuple(had), banner)
+            recorder = RecordingWriter(Path(args.record), header)
+            stack.callback(_recorded, recorder)
         sources = Sources(
             poll_cluster, control, ensemble, _topic_admin(connection), consoles, startup, spark=spark,
-            durability=_durability(connection, control),
+            durability=_durability(connection, control), zookeeper=watch, recorder=recorder,
         )  # fmt: skip
         KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=banner)).run()
+    return 0
+
+
+def _recorded(recorder: RecordingWriter) -> None:
+    recorder.close()
+    print(
+        f"recorded {recorder.entries} entries to {recorder.path}; "
+        f"play them back with `kafkatop --replay {recorder.path}`"
+    )
+
+
+def _replayed_only() -> ClusterSnapshot:
+    raise KafkatopError("a replay polls nothing")  # never called: a replay runs no poll
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """`kafkatop --replay FILE`: the recording through the same app, labelled REPLAY; nothing is polled or acted on."""
+    given = [flag for flag, value in (("--bootstrap-server", args.bootstrap_server), ("--zookeeper", args.zookeeper),
+                                      ("--kafka-home", args.kafka_home), ("--demo", args.demo),
+                                      ("--record", args.record)) if value]  # fmt: skip
+    if given:
+        raise UsageError(f"--replay plays a recording back, with no cluster: leave out {', '.join(given)}")
+    if not args.speed > 0:
+        raise UsageError(f"--speed {args.speed:g}: give a positive number (2 plays twice as fast)")
+    recording = read_recording(Path(args.replay))
+    if not recording.entries:
+        raise UsageError(f"{args.replay}: the recording holds no entry to play")
+    replay = Replay(recording, speed=args.speed)
+    replay.name = Path(args.replay).name
+    KafkatopApp(Sources(_replayed_only), Settings(), replay=replay).run()
     return 0
 
 

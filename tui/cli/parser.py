@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state-dir", metavar="DIR", help="where lab clusters keep their state")
     p.add_argument("--detach", action="store_true", help="leave a lab cluster running when kafkatop exits")
     p.add_argument("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
+    p.add_argument("--record", metavar="FILE", help="record the session (JSON lines; .gz compresses) for --replay")
+    p.add_argument("--replay", metavar="FILE", help="play a recording back, labelled REPLAY (p pause, n step)")
+    p.add_argument("--speed", type=float, default=1.0, metavar="N", help="replay speed (default 1: as recorded)")
     p.add_argument(
         "--spark-master",
         default="local[*]",

@@ -19,19 +19,25 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kafkatop.backends.insight.history import History
-from kafkatop.backends.insight.merge import with_zookeeper
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
-from kafkatop.backends.model.quorum import QuorumSnapshot
-from kafkatop.backends.model.topics import NewTopicRequest
-from kafkatop.tui.live.messages import ActionFinished, ClientsDrained, ClusterPolled, EnsemblePolled, NodesPolled
+from kafkatop.backends.model.recording import ActionDone, Recorded
+from kafkatop.tui.live.actions import ClusterActions, palette
+from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.messages import (
+    ActionFinished,
+    ClientsDrained,
+    ClusterPolled,
+    EnsemblePolled,
+    NodesPolled,
+    PollFailed,
+    ReplayProgressed,
+)
 from kafkatop.tui.live.polling import Poller
-from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
-from kafkatop.tui.live.screens.durability import DurabilityScreen
+from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.state import LiveView
@@ -41,6 +47,7 @@ from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 from kafkatop.tui.live.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
+from kafkatop.tui.live.widgets.replay import ReplayBar
 from kafkatop.tui.live.widgets.spark import SparkPanel
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from kafkatop.tui.live.widgets.timeline import TimelinePane
@@ -49,13 +56,6 @@ TAB_IDS = (
     "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble", "tab-spark",
     "tab-timeline",
 )  # fmt: skip
-NODE_ACTIONS: dict[NodeAction, str] = {
-    "kill": "killed (kill -9)",
-    "stop": "stopped",
-    "start": "started",
-    "restart": "restarted",
-}
-ZOOKEEPER_WAIT_S = 0.5  # how long the watch worker waits for events before it looks whether it should stop
 
 
 def _failure_text(error: BaseException) -> str:
@@ -78,24 +78,31 @@ class KafkatopApp(App[None]):
         Binding("d", "delete_topic", "Delete topic", show=False),
         Binding("v", "durability", "Durability check", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
+        Binding("p", "replay('toggle')", "Pause/play"),
+        Binding("n", "replay('step')", "Step"),
+        Binding("plus", "replay('faster')", "Faster"),
+        Binding("minus", "replay('slower')", "Slower"),
     ]
+    REPLAY_ACTIONS = frozenset({"replay"})
+    LIVE_ACTIONS = frozenset({"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh"})
 
     def __init__(
         self,
         sources: Sources | Callable[[], ClusterSnapshot],
-        settings: Settings = Settings(),
+        settings: Settings | None = None,
         clock: Callable[[], float] = time.time,
+        replay: Replay | None = None,
     ) -> None:
         super().__init__()
         self.sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
-        self.settings = settings
-        self._clock = clock
+        self.settings = settings if settings is not None else Settings()
+        self.replay = replay
+        self._clock = replay.clock if replay is not None else clock
         self.view = LiveView()
         self.last_action: ActionFinished | None = None
-        # Fed by the workers (thread-safe, bounded); the panes draw their snapshots.
-        self.timeline = Timeline()
-        self.history = History()
-        self._polled: ClusterSnapshot | None = None  # the last metadata poll, before ZooKeeper's state is laid over
+        # Fed by the workers (the timeline and history are thread-safe and bounded); the panes draw their snapshots.
+        self.feed = Feed(self.post_message, self.sources.recorder if replay is None else None)
+        self.cluster_actions = ClusterActions(self)
         self._pollers: dict[str, Poller] = {}
         self._panes: list[LivePane] = []
 
@@ -111,6 +118,34 @@ class KafkatopApp(App[None]):
     @property
     def failure(self) -> str | None:
         return self.view.failure
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.feed.timeline
+
+    @property
+    def history(self) -> History:
+        return self.feed.history
+
+    def _has(self, source: str) -> bool:
+        """Whether the view has this source beside the cluster poll: live, from the Sources; replayed, from the
+        recording's header."""
+        if self.replay is not None:
+            return source in self.replay.recording.header.sources
+        return {
+            "control": self.sources.control,
+            "ensemble": self.sources.poll_ensemble,
+            "clients": self.sources.clients,
+            "zookeeper": self.sources.zookeeper,
+        }[source] is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The replay's keys only in a replay; the keys that act on a cluster only live."""
+        if action in self.REPLAY_ACTIONS:
+            return self.replay is not None
+        if action in self.LIVE_ACTIONS and self.replay is not None:
+            return False  # a replay acts on nothing
+        return True
 
     @property
     def shutting_down(self) -> bool:
@@ -129,10 +164,12 @@ class KafkatopApp(App[None]):
 
     # --- layout ------------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        if self.settings.banner:
+        if self.replay is not None:
+            yield ReplayBar(self.replay, id="banner")
+        elif self.settings.banner:
             yield Static(self.settings.banner, id="banner")
         yield StatusBar()
-        if self.sources.control is not None:
+        if self._has("control"):
             yield NodeTable(id="nodes")
         with TabbedContent(id="tabs"):
             with TabPane("Partitions", id="tab-partitions"):
@@ -157,9 +194,9 @@ class KafkatopApp(App[None]):
 
     def on_mount(self) -> None:
         tabs = self.main_screen.query_one(TabbedContent)
-        if self.sources.poll_ensemble is None:
+        if not self._has("ensemble"):
             tabs.hide_tab("tab-ensemble")  # the demo's mock has no ZooKeeper or quorum
-        if self.sources.control is None:
+        if not self._has("control"):
             tabs.hide_tab("tab-log")
         # Textual's startup leaves a large, long-lived heap: without this, a full collection lands in the middle
         # of a refresh every few polls and costs more than the refresh (bench/tui_refresh.py). Frozen objects
@@ -167,8 +204,11 @@ class KafkatopApp(App[None]):
         gc.freeze()
         self._panes = [w for w in self.main_screen.query("*") if isinstance(w, LivePane)]
         self._show()
+        if self.replay is not None:
+            self.run_worker(self._play, group="replay", thread=True, exit_on_error=False)
+            return
         if self.sources.startup is not None:
-            self._act("cluster started", self.sources.startup)
+            self.act("cluster started", self.sources.startup)
         s = self.settings
         self._add_poller("admin", s.poll_interval_s, self._poll_cluster, self._cluster_failed)
         if self.sources.control is not None:
@@ -199,53 +239,39 @@ class KafkatopApp(App[None]):
         shown = self.view.timeline
         return current if current is not None and (shown is None or current.revision > shown.revision) else shown
 
-    # --- sources, each in a thread worker ------------------------------------------------------------------------
+    # --- sources, each in a thread worker; what they deliver goes through the feed ---------------------------------
     def _poll_cluster(self) -> None:
-        polled = self.sources.poll_cluster()
-        self._polled = polled
-        self.timeline.observe_cluster(polled)
-        watch = self.sources.zookeeper
-        snapshot = with_zookeeper(polled, watch.snapshot()) if watch is not None and watch.connected else polled
-        self.history.observe_cluster(snapshot)
-        self.post_message(ClusterPolled(snapshot, self.history.snapshot(), self.timeline.snapshot()))
+        self.feed.cluster(self.sources.poll_cluster())
 
     def _poll_nodes(self) -> None:
         assert self.sources.control is not None
-        snapshot = self.sources.control.poll()
-        self.timeline.observe_nodes(snapshot)
-        self.post_message(NodesPolled(snapshot, self.timeline.snapshot()))
+        self.feed.nodes(self.sources.control.poll())
 
     def _poll_ensemble(self) -> None:
         assert self.sources.poll_ensemble is not None
-        ensemble = self.sources.poll_ensemble()
-        if isinstance(ensemble, QuorumSnapshot):
-            self.timeline.observe_quorum(ensemble)
-        self.post_message(EnsemblePolled(ensemble, self.timeline.snapshot()))
+        self.feed.ensemble(self.sources.poll_ensemble())
 
     def _drain_clients(self) -> None:
         assert self.sources.clients is not None
         activity = self.sources.clients.drain()
         if activity is not None:
-            self.timeline.observe_consoles(activity)
-            self.post_message(ClientsDrained(activity, self.timeline.snapshot()))
+            self.feed.consoles(activity)
 
     def _watch_zookeeper(self) -> None:
-        """ZooKeeper mode: a broker deregistering, a controller moving, a leader or ISR changing reaches the screen
-        from the watch's event, before the next poll."""
-        watch = self.sources.zookeeper
-        assert watch is not None
-        watch.start()
+        assert self.sources.zookeeper is not None
         worker = get_current_worker()
-        while not worker.is_cancelled:
-            events = watch.next_events(ZOOKEEPER_WAIT_S)
-            if not events:
-                continue
-            for event in events:
-                self.timeline.observe_zookeeper(event)
-            pushed = watch.snapshot()
-            snapshot = with_zookeeper(self._polled, pushed) if self._polled is not None else pushed
-            self.history.observe_changes(snapshot)
-            self.post_message(ClusterPolled(snapshot, self.history.snapshot(), self.timeline.snapshot()))
+        self.feed.follow_zookeeper(self.sources.zookeeper, lambda: worker.is_cancelled)
+
+    def _play(self) -> None:
+        assert self.replay is not None
+        worker = get_current_worker()
+
+        def deliver(entry: Recorded) -> None:
+            self.feed.replayed(entry)
+            self.post_message(ReplayProgressed())
+
+        self.replay.run(deliver, lambda: worker.is_cancelled)
+        self.post_message(ReplayProgressed())
 
     # --- workers' ends: the one place a failed worker is handled ---------------------------------------------------
     @on(Worker.StateChanged)
@@ -266,11 +292,24 @@ class KafkatopApp(App[None]):
             )
 
     def _cluster_failed(self, error: BaseException) -> None:
-        # Keep the last good data on screen, with its age.
-        self._show(failure=_failure_text(error), failed_at=self._clock())
+        self._poll_failed("admin", _failure_text(error), self._clock())
 
     def _ensemble_failed(self, error: BaseException) -> None:
-        self._show(ensemble_problem=_failure_text(error))
+        self._poll_failed("ensemble", _failure_text(error), self._clock())
+
+    def _poll_failed(self, source: str, reason: str, at: float) -> None:
+        self.feed.failed(source, reason, at)
+        if source == "admin":
+            self._show(failure=reason, failed_at=at)  # the last good data stays on screen, with its age
+        else:
+            self._show(ensemble_problem=reason)
+
+    def on_poll_failed(self, message: PollFailed) -> None:
+        self._poll_failed(message.source, message.reason, message.at)
+
+    def on_replay_progressed(self) -> None:
+        if self.replay is not None and not self.shutting_down:
+            self.main_screen.query_one(ReplayBar).refresh_state()
 
     # --- messages from the workers -----------------------------------------------------------------------------
     def on_cluster_polled(self, message: ClusterPolled) -> None:
@@ -310,31 +349,12 @@ class KafkatopApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Every action is also a command-palette command (ctrl+p), with the key that does it in its help."""
         yield from super().get_system_commands(screen)
-        commands: list[tuple[str, str, Callable[[], object]]] = [
-            ("Kill -9 the highlighted node", "k: SIGKILL, no controlled shutdown", lambda: self.action_node("kill")),
-            ("Stop the highlighted node", "t: SIGTERM, controlled shutdown", lambda: self.action_node("stop")),
-            ("Start the highlighted node", "s", lambda: self.action_node("start")),
-            ("Restart the highlighted node", "R", lambda: self.action_node("restart")),
-            ("Add a broker", "a: lab clusters", self.action_add_broker),
-            ("Create a topic", "c", self.action_create_topic),
-            ("Delete the highlighted topic", "d", self.action_delete_topic),
-            ("Durability check", "v: sequenced records while a leader fails, then read back", self.action_durability),
-            ("Count the topic with Spark", "g in the Spark tab: per-partition counts", self._spark_count),
-            ("Refresh now", "r", self.action_refresh),
-            ("Help", "?", self.action_help),
-        ]
-        tabs = [
-            "Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum", "Spark", "Timeline",
-        ]  # fmt: skip
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
-        for i, tab in enumerate(tabs, start=1):
-            yield SystemCommand(f"Show {tab}", str(i), lambda i=i: self.action_tab(i))  # type: ignore[misc]
+        yield from palette(self)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
-    def _spark_count(self) -> None:
+    def spark_count(self) -> None:
         self.action_tab(TAB_IDS.index("tab-spark") + 1)
         self.main_screen.query_one(SparkPanel).action_count()
 
@@ -347,88 +367,34 @@ class KafkatopApp(App[None]):
         if first is not None:
             self.set_focus(first)
 
+    def action_replay(self, what: str) -> None:
+        if self.replay is None:
+            return
+        {"toggle": self.replay.toggle, "step": self.replay.step, "faster": self.replay.faster,
+         "slower": self.replay.slower}[what]()  # fmt: skip
+        self.main_screen.query_one(ReplayBar).refresh_state()
+
     def action_refresh(self) -> None:
         if "admin" in self._pollers:
             self._pollers["admin"].now()
 
     def action_node(self, action: NodeAction) -> None:
-        control = self.sources.control
-        if control is None:
-            self.notify(
-                "no cluster processes here: attach to a lab cluster or start one (kafkatop up)", severity="warning"
-            )
-            return
-        name = self.main_screen.query_one(NodeTable).selected_name
-        if name is None:
-            self.notify("highlight a node first (arrow keys in the process table)", severity="warning")
-            return
-        self.notify(f"{action} {name} …", timeout=2)
-        view = self.view.nodes.node(name) if self.view.nodes is not None else None
-
-        def act() -> None:
-            self.timeline.record_action(action, name, broker_id=view.node_id if view is not None else None)
-            getattr(control, action)(name)
-
-        self._act(f"{name} {NODE_ACTIONS[action]}", act)
+        self.cluster_actions.node(action, self.main_screen.query_one(NodeTable).selected_name)
 
     def action_add_broker(self) -> None:
-        control = self.sources.control
-        if control is not None:
-            self._act("broker added", control.add_broker)
+        self.cluster_actions.add_broker()
 
     def action_create_topic(self) -> None:
-        factory = self.sources.topic_admin
-        if factory is None:
-            self.notify("topics cannot be created here", severity="warning")
-            return
-        live = len(self.view.cluster.brokers_alive) if self.view.cluster is not None else None
-
-        def create(request: NewTopicRequest | None) -> None:
-            if request is None:
-                return
-
-            def run() -> None:
-                admin = factory()
-                try:
-                    admin.create_topic(request.name, request.partitions, request.replication_factor, request.configs)
-                finally:
-                    admin.close()
-
-            self._act(f"topic {request.name} created", run)
-
-        self.push_screen(CreateTopicScreen(live), create)
-
-    def action_durability(self) -> None:
-        if self.sources.durability is None:
-            self.notify("the durability check needs a cluster kafkatop can reach", severity="warning")
-            return
-        kind = self.view.nodes.kind if self.view.nodes is not None else None
-        topic = self.main_screen.query_one(PartitionTable).selected_topic
-        self.push_screen(DurabilityScreen(self.sources.durability, topic, can_restart=kind != "attach"))
+        self.cluster_actions.create_topic()
 
     def action_delete_topic(self) -> None:
-        topic = self.main_screen.query_one(PartitionTable).selected_topic
-        factory = self.sources.topic_admin
-        if topic is None or factory is None:
-            self.notify("highlight a row of the topic to delete", severity="warning")
-            return
+        self.cluster_actions.delete_topic(self.main_screen.query_one(PartitionTable).selected_topic)
 
-        def answered(yes: bool | None) -> None:
-            if not yes:
-                return
+    def action_durability(self) -> None:
+        self.cluster_actions.durability(self.main_screen.query_one(PartitionTable).selected_topic)
 
-            def delete() -> None:
-                admin = factory()
-                try:
-                    admin.delete_topic(topic)
-                finally:
-                    admin.close()
-
-            self._act(f"topic {topic} deleted", delete)
-
-        self.push_screen(ConfirmScreen(f"Delete topic {topic!r} and all its messages?"), answered)
-
-    def _act(self, what: str, call: Callable[[], object]) -> None:
+    def act(self, what: str, call: Callable[[], object]) -> None:
+        """Runs `call` in the action worker; its end is an ActionFinished, told as a notice."""
         self._run_action(what, call)
 
     @work(thread=True, group="action", exit_on_error=False)
@@ -443,6 +409,7 @@ class KafkatopApp(App[None]):
     def on_action_finished(self, message: ActionFinished) -> None:
         if self.shutting_down:
             return
+        self.feed.action_done(ActionDone(message.what, message.error), self._clock())
         self.last_action = message
         if message.error:
             self.notify(message.error, title="failed", severity="error", timeout=8)

@@ -54,6 +54,23 @@ class ClientsDrained(Message):
 
 
 @dataclass
+class PollFailed(Message):
+    """A source could not be read (a replay of a failure; live failures come from the worker's end)."""
+
+    source: str  # "admin", "ensemble"
+    reason: str
+    at: float
+
+
+@dataclass
+class ReplayProgressed(Message):
+    """A replayed entry was delivered, or the replay was paused, stepped or sped up."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ReplayProgressed)
+
+
+@dataclass
 class ActionFinished(Message):
     """A user action (kill, create topic, …) ended; `error` says why when it failed."""
 

@@ -15,6 +15,7 @@ from kafkatop.backends.ports import (
     DurabilityRunFactory,
     EnsembleView,
     NodeControl,
+    Recorder,
     SparkCounts,
     TopicAdminFactory,
     ZooKeeperWatch,
@@ -43,3 +44,4 @@ class Sources:
     spark: SparkCounts | None = None  # the Spark panel's counts (a separate Spark process)
     durability: DurabilityRunFactory | None = None  # (settings, on_progress) -> a check
     zookeeper: ZooKeeperWatch | None = None  # ZooKeeper mode: Kafka's znodes, changes pushed by watches
+    recorder: Recorder | None = None  # --record FILE: every delivery and action, for --replay

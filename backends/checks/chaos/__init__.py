@@ -1,1 +1,3 @@
-"""The chaos run: random kill/stop/restart/start steps while producing and consuming, with kafkatop's own view measured."""
+"""The chaos run: random kill/stop/restart/start steps while producing and consuming, with kafkatop's own view
+measured.
+"""

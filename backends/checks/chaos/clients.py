@@ -316,4 +316,3 @@ def jvms_under(state_dir: Path) -> dict[int, list[str]]:
         except (psutil.Error, OSError):
             continue
     return found
-

@@ -22,10 +22,13 @@ def format_report(report: ChaosReport) -> str:
     out.append(
         f"topic '{s.topic}': {report.partitions_count} partitions, RF {report.replication_factor}, "
         f"min.insync.replicas {min_isr}; {s.rate:g} records/s; max-down {s.max_down} "
-        f"(safe: {report.safe_max_down}: {report.safe_reason})")
+        f"(safe: {report.safe_max_down}: {report.safe_reason})"
+    )
     for note in report.notes:
         out.append(f"note: {note}")
-    rows: list[tuple[str, ...]] = [("STEP", "ACTION", "NODE", "SETTLED", "POLLS", "LEADER-MOVES", "PRODUCER-ERR", "CONSUMER-ERR")]
+    rows: list[tuple[str, ...]] = [
+        ("STEP", "ACTION", "NODE", "SETTLED", "POLLS", "LEADER-MOVES", "PRODUCER-ERR", "CONSUMER-ERR")
+    ]
     for step in report.steps:
         rows.append(
             (
@@ -59,7 +62,8 @@ def format_report(report: ChaosReport) -> str:
     out.append(
         f"records: {t.sent} sent, {t.acked} acked, {t.failed} failed, {report.consumed} read by the group; "
         f"{t.lost} lost, {t.duplicated} duplicated, {t.out_of_order} out of order, {t.unacked_present} "
-        "unacked but present")
+        "unacked but present"
+    )
     for r in report.partitions:
         if r.lost_sample:
             out.append(f"  lost in {s.topic}-{r.partition}: sequence {', '.join(map(str, r.lost_sample))}")

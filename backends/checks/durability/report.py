@@ -42,7 +42,8 @@ def format_report(report: DurabilityReport) -> str:
     unclean = {None: "unknown", True: "on", False: "off"}[facts.unclean_leader_election]
     out.append(
         f"topic: {facts.partitions} partitions, RF {facts.replication_factor}, min.insync.replicas {min_isr}, "
-        f"unclean leader election {unclean}")
+        f"unclean leader election {unclean}"
+    )
     out.append(report.expectation.summary)
     for reason in report.expectation.reasons:
         out.append(f"  {reason}")

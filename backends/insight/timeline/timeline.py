@@ -64,10 +64,6 @@ ClientSource = Literal["producer", "consumer"]
 _RUNNING = (NodeState.STARTING, NodeState.UP, NodeState.STOPPING)
 
 
-
-
-
-
 _ACTION_TRIGGERS: dict[str, Trigger] = {
     "kill": Trigger.KILL,
     "stop": Trigger.STOP,

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-from kafkatop.backends.model.nodes import NodesSnapshot
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from kafkatop.tui.format import human_duration, human_size
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
@@ -35,7 +35,10 @@ class NodeTable(LivePane, DataTable[str | Text]):
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_columns("node", "role", "state", "pid", "port", "cpu", "rss", "up", "leads", "replicas")
+        self.add_columns("node", "role")
+        # As wide as the longest state from the start, so columns do not jump as a node goes starting -> up.
+        self.add_column("state", width=max(len(s.value) for s in NodeState))
+        self.add_columns("pid", "port", "cpu", "rss", "up", "leads", "replicas")
 
     def show(
         self,

@@ -1,0 +1,172 @@
+"""A recording of the live view: what its sources delivered, in order, and what the user did — enough to play the
+session back through the same app (`kafkatop --replay FILE`). Standard library only.
+
+A recording is JSON lines: a header (`kafkatop_recording`: its format), then one line per entry: `at` (time.time()
+when it happened), `kind`, and its `payload` (codec.py). A payload equal to the last one of its kind but for its
+`taken_at` is written as `"same": true` with the new `taken_at`, so a quiet cluster costs a few bytes a poll.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal, get_args
+
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
+from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
+from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
+
+RECORDING_FORMAT = 1
+MARK = "kafkatop_recording"
+
+RecordKind = Literal[
+    "cluster", "cluster-failed", "nodes", "ensemble", "ensemble-failed", "zookeeper", "consoles", "action",
+    "action-finished",
+]  # fmt: skip
+Source = Literal["control", "ensemble", "zookeeper", "clients"]  # what the live view had beside the cluster poll
+
+
+class RecordingError(KafkatopError):
+    """A file that is not a kafkatop recording, or one this kafkatop cannot read; the message says which line."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingHeader:
+    started_at: float
+    title: str  # the cluster as the live view named it: "lab 'lab' · KRaft · Kafka 4.1.0"
+    sources: tuple[Source, ...] = ()
+    banner: str | None = None
+    format: int = RECORDING_FORMAT
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFailed:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ZooKeeperPush:
+    """What ZooKeeper's watches delivered at once: the events, then the mirror they left (None: the watches lost
+    ZooKeeper, and the polls alone tell until they are back)."""
+
+    events: tuple[ZkEvent, ...]
+    snapshot: ClusterSnapshot | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTaken:
+    """A node action of the user's, recorded before it ran."""
+
+    action: NodeAction
+    node: str
+    broker_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionDone:
+    what: str
+    error: str | None = None
+
+
+Payload = (
+    ClusterSnapshot | NodesSnapshot | EnsembleSnapshot | QuorumSnapshot | ZooKeeperPush | ConsoleActivity
+    | ActionTaken | ActionDone | SourceFailed
+)  # fmt: skip
+PAYLOADS: dict[str, Any] = {
+    "cluster": ClusterSnapshot,
+    "cluster-failed": SourceFailed,
+    "nodes": NodesSnapshot,
+    "ensemble": EnsembleSnapshot | QuorumSnapshot,
+    "ensemble-failed": SourceFailed,
+    "zookeeper": ZooKeeperPush,
+    "consoles": ConsoleActivity,
+    "action": ActionTaken,
+    "action-finished": ActionDone,
+}
+assert set(PAYLOADS) == set(get_args(RecordKind))
+_TIMED = ("cluster", "nodes", "ensemble")  # snapshots with a taken_at: written as "same" when nothing else changed
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    at: float
+    kind: RecordKind
+    payload: Payload
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    header: RecordingHeader
+    entries: tuple[Recorded, ...]
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(e.kind for e in self.entries)
+
+
+def header_line(header: RecordingHeader) -> dict[str, JSON]:
+    data = encode(header, RecordingHeader)
+    assert isinstance(data, dict)
+    return {MARK: header.format, **data}
+
+
+def read_header(data: object) -> RecordingHeader:
+    if not isinstance(data, dict) or MARK not in data:
+        raise RecordingError("not a kafkatop recording (its first line has no kafkatop_recording mark)")
+    if data[MARK] != RECORDING_FORMAT:
+        raise RecordingError(
+            f"recorded in format {data[MARK]!r}; this kafkatop reads format {RECORDING_FORMAT}: replay it with the "
+            "kafkatop that recorded it"
+        )
+    try:
+        header: RecordingHeader = decode(RecordingHeader, {k: v for k, v in data.items() if k != MARK})
+    except CodecError as e:
+        raise RecordingError(f"unreadable header: {e}") from None
+    return header
+
+
+class EntryWriter:
+    """Entries as JSON-able lines, each timed snapshot that repeats the last of its kind written as "same"."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, JSON] = {}
+
+    def line(self, entry: Recorded) -> dict[str, JSON]:
+        payload = encode(entry.payload, PAYLOADS[entry.kind])
+        out: dict[str, JSON] = {"at": entry.at, "kind": entry.kind}
+        if entry.kind in _TIMED and isinstance(payload, dict):
+            untimed = {k: v for k, v in payload.items() if k != "taken_at"}
+            if self._last.get(entry.kind) == untimed:
+                return {**out, "same": True, "taken_at": payload.get("taken_at")}
+            self._last[entry.kind] = untimed
+        return {**out, "payload": payload}
+
+
+class EntryReader:
+    """The inverse of EntryWriter: lines (decoded JSON) back to entries, "same" ones from the last of their kind."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, Payload] = {}
+
+    def entry(self, data: object, where: str) -> Recorded:
+        if not isinstance(data, dict) or data.get("kind") not in PAYLOADS:
+            raise RecordingError(f"{where}: not an entry of a kafkatop recording")
+        kind = data["kind"]
+        at = data.get("at")
+        if not isinstance(at, int | float):
+            raise RecordingError(f"{where}: an entry without its time")
+        try:
+            if data.get("same"):
+                last = self._last.get(kind)
+                if last is None:
+                    raise RecordingError(f"{where}: repeats a {kind} entry that never came")
+                payload: Payload = replace(last, taken_at=float(data["taken_at"]))  # type: ignore[arg-type,type-var]
+            else:
+                payload = decode(PAYLOADS[kind], data.get("payload"), f"{where}.payload")
+        except CodecError as e:
+            raise RecordingError(str(e)) from None
+        self._last[kind] = payload
+        return Recorded(float(at), kind, payload)

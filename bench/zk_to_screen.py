@@ -1,0 +1,200 @@
+"""Benchmark: latency from a Kafka znode change to the frame that shows it in the running app (ZooKeeper mode).
+Prints figures; asserts nothing about timings. Run from the repository root:
+    .venv/bin/python bench/zk_to_screen.py [--isr N] [--brokers-down N] [--runs N]
+What it does:
+  1. Starts a real ZooKeeper (pyspark's jars, 127.0.0.1, a temporary data directory) and writes the znodes of a
+     ZooKeeper-mode Kafka cluster as Kafka writes them (tests/fixtures/kafka_znodes.py): 3 brokers (each an ephemeral
+     registration in its own kazoo session), a controller, 50 topics x 20 partitions (1,000 partition state znodes).
+  2. Runs the app headless (160x50, the Partitions tab) with the ZooKeeper watch wired as the command line wires it
+     in ZooKeeper mode (Sources.zookeeper = ZooKeeperSource). The metadata poll is a stand-in that answers the state
+     read before the changes, once: no ZooKeeper-mode Kafka broker can run here, and its interval is a day, so
+     whatever reaches the screen came from the watches.
+  3. ISR changes: t0 right before the partition state znode is set (the ISR of a partition in the first rows shrinks,
+     then expands; the leader epoch goes up each time); the time is the first frame drawn (the screen's compositor
+     refresh, wrapped) after the partition table holds the new ISR.
+  4. Broker deregistrations: t0 right before a broker's session is closed (ZooKeeper deletes /brokers/ids/N); the time
+     is the first frame drawn after the status bar says the broker is down; the broker registers again between
+     samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from kazoo.client import KazooClient
+from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
+
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.zookeeper.server import ZooKeeperServer
+from kafkatop.backends.zookeeper.watch import ZooKeeperSource
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.widgets.status_bar import StatusBar
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from tests.fixtures import kafka_znodes as kz  # noqa: E402 - the repository root must be on sys.path first
+
+TARGET_MS = 100.0
+SIZE = (160, 50)
+BROKER_IDS = (1, 2, 3)
+TOPICS, PARTITIONS = 50, 20
+SAMPLE_TIMEOUT_S = 10.0
+
+
+def replicas_of(t: int, p: int) -> list[int]:
+    start = (t + p) % len(BROKER_IDS)
+    return [BROKER_IDS[(start + k) % len(BROKER_IDS)] for k in range(len(BROKER_IDS))]
+
+
+class Frames:
+    """When each frame finished drawing: the screen's compositor refresh, wrapped (a measuring hook only)."""
+
+    def __init__(self, app: KafkatopApp) -> None:
+        self.times: list[float] = []
+        screen = app.screen
+        original = screen._compositor_refresh
+
+        def timed() -> None:
+            original()
+            self.times.append(time.perf_counter())
+
+        screen._compositor_refresh = timed  # type: ignore[method-assign]
+
+    def first_after(self, t: float) -> float | None:
+        return next((f for f in self.times if f >= t), None)
+
+
+async def until_drawn(pilot: object, frames: Frames, shown: object) -> float:
+    """Waits until `shown()` holds, then for the first frame drawn after that; returns that frame's time."""
+    deadline = time.perf_counter() + SAMPLE_TIMEOUT_S
+    seen_at: float | None = None
+    while True:
+        if seen_at is None and shown():  # type: ignore[operator]
+            seen_at = time.perf_counter()
+        if seen_at is not None and (frame := frames.first_after(seen_at)) is not None:
+            return frame
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the change did not reach the screen")
+        await asyncio.sleep(0.001)
+
+
+async def measure(address: str, zk: KazooClient, sessions: dict[int, KazooClient], isr_samples: int,
+                  deregistrations: int) -> tuple[list[float], list[float]]:  # fmt: skip
+    with ZooKeeperSource(address) as reader:
+        before = replace(reader.snapshot(), source="admin")
+    calls = 0
+
+    def stale_poll() -> ClusterSnapshot:
+        nonlocal calls
+        calls += 1
+        return replace(before, taken_at=time.time())
+
+    watch = ZooKeeperSource(address)
+    app = KafkatopApp(Sources(stale_poll, zookeeper=watch), Settings(poll_interval_s=86_400))
+    isr_ms: list[float] = []
+    dereg_ms: list[float] = []
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            table = app.query_one(PartitionTable)
+            status = app.query_one(StatusBar)
+            deadline = time.monotonic() + 30
+            while not (table.row_count == TOPICS * PARTITIONS and watch.connected):
+                assert time.monotonic() < deadline, "the app did not start"
+                await pilot.pause(0.05)
+            await pilot.pause(0.3)
+            frames = Frames(app)
+            epochs: dict[int, int] = {}
+            for i in range(isr_samples):
+                t, p = 0, (i // 2) % PARTITIONS  # topic-00: the first rows, on screen
+                replicas = replicas_of(t, p)
+                isr = replicas[:-1] if i % 2 == 0 else replicas
+                epochs[p] = epoch = epochs.get(p, 0) + 1
+                key, want = f"topic-{t:02d}-{p}", ",".join(map(str, isr))
+                t0 = time.perf_counter()
+                kz.set_partition_state(zk, f"topic-{t:02d}", p, replicas[0], isr, epoch)
+                frame = await until_drawn(pilot, frames, lambda key=key, want=want: table.row(key)[4] == want)
+                isr_ms.append((frame - t0) * 1000)
+                await pilot.pause(0.02)
+            for i in range(deregistrations):
+                b = BROKER_IDS[1 + i % (len(BROKER_IDS) - 1)]
+                session = sessions.pop(b)
+                t0 = time.perf_counter()
+                session.stop()
+                frame = await until_drawn(pilot, frames, lambda: "2 up 1 down" in status.text.plain)
+                dereg_ms.append((frame - t0) * 1000)
+                session.close()
+                sessions[b] = kz.register_broker(address, b, 9091 + b)
+                deadline = time.monotonic() + SAMPLE_TIMEOUT_S
+                while "3 up" not in status.text.plain:
+                    assert time.monotonic() < deadline, "the broker did not come back on screen"
+                    await pilot.pause(0.02)
+            assert calls == 1, f"the metadata poll ran {calls} times: it could have told"
+            app.hold()
+    finally:
+        watch.close()
+    return isr_ms, dereg_ms
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--isr", type=int, default=100, help="ISR changes to time (default %(default)s)")
+    parser.add_argument("--brokers-down", type=int, default=20, help="deregistrations to time (default %(default)s)")
+    args = parser.parse_args()
+    print("== kafkatop bench: ZooKeeper znode change -> the frame that shows it (the running app) ==")
+    print(
+        f"machine: cpu_count={os.cpu_count()} python={platform.python_version()} ({platform.system()} "
+        f"{platform.machine()}) load average {os.getloadavg()[0]:.2f}; headless {SIZE[0]}x{SIZE[1]}"
+    )
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="kafkatop-bench-zk-screen-") as tmp:
+        server = ZooKeeperServer(tmp)
+        zk: KazooClient | None = None
+        sessions: dict[int, KazooClient] = {}
+        try:
+            server.start()
+            zk = KazooClient(hosts=server.address)
+            zk.start(timeout=10)
+            for b in BROKER_IDS:
+                sessions[b] = kz.register_broker(server.address, b, 9091 + b)
+            kz.write_cluster_id(zk, "bench-cluster-id")
+            kz.write_controller(zk, 1, epoch=1)
+            for t in range(TOPICS):
+                kz.create_topic(zk, f"topic-{t:02d}", {p: replicas_of(t, p) for p in range(PARTITIONS)})
+            print(f"layout: 3 brokers, controller 1, {TOPICS} topics x {PARTITIONS} partitions = "
+                  f"{TOPICS * PARTITIONS} partition state znodes")  # fmt: skip
+            isr_ms, dereg_ms = asyncio.run(measure(server.address, zk, sessions, args.isr, args.brokers_down))
+        finally:
+            for session in sessions.values():
+                session.stop()
+                session.close()
+            if zk is not None:
+                zk.stop()
+                zk.close()
+            server.stop()
+    print()
+    print(f"ISR change -> partition table row on screen, {len(isr_ms)} samples:")
+    print(f"  {stats_line(isr_ms, digits=2)}")
+    print(f"broker session closed -> 'down' in the status bar on screen, {len(dereg_ms)} samples:")
+    print(f"  {stats_line(dereg_ms, digits=2)}")
+    print()
+    for label, values in (("ISR change to screen", isr_ms), ("deregistration to screen", dereg_ms)):
+        median = statistics.median(values)
+        verdict = "PASS" if median <= TARGET_MS else "FAIL"
+        print(f"RESULT: {label:<25} median {median:6.2f} ms; target median <= {TARGET_MS:.0f} ms -> {verdict}")
+    print(f"        bench wall time {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

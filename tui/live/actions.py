@@ -1,0 +1,163 @@
+"""What the keys do to the cluster: a node killed, stopped, started, restarted or added; a topic created or deleted;
+the durability check. Each asks what it needs first (a dialog, a confirmation), then runs in the app's action worker;
+its end comes back as an ActionFinished."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from textual.app import SystemCommand
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+
+from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.backends.model.recording import ActionTaken
+from kafkatop.backends.model.topics import NewTopicRequest
+from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
+from kafkatop.tui.live.screens.durability import DurabilityScreen
+from kafkatop.tui.live.sources import Sources
+from kafkatop.tui.live.state import LiveView
+
+NODE_ACTIONS: dict[NodeAction, str] = {
+    "kill": "killed (kill -9)",
+    "stop": "stopped",
+    "start": "started",
+    "restart": "restarted",
+}
+
+
+class Host(Protocol):
+    """What the actions need of the app."""
+
+    sources: Sources
+    view: LiveView
+    feed: Feed
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...  # fmt: skip
+
+    def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any: ...
+
+    def act(self, what: str, call: Callable[[], object]) -> None: ...
+
+
+class ClusterActions:
+    def __init__(self, app: Host) -> None:
+        self.app = app
+
+    def node(self, action: NodeAction, name: str | None) -> None:
+        app = self.app
+        control = app.sources.control
+        if control is None:
+            app.notify("no cluster processes here: attach to a lab cluster or start one (kafkatop up)",
+                       severity="warning")  # fmt: skip
+            return
+        if name is None:
+            app.notify("highlight a node first (arrow keys in the process table)", severity="warning")
+            return
+        app.notify(f"{action} {name} …", timeout=2)
+        view = app.view.nodes.node(name) if app.view.nodes is not None else None
+        taken = ActionTaken(action, name, view.node_id if view is not None else None)
+
+        def act() -> None:
+            app.feed.action(taken)  # before acting: the action's effects are seen after it
+            getattr(control, action)(name)
+
+        app.act(f"{name} {NODE_ACTIONS[action]}", act)
+
+    def add_broker(self) -> None:
+        control = self.app.sources.control
+        if control is not None:
+            self.app.act("broker added", control.add_broker)
+
+    def create_topic(self) -> None:
+        app = self.app
+        factory = app.sources.topic_admin
+        if factory is None:
+            app.notify("topics cannot be created here", severity="warning")
+            return
+        live = len(app.view.cluster.brokers_alive) if app.view.cluster is not None else None
+
+        def create(request: NewTopicRequest | None) -> None:
+            if request is None:
+                return
+
+            def run() -> None:
+                admin = factory()
+                try:
+                    admin.create_topic(request.name, request.partitions, request.replication_factor, request.configs)
+                finally:
+                    admin.close()
+
+            app.act(f"topic {request.name} created", run)
+
+        app.push_screen(CreateTopicScreen(live), create)
+
+    def delete_topic(self, topic: str | None) -> None:
+        app = self.app
+        factory = app.sources.topic_admin
+        if topic is None or factory is None:
+            app.notify("highlight a row of the topic to delete", severity="warning")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            def delete() -> None:
+                admin = factory()
+                try:
+                    admin.delete_topic(topic)
+                finally:
+                    admin.close()
+
+            app.act(f"topic {topic} deleted", delete)
+
+        app.push_screen(ConfirmScreen(f"Delete topic {topic!r} and all its messages?"), answered)
+
+    def durability(self, topic: str | None) -> None:
+        app = self.app
+        if app.sources.durability is None:
+            app.notify("the durability check needs a cluster kafkatop can reach", severity="warning")
+            return
+        kind = app.view.nodes.kind if app.view.nodes is not None else None
+        app.push_screen(DurabilityScreen(app.sources.durability, topic, can_restart=kind != "attach"))
+
+
+class PaletteHost(Protocol):
+    def action_node(self, action: NodeAction) -> None: ...
+    def action_add_broker(self) -> None: ...
+    def action_create_topic(self) -> None: ...
+    def action_delete_topic(self) -> None: ...
+    def action_durability(self) -> None: ...
+    def action_refresh(self) -> None: ...
+    def action_help(self) -> None: ...
+    def action_tab(self, index: int) -> None: ...
+    def spark_count(self) -> None: ...
+
+
+TABS = ("Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum", "Spark", "Timeline")
+
+
+def palette(app: PaletteHost) -> Iterator[SystemCommand]:
+    """The command palette's commands (ctrl+p): every action, with the key that does it in its help."""
+    commands: list[tuple[str, str, Callable[[], object]]] = [
+        ("Kill -9 the highlighted node", "k: SIGKILL, no controlled shutdown", lambda: app.action_node("kill")),
+        ("Stop the highlighted node", "t: SIGTERM, controlled shutdown", lambda: app.action_node("stop")),
+        ("Start the highlighted node", "s", lambda: app.action_node("start")),
+        ("Restart the highlighted node", "R", lambda: app.action_node("restart")),
+        ("Add a broker", "a: lab clusters", app.action_add_broker),
+        ("Create a topic", "c", app.action_create_topic),
+        ("Delete the highlighted topic", "d", app.action_delete_topic),
+        ("Durability check", "v: sequenced records while a leader fails, then read back", app.action_durability),
+        ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
+        ("Refresh now", "r", app.action_refresh),
+        ("Help", "?", app.action_help),
+    ]
+    for title, help_text, callback in commands:
+        yield SystemCommand(title, help_text, callback)
+    for i, tab in enumerate(TABS, start=1):
+        yield SystemCommand(f"Show {tab}", str(i), lambda i=i: app.action_tab(i))  # type: ignore[misc]

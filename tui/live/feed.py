@@ -1,0 +1,161 @@
+"""What each source delivers, turned into the app's messages — the same path for a live source and a replayed one.
+
+Each delivery is recorded first (when recording), then observed by the failover timeline and the history, laid over
+ZooKeeper's pushed state in ZooKeeper mode (insight/merge.py), and posted as one message. Called from worker threads:
+the timeline and the history are thread-safe, and the messages are posted, never drawn, here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.message import Message
+
+from kafkatop.backends.insight.history import History
+from kafkatop.backends.insight.merge import with_zookeeper
+from kafkatop.backends.insight.timeline.timeline import Timeline
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.nodes import NodesSnapshot
+from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.recording import (
+    ActionDone,
+    ActionTaken,
+    Payload,
+    Recorded,
+    RecordKind,
+    SourceFailed,
+    ZooKeeperPush,
+)
+from kafkatop.backends.model.zookeeper import ZkEvent
+from kafkatop.backends.ports import EnsembleView, Recorder, ZooKeeperWatch
+from kafkatop.tui.live.messages import (
+    ActionFinished,
+    ClientsDrained,
+    ClusterPolled,
+    EnsemblePolled,
+    NodesPolled,
+    PollFailed,
+)
+
+ZOOKEEPER_WAIT_S = 0.5  # how long the watch waits for events before it looks whether it should stop
+ZOOKEEPER_RETRY_S = 2.0  # between attempts to connect the watches
+
+
+class Feed:
+    def __init__(self, post: Callable[[Message], object], recorder: Recorder | None = None) -> None:
+        self._post = post
+        self.recorder = recorder
+        self.timeline = Timeline()
+        self.history = History()
+        self._polled: ClusterSnapshot | None = None  # the last metadata poll, before ZooKeeper's state is laid over it
+        self._pushed: ClusterSnapshot | None = None  # ZooKeeper's state, as its watches last pushed it
+
+    def _record(self, at: float, kind: RecordKind, payload: Payload) -> None:
+        if self.recorder is not None:
+            self.recorder.record(at, kind, payload)
+
+    def _cluster_view(self) -> ClusterSnapshot | None:
+        polled, pushed = self._polled, self._pushed
+        if polled is not None and pushed is not None:
+            return with_zookeeper(polled, pushed)
+        return polled or pushed
+
+    # --- deliveries ----------------------------------------------------------------------------------------------
+    def cluster(self, polled: ClusterSnapshot, at: float | None = None) -> None:
+        self._record(polled.taken_at if at is None else at, "cluster", polled)
+        self._polled = polled
+        self.timeline.observe_cluster(polled)
+        snapshot = self._cluster_view()
+        assert snapshot is not None
+        self.history.observe_cluster(snapshot)
+        self._post(ClusterPolled(snapshot, self.history.snapshot(), self.timeline.snapshot()))
+
+    def zookeeper(self, push: ZooKeeperPush, at: float | None = None) -> None:
+        """ZooKeeper mode: a broker deregistering, a controller moving, a leader or ISR changing, as the watches
+        pushed it — before the next poll."""
+        self._record(time.time() if at is None else at, "zookeeper", push)
+        for event in push.events:
+            self.timeline.observe_zookeeper(event)
+        self._pushed = push.snapshot
+        snapshot = self._cluster_view()
+        if snapshot is None:
+            return  # the watches lost ZooKeeper before the first poll: nothing to show yet
+        self.history.observe_changes(snapshot)
+        self._post(ClusterPolled(snapshot, self.history.snapshot(), self.timeline.snapshot()))
+
+    def nodes(self, snapshot: NodesSnapshot, at: float | None = None) -> None:
+        self._record(snapshot.taken_at if at is None else at, "nodes", snapshot)
+        self.timeline.observe_nodes(snapshot)
+        self._post(NodesPolled(snapshot, self.timeline.snapshot()))
+
+    def ensemble(self, view: EnsembleView, at: float | None = None) -> None:
+        self._record(view.taken_at if at is None else at, "ensemble", view)
+        if isinstance(view, QuorumSnapshot):
+            self.timeline.observe_quorum(view)
+        self._post(EnsemblePolled(view, self.timeline.snapshot()))
+
+    def consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
+        at = time.time() if at is None else at
+        self._record(at, "consoles", activity)
+        self.timeline.observe_consoles(activity, at)
+        self._post(ClientsDrained(activity, self.timeline.snapshot()))
+
+    def action(self, taken: ActionTaken, at: float | None = None) -> None:
+        """A node action of the user's, before it runs (its effects are seen after it)."""
+        at = time.time() if at is None else at
+        self._record(at, "action", taken)
+        self.timeline.record_action(taken.action, taken.node, at, broker_id=taken.broker_id)
+
+    def failed(self, source: str, reason: str, at: float) -> None:
+        """A poll failed (told on the UI thread): only recorded here; the app shows it."""
+        kind: RecordKind = "cluster-failed" if source == "admin" else "ensemble-failed"
+        self._record(at, kind, SourceFailed(reason))
+
+    def action_done(self, done: ActionDone, at: float) -> None:
+        self._record(at, "action-finished", done)
+
+    def follow_zookeeper(self, watch: ZooKeeperWatch, cancelled: Callable[[], bool]) -> None:
+        """ZooKeeper mode, in a worker until cancelled: what the watches push, delivered as it comes."""
+        while not cancelled():
+            try:
+                watch.start()
+                break
+            except KafkatopError:
+                # A lab's ZooKeeper, or its first broker, may still be starting: the polls cover meanwhile.
+                time.sleep(ZOOKEEPER_RETRY_S)
+        events: list[ZkEvent] = []
+        connected = False
+        while not cancelled():
+            if watch.connected:
+                # The first time round: the state the watches start from.
+                self.zookeeper(ZooKeeperPush(tuple(events), watch.snapshot()))
+                connected = True
+            elif connected:
+                self.zookeeper(ZooKeeperPush(tuple(events), None))  # lost: the polls alone tell meanwhile
+                connected = False
+            events = []
+            while not events and not cancelled() and watch.connected == connected:
+                events = watch.next_events(ZOOKEEPER_WAIT_S)
+
+    # --- a replay: what was recorded, through the same path ----------------------------------------------------
+    def replayed(self, entry: Recorded) -> None:
+        p, at = entry.payload, entry.at
+        if isinstance(p, ClusterSnapshot):
+            self.cluster(p, at)
+        elif isinstance(p, ZooKeeperPush):
+            self.zookeeper(p, at)
+        elif isinstance(p, NodesSnapshot):
+            self.nodes(p, at)
+        elif isinstance(p, ConsoleActivity):
+            self.consoles(p, at)
+        elif isinstance(p, ActionTaken):
+            self.action(p, at)
+        elif isinstance(p, ActionDone):
+            self._post(ActionFinished(p.what, p.error))
+        elif isinstance(p, SourceFailed):
+            self._post(PollFailed("admin" if entry.kind == "cluster-failed" else "ensemble", p.reason, at))
+        else:
+            self.ensemble(p, at)
