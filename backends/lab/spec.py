@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkatop.backends.lab.install import LabMode
-from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.processes import ProcessRole
 
 HOST = "127.0.0.1"
@@ -23,7 +23,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _HEAP = re.compile(r"[1-9][0-9]*[kKmMgG]")
 
 
-class SpecError(KafkatopError):
+class SpecError(BadInput):
     """A cluster spec (flags or kafkatop.toml) asks for something that cannot be built."""
 
 

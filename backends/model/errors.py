@@ -7,6 +7,10 @@ class KafkatopError(Exception):
     """Base of every error a backend raises on purpose; its message is written for the user."""
 
 
+class BadInput(KafkatopError):
+    """What the user asked for cannot be done as asked (an option, a cluster spec): a command exits with 2."""
+
+
 class SourceUnavailable(KafkatopError):
     """A data source (Kafka bootstrap, ZooKeeper, …) could not be reached or read at all."""
 

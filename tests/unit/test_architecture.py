@@ -95,6 +95,24 @@ def test_the_app_process_never_loads_pyspark() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_the_entry_point_loads_only_the_parser() -> None:
+    """`kafkatop --help` and a mistyped option answer at once: the entry point imports the argument parser and the
+    model's errors; each command's modules (labs, adapters, Textual, data libraries) load when that command runs."""
+    code = "import sys, kafkatop.tui.cli.main\nprint(' '.join(sorted(m for m in sys.modules if 'kafkatop' in m)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    packages = {"kafkatop", "kafkatop.tui", "kafkatop.tui.cli", "kafkatop.backends", "kafkatop.backends.model"}
+    modules = {
+        "kafkatop.tui.cli.main",
+        "kafkatop.tui.cli.parser",
+        "kafkatop.tui.cli.exits",
+        "kafkatop.backends.model.errors",
+    }
+    loaded = {m for m in result.stdout.split() if m.startswith("kafkatop")}
+    assert loaded - packages <= modules, sorted(loaded - packages - modules)
+    assert loaded_after_import("kafkatop.tui.cli.main") & {"textual", "rich", "psutil", *DATA_LIBRARIES} == set()
+
+
 def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan), in the direct-import graph."""
     index: dict[str, int] = {}

@@ -28,7 +28,8 @@ from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSetting
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import INTERRUPTED, client_settings, err, interrupt_on_termination, open_cluster
+from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, open_cluster
+from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 
 def settings_from_args(args: argparse.Namespace) -> ChaosSettings:

@@ -1,41 +1,39 @@
-"""What every command shares: how it reports, how it is interrupted, where lab clusters live, and the one
-KafkaConnection that --bootstrap-server (or the lab cluster) and --command-config make, parsed once."""
+"""What the commands share: how they are interrupted, where lab clusters live, and the one KafkaConnection that
+--bootstrap-server (or the lab cluster) and --command-config make, parsed once."""
 
 from __future__ import annotations
 
 import argparse
 import signal
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import KafkaInstall, find_kafka
 from kafkatop.backends.lab.properties import read_properties
-from kafkatop.backends.lab.spec import ClusterSpec, SpecError, load_spec_file, with_overrides
-from kafkatop.backends.lab.state import default_state_root
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.tui.cli.exits import UsageError
 
-INTERRUPTED = 130
-
-
-class UsageError(KafkatopError):
-    """Bad input on the command line (exit code 2), worded for the user."""
-
-
-def err(message: str) -> None:
-    print(f"kafkatop: {message}", file=sys.stderr)
+# The lab's own modules (the supervisor, psutil) are imported by the functions that use them: the demo and an
+# attached cluster never load them, and the live view's first frame comes sooner.
+if TYPE_CHECKING:
+    from kafkatop.backends.lab.cluster import LabCluster
+    from kafkatop.backends.lab.install import KafkaInstall
+    from kafkatop.backends.lab.spec import ClusterSpec
 
 
 def state_root(args: argparse.Namespace) -> Path:
+    from kafkatop.backends.lab.state import default_state_root
+
     return Path(args.state_dir).expanduser() if args.state_dir else default_state_root()
 
 
 def build_spec(args: argparse.Namespace) -> ClusterSpec:
     """kafkatop.toml (given, or in the current directory), then flags over it."""
+    from kafkatop.backends.lab.spec import ClusterSpec, SpecError, load_spec_file, with_overrides
+
     spec = ClusterSpec()
     config = getattr(args, "config", None) or ("kafkatop.toml" if Path("kafkatop.toml").is_file() else None)
     if config:
@@ -63,10 +61,14 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
 
 
 def find_install(args: argparse.Namespace) -> KafkaInstall:
+    from kafkatop.backends.lab.install import find_kafka
+
     return find_kafka(getattr(args, "kafka_home", None))
 
 
 def open_cluster(args: argparse.Namespace) -> LabCluster:
+    from kafkatop.backends.lab.cluster import LabCluster
+
     name = args.name or build_spec(args).name
     return LabCluster.open(state_root(args) / name)
 

@@ -1,6 +1,9 @@
 """The composition root of the live view: `kafkatop` without a command. It picks the cluster — attach
 (`--bootstrap-server`), a lab cluster from a Kafka install, or the built-in demo — parses its connection once, builds
-every adapter from it, hands them to the app as ports (tui/live/sources.py), runs the app, and cleans up after it."""
+every adapter from it, hands them to the app as ports (tui/live/sources.py), runs the app, and cleans up after it.
+
+Each kind of cluster imports its adapters when it is chosen: the demo never loads the lab's supervisor, kazoo or
+psutil, so the first frame comes sooner (bench/first_frame.py)."""
 
 from __future__ import annotations
 
@@ -8,34 +11,29 @@ import argparse
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kafkatop.backends.checks.durability.run import DurabilityCheck
-from kafkatop.backends.demo.cluster import start_demo_cluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends import ports
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.consoles import Consoles
-from kafkatop.backends.kafka.topics import TopicAdmin
-from kafkatop.backends.kraft.quorum import QuorumSource
-from kafkatop.backends.lab.attached import AttachedControl
-from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.control import LabControl
-from kafkatop.backends.lab.install import KafkaNotFound, find_kafka
-from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.recording import RecordingHeader, Source
 from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
-from kafkatop.backends.recording.file import RecordingWriter, read_recording
-from kafkatop.backends.zookeeper.stats import ZooKeeperStatsSource
-from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.spark.client import SparkCounts
-from kafkatop.tui.cli.common import UsageError, client_settings, err, state_root
+from kafkatop.tui.cli.common import client_settings, state_root
+from kafkatop.tui.cli.exits import UsageError
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
+
+if TYPE_CHECKING:
+    from kafkatop.backends.lab.cluster import LabCluster
+    from kafkatop.backends.recording.file import RecordingWriter
 
 DEMO_BANNER = (
     "DEMO — a built-in 3-broker mock cluster (librdkafka), not a real Kafka: kill and restart brokers to see "
@@ -44,21 +42,106 @@ DEMO_BANNER = (
 )
 
 
+@dataclass
+class Chosen:
+    """The cluster in view and what only it can give: how to poll and control it, and what to call it."""
+
+    connection: KafkaConnection
+    poll_cluster: Callable[[], ClusterSnapshot]
+    control: NodeControl
+    ensemble: Callable[[], EnsembleView] | None  # ZooKeeper's servers or the KRaft quorum; None: the mock has neither
+    title: str
+    zookeeper: str | None = None  # its ZooKeeper, watched (ZooKeeper mode)
+    banner: str | None = None
+    startup: Callable[[], object] | None = None  # the lab's start-up, run in a worker once the app is on screen
+
+
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
-    return lambda: TopicAdmin(connection, timeout_s=15.0)
+    def make() -> ports.TopicAdmin:
+        from kafkatop.backends.kafka.topics import TopicAdmin
+
+        return TopicAdmin(connection, timeout_s=15.0)
+
+    return make
 
 
 def _ensemble(zookeeper: str | None, connection: KafkaConnection) -> Callable[[], EnsembleView]:
     if zookeeper:
+        from kafkatop.backends.zookeeper.stats import ZooKeeperStatsSource
+
         return ZooKeeperStatsSource(zookeeper).poll
+    from kafkatop.backends.kraft.quorum import QuorumSource
+
     return QuorumSource(connection).poll
 
 
 def _durability(connection: KafkaConnection, control: NodeControl | None) -> DurabilityRunFactory:
     def make(settings: DurabilitySettings, on_progress: Callable[[DurabilityProgress], None]) -> DurabilityRun:
+        from kafkatop.backends.checks.durability.run import DurabilityCheck
+
         return DurabilityCheck(connection, settings, control, on_progress=on_progress)
 
     return make
+
+
+def _admin(
+    args: argparse.Namespace, connection: KafkaConnection, stack: ExitStack, watch_groups: tuple[str, ...] = ()
+) -> AdminSource:
+    admin = AdminSource(
+        connection, timeout_s=args.timeout, include_internal=args.include_internal, watch_groups=watch_groups
+    )
+    stack.callback(admin.close)
+    return admin
+
+
+def _attach(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack) -> Chosen:
+    """`--bootstrap-server`: a cluster kafkatop did not start; its local processes, where it can see them."""
+    from kafkatop.backends.lab.attached import AttachedControl
+
+    connection = KafkaConnection.parse(args.bootstrap_server, settings)
+    admin = _admin(args, connection, stack)
+    last: list[ClusterSnapshot] = []
+
+    def poll_cluster() -> ClusterSnapshot:
+        snapshot = admin.poll()
+        last[:] = [snapshot]
+        return snapshot
+
+    control = AttachedControl(connection, lambda: last[0] if last else None)
+    ensemble = _ensemble(args.zookeeper, connection)
+    return Chosen(connection, poll_cluster, control, ensemble, f"attached to {connection}", args.zookeeper)
+
+
+def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, lab: LabCluster) -> Chosen:
+    """A lab cluster of kafkatop's: started (or adopted) now, stopped on the way out unless --detach."""
+    from kafkatop.backends.lab.control import LabControl
+
+    snap = lab.snapshot()
+    connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
+    zookeeper = args.zookeeper or snap.zookeeper_connect
+    control = LabControl(lab)
+    stack.callback(_stop_lab, lab, args.detach)
+    mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
+    title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
+    admin = _admin(args, connection, stack)
+    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=lab.up)
+
+
+def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
+    """The built-in demo: the librdkafka mock cluster, clearly labelled."""
+    from kafkatop.backends.demo.cluster import start_demo_cluster
+    from kafkatop.backends.demo.control import DemoControl
+
+    try:
+        demo = start_demo_cluster()
+    except KafkatopError as e:
+        raise KafkatopError(f"cannot start the demo cluster: {e}") from None
+    stack.callback(demo.close)
+    control = DemoControl(demo)
+    stack.callback(control.close)
+    admin = _admin(args, demo.connection, stack, watch_groups=demo.groups)
+    title = "DEMO · librdkafka mock, 3 brokers"
+    return Chosen(demo.connection, admin.poll, control, None, title, banner=DEMO_BANNER)
 
 
 def run_live_view(args: argparse.Namespace) -> int:
@@ -68,60 +151,17 @@ def run_live_view(args: argparse.Namespace) -> int:
         raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
     settings = client_settings(args)
     with ExitStack() as stack:
-        banner = None
-        watch_groups: tuple[str, ...] = ()
-        startup: Callable[[], object] | None = None
-        zookeeper = args.zookeeper
-        control: NodeControl
-        ensemble: Callable[[], EnsembleView] | None
         if args.bootstrap_server:
-            connection = KafkaConnection.parse(args.bootstrap_server, settings)
-            admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal)
-            stack.callback(admin.close)
-            last: list[ClusterSnapshot] = []
-
-            def poll_cluster() -> ClusterSnapshot:
-                snapshot = admin.poll()
-                last[:] = [snapshot]
-                return snapshot
-
-            control = AttachedControl(connection, lambda: last[0] if last else None)
-            ensemble = _ensemble(zookeeper, connection)
-            title = f"attached to {connection}"
+            chosen = _attach(args, settings, stack)
         else:
             lab = None if args.demo else _lab_cluster(args)
-            if lab is not None:
-                snap = lab.snapshot()
-                connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
-                zookeeper = zookeeper or snap.zookeeper_connect
-                control = LabControl(lab)
-                stack.callback(_stop_lab, lab, args.detach)
-                mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
-                title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
-                startup = lab.up
-                admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal)
-                stack.callback(admin.close)
-                poll_cluster = admin.poll
-                ensemble = _ensemble(zookeeper, connection)
-            else:
-                try:
-                    demo = start_demo_cluster()
-                except KafkatopError as e:
-                    err(f"cannot start the demo cluster: {e}")
-                    return 1
-                stack.callback(demo.close)
-                demo_control = DemoControl(demo)
-                stack.callback(demo_control.close)
-                control = demo_control
-                connection, watch_groups, banner = demo.connection, demo.groups, DEMO_BANNER
-                title = "DEMO · librdkafka mock, 3 brokers"
-                admin = AdminSource(connection, timeout_s=args.timeout, include_internal=args.include_internal,
-                                    watch_groups=watch_groups)  # fmt: skip
-                stack.callback(admin.close)
-                poll_cluster = admin.poll
-                ensemble = None  # the mock has no quorum to describe
-        watch = ZooKeeperSource(zookeeper) if zookeeper else None
-        if watch is not None:
+            chosen = _lab(args, settings, stack, lab) if lab is not None else _demo(args, stack)
+        connection = chosen.connection
+        watch = None
+        if chosen.zookeeper:
+            from kafkatop.backends.zookeeper.watch import ZooKeeperSource
+
+            watch = ZooKeeperSource(chosen.zookeeper)
             stack.callback(watch.close)
         consoles = Consoles(connection)
         stack.callback(consoles.close)
@@ -129,19 +169,21 @@ def run_live_view(args: argparse.Namespace) -> int:
         stack.callback(spark.close)  # before the cluster: a live query reads it until then
         recorder = None
         if args.record:
+            from kafkatop.backends.recording.file import RecordingWriter
+
             had: list[Source] = ["control", "clients"]
-            if ensemble is not None:
+            if chosen.ensemble is not None:
                 had.append("ensemble")
             if watch is not None:
                 had.append("zookeeper")
-            header = RecordingHeader(time.time(), title, tuple(had), banner)
+            header = RecordingHeader(time.time(), chosen.title, tuple(had), chosen.banner)
             recorder = RecordingWriter(Path(args.record), header)
             stack.callback(_recorded, recorder)
         sources = Sources(
-            poll_cluster, control, ensemble, _topic_admin(connection), consoles, startup, spark=spark,
-            durability=_durability(connection, control), zookeeper=watch, recorder=recorder,
+            chosen.poll_cluster, chosen.control, chosen.ensemble, _topic_admin(connection), consoles, chosen.startup,
+            spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
         )  # fmt: skip
-        KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=banner)).run()
+        KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner)).run()
     return 0
 
 
@@ -166,6 +208,8 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(f"--replay plays a recording back, with no cluster: leave out {', '.join(given)}")
     if not args.speed > 0:
         raise UsageError(f"--speed {args.speed:g}: give a positive number (2 plays twice as fast)")
+    from kafkatop.backends.recording.file import read_recording
+
     recording = read_recording(Path(args.replay))
     if not recording.entries:
         raise UsageError(f"{args.replay}: the recording holds no entry to play")
@@ -184,6 +228,10 @@ def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> Spar
 def _lab_cluster(args: argparse.Namespace) -> LabCluster | None:
     """The lab cluster to run: an existing one by name, else a new one from a Kafka install; None when there is
     no Kafka install (then the demo runs)."""
+    from kafkatop.backends.lab.cluster import LabCluster
+    from kafkatop.backends.lab.install import KafkaNotFound, find_kafka
+    from kafkatop.backends.lab.spec import ClusterSpec
+
     root: Path = state_root(args)
     name = args.name or "lab"
     if (root / name / "cluster.json").exists():

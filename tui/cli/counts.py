@@ -15,7 +15,8 @@ from typing import Any
 
 from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError, TopicCounts, watermark_check
 from kafkatop.spark.client import SparkServiceClient
-from kafkatop.tui.cli.common import INTERRUPTED, connection, state_root
+from kafkatop.tui.cli.common import connection, state_root
+from kafkatop.tui.cli.exits import INTERRUPTED
 from kafkatop.tui.format import data_size
 
 

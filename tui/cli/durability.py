@@ -24,7 +24,8 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRefused, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import INTERRUPTED, client_settings, err, interrupt_on_termination, open_cluster
+from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, open_cluster
+from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 DEFAULT_RESTART_AT = 0.7
 

@@ -20,16 +20,15 @@ from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import KafkaProcess
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.cli.common import (
-    INTERRUPTED,
     build_spec,
     connection,
-    err,
     find_install,
     ignore_interrupts,
     interrupt_on_termination,
     open_cluster,
     state_root,
 )
+from kafkatop.tui.cli.exits import INTERRUPTED, err
 from kafkatop.tui.format import human_duration, human_size
 
 

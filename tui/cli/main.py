@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from kafkatop.backends.lab.spec import SpecError
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.tui.cli.common import INTERRUPTED, UsageError, err
+from kafkatop.tui.cli.exits import BAD_INPUT, INTERRUPTED, err, exit_status
 from kafkatop.tui.cli.parser import build_parser
 
 LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker"})
@@ -46,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_command(args)
         if args.interval <= 0 or args.timeout <= 0:
             err("--interval and --timeout must be positive numbers of seconds")
-            return 2
+            return BAD_INPUT
         from kafkatop.tui.cli.compose import run_live_view
 
         return run_live_view(args)
@@ -55,4 +54,4 @@ def main(argv: list[str] | None = None) -> int:
         return INTERRUPTED
     except KafkatopError as e:
         err(str(e))
-        return 2 if isinstance(e, SpecError | UsageError) else 1
+        return exit_status(e)

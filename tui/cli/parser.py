@@ -40,7 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
         "describe; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each.",
     )
-    p.add_argument("--bootstrap-server", metavar="HOST:PORT[,…]", help="attach to this cluster (else: demo)")
+    p.add_argument(
+        "--bootstrap-server",
+        metavar="HOST:PORT[,…]",
+        help="attach to this cluster (else: a lab cluster from your Kafka install, or the demo)",
+    )
     p.add_argument(
         "--command-config", metavar="FILE", help="client properties (security settings), as Kafka's own tools"
     )

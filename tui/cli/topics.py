@@ -9,7 +9,8 @@ from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.topics import parse_config_assignments, validate_new_topic
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
-from kafkatop.tui.cli.common import connection, err
+from kafkatop.tui.cli.common import connection
+from kafkatop.tui.cli.exits import err
 
 
 def cmd_create_topic(args: argparse.Namespace) -> int:

@@ -1,0 +1,22 @@
+"""How a command ends: its exit status, and its message on stderr. Kept light: `kafkatop --help` imports it."""
+
+from __future__ import annotations
+
+import sys
+
+from kafkatop.backends.model.errors import BadInput, KafkatopError
+
+DONE, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(BadInput):
+    """Bad input on the command line, worded for the user."""
+
+
+def err(message: str) -> None:
+    print(f"kafkatop: {message}", file=sys.stderr)
+
+
+def exit_status(error: KafkatopError) -> int:
+    """A failure's exit status: 2 when the input was wrong (fix it and run again), else 1."""
+    return BAD_INPUT if isinstance(error, BadInput) else FAILED
