@@ -95,6 +95,9 @@ async def test_a_recorded_kill_and_start_replay_as_they_happened(
         assert any(leaders == during for leaders in [_leaders_of(e.payload) for e in recording.entries
                                                      if e.kind == "cluster"])  # fmt: skip
         assert "the end" in str(bar.render())
+        await pilot.press("p")  # at the end, play says so instead of doing nothing
+        await pilot.pause()
+        assert [n.message for n in app._notifications][-1] == "The end of the recording: nothing more to play. q quits."
 
 
 def _leaders_of(snapshot: object) -> dict[str, int]:

@@ -370,6 +370,9 @@ class KafkatopApp(App[None]):
     def action_replay(self, what: str) -> None:
         if self.replay is None:
             return
+        if what in ("toggle", "step") and self.replay.state().ended:
+            self.notify("The end of the recording: nothing more to play. q quits.", timeout=4)
+            return
         {"toggle": self.replay.toggle, "step": self.replay.step, "faster": self.replay.faster,
          "slower": self.replay.slower}[what]()  # fmt: skip
         self.main_screen.query_one(ReplayBar).refresh_state()
