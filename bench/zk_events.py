@@ -41,23 +41,13 @@ sys.path.insert(0, str(REPO))
 from tests.fixtures import kafka_znodes as kz  # noqa: E402 - the repository root must be on sys.path first
 
 TARGET_MS = 50.0
-BROKER_IDS = (1, 2, 3)
-CONTROLLER = 1
+BROKER_IDS = kz.BENCH_BROKERS
+CONTROLLER = BROKER_IDS[0]
 TOPICS = 50
 PARTITIONS = 20
 ISR_SAMPLES = 300
 DEREGISTRATIONS = 30
 EVENT_TIMEOUT_S = 10.0
-
-
-def topic_name(i: int) -> str:
-    return f"topic-{i:02d}"
-
-
-def replicas_of(t: int, p: int) -> list[int]:
-    """RF 3 over brokers 1..3, the preferred leader rotating as Kafka's assignment does."""
-    start = (t + p) % len(BROKER_IDS)
-    return [BROKER_IDS[(start + k) % len(BROKER_IDS)] for k in range(len(BROKER_IDS))]
 
 
 class EventWaiter:
@@ -117,12 +107,7 @@ def main() -> int:
             t0 = time.perf_counter()
             zk = KazooClient(hosts=server.address)
             zk.start(timeout=10)
-            for b in BROKER_IDS:
-                sessions[b] = kz.register_broker(server.address, b, 9091 + b, rack=f"rack-{b}")
-            kz.write_cluster_id(zk, "bench-cluster-id")
-            kz.write_controller(zk, CONTROLLER, epoch=1)
-            for t in range(TOPICS):
-                kz.create_topic(zk, topic_name(t), {p: replicas_of(t, p) for p in range(PARTITIONS)})
+            sessions.update(kz.write_bench_cluster(zk, server.address, TOPICS, PARTITIONS))
             print(
                 f"layout: {len(BROKER_IDS)} brokers, controller {CONTROLLER}, {TOPICS} topics x {PARTITIONS} "
                 f"partitions = {TOPICS * PARTITIONS} partition state znodes (written in "
@@ -158,11 +143,11 @@ def main() -> int:
             isr_ms: list[float] = []
             for i in range(isr_samples):
                 t, p = targets[i // 2]
-                replicas = replicas_of(t, p)
+                replicas = kz.bench_replicas(t, p)
                 isr = replicas[:-1] if i % 2 == 0 else replicas  # shrink, then expand
                 epoch = epochs.get((t, p), 0) + 1
                 epochs[(t, p)] = epoch
-                name = topic_name(t)
+                name = kz.bench_topic(t)
                 t0 = time.perf_counter()
                 kz.set_partition_state(zk, name, p, leader=replicas[0], isr=isr, leader_epoch=epoch)
                 ev = waiter.wait_for(

@@ -47,14 +47,9 @@ from tests.fixtures import kafka_znodes as kz  # noqa: E402 - the repository roo
 
 TARGET_MS = 100.0
 SIZE = (160, 50)
-BROKER_IDS = (1, 2, 3)
+BROKER_IDS = kz.BENCH_BROKERS
 TOPICS, PARTITIONS = 50, 20
 SAMPLE_TIMEOUT_S = 10.0
-
-
-def replicas_of(t: int, p: int) -> list[int]:
-    start = (t + p) % len(BROKER_IDS)
-    return [BROKER_IDS[(start + k) % len(BROKER_IDS)] for k in range(len(BROKER_IDS))]
 
 
 class Frames:
@@ -117,12 +112,12 @@ async def measure(address: str, zk: KazooClient, sessions: dict[int, KazooClient
             epochs: dict[int, int] = {}
             for i in range(isr_samples):
                 t, p = 0, (i // 2) % PARTITIONS  # topic-00: the first rows, on screen
-                replicas = replicas_of(t, p)
+                replicas = kz.bench_replicas(t, p)
                 isr = replicas[:-1] if i % 2 == 0 else replicas
                 epochs[p] = epoch = epochs.get(p, 0) + 1
-                key, want = f"topic-{t:02d}-{p}", ",".join(map(str, isr))
+                key, want = f"{kz.bench_topic(t)}-{p}", ",".join(map(str, isr))
                 t0 = time.perf_counter()
-                kz.set_partition_state(zk, f"topic-{t:02d}", p, replicas[0], isr, epoch)
+                kz.set_partition_state(zk, kz.bench_topic(t), p, replicas[0], isr, epoch)
                 frame = await until_drawn(pilot, frames, lambda key=key, want=want: table.row(key)[4] == want)
                 isr_ms.append((frame - t0) * 1000)
                 await pilot.pause(0.02)
@@ -165,12 +160,7 @@ def main() -> int:
             server.start()
             zk = KazooClient(hosts=server.address)
             zk.start(timeout=10)
-            for b in BROKER_IDS:
-                sessions[b] = kz.register_broker(server.address, b, 9091 + b)
-            kz.write_cluster_id(zk, "bench-cluster-id")
-            kz.write_controller(zk, 1, epoch=1)
-            for t in range(TOPICS):
-                kz.create_topic(zk, f"topic-{t:02d}", {p: replicas_of(t, p) for p in range(PARTITIONS)})
+            sessions.update(kz.write_bench_cluster(zk, server.address, TOPICS, PARTITIONS))
             print(f"layout: 3 brokers, controller 1, {TOPICS} topics x {PARTITIONS} partitions = "
                   f"{TOPICS * PARTITIONS} partition state znodes")  # fmt: skip
             isr_ms, dereg_ms = asyncio.run(measure(server.address, zk, sessions, args.isr, args.brokers_down))

@@ -128,7 +128,9 @@ def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
         proc.wait(10)
 
 
-async def pilot_until(pilot: Any, condition: Callable[[], object], what: str, timeout_s: float = 15.0) -> None:
+async def pilot_until(
+    pilot: Any, condition: Callable[[], object], what: str = "the condition", timeout_s: float = 15.0
+) -> None:
     """In a Textual pilot test: let the app run until `condition()` holds; fail with `what` after `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while not condition():

@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
 from kafkatop.backends.model.consoles import ConsoleActivity
-from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
@@ -29,7 +29,7 @@ RecordKind = Literal[
 Source = Literal["control", "ensemble", "zookeeper", "clients"]  # what the live view had beside the cluster poll
 
 
-class RecordingError(KafkatopError):
+class RecordingError(BadInput):
     """A file that is not a kafkatop recording, or one this kafkatop cannot read; the message says which line."""
 
 

@@ -4,9 +4,8 @@ what the app then shows."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.partitions import PartitionTable
+from tests.conftest import pilot_until
 
 
 @pytest.fixture
@@ -41,14 +41,6 @@ def make_app(demo: tuple[DemoCluster, DemoControl, Consoles]) -> KafkatopApp:
     return KafkatopApp(Sources(admin.poll, control, None, None, consoles), Settings(poll_interval_s=0.2))
 
 
-async def wait_until(pilot: Any, condition: Callable[[], object], what: str, timeout_s: float = 15.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not condition():
-        assert loop.time() < deadline, f"timed out waiting for {what}"
-        await pilot.pause(0.05)
-
-
 def log_text(app: KafkatopApp, selector: str) -> str:
     return "\n".join(line.text for line in app.query_one(selector).lines)
 
@@ -62,7 +54,7 @@ async def test_kill_key_moves_leadership_and_start_key_brings_the_broker_back(de
     app = make_app(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         table = app.query_one(NodeTable)
-        await wait_until(pilot, lambda: table.row_count == 3 and app.query_one(PartitionTable).row_count > 0, "data")
+        await pilot_until(pilot, lambda: table.row_count == 3 and app.query_one(PartitionTable).row_count > 0, "data")
         # The mock places replicas from a random broker on: the victim is whichever leads most.
         victim = Counter(p.leader for p in app.snapshot.partitions).most_common(1)[0][0]
         name = f"broker-{victim}"
@@ -70,30 +62,30 @@ async def test_kill_key_moves_leadership_and_start_key_brings_the_broker_back(de
         table.focus()
         table.move_cursor(row=table.get_row_index(name))
         await pilot.press("k")
-        await wait_until(pilot, lambda: node_state(app, name) == "killed", f"{name} killed")
+        await pilot_until(pilot, lambda: node_state(app, name) == "killed", f"{name} killed")
 
         def leadership_moved() -> bool:
             snap = app.snapshot
             return snap is not None and not any(p.leader == victim for p in snap.partitions)
 
-        await wait_until(pilot, leadership_moved, f"no partition led by broker {victim}")
+        await pilot_until(pilot, leadership_moved, f"no partition led by broker {victim}")
         rows = app.query_one(PartitionTable)
         moved = led[0]
         assert rows.row(f"{moved.topic}-{moved.id}")[2] != str(victim)  # the table shows the new leader
         await pilot.press("s")
-        await wait_until(pilot, lambda: node_state(app, name) == "up", f"{name} up again")
+        await pilot_until(pilot, lambda: node_state(app, name) == "up", f"{name} up again")
         assert app.last_action is not None and app.last_action.error is None
 
 
 async def test_send_from_producer_and_receive_in_consumer_console(demo: Any) -> None:
     app = make_app(demo)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.snapshot is not None, "first poll")
+        await pilot_until(pilot, lambda: app.snapshot is not None, "first poll")
         await pilot.press("3")  # Produce
         app.query_one("#produce-topic").value = "purchases"
         app.query_one("#produce-line").focus()
         await pilot.press(*"hello kafkatop", "enter")
-        await wait_until(pilot, lambda: "✓ purchases-" in log_text(app, "#deliveries"), "the delivery report")
+        await pilot_until(pilot, lambda: "✓ purchases-" in log_text(app, "#deliveries"), "the delivery report")
         assert "hello kafkatop" in log_text(app, "#deliveries")
 
         app.action_tab(4)  # Consume (the digit keys would type into the focused input)
@@ -101,14 +93,14 @@ async def test_send_from_producer_and_receive_in_consumer_console(demo: Any) -> 
         app.query_one("#consume-topics").value = "purchases"
         app.query_one("#consume-group").value = "console-test"
         await pilot.click("#start-consumer")
-        await wait_until(pilot, lambda: "hello kafkatop" in log_text(app, "#received"), "the message consumed")
+        await pilot_until(pilot, lambda: "hello kafkatop" in log_text(app, "#received"), "the message consumed")
         assert "c1 ← purchases-" in log_text(app, "#received")
 
 
 async def test_bad_producer_input_is_shown_where_it_was_typed(demo: Any) -> None:
     app = make_app(demo)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.snapshot is not None, "first poll")
+        await pilot_until(pilot, lambda: app.snapshot is not None, "first poll")
         await pilot.press("3")
         app.query_one("#produce-topic").value = "no-such-topic"
         app.query_one("#produce-line").focus()
@@ -117,10 +109,10 @@ async def test_bad_producer_input_is_shown_where_it_was_typed(demo: Any) -> None
         def error() -> str:
             return str(app.query_one("#produce-error").render())
 
-        await wait_until(pilot, lambda: "no-such-topic" in error(), "the error under the input")
+        await pilot_until(pilot, lambda: "no-such-topic" in error(), "the error under the input")
         app.query_one("#target-partition").value = "abc"
         await pilot.press(*"y", "enter")
-        await wait_until(pilot, lambda: "not a partition number" in error(), "the partition error")
+        await pilot_until(pilot, lambda: "not a partition number" in error(), "the partition error")
 
 
 async def test_create_topic_dialog_reports_kafkas_answer_without_crashing(demo: Any) -> None:
@@ -134,12 +126,12 @@ async def test_create_topic_dialog_reports_kafkas_answer_without_crashing(demo: 
 
     app = KafkatopApp(Sources(admin.poll, control, None, topic_admin, consoles), Settings(poll_interval_s=0.2))
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: app.snapshot is not None, "first poll")
+        await pilot_until(pilot, lambda: app.snapshot is not None, "first poll")
         await pilot.press("c")
         await pilot.pause()
         await pilot.press(*"new-topic", "enter")  # defaults: 3 partitions, RF 3
         # The librdkafka mock refuses CreateTopics: the refusal is reported, the app goes on.
-        await wait_until(pilot, lambda: app.last_action is not None, "the create action to finish")
+        await pilot_until(pilot, lambda: app.last_action is not None, "the create action to finish")
         assert app.last_action.what == "topic new-topic created"
         assert app.last_action.error and "new-topic" in app.last_action.error
         assert app.screen is app.screen_stack[0]  # back on the main screen
@@ -165,7 +157,7 @@ async def test_durability_check_from_the_app(demo: Any) -> None:
         Sources(admin.poll, control, None, None, consoles, durability=make), Settings(poll_interval_s=0.2)
     )
     async with app.run_test(size=(140, 45)) as pilot:
-        await wait_until(pilot, lambda: app.snapshot is not None, "the first poll")
+        await pilot_until(pilot, lambda: app.snapshot is not None, "the first poll")
         topic = next(t.name for t in app.snapshot.topics if len(t.partitions[0].replicas) >= 3)
         await pilot.press("v")
         screen = app.screen
@@ -174,12 +166,12 @@ async def test_durability_check_from_the_app(demo: Any) -> None:
         screen.query_one("#dur-records", Input).value = "2000"
         await pilot.click("#dur-run")
         report = screen.query_one("#dur-report", Static)
-        await wait_until(pilot, lambda: "verdict:" in str(report.render()), "the report", timeout_s=60)
+        await pilot_until(pilot, lambda: "verdict:" in str(report.render()), "the report", timeout_s=60)
         text = str(report.render())
         assert "total" in text and "verdict: " in text
         totals = next(line for line in text.splitlines() if line.startswith("total"))
         sent, acked, failed, read, lost, duplicated, out_of_order = (int(v) for v in totals.split()[1:8])
         assert (sent, acked, read, lost, duplicated, out_of_order) == (2000, 2000, 2000, 0, 0, 0)
         # The polls went on drawing the main screen under the dialog, and the killed broker is up again.
-        await wait_until(pilot, lambda: all(n.state.value == "up" for n in app.nodes.nodes), "every node up")
+        await pilot_until(pilot, lambda: all(n.state.value == "up" for n in app.nodes.nodes), "every node up")
     admin.close()

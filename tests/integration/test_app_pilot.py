@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from rich.text import Text
 
 from kafkatop.backends.kafka.admin import AdminSource
@@ -13,14 +11,7 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.partitions import PartitionTable
-
-
-async def wait_until(pilot, condition, timeout_s: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await pilot.pause(0.05)
+from tests.conftest import pilot_until
 
 
 async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) -> None:
@@ -28,7 +19,7 @@ async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) ->
     source = AdminSource(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=1.0)
     app = KafkatopApp(source.poll, Settings(poll_interval_s=0.1))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.query_one(PartitionTable).row_count == 3)
+        await pilot_until(pilot, lambda: app.query_one(PartitionTable).row_count == 3)
         mock_cluster.set_partition_leader("purchases", 0, 2)
         mock_cluster.set_broker_down(3)
         await pilot.press("2")  # the Brokers tab: tabs out of sight are not redrawn
@@ -38,7 +29,7 @@ async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) ->
             cell = brokers.get_row("3")[3] if brokers.row_count == 3 else None
             return isinstance(cell, Text) and cell.plain == "DOWN"
 
-        await wait_until(pilot, broker3_down)
+        await pilot_until(pilot, broker3_down)
         table = app.query_one(PartitionTable)
         # Out of sight while the Brokers tab was shown, the partition table draws itself when shown again.
         await pilot.press("1")
@@ -48,7 +39,7 @@ async def test_broker_down_and_leader_move_show_up(mock_cluster: MockCluster) ->
             dead = any(text == "3" and "strike" in style for text, style in replicas)  # the dead replica struck out
             return table.row("purchases-0")[2].startswith("2") and dead
 
-        await wait_until(pilot, moved)
+        await pilot_until(pilot, moved)
 
 
 async def test_refresh_key_does_not_double_the_polling(mock_cluster: MockCluster) -> None:
@@ -63,11 +54,11 @@ async def test_refresh_key_does_not_double_the_polling(mock_cluster: MockCluster
 
     app = KafkatopApp(counting_poll, Settings(poll_interval_s=0.5))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.snapshot is not None)
+        await pilot_until(pilot, lambda: app.snapshot is not None)
         for _ in range(5):
             await pilot.press("r")
             await pilot.pause(0.05)
-        await wait_until(pilot, lambda: not any(w.is_running for w in app.workers))
+        await pilot_until(pilot, lambda: not any(w.is_running for w in app.workers))
         before = polls
         await pilot.pause(1.6)  # about three intervals: one chain of timers polls ~3 times, doubled chains ~6+
         assert polls - before <= 4, polls - before
@@ -90,7 +81,7 @@ async def test_actions_do_not_multiply_the_process_polling() -> None:
 
     app = KafkatopApp(Sources(lambda: cluster, CountingControl(nodes)), Settings(poll_interval_s=0.5))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: app.nodes is not None)
+        await pilot_until(pilot, lambda: app.nodes is not None)
         app.query_one("#nodes").focus()
         for _ in range(5):
             await pilot.press("k")  # refused by the recorded control: an action that finishes at once

@@ -89,12 +89,11 @@ async def test_a_recorded_kill_and_start_replay_as_they_happened(
         assert app.query_one(NodeTable).row_count == 3 and app.query_one(PartitionTable).row_count == 9
         await pilot.press("k")  # a replay acts on nothing: the key does nothing at all
         await pilot.press("p")  # play the rest
-        await pilot_until(pilot, lambda: replay.state().ended, "the end of the recording", timeout_s=30)
-        await pilot.pause(0.3)
+        await pilot_until(pilot, lambda: "the end" in str(bar.render()), "the end of the recording", timeout_s=30)
+        assert replay.state().ended
         assert [(i.title, i.recovered) for i in app.timeline.snapshot().incidents] == recorded_incidents
         assert any(leaders == during for leaders in [_leaders_of(e.payload) for e in recording.entries
                                                      if e.kind == "cluster"])  # fmt: skip
-        assert "the end" in str(bar.render())
         await pilot.press("p")  # at the end, play says so instead of doing nothing
         await pilot.pause()
         assert [n.message for n in app._notifications][-1] == "The end of the recording: nothing more to play. q quits."

@@ -20,6 +20,7 @@ from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError
 from kafkatop.spark.client import SparkServiceClient
+from tests.conftest import pilot_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -196,29 +197,20 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     async with app.run_test(size=(120, 34)) as pilot:
         await pilot.press("8")
         panel = app.query_one(SparkPanel)
-        await wait_until(pilot, lambda: "panel" in panel._topics)
+        await pilot_until(pilot, lambda: "panel" in panel._topics, timeout_s=30.0)
         panel.query_one("#spark-topic", Select).value = "panel"
         await pilot.press("g")
         table = panel.query_one("#spark-table", DataTable)
-        await wait_until(pilot, lambda: table.row_count == 2, timeout_s=120)
+        await pilot_until(pilot, lambda: table.row_count == 2, timeout_s=120)
         assert [table.get_row_at(i)[1] for i in range(2)] == ["20", "20"]
         summary = panel.query_one("#spark-summary", Static)
         assert "panel: 40 records" in str(summary.render())
         # Live counts: a streaming query's micro-batches replace the table; `l` again stops it.
         await pilot.press("l")
-        await wait_until(pilot, lambda: "live, batch" in str(summary.render()), timeout_s=120)
+        await pilot_until(pilot, lambda: "live, batch" in str(summary.render()), timeout_s=120)
         assert panel.stream_id is not None
         fill(mock.bootstrap_servers, "panel", 10, 2)
-        await wait_until(pilot, lambda: "panel: 50 records" in str(summary.render()), timeout_s=60)
+        await pilot_until(pilot, lambda: "panel: 50 records" in str(summary.render()), timeout_s=60)
         await pilot.press("l")
         assert panel.stream_id is None
     admin.close()
-
-
-async def wait_until(pilot: Any, condition: Any, timeout_s: float = 30.0) -> None:
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        await pilot.pause(0.1)

@@ -124,8 +124,11 @@ class Feed:
                 watch.start()
                 break
             except KafkatopError:
-                # A lab's ZooKeeper, or its first broker, may still be starting: the polls cover meanwhile.
-                time.sleep(ZOOKEEPER_RETRY_S)
+                # A lab's ZooKeeper, or its first broker, may still be starting: the polls cover meanwhile. The wait
+                # looks at `cancelled` often: quitting must not wait it out.
+                retry_at = time.monotonic() + ZOOKEEPER_RETRY_S
+                while not cancelled() and time.monotonic() < retry_at:
+                    time.sleep(0.05)
         events: list[ZkEvent] = []
         connected = False
         while not cancelled():

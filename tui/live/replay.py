@@ -5,6 +5,7 @@ polled, so the same panes, timeline and history draw it."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -101,7 +102,7 @@ class Replay:
         """Until this entry's turn: its time after the last one (at the speed), or a step while paused. False when
         the replay is to stop."""
         with self._changed:
-            waited = 0.0
+            waited = 0.0  # time actually waited while playing (a key wakes the wait early; a pause does not count)
             while True:
                 if self._stop or cancelled():
                     return False
@@ -114,6 +115,6 @@ class Replay:
                 due = min(max(gap_s, 0.0), LONGEST_WAIT_S) / self._speed
                 if waited >= due:
                     return True
-                chunk = min(0.2, due - waited)
-                self._changed.wait(chunk)
-                waited += chunk
+                began = time.monotonic()
+                self._changed.wait(min(0.2, due - waited))
+                waited += time.monotonic() - began
