@@ -341,6 +341,8 @@ class KafkatopApp(App[None]):
 
     @on(DataTable.RowHighlighted, "#nodes")
     def _node_highlighted(self) -> None:
+        if self.shutting_down:
+            return  # the table's last highlight, delivered after its screen was taken down
         name = self.main_screen.query_one(NodeTable).selected_name
         if name != self.view.selected_node:
             self._show(selected_node=name)

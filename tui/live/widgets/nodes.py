@@ -38,7 +38,12 @@ class NodeTable(LivePane, DataTable[str | Text]):
         self.add_columns("node", "role")
         # As wide as the longest state from the start, so columns do not jump as a node goes starting -> up.
         self.add_column("state", width=max(len(s.value) for s in NodeState))
-        self.add_columns("pid", "port", "cpu", "rss", "up", "leads", "replicas")
+        self.add_columns("pid", "port")
+        # Fixed too: a column sized by content keeps the widest value it ever held ("104%" during a restart).
+        self.add_column("cpu", width=4)
+        self.add_column("rss", width=5)
+        self.add_column("up", width=6)
+        self.add_columns("leads", "replicas")
 
     def show(
         self,
