@@ -20,7 +20,7 @@ from pyspark.sql.window import Window
 
 from kafkatop.backends.model.spark import KeyCount, PartitionCounts, TopicCounts
 from kafkatop.spark.source import SOURCE_NAME, KafkaDataSource
-from kafkatop.spark.source_plan import METADATA_TIMEOUT_S, SourceOptions, admin_client, watermarks
+from kafkatop.spark.source_plan import METADATA_TIMEOUT_S, SourceOptions, admin_client, release, watermarks
 
 # Only what the job needs: the source then never builds topic, headers or timestampType columns.
 COUNT_SCHEMA = "partition int, offset long, timestamp timestamp, key binary, value binary"
@@ -54,7 +54,12 @@ def count_topic(
     options = reader_options(bootstrap, topic, client_config)
     parsed = SourceOptions.parse(options, streaming=False)
     admin = admin_client(parsed)
-    marks = watermarks(parsed, admin)[topic]
+    try:
+        marks = watermarks(parsed, admin)[topic]
+        policy = cleanup_policy(admin, topic)
+    finally:
+        release([admin])
+        del admin
     pinned = {topic: {str(p): low for p, (low, _) in marks.items()}}
     ends = {topic: {str(p): high for p, (_, high) in marks.items()}}
     reader = (
@@ -78,7 +83,7 @@ def count_topic(
     return TopicCounts(
         topic=topic,
         partitions=partitions,
-        cleanup_policy=cleanup_policy(admin, topic),
+        cleanup_policy=policy,
         elapsed_s=time.monotonic() - started,
         master=str(spark.sparkContext.master),
     )
@@ -222,11 +227,10 @@ def stream_counts(
         )
     )
     started = time.monotonic()
-    admin = admin_client(parsed)  # one for the query's life: a micro-batch every few seconds reads the watermarks
 
     def each_batch(batch: DataFrame, batch_id: int) -> None:
         rows = {r["partition"]: r for r in batch.collect()}
-        marks = watermarks(parsed, admin)[topic]
+        marks = watermarks(parsed)[topic]  # with a client of its own, released at once (as the planner's)
         partitions = [
             _counted(p, low, high, rows[p]) if p in rows else _empty(p, low, high)
             for p, (low, high) in sorted(marks.items())

@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 from pyspark.sql.datasource import InputPartition
 
+from kafkatop.backends.model import lifetime
 from kafkatop.backends.model.errors import KafkatopError
 
 EARLIEST, LATEST = -2, -1  # the official connector's sentinels in startingOffsets/endingOffsets JSON
@@ -155,12 +156,23 @@ def admin_client(options: SourceOptions) -> AdminClient:
     """An AdminClient with the source's connection and security settings (not the consumer-only ones)."""
     consumer_only = ("group.id", "enable.auto.commit", "enable.auto.offset.store", "enable.partition.eof",
                      "auto.offset.reset", "fetch.queue.backoff.ms")  # fmt: skip
-    return AdminClient({k: v for k, v in consumer_config(options).items() if k not in consumer_only})
+    return lifetime.keep(AdminClient({k: v for k, v in consumer_config(options).items() if k not in consumer_only}))
+
+
+def release(box: list[Any]) -> None:
+    """Frees the handles in `box` (their last references) on a thread of kafkatop's own: see model/lifetime.py."""
+    lifetime.release(box, close=lambda h: h.close() if isinstance(h, Consumer) else None)
 
 
 def watermarks(options: SourceOptions, admin: AdminClient | None = None) -> dict[str, dict[int, tuple[int, int]]]:
     """Low and high watermark of every partition of the subscribed topics, in two batched ListOffsets calls."""
-    admin = admin or admin_client(options)
+    if admin is None:
+        own = admin_client(options)
+        try:
+            return watermarks(options, own)
+        finally:
+            release([own])
+            del own
     try:
         metadata = admin.list_topics(timeout=METADATA_TIMEOUT_S)
     except KafkaException as e:

@@ -13,7 +13,15 @@ from typing import Any
 import pyarrow as pa
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from kafkatop.spark.source_plan import METADATA_TIMEOUT_S, KafkaSourceError, OffsetRange, SourceOptions, consumer_config
+from kafkatop.backends.model import lifetime
+from kafkatop.spark.source_plan import (
+    METADATA_TIMEOUT_S,
+    KafkaSourceError,
+    OffsetRange,
+    SourceOptions,
+    consumer_config,
+    release,
+)
 
 BATCH_ROWS = 32768
 
@@ -63,11 +71,13 @@ class RangeReader:
     def read(self, r: OffsetRange) -> Iterator[pa.RecordBatch]:
         if r.size <= 0:
             return
-        consumer = Consumer(consumer_config(self.options))
+        consumer = lifetime.keep(Consumer(consumer_config(self.options)))
         try:
             yield from self._read(consumer, r)
         finally:
             consumer.close()
+            release([consumer])
+            del consumer
 
     def _read(self, consumer: Consumer, r: OffsetRange) -> Iterator[pa.RecordBatch]:
         consumer.assign([TopicPartition(r.topic, r.partition, r.start)])

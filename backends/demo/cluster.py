@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 
@@ -40,20 +40,23 @@ def start_demo_cluster(messages_per_partition: int = 20) -> DemoCluster:
         for name, partitions in DEMO_TOPICS.items():
             cluster.create_topic(name, partitions, 3)
         connection = KafkaConnection.parse(cluster.bootstrap_servers)
-        producer = Producer(connection.config("kafkatop-demo"))
+        producer = handles.producer(connection.config("kafkatop-demo"))
         for name, partitions in DEMO_TOPICS.items():
             for p in range(partitions):
                 for i in range(messages_per_partition + 5 * p):
                     producer.produce(name, key=f"k{i}".encode(), value=f"{name} #{i}".encode(), partition=p)
         producer.flush(10)
+        handles.release([producer])
+        del producer
         # A group that has read half of `orders`: committed offsets and lag to look at.
-        consumer = Consumer({**connection.config("kafkatop-demo"), "group.id": DEMO_GROUP})
+        consumer = handles.consumer({**connection.config("kafkatop-demo"), "group.id": DEMO_GROUP})
         half = messages_per_partition // 2
         consumer.commit(
             offsets=[KafkaTopicPartition("orders", p, half) for p in range(DEMO_TOPICS["orders"])],
             asynchronous=False,
         )
-        consumer.close()
+        handles.release([consumer])  # closed there
+        del consumer
     except Exception:
         cluster.close()
         raise

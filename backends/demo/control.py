@@ -17,6 +17,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.demo.cluster import DemoCluster
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition, java_string_hash
 from kafkatop.backends.model.errors import KafkatopError, MockClusterError
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, check_action
@@ -95,7 +96,7 @@ class DemoControl:
         self._timer: threading.Timer | None = None
         self._events: deque[_Event] = deque(maxlen=_EVENTS_KEPT)
         # Metadata only: never a group request, which librdkafka ties to a coordinator that may be down.
-        self._admin: AdminClient | None = AdminClient(demo.connection.config("kafkatop-demo"))
+        self._admin: AdminClient | None = handles.admin_client(demo.connection.config("kafkatop-demo"))
         metadata = self._metadata(metadata_timeout_s)
         if metadata is None:
             raise MockClusterError(f"the demo cluster gave no metadata within {metadata_timeout_s:g} s")
@@ -254,7 +255,9 @@ class DemoControl:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            box: list[Any] = [self._admin] if self._admin is not None else []
             self._admin = None
+        handles.release(box)
         self.demo.close()
 
     # --- the emulated controller ---------------------------------------------------------------------------------

@@ -25,10 +25,10 @@ from confluent_kafka import KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported
 from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll
 from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
-from kafkatop.backends.kafka.handles import destroy_later
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
@@ -63,12 +63,7 @@ class AdminSource:
         self.include_internal = include_internal
         self.config_refresh_s = config_refresh_s
         config = connection.config()
-        try:
-            self._admin: AdminClient | None = AdminClient(config)
-        except (KafkaException, ValueError, TypeError) as e:
-            raise SourceUnavailable(
-                "kafka", f"invalid client configuration: {connection.redact(describe_error(e))}"
-            ) from None
+        self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
         self._known_brokers: dict[int, Broker] = {}
         self._mode: ClusterMode | None = None
         self._min_isr: dict[str, int | None] = {}
@@ -84,7 +79,7 @@ class AdminSource:
         # AdminClient has no close(): dropping the last reference destroys the handle, on a thread of kafkatop's own.
         box: list[Any] = [self._admin] if self._admin is not None else []
         self._admin = None
-        thread = destroy_later(box)
+        thread = handles.release(box)
         if thread is not None:
             thread.join(CLOSE_WAIT_S)
 

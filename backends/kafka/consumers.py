@@ -19,6 +19,7 @@ from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, Kafka
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.kafka.handles import new_admin_client
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
@@ -158,7 +159,7 @@ class ConsumerPool:
             )
             config = self._consumer_config(member)
             try:
-                consumer = Consumer(config)
+                consumer = handles.consumer(config)
             except (KafkaException, ValueError, TypeError) as e:
                 raise ClientError(
                     f"invalid consumer configuration: {self.connection.redact(describe_error(e))}"
@@ -222,7 +223,9 @@ class ConsumerPool:
             self._closed = True
         self.stop_all()
         with self._lock:
-            self._admin = None  # AdminClient has no close(): dropping it closes its connections
+            box: list[Any] = [self._admin] if self._admin is not None else []
+            self._admin = None
+        handles.release(box)  # AdminClient has no close(): destroyed on a thread of kafkatop's own
 
     # --- the consumer threads ---------------------------------------------------------------------------------------
     def _run(self, member: _Member, consumer: Consumer) -> None:
@@ -247,6 +250,7 @@ class ConsumerPool:
             consumer.close()  # commits, and leaves the group: the others rebalance now
         except Exception as e:  # noqa: BLE001
             failure = failure or f"close failed: {describe_error(e)}"
+        handles.release([consumer])  # freed once this thread is gone (see model/lifetime.py)
         with self._lock:
             member.assignment.clear()
             member.state = "failed" if failure else "stopped"

@@ -12,6 +12,7 @@ from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text
 from kafkatop.backends.kafka.groups import group_state
 from kafkatop.backends.kafka.handles import new_admin_client
@@ -54,8 +55,10 @@ class GroupAdmin:
         )
 
     def close(self) -> None:
-        # AdminClient has no close(); dropping the last reference destroys the handle and its connections.
+        # AdminClient has no close(): the handle is destroyed on a thread of kafkatop's own (see handles.py).
+        box: list[Any] = [self._admin] if self._admin is not None else []
         self._admin = None
+        handles.release(box)
 
     def _client(self) -> AdminClient:
         if self._admin is None:

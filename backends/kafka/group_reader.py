@@ -16,8 +16,8 @@ from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import Deadline, error_code
-from kafkatop.backends.kafka.handles import destroy_later
 
 # --- group requests -------------------------------------------------------------------------------------------------
 # librdkafka's own timeout for a DescribeGroups call: its maximum, on purpose (see GroupReader). A call that waits for
@@ -98,7 +98,7 @@ def _read_committed(consumer: Consumer, partitions: Callable[[], list[KafkaTopic
 class _Describer:
     """An AdminClient that only describes groups, and its calls not answered yet."""
 
-    box: list[AdminClient]  # the client's only reference, for destroy_later
+    box: list[AdminClient]  # the client's only reference, for handles.release
     waiting: dict[str, tuple[Future[Any], float]] = field(default_factory=dict)  # group: (call, sent at)
 
     def prune(self) -> None:
@@ -161,7 +161,7 @@ class GroupReader:
                 calls[g] = waiting
                 continue
             if self._describer is None:
-                self._describer = _Describer([AdminClient(self._config)])
+                self._describer = _Describer([handles.admin_client(self._config)])
             # One call per group: librdkafka answers a call for several groups only once every group is answered, so
             # a group whose coordinator is dead would hold back the description of every other group.
             call = self._describer.box[0].describe_consumer_groups([g], request_timeout=DESCRIBE_TIMEOUT_S)[g]
@@ -185,7 +185,7 @@ class GroupReader:
             if d.waiting and d.waited(now) <= DESCRIBE_GIVE_UP_S:
                 keep.append(d)
             else:
-                destroy_later(d.box)
+                handles.release(d.box)
         self._retired = keep
 
     def committed(
@@ -212,7 +212,7 @@ class GroupReader:
                 )
                 return failed
             try:
-                reader = self._readers[group_id] = _OffsetReader(Consumer(self._reader_config(group_id)))
+                reader = self._readers[group_id] = _OffsetReader(handles.consumer(self._reader_config(group_id)))
             except (KafkaException, ValueError, TypeError) as e:
                 failed.set_exception(e)
                 return failed
@@ -232,7 +232,7 @@ class GroupReader:
         idle = [(r.used_at, g) for g, r in self._readers.items() if r.poll_id != poll_id and not r.busy]
         if not idle:
             return False
-        destroy_later([self._readers.pop(min(idle)[1]).consumer])
+        handles.release([self._readers.pop(min(idle)[1]).consumer])
         return True
 
     def _reader_config(self, group_id: str) -> dict[str, Any]:
@@ -255,7 +255,7 @@ class GroupReader:
         kept = set(keep)
         now = time.monotonic()
         idle = [g for g, r in self._readers.items() if g not in kept and now - r.used_at > READER_IDLE_S and not r.busy]
-        destroy_later([self._readers.pop(g).consumer for g in idle])
+        handles.release([self._readers.pop(g).consumer for g in idle])
 
     def close(self) -> None:
         """Waits for reads in progress (each ends by its poll's deadline), then destroys every handle, waiting for
@@ -270,6 +270,6 @@ class GroupReader:
                 box.extend(d.box)
                 d.box.clear()
         self._describer, self._retired = None, []
-        thread = destroy_later(box)
+        thread = handles.release(box)
         if thread is not None:
             thread.join(CLOSE_WAIT_S)

@@ -1,22 +1,35 @@
 """Making librdkafka handles, and letting go of them safely.
 
-A handle is destroyed when its last Python reference goes. rd_kafka_destroy waits for the handle's threads (longer
-with a broker down, and in one case for ever: see group_reader.GroupReader), and librdkafka aborts the process if it
-runs on one of its own threads (a callback that held the last reference). So a handle kafkatop is done with is handed
-to `destroy_later`, which destroys it on a thread of kafkatop's own.
+Every AdminClient, Consumer and Producer kafkatop makes comes from here, kept alive by model.lifetime from its
+creation until `release` frees it on a thread of kafkatop's own: librdkafka aborts the process if a handle is
+destroyed on one of its threads, which Python would do wherever the last reference went (see model/lifetime.py).
+tests/unit/test_handles.py checks that no module makes a handle any other way.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaException
+from confluent_kafka import Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.kafka.errors import describe_error
+from kafkatop.backends.model import lifetime
 from kafkatop.backends.model.connection import KafkaConnection
+
+
+def admin_client(config: Mapping[str, Any]) -> AdminClient:
+    return lifetime.keep(AdminClient(dict(config)))
+
+
+def consumer(config: Mapping[str, Any]) -> Consumer:
+    return lifetime.keep(Consumer(dict(config)))
+
+
+def producer(config: Mapping[str, Any]) -> Producer:
+    return lifetime.keep(Producer(dict(config)))
 
 
 def new_admin_client(
@@ -24,30 +37,18 @@ def new_admin_client(
 ) -> AdminClient:
     """An AdminClient of `connection`; settings librdkafka refuses raise `refuse(reason)`, secrets redacted."""
     try:
-        return AdminClient(connection.config(client_id))
+        return admin_client(connection.config(client_id))
     except (KafkaException, ValueError, TypeError) as e:
         raise refuse(f"invalid client configuration: {connection.redact(describe_error(e))}") from None
 
 
-def destroy_later(box: list[Any]) -> threading.Thread | None:
-    """Destroys the librdkafka handles in `box`, which holds their only references, on a thread of its own.
-
-    rd_kafka_destroy waits for the handle's threads, longer with a broker down, and in one case for ever (see
-    group_reader.GroupReader): the poll must not wait for it, and neither must the interpreter's exit (a daemon thread).
-    """
-    if not box:
-        return None
-    thread = threading.Thread(target=_destroy, args=(box,), name="kafkatop-destroy", daemon=True)
-    thread.start()
-    return thread
+def release(box: list[Any]) -> threading.Thread | None:
+    """Destroys the handles in `box`, which holds their only references, on a thread of kafkatop's own (a Consumer
+    is closed first). rd_kafka_destroy waits for the handle's threads, longer with a broker down, and in one case for
+    ever (see group_reader.GroupReader): callers join the thread with a bound, if at all."""
+    return lifetime.release(box, close=_close)
 
 
-def _destroy(box: list[Any]) -> None:
-    while box:
-        handle = box.pop(0)  # in order: callers put the handles whose destroy may hang last
-        try:
-            if isinstance(handle, Consumer):
-                handle.close()  # leaves nothing to do for the destructor below
-        except Exception:  # noqa: BLE001 - a handle being thrown away has nothing left to report to
-            pass
-        del handle  # the last reference: the destructor runs rd_kafka_destroy here, on this thread
+def _close(handle: Any) -> None:
+    if isinstance(handle, Consumer):
+        handle.close()

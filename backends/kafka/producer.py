@@ -17,6 +17,7 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache, check_partition
 from kafkatop.backends.model.connection import KafkaConnection
@@ -68,7 +69,7 @@ class ProducerSession:
         config.update(settings.producer_config())
         config["error_cb"] = self._on_error
         try:
-            return Producer(config)
+            return handles.producer(config)
         except (KafkaException, ValueError, TypeError) as e:
             raise ClientError(f"invalid producer configuration: {self.connection.redact(describe_error(e))}") from None
 
@@ -110,6 +111,8 @@ class ProducerSession:
             new = self._new_producer(settings)
             self._shutdown(old, 5.0)
             self._producer, self._settings = new, settings
+            handles.release([old])
+            del old
 
     def close(self, timeout_s: float = 5.0) -> None:
         """Deliver what is queued for up to `timeout_s`; what is left then is reported as failed (purged)."""
@@ -117,6 +120,8 @@ class ProducerSession:
             producer, self._producer = self._producer, None
             if producer is not None:
                 self._shutdown(producer, timeout_s)
+                handles.release([producer])
+                del producer
 
     def _shutdown(self, producer: Producer, timeout_s: float) -> None:
         if producer.flush(timeout_s) > 0:

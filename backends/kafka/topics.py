@@ -14,10 +14,11 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
-from confluent_kafka import KafkaException, TopicCollection
+from confluent_kafka import TopicCollection
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic, ResourceType
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
@@ -44,17 +45,14 @@ class TopicAdmin:
     def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
         self.connection = connection
         self.timeout_s = timeout_s
-        try:
-            self._admin: AdminClient | None = AdminClient(connection.config())
-        except (KafkaException, ValueError, TypeError) as e:
-            raise SourceUnavailable(
-                "kafka", f"invalid client configuration: {connection.redact(failure(e)[1])}"
-            ) from None
+        self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
 
     # --- lifecycle --------------------------------------------------------------------------------------------------
     def close(self) -> None:
-        # AdminClient has no close(); dropping the last reference destroys the handle and its connections.
+        # AdminClient has no close(): the handle is destroyed on a thread of kafkatop's own (see handles.py).
+        box: list[Any] = [self._admin] if self._admin is not None else []
         self._admin = None
+        handles.release(box)
 
     def __enter__(self) -> TopicAdmin:
         return self

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import psutil
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.checks.chaos.verdict import cluster_state
 from kafkatop.backends.checks.durability.verdict import decode, encode
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.model.chaos import ViewPoll
 from kafkatop.backends.model.cluster import ClusterSnapshot
@@ -59,7 +60,7 @@ class SequencedProducer:
         self.interval = 1.0 / rate
         self.flush_s = flush_s
         config["error_cb"] = self._client_error
-        self._producer = Producer(config)
+        self._producer = handles.producer(config)
         self.sent = 0
         self.errors = 0  # failed deliveries and client errors (a broker down, all brokers down, …)
         self.halted: str | None = None  # why it stopped sending before it was told to (a fatal error)
@@ -124,7 +125,12 @@ class SequencedProducer:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(self.flush_s + CLIENT_CLOSE_S)
-        return not self._thread.is_alive()
+        if self._thread.is_alive():
+            return False  # its handle stays kept: the thread may still use it
+        if hasattr(self, "_producer"):
+            handles.release([self._producer])
+            del self._producer
+        return True
 
     def deliveries(self) -> list[RecordDelivery]:
         acked, failed = dict(self._acked), dict(self._failed)
@@ -146,7 +152,7 @@ class GroupConsumer:
     def __init__(self, config: dict[str, Any], topic: str, run_id: str, starts: Mapping[int, int]) -> None:
         self.topic, self.run_id = topic, run_id
         config["error_cb"] = self._client_error
-        self._consumer = Consumer(config)
+        self._consumer = handles.consumer(config)
         self._positions = dict(starts)  # the next offset to read, per partition
         self._records: dict[tuple[int, int], int | None] = {}  # (partition, offset) → seq (None: not this run's)
         self.errors = 0
@@ -200,7 +206,12 @@ class GroupConsumer:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(CLIENT_CLOSE_S)
-        return not self._thread.is_alive()
+        if self._thread.is_alive():
+            return False  # its handle stays kept: the thread may still use it
+        if hasattr(self, "_consumer"):
+            handles.release([self._consumer])
+            del self._consumer
+        return True
 
     def read_by_offset(self) -> dict[tuple[int, int], int | None]:
         """Every record read: (partition, offset) → its sequence number (None: not this run's)."""
@@ -228,7 +239,7 @@ def read_range(
     positions = {p: starts.get(p, 0) for p in ends}
     pending = {p for p, end in ends.items() if end > positions[p]}
     records: dict[tuple[int, int], int | None] = {}
-    consumer = Consumer(config)
+    consumer = handles.consumer(config)
     try:
         if pending:
             consumer.assign([KafkaTopicPartition(topic, p, positions[p]) for p in sorted(pending)])
@@ -244,6 +255,8 @@ def read_range(
                     pending.discard(p)
     finally:
         consumer.close()
+        handles.release([consumer])
+        del consumer
     return records, positions
 
 

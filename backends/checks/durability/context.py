@@ -13,6 +13,7 @@ from typing import Any
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.model.cluster import NO_LEADER
 from kafkatop.backends.model.connection import KafkaConnection
@@ -71,10 +72,15 @@ class DurabilityContext:
         if self.admin is None:
             config = self.config("kafkatop-durability")
             try:
-                self.admin = AdminClient(config)
+                self.admin = handles.admin_client(config)
             except (KafkaException, ValueError, TypeError) as e:
                 raise self.client_error("client", e, config) from None
         return self.admin
+
+    def release_admin(self) -> None:
+        box: list[Any] = [self.admin] if self.admin is not None else []
+        self.admin = None
+        handles.release(box)
 
     def progress(self, step: Step, *, force: bool = False) -> None:
         note = self.fault_note

@@ -22,6 +22,7 @@ from kafkatop.backends.checks.durability.fault import (
     restart,
 )
 from kafkatop.backends.checks.durability.verdict import encode
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.model.durability import RecordDelivery
 
@@ -39,7 +40,7 @@ def new_producer(run: DurabilityContext) -> Producer:
     config = run.config("kafkatop-durability")
     config.update(run.settings.producer_config())
     try:
-        return Producer(config)
+        return handles.producer(config)
     except (KafkaException, ValueError, TypeError) as e:
         raise run.client_error("producer", e, config) from None
 

@@ -12,6 +12,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kafkatop.backends.checks.durability.context import DurabilityContext
 from kafkatop.backends.checks.durability.fault import POLL_S
 from kafkatop.backends.checks.durability.verdict import decode
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.model.durability import DurabilityError, ReadRecord
 
@@ -32,7 +33,7 @@ def new_consumer(run: DurabilityContext, run_id: str) -> Consumer:
         }
     )
     try:
-        return Consumer(config)
+        return handles.consumer(config)
     except (KafkaException, ValueError, TypeError) as e:
         raise run.client_error("consumer", e, config) from None
 

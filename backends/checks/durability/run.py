@@ -31,6 +31,7 @@ from kafkatop.backends.checks.durability.verdict import (
     judge,
     verify,
 )
+from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.model.durability import DurabilityError, DurabilityReport, TopicFacts, total
 
@@ -55,9 +56,13 @@ class DurabilityCheck(DurabilityContext):
             snapshot = source.poll()
         finally:
             source.close()
-        facts = check_topic(snapshot, self.settings, self.topic_configs())
-        if self.settings.kill_at is not None and self.control is not None:
-            check_control(self.control.poll(), facts.leader, self.settings)
+        try:
+            facts = check_topic(snapshot, self.settings, self.topic_configs())
+            if self.settings.kill_at is not None and self.control is not None:
+                check_control(self.control.poll(), facts.leader, self.settings)
+        except BaseException:
+            self.release_admin()  # refused: run() will not follow to release it
+            raise
         self.facts = facts
         return facts
 
@@ -65,6 +70,12 @@ class DurabilityCheck(DurabilityContext):
     def run(self) -> DurabilityReport:
         """Preflight (raises DurabilityRefused before anything is sent), produce with the fault, wait for the ISR,
         read back, judge. A failure after the fault still starts the broker again before it is raised."""
+        try:
+            return self._run()
+        finally:
+            self.release_admin()
+
+    def _run(self) -> DurabilityReport:
         s = self.settings
         started = time.time()
         facts = self.facts or self.preflight()
@@ -93,6 +104,8 @@ class DurabilityCheck(DurabilityContext):
                 faults.shutdown(wait=False)
                 drain(producer)
                 producer.close()
+                handles.release([producer])
+                del producer  # the release waits for the last other reference: this one
             if timeline.get("restarted_at") is not None:
                 if (isr_problem := wait_isr_full(self, timeline)) is not None:
                     problems.append(isr_problem)
@@ -100,6 +113,7 @@ class DurabilityCheck(DurabilityContext):
             # A client that lived through the fault can keep a stale view of the partition (seen on Kafka 4.1:
             # "Unknown partition" for 10 s after the leader came back): the read-back gets a fresh one.
             consumer.close()
+            handles.release([consumer])
             consumer = new_consumer(self, run_id)
             try:
                 ends = high_watermarks(self, consumer, facts.partitions, "end", self.settings.read_timeout_s)
@@ -110,6 +124,8 @@ class DurabilityCheck(DurabilityContext):
             read, read_problems, read_complete = read_back(self, consumer, run_id, starts, ends)
         finally:
             consumer.close()
+            handles.release([consumer])
+            del consumer
         problems += read_problems
         frozen = timeline.frozen()
         if frozen.restart_error:
