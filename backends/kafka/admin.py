@@ -89,12 +89,19 @@ class AdminSource:
         return self._admin
 
     # --- the poll ---------------------------------------------------------------------------------------------
-    def poll(self) -> ClusterSnapshot:
-        """One snapshot; raises SourceUnavailable only when not even metadata could be read."""
+    def poll(self, *, topics_only: bool = False) -> ClusterSnapshot:
+        """One snapshot; raises SourceUnavailable only when not even metadata could be read.
+
+        `topics_only`: brokers, topics, leaders, replicas and ISR from one Metadata request, and nothing that goes to
+        a partition's leader or a group's coordinator (watermarks, groups, configs): what kafka-topics --describe
+        shows, answered at once even while a dead leader is not fenced yet (its requests would wait the deadline).
+        """
         deadline = Deadline(self.timeout_s)
         problems: list[Problem] = []
         self._client().poll(0)  # serve queued librdkafka log lines
         metadata = self._metadata(deadline)
+        if topics_only:
+            return self._topics_only(metadata)
 
         topic_meta = {
             name: t for name, t in metadata.topics.items() if self.include_internal or not is_internal_topic(name)
@@ -145,6 +152,25 @@ class AdminSource:
             topics=topics,
             groups=groups,
             problems=tuple(problems),
+        )
+
+    def _topics_only(self, metadata: Any) -> ClusterSnapshot:
+        topic_meta = {
+            name: t for name, t in metadata.topics.items() if self.include_internal or not is_internal_topic(name)
+        }
+        alive = {b.id: Broker(b.id, b.host, b.port, None, alive=True) for b in metadata.brokers.values()}
+        topics = tuple(self._topic(name, topic_meta[name], alive, {}, {}) for name in sorted(topic_meta))
+        controller_id = metadata.controller_id if metadata.controller_id >= 0 else None
+        return ClusterSnapshot(
+            source=SOURCE,
+            taken_at=time.time(),
+            cluster_id=metadata.cluster_id,
+            mode=self._mode or "unknown",
+            controller_id=controller_id,
+            brokers=self._brokers(alive, topics),
+            topics=topics,
+            groups=(),
+            problems=(),
         )
 
     # --- pieces ---------------------------------------------------------------------------------------------------

@@ -137,14 +137,20 @@ class TopicAdmin:
         return self._client().describe_configs(resources, request_timeout=self.timeout_s)
 
     def _collect_configs(
-        self, names: Sequence[str], futures: Mapping[ConfigResource, Future[Any]], deadline: float
+        self,
+        names: Sequence[str],
+        futures: Mapping[ConfigResource, Future[Any]],
+        deadline: float,
+        unread: list[str] | None = None,
     ) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {n: {} for n in names}
         default = ConfigSource.DEFAULT_CONFIG.value
         for res, fut in futures.items():
             try:
                 entries: Mapping[str, Any] = self._result(fut, deadline)
-            except Exception:  # noqa: BLE001 - a topic whose configs cannot be read prints "Configs: " bare
+            except Exception as e:  # noqa: BLE001 - a topic whose configs cannot be read prints "Configs: " bare
+                if unread is not None:
+                    unread.append(f"the configs of {res.name} ({self.connection.redact(failure(e)[1])})")
                 continue
             # TopicCommand prints every entry that is not a default (ConfigEntry.isDefault): set on the topic, but
             # also broker-wide settings such as a cluster-level min.insync.replicas. A sensitive value comes as null.
@@ -166,12 +172,16 @@ class TopicAdmin:
             return {}
         return self._client().describe_topics(TopicCollection(list(names)), request_timeout=self.timeout_s)
 
-    def _collect_topic_ids(self, futures: Mapping[str, Future[Any]], deadline: float) -> dict[str, str]:
+    def _collect_topic_ids(
+        self, futures: Mapping[str, Future[Any]], deadline: float, unread: list[str] | None = None
+    ) -> dict[str, str]:
         ids = {}
         for name, fut in futures.items():
             try:
                 topic_id = self._result(fut, deadline).topic_id
-            except Exception:  # noqa: BLE001 - without an id the line simply has no "TopicId:"
+            except Exception as e:  # noqa: BLE001 - without an id the line simply has no "TopicId:"
+                if unread is not None:
+                    unread.append(f"the topic id of {name} ({self.connection.redact(failure(e)[1])})")
                 continue
             if topic_id is not None and (text := kafka_uuid_text(topic_id)) != ZERO_UUID:
                 ids[name] = text
@@ -182,18 +192,26 @@ class TopicAdmin:
         deadline = self._deadline()
         return self._collect_topic_ids(self._start_topic_ids(names), deadline)
 
-    def describe(self, snapshot: ClusterSnapshot, topic: str | None = None, *, sort_by_name: bool = False) -> str:
+    def describe(
+        self,
+        snapshot: ClusterSnapshot,
+        topic: str | None = None,
+        *,
+        sort_by_name: bool = False,
+        unread: list[str] | None = None,
+    ) -> str:
         """`format_describe` of the snapshot, with the topic ids and configs kafka-topics shows read from Kafka.
 
-        The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines.
+        The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines
+        (and named in `unread`, when given).
         """
         shown = shown_topics(snapshot, topic)
         names = [t.name for t in shown]
         deadline = self._deadline()
         config_fs = self._start_configs(names)
         id_fs = self._start_topic_ids([t.name for t in shown if not t.topic_id])
-        configs = self._collect_configs(names, config_fs, deadline)
-        ids = self._collect_topic_ids(id_fs, deadline)
+        configs = self._collect_configs(names, config_fs, deadline, unread)
+        ids = self._collect_topic_ids(id_fs, deadline, unread)
         if ids:
             topics = tuple(replace(t, topic_id=ids[t.name]) if t.name in ids else t for t in snapshot.topics)
             snapshot = replace(snapshot, topics=topics)

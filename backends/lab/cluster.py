@@ -206,6 +206,17 @@ class LabCluster:
             self.state.detached = True
             self.state.save()
 
+    def started_here(self) -> tuple[str, ...]:
+        """The running nodes this kafkatop started (its children), as opposed to ones it found running."""
+        with self.state.lock:
+            return tuple(
+                n.name
+                for n in self.state.nodes
+                if (run := self.state.running.get(n.name)) is not None
+                and run.proc is not None
+                and self.state.alive(n.name)
+            )
+
     def close(self) -> None:
         """On exit: stop the nodes this kafkatop started (never ones it attached to), unless released."""
         if self.state.detached:

@@ -7,6 +7,8 @@ Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +94,20 @@ def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters, kaf
         t = time.monotonic()
         status = cluster.kill(str(leader))
         assert status.state is NodeState.KILLED and not psutil.pid_exists(killed_pid)
+        # Before the controller fences it (~9 s), the metadata still names the dead broker: describe answers from
+        # that metadata within its timeout (nothing waits on the dead leader) and says which broker is not there.
+        t = time.monotonic()
+        described = subprocess.run(
+            [sys.executable, "-m", "kafkatop.tui.cli", "describe", "--topic", TOPIC,
+             "--bootstrap-server", snap.bootstrap_servers, "--timeout", "10"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        describe_s = time.monotonic() - t
+        assert described.returncode == 0, described.stderr
+        assert describe_s < 10, f"describe took {describe_s:.1f} s, past its --timeout 10"
+        assert described.stdout.count(f"Topic: {TOPIC}\tPartition:") == 3
+        if f"Leader: {leader}\t" in described.stdout:
+            assert f"note: broker {leader} is in the metadata but does not answer" in described.stderr
         moved = wait_for(
             failed_over, timeout_s=45, interval_s=0.2, what=f"a new leader of {TOPIC}-0 and broker {leader} out of ISR"
         )
@@ -114,7 +130,8 @@ def test_combined_kraft_cluster_survives_a_killed_leader(clusters: Clusters, kaf
     assert all(n.state is NodeState.DOWN for n in cluster.snapshot().nodes)
     assert not [pid for pid in recorded.values() if psutil.pid_exists(pid)]
     print(
-        f"\nup {up_s:.1f} s; kill -9 of broker {leader} -> new leader {moved.leader}, ISR {list(moved.isr)} "
+        f"\ndescribe in the fencing window {describe_s:.1f} s; up {up_s:.1f} s; "
+        f"kill -9 of broker {leader} -> new leader {moved.leader}, ISR {list(moved.isr)} "
         f"after {shrink_s:.1f} s; restart {restart_s:.1f} s, full ISR {full_s:.1f} s after restart began; "
         f"down {down_s:.1f} s"
     )

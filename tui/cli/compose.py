@@ -26,7 +26,8 @@ from kafkatop.backends.model.recording import RecordingHeader, Source
 from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
 from kafkatop.spark.client import SparkCounts
 from kafkatop.tui.cli.common import client_settings, state_root
-from kafkatop.tui.cli.exits import UsageError
+from kafkatop.tui.cli.ending import Ending, say
+from kafkatop.tui.cli.exits import UsageError, err
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
@@ -150,7 +151,7 @@ def run_live_view(args: argparse.Namespace) -> int:
     if args.record and Path(args.record).is_dir():
         raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
     settings = client_settings(args)
-    with ExitStack() as stack:
+    with Ending() as ending, ExitStack() as stack:
         if args.bootstrap_server:
             chosen = _attach(args, settings, stack)
         else:
@@ -183,16 +184,16 @@ def run_live_view(args: argparse.Namespace) -> int:
             chosen.poll_cluster, chosen.control, chosen.ensemble, _topic_admin(connection), consoles, chosen.startup,
             spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
         )  # fmt: skip
-        KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner)).run()
-    return 0
+        status = ending.run(KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner)))
+    if ending.signal is not None:
+        err(f"quit on {ending.name}")
+    return status
 
 
 def _recorded(recorder: RecordingWriter) -> None:
     recorder.close()
-    print(
-        f"recorded {recorder.entries} entries to {recorder.path}; "
-        f"play them back with `kafkatop --replay {recorder.path}`"
-    )
+    path = recorder.path
+    say(f"recorded {recorder.entries} entries to {path}; play them back with `kafkatop --replay {path}`")
 
 
 def _replayed_only() -> ClusterSnapshot:
@@ -215,8 +216,8 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.replay}: the recording holds no entry to play")
     replay = Replay(recording, speed=args.speed)
     replay.name = Path(args.replay).name
-    KafkatopApp(Sources(_replayed_only), Settings(), replay=replay).run()
-    return 0
+    with Ending() as ending:
+        return ending.run(KafkatopApp(Sources(_replayed_only), Settings(), replay=replay))
 
 
 def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> SparkCounts:
@@ -249,9 +250,14 @@ def _lab_cluster(args: argparse.Namespace) -> LabCluster | None:
 
 
 def _stop_lab(lab: LabCluster, detach: bool) -> None:
+    name = lab.spec.name
     if detach:
         lab.release()
-        print(f"lab cluster {lab.spec.name!r} left running (--detach); stop it with `kafkatop down`")
+        say(f"lab cluster {name!r} left running (--detach); stop it with `kafkatop down --name {name}`")
         return
-    print(f"stopping lab cluster {lab.spec.name!r} (use --detach to leave it running) …", flush=True)
+    ours = lab.started_here()
+    if not ours:
+        say(f"lab cluster {name!r} left running: this kafkatop did not start it (`kafkatop down --name {name}`)")
+        return
+    say(f"stopping {', '.join(ours)} of lab cluster {name!r}, started here (--detach leaves them running) …")
     lab.close()

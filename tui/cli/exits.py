@@ -14,7 +14,10 @@ class UsageError(BadInput):
 
 
 def err(message: str) -> None:
-    print(f"kafkatop: {message}", file=sys.stderr)
+    try:
+        print(f"kafkatop: {message}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass  # stderr is gone (the terminal closed): nothing to tell, and the caller's way out must go on
 
 
 def exit_status(error: KafkatopError) -> int:

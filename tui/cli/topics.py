@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from concurrent.futures import ThreadPoolExecutor
 
 from kafkatop.backends.insight.describe import format_describe
 from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.reach import unreachable
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.topics import parse_config_assignments, validate_new_topic
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
@@ -31,15 +33,38 @@ def cmd_describe(args: argparse.Namespace) -> int:
         with ZooKeeperSource(args.zookeeper, timeout_s=args.timeout) as zookeeper:
             snapshot = zookeeper.snapshot()
         text = format_describe(snapshot, args.topic, sort_by_name=True)  # as the ZooKeeper-era tool listed them
+        notes: list[str] = []
     else:
-        cluster = connection(args)
-        source = AdminSource(cluster, timeout_s=args.timeout, include_internal=True)
-        try:
-            snapshot = source.poll()
-        finally:
-            source.close()
-        with TopicAdmin(cluster, timeout_s=args.timeout) as admin:
-            text = admin.describe(snapshot, args.topic)
+        text, notes = _describe(args)
     if text:  # no topics: nothing, as kafka-topics prints
         print(text, end="" if text.endswith("\n") else "\n")
+    for note in notes:  # stdout stays kafka-topics' lines; what kafkatop could not confirm goes beside them
+        err(f"note: {note}")
     return 0
+
+
+def _describe(args: argparse.Namespace) -> tuple[str, list[str]]:
+    """The lines from one Metadata request (nothing that waits on a partition's leader), then the configs and ids
+    within --timeout; notes name what was not read and the brokers in the metadata that are not there."""
+    cluster = connection(args)
+    source = AdminSource(cluster, timeout_s=args.timeout, include_internal=True)
+    try:
+        snapshot = source.poll(topics_only=True)
+    finally:
+        source.close()
+    with ThreadPoolExecutor(1, thread_name_prefix="kafkatop-reach") as pool:
+        gone = pool.submit(unreachable, snapshot.brokers, min(args.timeout, 1.0))
+        unread: list[str] = []
+        with TopicAdmin(cluster, timeout_s=args.timeout) as admin:
+            text = admin.describe(snapshot, args.topic, unread=unread)
+        missing = gone.result()
+    notes = [f"not read within {args.timeout:g} s: {what}" for what in unread]
+    shown = {t.name for t in snapshot.topics} if not args.topic else {args.topic}
+    for broker_id, reason in sorted(missing.items()):
+        leads = sum(1 for t in snapshot.topics if t.name in shown for p in t.partitions if p.leader == broker_id)
+        notes.append(
+            f"broker {broker_id} is in the metadata but does not answer ({reason}): it was probably stopped moments "
+            f"ago and is not fenced yet; the {leads} partition(s) it leads above will get a new leader once it is "
+            "(KRaft: broker.session.timeout.ms, 9 s by default)"
+        )
+    return text, notes
