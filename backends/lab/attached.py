@@ -4,10 +4,13 @@ whoever started them: kafkatop does not know how (environment, user, working dir
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import psutil
 
 from kafkatop.backends.lab.local import signal_local
 from kafkatop.backends.lab.processes import ProcessSource
@@ -47,6 +50,16 @@ def _start_hint(process: KafkaProcess) -> str:
     return f"bin/{script} with its properties file"
 
 
+def is_local(host: str) -> bool:
+    """`host` names this machine: a loopback name or address, or an address of one of its interfaces."""
+    if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0", "::") or host.startswith("127."):
+        return True
+    if host in (socket.gethostname(), socket.getfqdn()):
+        return True
+    ours = {a.address for addrs in psutil.net_if_addrs().values() for a in addrs}
+    return host in ours
+
+
 def _ports_in(value: str | None) -> set[int]:
     """The ports of `host:port,host:port/chroot` (zookeeper.connect) or `id@host:port,…` (controller.quorum.voters)."""
     ports = set()
@@ -60,9 +73,10 @@ def _ports_in(value: str | None) -> set[int]:
 class AttachedControl:
     """The Kafka and ZooKeeper JVMs on this host of a cluster kafkatop did not start.
 
-    Without `cluster`, every such JVM this user can see is shown. With it, only the brokers listening on a port of
-    the cluster's brokers (the last ports it answered with are kept while it is down), plus the ZooKeeper and
-    controllers their properties point to. Nodes can be killed and stopped by signal; starting is left to whoever
+    Only this cluster's: the brokers listening on a port of the cluster's brokers (the last ports it answered
+    with are kept while it is down; before it ever answered, the ports of its bootstrap servers on this host), plus
+    the ZooKeeper and controllers their properties point to. Never a stranger's JVM: a cluster with no broker on
+    this host shows none. Nodes can be killed and stopped by signal; starting is left to whoever
     started them, as kafkatop does not know how they were started (environment, user, working directory).
     """
 
@@ -77,7 +91,8 @@ class AttachedControl:
         self._cluster = cluster
         self.stop_timeout_s = stop_timeout_s
         self._source = ProcessSource()  # long-lived, for CPU %
-        self._broker_ports: frozenset[int] = frozenset()
+        # Before the cluster answers: the bootstrap servers that are on this host.
+        self._broker_ports: frozenset[int] = frozenset(port for host, port in connection.addresses if is_local(host))
         self._linked_ports: dict[str, set[int]] = {}  # per broker properties file: its ZooKeeper/controller ports
         self._seen: dict[tuple[object, ...], _Seen] = {}
         self._lock = threading.Lock()
@@ -118,7 +133,7 @@ class AttachedControl:
     def _of_cluster(self, processes: tuple[KafkaProcess, ...]) -> list[KafkaProcess]:
         ports = self._cluster_ports()
         if not ports:
-            return list(processes)
+            return []  # no broker of this cluster on this host (or none known): nothing here is its
 
         def listens(p: KafkaProcess, wanted: set[int] | frozenset[int]) -> bool:
             return bool((set(p.listening_ports) | {p.client_port}) & wanted)

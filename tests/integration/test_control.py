@@ -197,14 +197,32 @@ def test_attached_control_signals_local_jvms_but_never_starts_them(
     assert node.pid == again.pid
 
 
-def test_attached_without_a_cluster_shows_every_local_jvm(tmp_path: Path, standin_classes: Path, spawn: Spawn) -> None:
-    port = free_port()
-    proc = spawn(java_cmd(standin_classes, str(lab_config(tmp_path, 5, port))), stdout=subprocess.DEVNULL)
-    control = AttachedControl(KafkaConnection.parse(f"127.0.0.1:{port}"))
-    node = wait_for(
-        lambda: next((n for n in control.poll().nodes if n.pid == proc.pid and port in n.ports), None),
+def test_attached_lists_only_its_own_cluster_even_before_it_answers(
+    tmp_path: Path, standin_classes: Path, spawn: Spawn
+) -> None:
+    """Before the cluster ever answered (or when it never does), the process table holds the JVM at its bootstrap
+    port on this host and nothing else: never another cluster's JVM, which k or t would then act on."""
+    ours, stranger = free_port(), free_port()
+    proc = spawn(java_cmd(standin_classes, str(lab_config(tmp_path, 5, ours))), stdout=subprocess.DEVNULL)
+    other = spawn(java_cmd(standin_classes, str(lab_config(tmp_path, 6, stranger))), stdout=subprocess.DEVNULL)
+    control = AttachedControl(KafkaConnection.parse(f"127.0.0.1:{ours}"), lambda: None)
+
+    def listed() -> NodesSnapshot | None:
+        s = control.poll()
+        return s if any(n.pid == proc.pid for n in s.nodes) else None
+
+    snap = wait_for(
+        listed,
         timeout_s=20,
         interval_s=0.1,
-        what="the stand-in among all local JVMs",
+        what="the stand-in at the bootstrap port",
     )
-    assert node.name in ("broker 5", f"broker 5 (pid {proc.pid})")
+    assert [n.pid for n in snap.nodes] == [proc.pid]
+    assert other.poll() is None and not any(n.pid == other.pid for n in control.poll().nodes)
+    with pytest.raises(KafkatopError, match="no node 'broker 6'"):
+        control.kill("broker 6")
+    assert other.poll() is None
+
+    # Attached to an address where nothing of ours listens (the report: 127.0.0.1:1), or to another host: no JVM.
+    for bootstrap in ("127.0.0.1:1", "192.0.2.1:9092"):
+        assert AttachedControl(KafkaConnection.parse(bootstrap), lambda: None).poll().nodes == ()

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import pty
+import re
 import signal
 import struct
 import subprocess
