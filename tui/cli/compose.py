@@ -148,46 +148,51 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
 def run_live_view(args: argparse.Namespace) -> int:
     if args.replay:
         return _replay(args)
-    if args.record and Path(args.record).is_dir():
-        raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
-    settings = client_settings(args)
     with Ending() as ending, ExitStack() as stack:
-        if args.bootstrap_server:
-            chosen = _attach(args, settings, stack)
-        else:
-            lab = None if args.demo else _lab_cluster(args)
-            chosen = _lab(args, settings, stack, lab) if lab is not None else _demo(args, stack)
-        connection = chosen.connection
-        watch = None
-        if chosen.zookeeper:
-            from kafkatop.backends.zookeeper.watch import ZooKeeperSource
-
-            watch = ZooKeeperSource(chosen.zookeeper)
-            stack.callback(watch.close)
-        consoles = Consoles(connection)
-        stack.callback(consoles.close)
-        spark = _spark_counts(args, connection)
-        stack.callback(spark.close)  # before the cluster: a live query reads it until then
-        recorder = None
-        if args.record:
-            from kafkatop.backends.recording.file import RecordingWriter
-
-            had: list[Source] = ["control", "clients"]
-            if chosen.ensemble is not None:
-                had.append("ensemble")
-            if watch is not None:
-                had.append("zookeeper")
-            header = RecordingHeader(time.time(), chosen.title, tuple(had), chosen.banner)
-            recorder = RecordingWriter(Path(args.record), header)
-            stack.callback(_recorded, recorder)
-        sources = Sources(
-            chosen.poll_cluster, chosen.control, chosen.ensemble, _topic_admin(connection), consoles, chosen.startup,
-            spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
-        )  # fmt: skip
-        status = ending.run(KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner)))
+        status = ending.run(compose_app(args, stack))
     if ending.signal is not None:
         err(f"quit on {ending.name}")
     return status
+
+
+def compose_app(args: argparse.Namespace, stack: ExitStack) -> KafkatopApp:
+    """The live view for `args`, not yet running; `stack` closes what it opened (and stops the lab it started)."""
+    if args.record and Path(args.record).is_dir():
+        raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
+    settings = client_settings(args)
+    if args.bootstrap_server:
+        chosen = _attach(args, settings, stack)
+    else:
+        lab = None if args.demo else _lab_cluster(args)
+        chosen = _lab(args, settings, stack, lab) if lab is not None else _demo(args, stack)
+    connection = chosen.connection
+    watch = None
+    if chosen.zookeeper:
+        from kafkatop.backends.zookeeper.watch import ZooKeeperSource
+
+        watch = ZooKeeperSource(chosen.zookeeper)
+        stack.callback(watch.close)
+    consoles = Consoles(connection)
+    stack.callback(consoles.close)
+    spark = _spark_counts(args, connection)
+    stack.callback(spark.close)  # before the cluster: a live query reads it until then
+    recorder = None
+    if args.record:
+        from kafkatop.backends.recording.file import RecordingWriter
+
+        had: list[Source] = ["control", "clients"]
+        if chosen.ensemble is not None:
+            had.append("ensemble")
+        if watch is not None:
+            had.append("zookeeper")
+        header = RecordingHeader(time.time(), chosen.title, tuple(had), chosen.banner)
+        recorder = RecordingWriter(Path(args.record), header)
+        stack.callback(_recorded, recorder)
+    sources = Sources(
+        chosen.poll_cluster, chosen.control, chosen.ensemble, _topic_admin(connection), consoles, chosen.startup,
+        spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
+    )  # fmt: skip
+    return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
 
 
 def _recorded(recorder: RecordingWriter) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from kafkatop.backends.insight.describe import format_describe
@@ -47,18 +48,20 @@ def _describe(args: argparse.Namespace) -> tuple[str, list[str]]:
     """The lines from one Metadata request (nothing that waits on a partition's leader), then the configs and ids
     within --timeout; notes name what was not read and the brokers in the metadata that are not there."""
     cluster = connection(args)
+    end = time.monotonic() + args.timeout  # one deadline for the whole command
     source = AdminSource(cluster, timeout_s=args.timeout, include_internal=True)
     try:
         snapshot = source.poll(topics_only=True)
     finally:
         source.close()
+    left = max(0.5, end - time.monotonic())
     with ThreadPoolExecutor(1, thread_name_prefix="kafkatop-reach") as pool:
-        gone = pool.submit(unreachable, snapshot.brokers, min(args.timeout, 1.0))
+        gone = pool.submit(unreachable, snapshot.brokers, min(left, 1.0))
         unread: list[str] = []
-        with TopicAdmin(cluster, timeout_s=args.timeout) as admin:
+        with TopicAdmin(cluster, timeout_s=left) as admin:
             text = admin.describe(snapshot, args.topic, unread=unread)
         missing = gone.result()
-    notes = [f"not read within {args.timeout:g} s: {what}" for what in unread]
+    notes = [f"not read within --timeout {args.timeout:g} s: {what}" for what in unread]
     shown = {t.name for t in snapshot.topics} if not args.topic else {args.topic}
     for broker_id, reason in sorted(missing.items()):
         leads = sum(1 for t in snapshot.topics if t.name in shown for p in t.partitions if p.leader == broker_id)

@@ -1,0 +1,134 @@
+"""Stress run for librdkafka's destroy-on-its-own-thread abort (issue 12): `kafkatop describe` run again and again,
+and the app's AdminSource polled, across kill -9 / start cycles of a real 3-node KRaft lab.
+
+Before the fix, `kafkatop describe` run in the seconds after a kill once ended with
+`rd_kafka_destroy_app: assert: ... librdkafka owned thread is prohibited` (SIGABRT). This counts such ends.
+
+    KAFKA_HOME=/opt/kafka_2.13-4.1.0 python bench/abort_stress.py [--describes 200] [--polls 50] [--cycles 5]
+
+The lab binds 127.0.0.1 on free ports, lives in a temp dir, and is brought down at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.runner import port_is_free
+from kafkatop.backends.lab.spec import ClusterSpec
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+
+TOPIC = "purchases"
+
+
+def free_block(count: int) -> int:
+    for base in range(21_000, 31_000, 50):
+        if all(port_is_free(base + i) for i in range(count)):
+            return base
+    raise SystemExit("no block of free ports")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--describes", type=int, default=200)
+    ap.add_argument("--polls", type=int, default=50)
+    ap.add_argument("--cycles", type=int, default=5)
+    args = ap.parse_args()
+    home = os.environ.get("KAFKA_HOME")
+    if not home:
+        raise SystemExit("set KAFKA_HOME to an Apache Kafka install (e.g. /opt/kafka_2.13-4.1.0)")
+
+    root = Path(tempfile.mkdtemp(prefix="kafkatop-stress-"))
+    base = free_block(300)
+    spec = ClusterSpec(name="stress", mode="kraft", brokers=3, base_port=base, controller_port=base + 100, heap="256m")
+    cluster, _ = LabCluster.create_or_open(root, open_install(Path(home)), spec)
+    try:
+        snap = cluster.up(timeout_s=180)
+        bootstrap = snap.bootstrap_servers
+        connection = KafkaConnection.parse(bootstrap)
+        with TopicAdmin(connection) as topics:
+            topics.create_topic(TOPIC, 3, 3)
+        time.sleep(3)
+
+        describe_times: list[float] = []
+        ends: dict[str, int] = {}
+        polls = {"ok": 0, "unavailable": 0}
+        poll_times: list[float] = []
+        stop_polls = threading.Event()
+        per_cycle = max(1, args.describes // args.cycles)
+        poll_every = max(0.2, (args.cycles * 30.0) / max(1, args.polls))
+
+        def poller() -> None:
+            source = AdminSource(connection, timeout_s=2.0, include_internal=True)
+            try:
+                while not stop_polls.is_set() and sum(polls.values()) < args.polls:
+                    t = time.monotonic()
+                    try:
+                        source.poll()
+                        polls["ok"] += 1
+                    except KafkatopError:
+                        polls["unavailable"] += 1
+                    poll_times.append(time.monotonic() - t)
+                    stop_polls.wait(poll_every)
+            finally:
+                source.close()
+
+        def describe() -> None:
+            t = time.monotonic()
+            run = subprocess.run(
+                [sys.executable, "-m", "kafkatop.tui.cli", "describe", "--topic", TOPIC,
+                 "--bootstrap-server", bootstrap, "--timeout", "5"],
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            describe_times.append(time.monotonic() - t)
+            if run.returncode == -signal.SIGABRT or "prohibited" in run.stderr:
+                key = "aborted (SIGABRT)"
+            elif run.returncode < 0:
+                key = f"killed by {signal.Signals(-run.returncode).name}"
+            else:
+                key = f"exit {run.returncode}"
+            ends[key] = ends.get(key, 0) + 1
+
+        polling = threading.Thread(target=poller, daemon=True)
+        polling.start()
+        for cycle in range(args.cycles):
+            victim = str(cycle % 3 + 1)
+            cluster.kill(victim)  # kill -9: the fencing window follows
+            for i in range(per_cycle):
+                if i == per_cycle // 2:
+                    cluster.start(victim)  # describes go on while it starts and rejoins
+                describe()
+            print(f"cycle {cycle + 1}/{args.cycles}: broker {victim} killed and started; {len(describe_times)} "
+                  f"describes so far, ends {ends}", flush=True)  # fmt: skip
+        stop_polls.set()
+        polling.join(60)
+
+        print()
+        print(f"describes: {len(describe_times)} across {args.cycles} kill -9/start cycles; ends: {ends}")
+        print(
+            f"  time per describe (process start included): median {statistics.median(describe_times):.2f} s, "
+            f"max {max(describe_times):.2f} s"
+        )
+        print(f"app polls (AdminSource): {sum(polls.values())}; {polls}; median {statistics.median(poll_times):.2f} s")
+        aborted = ends.get("aborted (SIGABRT)", 0)
+        print(f"aborts: {aborted}")
+        return 1 if aborted else 0
+    finally:
+        cluster.down(timeout_s=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

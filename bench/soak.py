@@ -1,0 +1,219 @@
+"""Soak (issue 12): the live view attached to a real 3-node KRaft lab for 30 minutes, under a producer at ~2,000
+msg/s and 3 consumers in one group, with a chaos step every 2 minutes (kill -9, stop, restart in turn; a node
+killed or stopped is started again a minute later).
+
+Prints, per minute, the app's resident memory and the event loop's lag; at the end: RSS growth after the first 5
+minutes (target ≤ 10 %), event-loop lag p99 (target ≤ 100 ms), crashes (target 0), and for every chaos step how long
+the view took to agree with the cluster again (leaders, ISR, live brokers, as an independent poll sees them).
+
+    KAFKA_HOME=/opt/kafka_2.13-4.1.0 python bench/soak.py [--minutes 30] [--rate 2000]
+
+The app runs in this process as the user's would (the composition root's own wiring, `kafkatop --bootstrap-server
+… --interval 1`), headless at 160x45; the producer and the consumers are child processes, so the memory measured is
+the app's. The lab binds 127.0.0.1 on free ports in a temp dir and is brought down at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.runner import port_is_free
+from kafkatop.backends.lab.spec import ClusterSpec
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.tui.cli.compose import compose_app
+from kafkatop.tui.cli.parser import build_parser
+
+TOPIC = "soak"
+GROUP = "soak-group"
+
+PRODUCER = """
+import sys, time
+from confluent_kafka import Producer
+bootstrap, topic, rate = sys.argv[1], sys.argv[2], float(sys.argv[3])
+p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "acks": "all", "message.timeout.ms": 60000})
+n, start = 0, time.monotonic()
+while True:
+    due = int((time.monotonic() - start) * rate)
+    while n < due:
+        try:
+            p.produce(topic, key=str(n % 1000).encode(), value=b"x" * 100)
+            n += 1
+        except BufferError:
+            break
+    p.poll(0.01)
+"""
+
+CONSUMERS = """
+import sys, threading
+from confluent_kafka import Consumer
+bootstrap, topic, group = sys.argv[1:4]
+def run(i):
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "latest",
+                  "client.id": f"soak-consumer-{i}"})
+    c.subscribe([topic])
+    while True:
+        c.consume(500, 0.5)
+threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(3)]
+for t in threads: t.start()
+for t in threads: t.join()
+"""
+
+
+def free_block(count: int) -> int:
+    for base in range(21_000, 31_000, 50):
+        if all(port_is_free(base + i) for i in range(count)):
+            return base
+    raise SystemExit("no block of free ports")
+
+
+def layout(snapshot: ClusterSnapshot | None) -> tuple[Any, ...] | None:
+    """What must agree between the app's view and the cluster: live brokers, and each partition's leader and ISR."""
+    if snapshot is None:
+        return None
+    topic = snapshot.topic(TOPIC)
+    parts = () if topic is None else tuple((p.id, p.leader, tuple(sorted(p.isr))) for p in topic.partitions)
+    return tuple(sorted(b.id for b in snapshot.brokers_alive)), parts
+
+
+async def soak(args: argparse.Namespace, cluster: LabCluster, bootstrap: str) -> int:
+    cli = build_parser().parse_args(["--bootstrap-server", bootstrap, "--interval", "1"])
+    truth_source = AdminSource(KafkaConnection.parse(bootstrap), timeout_s=3.0)
+    lags: list[float] = []
+    minute_rss: list[int] = []
+    steps: list[tuple[str, float | None]] = []
+    me = psutil.Process()
+    crashes = 0
+    with ExitStack() as stack:
+        app = compose_app(cli, stack)
+        try:
+            async with app.run_test(size=(160, 45)) as pilot:
+                start = time.monotonic()
+                end = start + args.minutes * 60
+                next_minute, next_step, step_no = start + 60, start + 120, 0
+                restart_at: tuple[float, str] | None = None
+
+                async def converged(what: str) -> None:
+                    t = time.monotonic()
+                    agreed = None
+                    while time.monotonic() - t < 90:
+                        try:
+                            truth = await asyncio.to_thread(truth_source.poll)
+                        except KafkatopError:
+                            truth = None
+                        seen = layout(app.view.cluster)
+                        if truth is not None and seen is not None and seen == layout(truth) and len(seen[1]) > 0:
+                            agreed = time.monotonic() - t
+                            break
+                        await asyncio.sleep(0.5)
+                    steps.append((what, agreed))
+                    shown = "NOT converged in 90 s" if agreed is None else f"view converged in {agreed:.1f} s"
+                    print(f"  {what}: {shown}", flush=True)
+
+                while time.monotonic() < end:
+                    t = time.monotonic()
+                    await asyncio.sleep(0.05)
+                    lags.append(time.monotonic() - t - 0.05)
+                    now = time.monotonic()
+                    if now >= next_minute:
+                        minute_rss.append(me.memory_info().rss)
+                        recent = sorted(lags[-1200:])
+                        p99 = recent[int(len(recent) * 0.99) - 1] if recent else 0.0
+                        print(
+                            f"minute {len(minute_rss):2d}: rss {minute_rss[-1] / 2**20:.1f} MiB, "
+                            f"loop lag p99 {p99 * 1000:.0f} ms (last minute)",
+                            flush=True,
+                        )
+                        next_minute += 60
+                    if restart_at is not None and now >= restart_at[0]:
+                        node = restart_at[1]
+                        restart_at = None
+                        await asyncio.to_thread(cluster.start, node)
+                        await converged(f"start {node}")
+                    if now >= next_step:
+                        action = ("kill", "stop", "restart")[step_no % 3]
+                        node = f"broker-{step_no % 3 + 1}"
+                        step_no += 1
+                        next_step += 120
+                        await asyncio.to_thread(getattr(cluster, action), node)
+                        await converged(f"{action} {node}")
+                        if action != "restart":
+                            restart_at = (time.monotonic() + 60, node)
+                await pilot.pause()
+        except Exception as e:  # noqa: BLE001 - a crash of the app is the finding
+            crashes += 1
+            print(f"the app crashed: {type(e).__name__}: {e}", flush=True)
+    truth_source.close()
+
+    print()
+    base = minute_rss[4] if len(minute_rss) >= 5 else (minute_rss[0] if minute_rss else 0)
+    last = minute_rss[-1] if minute_rss else 0
+    growth = (last - base) / base * 100 if base else 0.0
+    ordered = sorted(lags)
+    p99 = ordered[int(len(ordered) * 0.99) - 1] if ordered else 0.0
+    print(f"minutes: {len(minute_rss)}; rss at minute 5 {base / 2**20:.1f} MiB, at the end {last / 2**20:.1f} MiB")
+    print(f"rss growth after the first 5 minutes: {growth:+.1f} % (target <= 10 %)")
+    print(
+        f"event-loop lag: p50 {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+        f"max {ordered[-1] * 1000:.0f} ms (target p99 <= 100 ms)"
+    )
+    print(f"crashes: {crashes}")
+    converged_s = [s for _, s in steps if s is not None]
+    print(
+        f"chaos steps: {len(steps)}, converged {len(converged_s)}"
+        + (f", median {statistics.median(converged_s):.1f} s, max {max(converged_s):.1f} s" if converged_s else "")
+    )
+    ok = crashes == 0 and growth <= 10 and p99 <= 0.1 and len(converged_s) == len(steps)
+    return 0 if ok else 1
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--rate", type=float, default=2000)
+    args = ap.parse_args()
+    home = os.environ.get("KAFKA_HOME")
+    if not home:
+        raise SystemExit("set KAFKA_HOME to an Apache Kafka install (e.g. /opt/kafka_2.13-4.1.0)")
+    root = Path(tempfile.mkdtemp(prefix="kafkatop-soak-"))
+    base = free_block(300)
+    spec = ClusterSpec(name="soak", mode="kraft", brokers=3, base_port=base, controller_port=base + 100, heap="256m")
+    cluster, _ = LabCluster.create_or_open(root, open_install(Path(home)), spec)
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        snap = cluster.up(timeout_s=180)
+        bootstrap = snap.bootstrap_servers
+        with TopicAdmin(KafkaConnection.parse(bootstrap)) as topics:
+            topics.create_topic(TOPIC, 6, 3)
+        time.sleep(3)
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        children.append(subprocess.Popen([sys.executable, "-c", PRODUCER, bootstrap, TOPIC, str(args.rate)], **quiet))  # type: ignore[call-overload]
+        children.append(subprocess.Popen([sys.executable, "-c", CONSUMERS, bootstrap, TOPIC, GROUP], **quiet))  # type: ignore[call-overload]
+        print(f"lab up at {bootstrap}; producer at {args.rate:g} msg/s, 3 consumers in {GROUP}; {args.minutes:g} min")
+        return asyncio.run(soak(args, cluster, bootstrap))
+    finally:
+        for child in children:
+            child.kill()
+            child.wait(10)
+        cluster.down(timeout_s=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

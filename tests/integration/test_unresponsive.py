@@ -1,0 +1,82 @@
+"""A broker that accepts the connection and never answers (a hung JVM, a stopped process, a wrong port that some other
+server holds open): every command and the app's poll end within their timeout with one clear line, not a hang."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+
+
+@pytest.fixture
+def silent_broker() -> Iterator[str]:
+    """127.0.0.1:PORT that accepts connections, reads what it is sent, and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            held.append(conn)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    server.close()
+    thread.join(5)
+    for conn in held:
+        conn.close()
+
+
+def test_the_apps_poll_gives_up_within_its_timeout(silent_broker: str) -> None:
+    source = AdminSource(KafkaConnection.parse(silent_broker), timeout_s=2.0)
+    try:
+        t = time.monotonic()
+        with pytest.raises(SourceUnavailable, match=f"no metadata from bootstrap server {silent_broker} within 2 s"):
+            source.poll()
+        assert time.monotonic() - t < 2.0 + 1.5
+    finally:
+        source.close()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["describe", "--topic", "t"],
+        ["describe"],
+        ["create-topic", "t", "--partitions", "1", "--replication-factor", "1"],
+    ],
+)
+def test_commands_end_within_their_timeout_with_one_line(silent_broker: str, command: list[str]) -> None:
+    t = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "kafkatop.tui.cli", *command, "--bootstrap-server", silent_broker, "--timeout", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    took = time.monotonic() - t
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and silent_broker in lines[0] and "2 s" in lines[0], lines
+    # The timeout, its 1 s backstop, and the interpreter's start: never a hang.
+    assert took < 2.0 + 1.0 + 4.0, f"{command[0]} took {took:.1f} s with --timeout 2"
