@@ -1,4 +1,4 @@
-"""Every way out of the live view, with a lab cluster it started: q, SIGTERM, SIGHUP with the terminal gone, SIGINT,
+"""Every way out of the live view, with a lab cluster it started: q, ctrl+c, SIGTERM, SIGHUP with the terminal gone, SIGINT,
 a bug in the app, and q with --detach. The app runs as a user runs it — `kafkatop` in a terminal (a pty) — on a lab
 of REAL child processes (a real ZooKeeper and a stand-in broker JVM, tests/fixtures/standin_install.py) on free
 ports. After each way out, what the app started is stopped, or, with --detach, left running and said so."""
@@ -118,6 +118,7 @@ def up_pids(lab: LabCluster) -> list[int] | None:
 WAYS = {
     # way: (exit status, what the user is told)
     "q": (0, "stopping zookeeper, broker-1 of lab cluster 'exits', started here"),
+    "ctrl+c": (0, "stopping zookeeper, broker-1 of lab cluster 'exits', started here"),
     "SIGTERM": (128 + signal.SIGTERM, "quit on SIGTERM"),
     "SIGHUP": (128 + signal.SIGHUP, None),  # the terminal is gone: nobody to tell
     "SIGINT": (128 + signal.SIGINT, "quit on SIGINT"),
@@ -138,6 +139,8 @@ def test_every_way_out_stops_what_the_app_started(lab: LabCluster, way: str) -> 
         time.sleep(1.0)  # the app has drawn the nodes up
         if way in ("q", "detach"):
             term.type("q")
+        elif way == "ctrl+c":
+            term.type("\x03")  # the key, in the app's raw mode: not a SIGINT
         elif way == "SIGHUP":
             term.close()
             os.kill(term.proc.pid, signal.SIGHUP)

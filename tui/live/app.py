@@ -67,6 +67,8 @@ class KafkatopApp(App[None]):
     TITLE = "kafkatop"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
+        # As in top and k9s (Textual's default only says to press ctrl+q); a focused field copies with it first.
+        Binding("ctrl+c", "quit", "Quit", show=False, system=True),
         Binding("question_mark", "help", "Help"),
         Binding("r", "refresh", "Refresh"),
         Binding("k", "node('kill')", "Kill -9"),
