@@ -68,8 +68,9 @@ def status_rows(snap: LabSnapshot, measured: dict[int, KafkaProcess]) -> list[di
 
 
 def print_status(
-    snap: LabSnapshot, out: TextIO = sys.stdout, *, measured: dict[int, KafkaProcess] | None = None
+    snap: LabSnapshot, out: TextIO | None = None, *, measured: dict[int, KafkaProcess] | None = None
 ) -> None:
+    out = sys.stdout if out is None else out  # the stdout of now, not of import time (a test's capture replaces it)
     measured = _measure(snap) if measured is None else measured
     print(
         f"cluster {snap.name} · {'ZooKeeper mode' if snap.mode == 'zk' else 'KRaft'} · Kafka {snap.kafka_version} "
