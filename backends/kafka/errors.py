@@ -93,6 +93,10 @@ _SECURITY_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
         "this listener takes no SASL (a PLAINTEXT or SSL listener?): set security.protocol to PLAINTEXT or SSL",
     ),
     (
+        re.compile(r"SASL Handshake not supported by broker"),
+        "this listener takes no SASL (a PLAINTEXT or SSL listener?): set security.protocol to PLAINTEXT or SSL",
+    ),
+    (
         re.compile(r"SASL authentication error: ([^(]*?)\s*\(after"),
         "authentication failed: {0}",
     ),
