@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 from kafkatop.backends.model import errors as errors_module
+from kafkatop.backends.model import refusals as refusals_module
 from kafkatop.backends.model.errors import KafkatopError
 
 
@@ -80,14 +81,15 @@ def source_archive(directory: Path) -> Path:
     path = directory / "kafkatop_spark_source.zip"
     errors = Path(errors_module.__file__ or "")
     with zipfile.ZipFile(path, "w") as z:
-        # The source's three modules and the one module of kafkatop they import: the errors' base class
-        # (standard library only).
+        # The source's three modules and the two modules of kafkatop they import: the errors' base class and
+        # librdkafka's words for a refused connection (standard library only).
         # Every package level gets an __init__.py: zipimport has no namespace packages (the installed kafkatop is one).
         for package in ("kafkatop", "kafkatop/spark", "kafkatop/backends", "kafkatop/backends/model"):
             z.writestr(f"{package}/__init__.py", "")
         for module in ("source.py", "source_plan.py", "source_read.py"):
             z.write(here / module, f"kafkatop/spark/{module}")
         z.write(errors, "kafkatop/backends/model/errors.py")
+        z.write(Path(refusals_module.__file__ or ""), "kafkatop/backends/model/refusals.py")
     return path
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import socket
 import ssl
 import time
@@ -13,6 +12,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
+from kafkatop.backends.model.refusals import security_reason
 
 
 def describe_error(exc: BaseException) -> str:
@@ -72,57 +72,8 @@ class Deadline:
 
 # --- security failures: what librdkafka logged, in one line ----------------------------------------------------------
 # librdkafka says why a secured connection failed only in its log (and error_cb), while the request that needed it
-# fails as a bare _TRANSPORT or timeout. The latest such reason is kept here, worded, and added to that failure.
-_SECURITY_REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"invalid credentials with SASL mechanism (\S+)"),
-        "authentication failed: wrong user name or password (SASL {0})",
-    ),
-    (
-        re.compile(
-            r"SASL (\S+) mechanism handshake failed: Broker: Unsupported SASL mechanism: "
-            r"broker's supported mechanisms: ([^(]*?)\s*\("
-        ),
-        "the broker does not take SASL {0} (it takes {1}): set sasl.mechanism to one of those",
-    ),
-    (
-        re.compile(
-            r"SASL \S+ mechanism handshake failed: Broker: Request not valid in current SASL state: "
-            r"broker's supported mechanisms:\s*\("
-        ),
-        "this listener takes no SASL (a PLAINTEXT or SSL listener?): set security.protocol to PLAINTEXT or SSL",
-    ),
-    (
-        re.compile(r"SASL Handshake not supported by broker"),
-        "this listener takes no SASL (a PLAINTEXT or SSL listener?): set security.protocol to PLAINTEXT or SSL",
-    ),
-    (
-        re.compile(r"SASL authentication error: ([^(]*?)\s*\(after"),
-        "authentication failed: {0}",
-    ),
-    (
-        re.compile(r"certificate verify failed: ?([^,(]*)"),
-        "the broker's TLS certificate is not trusted ({0}): check ssl.truststore.location (or ssl.ca.location) "
-        "names the CA that signed it",
-    ),
-    (
-        re.compile(r"connecting to a PLAINTEXT broker listener\?"),
-        "this listener does not speak TLS (a PLAINTEXT or SASL_PLAINTEXT listener?): set security.protocol to "
-        "PLAINTEXT or SASL_PLAINTEXT",
-    ),
-    (re.compile(r"SSL handshake failed: ([^(]*?)\s*\(after"), "TLS handshake failed: {0}"),
-)
-
-
-def security_reason(text: str) -> str | None:
-    """A librdkafka log line or error about TLS or SASL, worded in one line; None for anything else."""
-    for pattern, words in _SECURITY_REASONS:
-        m = pattern.search(text)
-        if m:
-            return words.format(*(g.strip() for g in m.groups())).replace(" ()", "")
-    return None
-
-
+# fails as a bare _TRANSPORT or timeout. The latest such reason is kept here, worded (model/connection.py), and added
+# to that failure.
 class _SecurityFailures(logging.Handler):
     """Keeps the latest security failure librdkafka logged (its clients log through LIBRDKAFKA_LOGGER)."""
 
