@@ -102,7 +102,18 @@ def translate_client_properties(props: Mapping[str, str]) -> TranslatedPropertie
         # Java turns the host name check off with an empty value; librdkafka with "none".
         out["ssl.endpoint.identification.algorithm"] = endpoint.strip().lower() or "none"
     stores = _stores(props, out)
+    ignored += _unused_store_keys(props)
     return TranslatedProperties(tuple(sorted(out.items())), stores, tuple(sorted(ignored)))
+
+
+def _unused_store_keys(props: Mapping[str, str]) -> list[str]:
+    """A store's type or password given without the store itself: said, not silently dropped."""
+    unused = []
+    if not (props.get("ssl.truststore.location") or props.get("ssl.truststore.certificates")):
+        unused += [k for k in ("ssl.truststore.type", "ssl.truststore.password") if k in props]
+    if not (props.get("ssl.keystore.location") or props.get("ssl.keystore.key")):
+        unused += [k for k in ("ssl.keystore.type", "ssl.keystore.password") if k in props]
+    return unused
 
 
 def _sasl(props: Mapping[str, str], out: dict[str, str], ignored: list[str]) -> None:

@@ -142,6 +142,12 @@ def test_librdkafka_names_pass_through_and_java_only_keys_are_named_once() -> No
     )
 
 
+def test_a_store_password_without_its_store_is_named() -> None:
+    t = translate_client_properties({"ssl.truststore.password": CANARY, "ssl.keystore.type": "JKS"})
+    assert t.ignored == ("ssl.keystore.type", "ssl.truststore.password")
+    assert CANARY not in (t.warning() or "")
+
+
 def test_nothing_ignored_gives_no_warning_and_reprs_hide_secrets() -> None:
     t = translate_client_properties(
         {"sasl.mechanism": "PLAIN", "sasl.jaas.config": f'{PLAIN} required username="u" password="{CANARY}";'}
@@ -297,3 +303,34 @@ def test_ignored_keys_are_named_in_one_warning_line(tmp_path: Path, capsys: pyte
         f"kafkatop: --command-config {path}: ignored: default.api.timeout.ms, ssl.enabled.protocols "
         "(no librdkafka equivalent)"
     ]
+
+
+@pytest.mark.parametrize("key_password", [None, "another-key-password"])
+def test_jks_keystore_through_keytool(tmp_path: Path, pki: dict[str, bytes], key_password: str | None) -> None:
+    """A JKS keystore (made from a PKCS12 one with keytool), its key's password the store's or one of its own."""
+    try:
+        tool = keytool()
+    except ClientPropertiesError:
+        pytest.skip("no JDK keytool on this machine (JAVA_HOME, PATH)")
+    p12 = tmp_path / "key.p12"
+    p12.write_bytes(
+        pkcs12.serialize_key_and_certificates(
+            b"me",
+            pki["key_obj"],
+            pki["cert_obj"],
+            [pki["ca_obj"]],
+            BestAvailableEncryption(CANARY.encode()),  # type: ignore[arg-type]
+        )
+    )
+    jks = tmp_path / "key.jks"
+    extra = ["-destkeypass", key_password] if key_password else []
+    made = subprocess.run(
+        [tool, "-importkeystore", "-noprompt", "-srckeystore", str(p12), "-srcstoretype", "PKCS12",
+         "-srcstorepass", CANARY, "-destkeystore", str(jks), "-deststoretype", "JKS", "-deststorepass", CANARY,
+         "-srcalias", "me", "-destalias", "me", *extra],
+        capture_output=True, check=False, timeout=60,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    got = store_settings(StoreRef("keystore", str(jks), "JKS", CANARY, key_password))
+    assert got["ssl.key.pem"].encode() == pki["key"]
+    assert got["ssl.certificate.pem"].encode().startswith(pki["cert"])
