@@ -186,7 +186,8 @@ class NodeRunner:
                 proc.kill()
                 out, _ = proc.communicate()
             if proc.returncode != 0:
-                text = out.decode("utf-8", errors="replace").strip().splitlines()[-10:]
+                # Its arguments hold the SCRAM passwords: an error that quotes them must not show them.
+                text = self.security.redact(out.decode("utf-8", errors="replace")).strip().splitlines()[-10:]
                 failures.append(f"{node.name}: kafka-storage format exited with {proc.returncode}:\n" + "\n".join(text))
         if failures:
             raise SupervisorError("formatting KRaft storage failed\n" + "\n".join(failures))

@@ -168,6 +168,14 @@ class LabSecurity:
             }
         return settings
 
+    def redact(self, text: str) -> str:
+        """`text` (a tool's output) with the lab's passwords replaced by ***."""
+        if not uses_sasl(self.security):
+            return text
+        for password in self.passwords().values():
+            text = text.replace(password, "***")
+        return text
+
     def format_arguments(self) -> list[str]:
         """`kafka-storage.sh format` arguments that create the SCRAM users."""
         if not uses_sasl(self.security):

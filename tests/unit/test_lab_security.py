@@ -65,6 +65,9 @@ def test_ensure_writes_private_material_and_a_client_properties_that_translates(
             "--add-scram",
             f"SCRAM-SHA-512=[name=client,password={passwords['client']}]",
         ]
+        assert lab.redact(f"bad --add-scram {lab.format_arguments()[1]}") == (
+            "bad --add-scram SCRAM-SHA-512=[name=admin,password=***]"
+        )
     if "ssl" in security:
         (store,) = translated.stores
         assert (store.location, store.type) == (str(lab.ca_path), "PEM")
