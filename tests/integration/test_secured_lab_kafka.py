@@ -140,5 +140,17 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     )
     said.append(out + err)
     assert code == 1 and err.count("\n") == 1 and "speaks TLS, and security.protocol is PLAINTEXT" in err
+    # SASL to a PLAINTEXT listener: the lab's controller listener is one.
+    controller = snap.nodes[0].node.controller_port
+    sasl_plaintext = tmp_path / "sasl-plaintext.properties"
+    sasl_plaintext.write_text(
+        re.sub(r"security.protocol=.*", "security.protocol=SASL_PLAINTEXT", re.sub(r"ssl\.truststore.*\n", "", text))
+    )
+    code, out, err = run(
+        capsys, "describe", "--bootstrap-server", f"127.0.0.1:{controller}", "--command-config", str(sasl_plaintext),
+        "--timeout", "3",
+    )  # fmt: skip
+    said.append(out + err)
+    assert code == 1 and err.count("\n") == 1 and "this listener takes no SASL" in err, err
     for secret in (CANARY, *re.findall(r'password="([^"]*)"', text)):
         assert not any(secret in line for line in said)
