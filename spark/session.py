@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kafkatop.backends.model import errors as errors_module
 from kafkatop.backends.model import lifetime as lifetime_module
+from kafkatop.backends.model import refusals as refusals_module
 from kafkatop.backends.model.errors import KafkatopError
 
 
@@ -81,8 +82,8 @@ def source_archive(directory: Path) -> Path:
     path = directory / "kafkatop_spark_source.zip"
     errors = Path(errors_module.__file__ or "")
     with zipfile.ZipFile(path, "w") as z:
-        # The source's three modules and the two modules of kafkatop they import: the errors' base class and the
-        # handles' lifetime (standard library only).
+        # The source's three modules and the three modules of kafkatop they import: the errors' base class, the
+        # handles' lifetime and librdkafka's words for a refused connection (standard library only).
         # Every package level gets an __init__.py: zipimport has no namespace packages (the installed kafkatop is one).
         for package in ("kafkatop", "kafkatop/spark", "kafkatop/backends", "kafkatop/backends/model"):
             z.writestr(f"{package}/__init__.py", "")
@@ -90,6 +91,7 @@ def source_archive(directory: Path) -> Path:
             z.write(here / module, f"kafkatop/spark/{module}")
         z.write(errors, "kafkatop/backends/model/errors.py")
         z.write(Path(lifetime_module.__file__ or ""), "kafkatop/backends/model/lifetime.py")
+        z.write(Path(refusals_module.__file__ or ""), "kafkatop/backends/model/refusals.py")
     return path
 
 

@@ -18,6 +18,7 @@ from pyspark.sql.datasource import InputPartition
 
 from kafkatop.backends.model import lifetime
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.refusals import security_reason
 
 EARLIEST, LATEST = -2, -1  # the official connector's sentinels in startingOffsets/endingOffsets JSON
 DEFAULT_POLL_TIMEOUT_MS = 120_000
@@ -145,10 +146,28 @@ def consumer_config(options: SourceOptions) -> dict[str, Any]:
     }
 
 
+class _SecurityFailure(logging.Handler):
+    """The latest TLS or SASL failure librdkafka logged, worded: a refused connection says why, not just that it
+    failed."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.latest: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        reason = security_reason(record.getMessage())
+        if reason is not None:
+            self.latest = reason
+
+
+_SECURITY_FAILURE = _SecurityFailure()
+
+
 def _quiet_logger() -> Any:
     logger = logging.getLogger("kafkatop.spark.librdkafka")
     logger.propagate = False
-    logger.addHandler(logging.NullHandler())
+    if not logger.handlers:
+        logger.addHandler(_SECURITY_FAILURE)
     return logger
 
 
@@ -173,9 +192,15 @@ def watermarks(options: SourceOptions, admin: AdminClient | None = None) -> dict
         finally:
             release([own])
             del own
+    _SECURITY_FAILURE.latest = None
     try:
         metadata = admin.list_topics(timeout=METADATA_TIMEOUT_S)
     except KafkaException as e:
+        admin.poll(0)  # delivers the log lines librdkafka has queued
+        if _SECURITY_FAILURE.latest is not None:
+            raise KafkaSourceError(
+                f"cannot talk to Kafka at {options.bootstrap_servers}: {_SECURITY_FAILURE.latest}"
+            ) from None
         raise KafkaSourceError(
             f"cannot reach Kafka at {options.bootstrap_servers}: {_reason(e)}. Is the cluster up?"
         ) from None

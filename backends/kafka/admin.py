@@ -26,7 +26,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
 
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported
+from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported, unreachable_reason
 from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll
 from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
 from kafkatop.backends.model.cluster import (
@@ -63,6 +63,7 @@ class AdminSource:
         self.include_internal = include_internal
         self.config_refresh_s = config_refresh_s
         config = connection.config()
+        self._created = time.monotonic()
         self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
         self._known_brokers: dict[int, Broker] = {}
         self._mode: ClusterMode | None = None
@@ -186,6 +187,13 @@ class AdminSource:
                 return self._client().list_topics(timeout=max(min(attempt_s, deadline.left()), 0.05))
             except KafkaException as e:
                 if deadline.left() < 0.05:
+                    # A reason logged during this poll (librdkafka retries in the background: one comes each retry).
+                    since = max(self._created, time.monotonic() - 2 * self.timeout_s - 1.0)
+                    reason = unreachable_reason(self.connection, since, self._client())
+                    if reason is not None:
+                        raise SourceUnavailable(
+                            "kafka", f"cannot talk to {self.connection.bootstrap_servers}: {reason}"
+                        ) from None
                     raise SourceUnavailable(
                         "kafka",
                         f"no metadata from bootstrap server {self.connection.bootstrap_servers} "

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import socket
+import ssl
 import time
 from concurrent.futures import Future
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
+
+from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
+from kafkatop.backends.model.refusals import security_reason
 
 
 def describe_error(exc: BaseException) -> str:
@@ -62,3 +68,59 @@ class Deadline:
     def result(self, fut: Future[Any]) -> Any:
         """The future's result, or raise: its own exception, or TimeoutError once the deadline passed."""
         return fut.result(timeout=self.left())
+
+
+# --- security failures: what librdkafka logged, in one line ----------------------------------------------------------
+# librdkafka says why a secured connection failed only in its log (and error_cb), while the request that needed it
+# fails as a bare _TRANSPORT or timeout. The latest such reason is kept here, worded (model/connection.py), and added
+# to that failure.
+class _SecurityFailures(logging.Handler):
+    """Keeps the latest security failure librdkafka logged (its clients log through LIBRDKAFKA_LOGGER)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.latest: tuple[float, str] | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        reason = security_reason(record.getMessage())
+        if reason is not None:
+            self.latest = (time.monotonic(), reason)
+
+
+_FAILURES = _SecurityFailures()
+LIBRDKAFKA_LOGGER.addHandler(_FAILURES)
+
+
+def speaks_tls(host: str, port: int, timeout_s: float = 1.0) -> bool:
+    """Whether a TLS handshake succeeds at host:port (no certificate check: only the protocol is asked)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as raw:
+            with context.wrap_socket(raw, server_hostname=host):
+                return True
+    except (OSError, ValueError):
+        return False
+
+
+def unreachable_reason(connection: KafkaConnection, since: float, client: Any = None) -> str | None:
+    """Why `connection` could not talk to its brokers, when security is why: the latest TLS or SASL failure logged
+    since `since` (time.monotonic()), else a TLS listener found where the client speaks PLAINTEXT."""
+    if client is not None:
+        try:
+            client.poll(0)  # delivers the log lines librdkafka has queued
+        except (KafkaException, RuntimeError):
+            pass
+    latest = _FAILURES.latest
+    if latest is not None and latest[0] >= since:
+        return latest[1]
+    protocol = connection.client_settings.get("security.protocol", "PLAINTEXT").upper()
+    if "SSL" not in protocol and connection.addresses:
+        host, port = connection.addresses[0]
+        if speaks_tls(host, port):
+            return (
+                f"the broker speaks TLS, and security.protocol is {protocol}: give --command-config with "
+                "security.protocol=SSL or SASL_SSL and the broker's truststore"
+            )
+    return None

@@ -19,7 +19,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, New
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.errors import failure
+from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
@@ -45,6 +45,7 @@ class TopicAdmin:
     def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
         self.connection = connection
         self.timeout_s = timeout_s
+        self._created = time.monotonic()
         self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
 
     # --- lifecycle --------------------------------------------------------------------------------------------------
@@ -75,7 +76,14 @@ class TopicAdmin:
     def _error(self, action: str, name: str, exc: BaseException) -> TopicError:
         code, text = failure(exc)
         text = self.connection.redact(text)
-        if code == "_TIMED_OUT":
+        reason = (
+            unreachable_reason(self.connection, self._created, self._admin)
+            if code in ("_TIMED_OUT", "_TRANSPORT")
+            else None
+        )
+        if reason is not None:
+            message = f"Cannot {action} topic '{name}': cannot talk to {self.connection}: {reason}"
+        elif code == "_TIMED_OUT":
             message = (
                 f"Cannot {action} topic '{name}': no answer from Kafka at {self.connection} within "
                 f"{self.timeout_s:g} s ({text}). Check that a broker listens there and that the address is right."

@@ -162,6 +162,13 @@ class QuorumSource:
         self.last_response: tuple[int, bytes] | None = None
 
     def poll(self) -> QuorumSnapshot:
+        protocol = self.connection.client_settings.get("security.protocol", "PLAINTEXT").upper()
+        if protocol != "PLAINTEXT":
+            raise SourceUnavailable(
+                SOURCE,
+                f"kafkatop reads the quorum over PLAINTEXT only, and this cluster's listeners are {protocol} "
+                "(kafka-metadata-quorum.sh --command-config FILE describe --status shows it)",
+            )
         reasons = []
         for host, port in self.addresses:
             address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

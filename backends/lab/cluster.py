@@ -266,6 +266,8 @@ class LabCluster:
                 self.state.cluster_id,
                 self.state.state_dir,
                 tuple(statuses),
+                self.state.spec.security,
+                self.runner.security.client_properties_path if self.runner.security.enabled else None,
             )
 
     def refresh(self) -> LabSnapshot:

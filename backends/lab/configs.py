@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kafkatop.backends.lab.install import LabMode
 from kafkatop.backends.lab.properties import parse_properties
-from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, quorum_voters
+from kafkatop.backends.lab.spec import HOST, SECURITY_PROTOCOLS, ClusterSpec, NodeSpec, quorum_voters
 from kafkatop.backends.model.processes import ProcessRole
 
 PROTOCOL_MAP = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
@@ -120,12 +120,16 @@ def node_properties(
     nodes: tuple[NodeSpec, ...],
     log_dir: Path,
     stock_path: Path | str,
+    security_settings: Mapping[str, str | None] | None = None,
 ) -> str:
-    """The properties file of one broker, combined node or controller."""
+    """The properties file of one broker, combined node or controller. On a secured lab (`spec.security`) the
+    brokers' listener is named after its protocol (SASL_SSL://127.0.0.1:9092), and `security_settings` (TLS stores,
+    SASL) are set; the controllers' listener stays PLAINTEXT on 127.0.0.1."""
     stock = parse_properties(stock_text)
     brokers = sum(1 for n in nodes if n.is_broker)
     settings: dict[str, str | None] = {}
-    plaintext = f"PLAINTEXT://{HOST}:{node.port}"
+    listener = SECURITY_PROTOCOLS.get(spec.security, "PLAINTEXT")
+    plaintext = f"{listener}://{HOST}:{node.port}"
     if mode == "zk":
         zookeeper = next(n for n in nodes if n.role is ProcessRole.ZOOKEEPER)
         settings |= {
@@ -157,10 +161,12 @@ def node_properties(
             "log.dirs": str(log_dir),
         }
         if node.is_broker:
-            settings["inter.broker.listener.name"] = "PLAINTEXT"
-        if "CONTROLLER:" not in (settings["listener.security.protocol.map"] or ""):
+            settings["inter.broker.listener.name"] = listener
+        protocol_map = settings["listener.security.protocol.map"] or ""
+        if "CONTROLLER:" not in protocol_map or f"{listener}:" not in protocol_map:
             settings["listener.security.protocol.map"] = PROTOCOL_MAP
     settings |= _internal_topic_settings(stock, stock_text, brokers)
+    settings |= dict(security_settings or {})
     settings |= dict(spec.broker_properties)
     header = (
         f"kafkatop lab cluster {spec.name!r}: {node.name} ({node.role.value}), generated from {stock_path}.",

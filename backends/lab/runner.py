@@ -17,6 +17,7 @@ import psutil
 
 from kafkatop.backends.lab.configs import node_properties, zookeeper_properties
 from kafkatop.backends.lab.local import wait_gone
+from kafkatop.backends.lab.security import LabSecurity, write_private
 from kafkatop.backends.lab.spec import HOST, NodeSpec
 from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
 from kafkatop.backends.model.nodes import NodeState
@@ -117,6 +118,8 @@ class NodeRunner:
         nodes = self.state.nodes if nodes is None else nodes
         for sub in ("config", "logs", "data"):
             (self.state.state_dir / sub).mkdir(parents=True, exist_ok=True)
+        security = self.security
+        security.ensure(nodes)
         for node in nodes:
             path = self.state.config_path(node)
             if path.exists():
@@ -139,10 +142,18 @@ class NodeRunner:
                     nodes=self.state.nodes,
                     log_dir=self.state.data_dir(node),
                     stock_path=stock,
+                    security_settings=security.broker_settings(node),
                 )
-            path.write_text(text, encoding="utf-8")
+            if security.enabled:
+                write_private(path, text)  # it holds the brokers' SCRAM password and their keys' password
+            else:
+                path.write_text(text, encoding="utf-8")
         if self.state.mode == "kraft":
             self._format_storage([n for n in nodes if not (self.state.data_dir(n) / "meta.properties").exists()])
+
+    @property
+    def security(self) -> LabSecurity:
+        return LabSecurity(self.state.state_dir, self.state.spec.name, self.state.spec.security)
 
     def _format_storage(self, nodes: list[NodeSpec]) -> None:
         if not nodes:
@@ -152,6 +163,7 @@ class NodeRunner:
         procs = []
         for node in nodes:
             cmd = [script, "format", "-t", self.state.cluster_id, "-c", str(self.state.config_path(node))]
+            cmd += self.security.format_arguments()  # SCRAM users, on every node: the quorum starts with them
             env = self.env(node, heap="128m")
             procs.append(
                 (
@@ -174,7 +186,8 @@ class NodeRunner:
                 proc.kill()
                 out, _ = proc.communicate()
             if proc.returncode != 0:
-                text = out.decode("utf-8", errors="replace").strip().splitlines()[-10:]
+                # Its arguments hold the SCRAM passwords: an error that quotes them must not show them.
+                text = self.security.redact(out.decode("utf-8", errors="replace")).strip().splitlines()[-10:]
                 failures.append(f"{node.name}: kafka-storage format exited with {proc.returncode}:\n" + "\n".join(text))
         if failures:
             raise SupervisorError("formatting KRaft storage failed\n" + "\n".join(failures))

@@ -21,6 +21,13 @@ MAX_VOTERS = 3  # combined mode: the first three nodes form the KRaft quorum, la
 CONTROLLER_ID_BASE = 100  # dedicated KRaft controllers get node ids 101, 102, … so broker ids stay 1, 2, 3 as in labs
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _HEAP = re.compile(r"[1-9][0-9]*[kKmMgG]")
+# --security: the brokers' listener, named after its protocol (security.protocol of the clients).
+SECURITY_PROTOCOLS = {
+    "plaintext": "PLAINTEXT",
+    "ssl": "SSL",
+    "sasl_plaintext": "SASL_PLAINTEXT",
+    "sasl_ssl": "SASL_SSL",
+}
 
 
 class SpecError(BadInput):
@@ -38,6 +45,7 @@ class ClusterSpec:
     controllers: int = 0  # dedicated KRaft controllers; 0 = combined nodes (process.roles=broker,controller)
     heap: str = "256m"  # -Xmx and -Xms of every broker and controller JVM
     broker_properties: tuple[tuple[str, str], ...] = field(default=())  # extra server.properties, applied last
+    security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext or sasl_ssl (SCRAM-SHA-512)
 
     @property
     def first_controller_port(self) -> int:
@@ -53,6 +61,12 @@ class ClusterSpec:
             problems.append(f"controllers must be 0 (combined nodes) or more (asked for {self.controllers})")
         if self.controllers and self.mode == "zk":
             problems.append("dedicated controllers are a KRaft thing: drop --controllers, or use --mode kraft")
+        if self.security not in SECURITY_PROTOCOLS:
+            problems.append(f"security {self.security!r}: use one of {', '.join(SECURITY_PROTOCOLS)}")
+        elif self.security != "plaintext" and self.mode == "zk":
+            problems.append(
+                f"--security {self.security} needs a KRaft cluster (its SCRAM users and listeners): --mode kraft"
+            )
         if not _HEAP.fullmatch(self.heap):
             problems.append(f"heap {self.heap!r}: give a JVM size such as 256m or 1g")
         problems += self._port_problems()

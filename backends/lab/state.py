@@ -64,6 +64,8 @@ class LabSnapshot:
     cluster_id: str | None
     state_dir: Path
     nodes: tuple[NodeStatus, ...]
+    security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext, sasl_ssl
+    client_properties: Path | None = None  # a secured lab's client settings (Java format), for --command-config
 
     @property
     def bootstrap_servers(self) -> str:
@@ -180,7 +182,7 @@ class LabState:
         notes = []
         if install.home.resolve() != self.install.home.resolve():
             notes.append(f"it runs Kafka from {self.install.home}, not {install.home}")
-        for key in ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap"):
+        for key in ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap", "security"):
             want = getattr(asked, key)
             have = self.mode if key == "mode" else getattr(self.spec, key)
             if key == "brokers":

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kafkatop.backends.model.addresses import parse_host_ports
@@ -37,7 +37,8 @@ class KafkaConnection:
 
     bootstrap_servers: str  # as given, e.g. "127.0.0.1:9092,127.0.0.1:9093"
     addresses: tuple[tuple[str, int], ...]  # parsed: ((host, port), …)
-    settings: tuple[tuple[str, str], ...] = ()  # client properties, e.g. security.protocol, sasl.*
+    # client properties, e.g. security.protocol, sasl.*: never in a repr (a traceback, a log line), they hold passwords
+    settings: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @classmethod
     def parse(cls, bootstrap_servers: str, settings: Mapping[str, str] | None = None) -> KafkaConnection:

@@ -1,7 +1,8 @@
-"""Every way out of the live view, with a lab cluster it started: q, ctrl+c, SIGTERM, SIGHUP with the terminal gone, SIGINT,
-a bug in the app, and q with --detach. The app runs as a user runs it — `kafkatop` in a terminal (a pty) — on a lab
-of REAL child processes (a real ZooKeeper and a stand-in broker JVM, tests/fixtures/standin_install.py) on free
-ports. After each way out, what the app started is stopped, or, with --detach, left running and said so."""
+"""Every way out of the live view, with a lab cluster it started: q, ctrl+c, SIGTERM, SIGHUP with the terminal
+gone, SIGINT, a bug in the app, and q with --detach. The app runs as a user runs it: `kafkatop` in a terminal (a
+pty), on a lab of REAL child processes (a real ZooKeeper and a stand-in broker JVM, see
+tests/fixtures/standin_install.py) on free ports. After each way out, what the app started is stopped, or, with
+--detach, left running and said so."""
 
 from __future__ import annotations
 

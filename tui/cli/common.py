@@ -12,9 +12,10 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from kafkatop.backends.lab.properties import read_properties
+from kafkatop.backends.model.client_properties import translate_client_properties
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.tui.cli.exits import UsageError
+from kafkatop.tui.cli.exits import UsageError, err
 
 # The lab's own modules (the supervisor, psutil) are imported by the functions that use them: the demo and an
 # attached cluster never load them, and the live view's first frame comes sooner.
@@ -56,6 +57,7 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         controller_port=getattr(args, "controller_port", None),
         controllers=getattr(args, "controllers", None),
         heap=getattr(args, "heap", None),
+        security=getattr(args, "security", None),
         broker_properties=tuple(props.items()),
     )
 
@@ -73,15 +75,39 @@ def open_cluster(args: argparse.Namespace) -> LabCluster:
     return LabCluster.open(state_root(args) / name)
 
 
+def lab_client_properties(args: argparse.Namespace) -> Path | None:
+    """A secured lab's client.properties, when a command targets the lab by name (no --bootstrap-server)."""
+    if getattr(args, "bootstrap_server", None):
+        return None
+    from kafkatop.backends.lab.security import CLIENT_PROPERTIES
+
+    path = state_root(args) / (args.name or build_spec(args).name) / CLIENT_PROPERTIES
+    return path if path.is_file() else None
+
+
 def client_settings(args: argparse.Namespace) -> dict[str, str]:
-    """--command-config's client properties (security settings), as Kafka's own tools take them."""
-    path = getattr(args, "command_config", None)
+    """librdkafka settings from --command-config (Kafka's Java client properties, as Kafka's own tools take them),
+    else from the lab's own client.properties when the lab is secured. Keys with no librdkafka meaning are named in
+    one line on stderr; a file that cannot be used is bad input, its message never quoting a value."""
+    given = getattr(args, "command_config", None)
+    path = given or lab_client_properties(args)
     if not path:
         return {}
+    flag = "--command-config " if given else ""
     try:
-        return read_properties(path)
+        translated = translate_client_properties(read_properties(path))
+        settings = dict(translated.settings)
+        if translated.stores:
+            from kafkatop.backends.kafka.keystores import store_settings
+
+            for store in translated.stores:
+                settings |= store_settings(store)
     except KafkatopError as e:
-        raise UsageError(f"--command-config {e}") from None
+        raise UsageError(f"{flag}{path}: {e}" if not str(e).startswith(str(path)) else f"{flag}{e}") from None
+    warning = translated.warning()
+    if warning:
+        err(f"{flag}{path}: {warning}")
+    return settings
 
 
 def lab_bootstrap(args: argparse.Namespace) -> str:

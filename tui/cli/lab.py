@@ -68,8 +68,9 @@ def status_rows(snap: LabSnapshot, measured: dict[int, KafkaProcess]) -> list[di
 
 
 def print_status(
-    snap: LabSnapshot, out: TextIO = sys.stdout, *, measured: dict[int, KafkaProcess] | None = None
+    snap: LabSnapshot, out: TextIO | None = None, *, measured: dict[int, KafkaProcess] | None = None
 ) -> None:
+    out = sys.stdout if out is None else out  # the stdout of now, not of import time (a test's capture replaces it)
     measured = _measure(snap) if measured is None else measured
     print(
         f"cluster {snap.name} · {'ZooKeeper mode' if snap.mode == 'zk' else 'KRaft'} · Kafka {snap.kafka_version} "
@@ -82,6 +83,7 @@ def print_status(
         file=out,
     )
     print(f"state {snap.state_dir}", file=out)
+    print(f"security {security_text(snap)}", file=out)
     header = ("NODE", "ROLE", "ID", "STATE", "PID", "PORT", "CPU%", "RSS", "UPTIME")
     table = [header]
     notes = []
@@ -108,6 +110,20 @@ def print_status(
         print(note, file=out)
 
 
+def security_text(snap: LabSnapshot) -> str:
+    """`PLAINTEXT`, or e.g. `SASL_SSL (SCRAM-SHA-512, TLS by the lab's CA) · client settings …/client.properties`."""
+    from kafkatop.backends.lab.security import MECHANISM, listener_name, uses_sasl, uses_tls
+
+    protocol = listener_name(snap.security)
+    if snap.security == "plaintext":
+        return protocol
+    how = [f"{MECHANISM} users admin, client"] if uses_sasl(snap.security) else []
+    if uses_tls(snap.security):
+        how.append("TLS by the lab's own CA")
+    text = f"{protocol} ({'; '.join(how)}; controllers PLAINTEXT on 127.0.0.1)"
+    return text + (f" · client settings {snap.client_properties}" if snap.client_properties else "")
+
+
 # --- commands -------------------------------------------------------------------------------------------------------
 def cmd_up(args: argparse.Namespace) -> int:
     spec = build_spec(args)
@@ -132,6 +148,12 @@ def cmd_up(args: argparse.Namespace) -> int:
             return INTERRUPTED
         try:
             print_status(snap)
+            if snap.client_properties is not None:
+                print(
+                    f"client settings: {snap.client_properties} (kafkatop uses them for this lab; Kafka's tools: "
+                    f"--command-config {snap.client_properties})",
+                    flush=True,
+                )
             if args.detach:
                 cluster.release()
                 print(f"left running; stop it with `kafkatop down{_name_flag(args, cluster)}`")
@@ -197,6 +219,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "cluster_id": snap.cluster_id,
             "bootstrap_servers": snap.bootstrap_servers,
             "zookeeper_connect": snap.zookeeper_connect,
+            "security": snap.security,
+            "client_properties": str(snap.client_properties) if snap.client_properties else None,
             "state_dir": str(snap.state_dir),
             "nodes": status_rows(snap, measured),
         }

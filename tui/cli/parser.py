@@ -83,6 +83,14 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--controllers", type=int, metavar="N", help="dedicated KRaft controllers (default 0: combined)")
     up.add_argument("--heap", metavar="SIZE", help="heap per broker JVM (default 256m)")
     up.add_argument(
+        "--security",
+        choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl"),
+        help="the brokers' listener (default plaintext): TLS with a CA made for this lab, SASL with SCRAM-SHA-512 "
+        "users admin and client; writes client.properties (Kafka's format) into the lab's state directory, used by "
+        "kafkatop for this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener "
+        "stays PLAINTEXT on 127.0.0.1",
+    )
+    up.add_argument(
         "-p",
         "--broker-property",
         action="append",
