@@ -27,7 +27,7 @@ def parse_host_ports(text: str, default_port: int, *, source: str, what: str) ->
             port = int(port_text) if port_text else default_port
         except ValueError:
             port = -1
-        if not host or not 0 < port < 65536:
+        if not host or any(c.isspace() for c in host) or not 0 < port < 65536:
             raise BadAddress(
                 source, f"cannot read {item!r} in the {what} {text!r}: give HOST:PORT, a port from 1 to 65535"
             )

@@ -25,8 +25,8 @@ class BadAddress(BadInput, SourceUnavailable):
     though still a SourceUnavailable for what catches those."""
 
 
-class NotAKafkaZooKeeper(SourceUnavailable):
-    """ZooKeeper answered, but holds none of Kafka's znodes under the given chroot."""
+class NotAKafkaZooKeeper(BadInput, SourceUnavailable):
+    """ZooKeeper answered, but holds none of Kafka's znodes under the given chroot: the wrong --zookeeper (exit 2)."""
 
 
 class PropertiesError(KafkatopError):
