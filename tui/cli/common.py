@@ -11,7 +11,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from kafkatop.backends.lab.properties import read_properties
+from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.exits import UsageError
@@ -79,7 +79,7 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
     if not path:
         return {}
     try:
-        return read_properties(path)
+        return read_client_properties(path)
     except KafkatopError as e:
         raise UsageError(f"--command-config {e}") from None
 
