@@ -234,7 +234,7 @@ def _lab_cluster(args: argparse.Namespace) -> Callable[[], LabCluster] | None:
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.install import KafkaInstall, KafkaNotFound, find_kafka
 
-    spec = build_spec(args)
+    spec = build_spec(args).validate()  # a bad kafkatop.toml is refused even when the demo would run instead
     root: Path = state_root(args)
     # A given --kafka-home is checked even when the cluster exists: a typo must not run some other Kafka silently.
     install: KafkaInstall | None = find_kafka(args.kafka_home) if args.kafka_home else None
@@ -245,7 +245,6 @@ def _lab_cluster(args: argparse.Namespace) -> Callable[[], LabCluster] | None:
             install = find_kafka(None)
         except KafkaNotFound:
             return None
-    spec.validate()
     found = install
 
     def create() -> LabCluster:

@@ -141,6 +141,10 @@ class Parser(argparse.ArgumentParser):
         self.flags: dict[str, str] = {}  # dest -> its long flag, for messages
         self.definitions: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # to offer before the command too
 
+    def error(self, message: str) -> NoReturn:
+        """One line, as every refusal of kafkatop's: what was wrong, and where the options are listed."""
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists the options)\n")
+
     def option(
         self,
         *flags: str,
