@@ -310,6 +310,15 @@ def test_a_broker_id_the_attached_cluster_has_not_is_refused(tmp_path: Path, moc
     assert_refused(r, "broker 7 is not registered in this cluster (live brokers: 1, 2, 3)")
 
 
+def test_an_option_before_the_command_is_the_one_used(tmp_path: Path, mock_cluster: MockCluster) -> None:
+    """The report: `kafkatop --bootstrap-server X describe` dropped X and described the lab on 9092."""
+    mock_cluster.create_topic("purchases", 1, 3)
+    r = kafkatop("--bootstrap-server", mock_cluster.bootstrap_servers, "--json", "describe", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert '"name": "purchases"' in r.stdout
+    assert not (tmp_path / "xdg").exists()  # no lab cluster was looked for
+
+
 # --- the app's dialogs, on the demo cluster -----------------------------------------------------------------------
 class Admins:
     """The topic admin factory of the app: counts how often a dialog got as far as asking Kafka."""
