@@ -8,12 +8,15 @@ psutil, so the first frame comes sooner (bench/first_frame.py)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
+import signal
 import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from kafkatop.backends import ports
@@ -186,8 +189,27 @@ def run_live_view(args: argparse.Namespace) -> int:
             chosen.poll_cluster, chosen.control, chosen.ensemble, _topic_admin(connection), consoles, chosen.startup,
             spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
         )  # fmt: skip
-        KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner)).run()
+        _run(KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner)))
     return 0
+
+
+def _run(app: KafkatopApp) -> None:
+    """Run the app; SIGTERM and SIGHUP (the terminal closed) quit it as q does, so the terminal is restored and the
+    lab cluster it started is stopped (the default action would end the process there and then, leaving both)."""
+
+    def quit_app(signum: int, frame: FrameType | None) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not running yet, or done: unwind as Ctrl-C does
+            raise KeyboardInterrupt from None
+        loop.call_soon_threadsafe(app.exit)
+
+    previous = {s: signal.signal(s, quit_app) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        app.run()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _recorded(recorder: RecordingWriter) -> None:
@@ -217,7 +239,7 @@ def _replay(args: argparse.Namespace) -> int:
     _need_terminal()
     replay = Replay(recording, speed=args.speed)
     replay.name = Path(args.replay).name
-    KafkatopApp(Sources(_replayed_only), Settings(), replay=replay).run()
+    _run(KafkatopApp(Sources(_replayed_only), Settings(), replay=replay))
     return 0
 
 
