@@ -102,7 +102,7 @@ def key_value(value: str) -> str:
 
 
 def host_ports(value: str) -> str:
-    """HOST:PORT[,HOST:PORT…]: not empty, and no empty item or port out of range (the model parses it fully)."""
+    """HOST:PORT[,HOST:PORT…], not empty; the model parses it (KafkaConnection.parse), and a bad one is BadAddress."""
     if not value.strip():
         raise argparse.ArgumentTypeError("empty; give HOST:PORT, e.g. 127.0.0.1:9092")
     return value.strip()
@@ -226,7 +226,7 @@ def _resolve(root: RootParser, ns: argparse.Namespace) -> argparse.Namespace:
                 meaning = next(kw["help"] for flags, kw in root.definitions if flag in flags)
                 fail(f"{flag} before `{command}` is the {meaning}, which `{command}` does not take; `{command}`'s own "
                      f"{flag} goes after the command")  # fmt: skip
-            fail(f"{flag} has no meaning for `{command}`: leave it out (`kafkatop {command} --help` lists its options)")
+            fail(f"{flag} has no meaning for `{command}`: leave it out")
         if hasattr(ns, dest):
             after = getattr(ns, dest)
             if isinstance(value, list) and isinstance(after, list):
@@ -428,7 +428,7 @@ def _add_durability(dur: Parser) -> None:
     _client_options(dur)
     dur.option("--topic", required=True, metavar="NAME", type=text("a topic name"),
                help="a replicated topic (RF 3 for a real test)")  # fmt: skip
-    dur.option("--records", type=COUNT, default=10_000, metavar="N", help="records to write")
+    dur.option("--records", type=whole(1, 10_000_000, "a count"), default=10_000, metavar="N", help="records to write")
     dur.option("--acks", choices=("all", "1", "0"), default="all", help="producer acks")
     dur.option("--idempotence", action=argparse.BooleanOptionalAction, help="enable.idempotence",
                shown="on with acks=all, else off")  # fmt: skip
