@@ -102,7 +102,7 @@ async def soak(args: argparse.Namespace, cluster: LabCluster, bootstrap: str) ->
     me = psutil.Process()
     crashes = 0
     with ExitStack() as stack:
-        app = compose_app(cli, stack)
+        app = compose_app(cli, stack, terminal=False)
         try:
             async with app.run_test(size=(160, 45)) as pilot:
                 start = time.monotonic()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kafkatop.backends.model.cluster import ClusterSnapshot, Topic
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, Topic
+from kafkatop.backends.model.codec import JSON, encode
 from kafkatop.backends.model.topics import TopicError
 
 ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"  # Uuid.ZERO_UUID: "no topic id" (topics created by ZooKeeper-era Kafka)
@@ -23,6 +24,19 @@ def shown_topics(snapshot: ClusterSnapshot, topic: str | None, sort_by_name: boo
     by_name = {t.name: t for t in snapshot.topics}
     order = sorted(by_name) if sort_by_name else kafka_topic_order(list(by_name))
     return [by_name[name] for name in order]
+
+
+def describe_json(snapshot: ClusterSnapshot, topic: str | None, sort_by_name: bool = False) -> dict[str, JSON]:
+    """`kafkatop describe --json`: {"cluster_id", "mode", "controller_id", "brokers": [Broker…], "topics": [Topic…]},
+    each Broker and Topic (with its partitions) as the model's codec writes them, the recordings' shape; the same
+    topics, in the same order, as the text."""
+    return {
+        "cluster_id": snapshot.cluster_id,
+        "mode": snapshot.mode,
+        "controller_id": snapshot.controller_id,
+        "brokers": encode(snapshot.brokers, tuple[Broker, ...]),
+        "topics": encode(tuple(shown_topics(snapshot, topic, sort_by_name)), tuple[Topic, ...]),
+    }
 
 
 def _ids(broker_ids: Sequence[int]) -> str:

@@ -14,7 +14,7 @@ from threading import RLock
 import psutil
 
 from kafkatop.backends.lab.install import KafkaInstall, LabMode
-from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, ensure_writable
+from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, check_ports_free, ensure_writable
 from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, broker_node
 from kafkatop.backends.lab.state import (
     STATE_FILE,
@@ -100,6 +100,7 @@ class LabCluster:
         state = LabState(state_dir, install, spec, mode)
         for node in state.nodes:  # a missing stock file fails here, before anything is recorded
             install.stock_config(mode, state.stock_role(node))
+        check_ports_free(list(state.nodes))  # and a taken port (a new cluster's state would name ports it cannot have)
         ensure_writable(state_dir)
         if mode == "kraft":
             state.cluster_id = new_cluster_id()

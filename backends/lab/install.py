@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.errors import BadInput, KafkatopError
 
 LabMode = Literal["zk", "kraft"]
 LAB_MODES: tuple[LabMode, ...] = ("zk", "kraft")
@@ -42,6 +42,14 @@ _CONFLUENT_SUFFIX = re.compile(r"-(?:ccs|ce)\b")
 
 class KafkaInstallError(KafkatopError):
     """A Kafka installation is missing, incomplete, or cannot run what was asked of it."""
+
+
+class KafkaHomeInvalid(KafkaInstallError, BadInput):
+    """--kafka-home (or KAFKA_HOME) names a folder that is not a Kafka installation: the input is wrong (exit 2)."""
+
+
+class ModeUnsupported(KafkaInstallError, BadInput):
+    """The installation cannot run the lab mode asked for (--mode zk on Kafka 4): the input is wrong (exit 2)."""
 
 
 class KafkaNotFound(KafkaInstallError):
@@ -156,15 +164,15 @@ class KafkaInstall:
     def check_mode(self, mode: LabMode) -> None:
         """Raise KafkaInstallError saying what to do when this installation cannot run `mode`."""
         if mode not in LAB_MODES:
-            raise KafkaInstallError(f"unknown lab mode {mode!r}; use --mode zk or --mode kraft")
+            raise ModeUnsupported(f"unknown lab mode {mode!r}; use --mode zk or --mode kraft")
         if mode in self.supported_modes:
             return
         if mode == "zk":
-            raise KafkaInstallError(
+            raise ModeUnsupported(
                 f"{self} runs KRaft only: ZooKeeper mode was removed in Kafka 4.0; use --mode kraft, "
                 "or point --kafka-home at a Kafka 3.x"
             )
-        raise KafkaInstallError(
+        raise ModeUnsupported(
             f"{self} has no production KRaft (from 3.3); use --mode zk, or point --kafka-home at a Kafka 3.3 or newer"
         )
 
@@ -264,7 +272,7 @@ def open_install(home: str | Path) -> KafkaInstall:
     path = Path(home).expanduser()
     found = _install_or_reason(path)
     if isinstance(found, str):
-        raise KafkaInstallError(
+        raise KafkaHomeInvalid(
             f"{path} is not a Kafka installation: {found}; point it at the folder holding bin/ and libs/ "
             "(Apache Kafka) or bin/ and share/java/kafka/ (Confluent Platform)"
         )
@@ -296,7 +304,7 @@ def find_kafka(
         path = Path(explicit).expanduser()
         found = _install_or_reason(path)
         if isinstance(found, str):
-            raise KafkaInstallError(
+            raise KafkaHomeInvalid(
                 f"--kafka-home {path} is not a Kafka installation: {found}; point --kafka-home at the folder holding "
                 "bin/ (an Apache Kafka or Confluent Platform folder)"
             )
@@ -307,7 +315,7 @@ def find_kafka(
     if env_home:
         found = _install_or_reason(Path(env_home).expanduser())
         if isinstance(found, str):
-            raise KafkaInstallError(
+            raise KafkaHomeInvalid(
                 f"KAFKA_HOME={env_home} is not a Kafka installation: {found}; set KAFKA_HOME to an Apache Kafka or "
                 "Confluent Platform folder, unset it to let kafkatop search, or pass --kafka-home DIR"
             )

@@ -98,6 +98,23 @@ def read_properties(path: str | Path) -> dict[str, str]:
     return parse_properties(text)
 
 
+def read_client_properties(path: str | Path) -> dict[str, str]:
+    """A client properties file (--command-config), as read_properties, but a line that is a bare key (no `=`, `:`
+    or space before a value) is refused: java.util.Properties would read it as an empty setting, which for a client
+    is a typo, not a wish."""
+    props = read_properties(path)
+    text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    for number, line in enumerate(_logical_lines(text), start=1):
+        key, value = _split_key(line.rstrip())
+        if not value and len(key) == len(line.rstrip()):
+            raise PropertiesError(
+                str(path),
+                f"{_unescape(key)!r} has no value (setting {number}): write it as key=value, e.g. "
+                "security.protocol=SASL_SSL",
+            )
+    return props
+
+
 def split_list(value: str | None) -> tuple[str, ...]:
     """Kafka's comma-separated list settings (`log.dirs`, `listeners`, `process.roles`)."""
     if not value:

@@ -10,7 +10,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import psutil
@@ -20,6 +20,7 @@ from kafkatop.backends.lab.local import wait_gone
 from kafkatop.backends.lab.security import LabSecurity, write_private
 from kafkatop.backends.lab.spec import HOST, NodeSpec
 from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
+from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.zookeeper.server import four_letter_word
@@ -54,8 +55,23 @@ class NodeStartError(SupervisorError):
         self.log_tail = log_tail
 
 
-class PortInUse(SupervisorError):
-    pass
+class PortInUse(SupervisorError, BadInput):
+    """A port the cluster needs is taken: give other ports (exit 2)."""
+
+
+def check_ports_free(nodes: Sequence[NodeSpec]) -> None:
+    """PortInUse naming each taken port, its node and its holder."""
+    busy = []
+    for node in nodes:
+        for port in node.ports:
+            if not port_is_free(port):
+                holder = port_holder(port)
+                busy.append(f"port {port} ({node.name}) is in use{' by ' + holder if holder else ''}")
+    if busy:
+        raise PortInUse(
+            "; ".join(busy) + ". Stop whatever holds it, or give this cluster other ports "
+            "(`kafkatop down --delete` then `kafkatop up --base-port 19092`, or another --name)"
+        )
 
 
 def port_holder(port: int) -> str | None:
@@ -204,17 +220,7 @@ class NodeRunner:
         return env
 
     def check_ports(self, nodes: list[NodeSpec]) -> None:
-        busy = []
-        for node in nodes:
-            for port in node.ports:
-                if not port_is_free(port):
-                    holder = port_holder(port)
-                    busy.append(f"port {port} ({node.name}) is in use{' by ' + holder if holder else ''}")
-        if busy:
-            raise PortInUse(
-                "; ".join(busy) + ". Stop whatever holds it, or give this cluster other ports "
-                "(`kafkatop down --delete` then `kafkatop up --base-port 19092`, or another --name)"
-            )
+        check_ports_free(nodes)
 
     def launch(self, node: NodeSpec) -> None:
         script = "zookeeper-server-start" if node.role is ProcessRole.ZOOKEEPER else "kafka-server-start"

@@ -26,7 +26,7 @@ import psutil
 
 from kafkatop.backends.lab.install import KafkaInstall, LabMode, open_install
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, cluster_nodes
-from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import ProcessRole
 
@@ -38,6 +38,10 @@ STATE_FORMAT = 1
 
 class SupervisorError(KafkatopError):
     """The supervisor could not do what was asked; the message says why and what to do."""
+
+
+class UnknownNode(SupervisorError, BadInput):
+    """A node name or id that the cluster does not have: the input is wrong (exit 2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +173,7 @@ class LabState:
             if ref.isdigit() and n.node_id == int(ref):
                 return n
         names = ", ".join(n.name for n in self.nodes)
-        raise SupervisorError(f"no node {ref!r} in cluster {self.spec.name!r}; its nodes are: {names}")
+        raise UnknownNode(f"no node {ref!r} in cluster {self.spec.name!r}; its nodes are: {names}")
 
     def stock_role(self, node: NodeSpec) -> str:
         if node.role is ProcessRole.ZOOKEEPER:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import socket
 
-from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.errors import BadAddress
 
 
 def parse_host_ports(text: str, default_port: int, *, source: str, what: str) -> tuple[tuple[str, int], ...]:
     """`h1:9092, PLAINTEXT://h2:9093,[::1]:9094,h3` -> ((h1, 9092), (h2, 9093), (::1, 9094), (h3, default_port)).
     A listener prefix (`PLAINTEXT://`) is dropped; a bare host gets `default_port`. Anything unreadable raises
-    SourceUnavailable(source, …) naming the item and the whole `what`."""
+    BadAddress(source, …) naming the item and the whole `what`."""
     out = []
     for raw in text.split(","):
         item = raw.strip().rpartition("://")[2]
@@ -27,11 +27,13 @@ def parse_host_ports(text: str, default_port: int, *, source: str, what: str) ->
             port = int(port_text) if port_text else default_port
         except ValueError:
             port = -1
-        if not host or not 0 < port < 65536:
-            raise SourceUnavailable(source, f"cannot read {item!r} in the {what} {text!r}")
+        if not host or any(c.isspace() for c in host) or not 0 < port < 65536:
+            raise BadAddress(
+                source, f"cannot read {item!r} in the {what} {text!r}: give HOST:PORT, a port from 1 to 65535"
+            )
         out.append((host, port))
     if not out:
-        raise SourceUnavailable(source, f"no address in the {what} {text!r}")
+        raise BadAddress(source, f"no address in the {what} {text!r}: give HOST:PORT, e.g. 127.0.0.1:9092")
     return tuple(out)
 
 

@@ -20,8 +20,13 @@ class SourceUnavailable(KafkatopError):
         self.reason = reason
 
 
-class NotAKafkaZooKeeper(SourceUnavailable):
-    """ZooKeeper answered, but holds none of Kafka's znodes under the given chroot."""
+class BadAddress(BadInput, SourceUnavailable):
+    """An address list as given (bootstrap servers, a ZooKeeper connect string) cannot be read: bad input (exit 2),
+    though still a SourceUnavailable for what catches those."""
+
+
+class NotAKafkaZooKeeper(BadInput, SourceUnavailable):
+    """ZooKeeper answered, but holds none of Kafka's znodes under the given chroot: the wrong --zookeeper (exit 2)."""
 
 
 class PropertiesError(KafkatopError):

@@ -13,6 +13,7 @@ MAX_TOPIC_NAME_LENGTH = 249  # org.apache.kafka.common.internals.Topic.MAX_NAME_
 
 
 MAX_REPLICATION_FACTOR = 32767  # replication factors travel as an int16
+MAX_PARTITIONS = 2_147_483_647  # partition counts travel as an int32
 
 
 _LEGAL_NAME = re.compile(r"[a-zA-Z0-9._-]+")
@@ -71,6 +72,8 @@ def validate_new_topic(
         problems.append(name_problem)
     if partitions < 1:
         problems.append(f"partitions must be at least 1, not {partitions}")
+    elif partitions > MAX_PARTITIONS:
+        problems.append(f"partitions must be at most {MAX_PARTITIONS} (a count Kafka can carry), not {partitions}")
     if not 1 <= replication_factor <= MAX_REPLICATION_FACTOR:
         problems.append(f"replication factor must be between 1 and {MAX_REPLICATION_FACTOR}, not {replication_factor}")
     elif live_brokers is not None and replication_factor > live_brokers:

@@ -22,6 +22,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import WatchedEvent
 from kazoo.retry import KazooRetry
 
+from kafkatop.backends.model.addresses import parse_host_ports
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import NotAKafkaZooKeeper, SourceUnavailable
 from kafkatop.backends.model.zookeeper import ConnectionChanged, ZkEvent
@@ -43,6 +44,8 @@ class ZooKeeperSource:
 
     def __init__(self, hosts: str, *, timeout_s: float = 3.0, session_timeout_s: float = 10.0) -> None:
         self.hosts = hosts  # "host:port[,host:port…][/chroot]", as zookeeper.connect
+        # Read here, so a mistyped connect string is a BadAddress naming it, not kazoo's ValueError.
+        parse_host_ports(hosts.split("/", 1)[0], 2181, source=SOURCE, what="ZooKeeper connect string")
         self.timeout_s = timeout_s
         self.session_timeout_s = session_timeout_s
         self.events: queue.Queue[ZkEvent] = queue.Queue(maxsize=100_000)

@@ -283,9 +283,15 @@ def attached() -> Iterator[MockCluster]:
             ("--topic", "replicated"),
             "kafkatop: the cluster at {bootstrap} is local but no lab cluster of kafkatop's",
         ),
-        (("--topic", "replicated", "--steps", "0"), "kafkatop: steps must be between 1 and 50, not 0"),
+        (
+            ("--topic", "replicated", "--steps", "0"),
+            "kafkatop chaos: argument --steps: expected a count, from 1 to 50; not 0",
+        ),
         (("--topic", "replicated", "--actions", "kill,pause"), "kafkatop: unknown action 'pause'"),
-        (("--topic", "replicated", "--max-down", "0"), "kafkatop: max-down must be 1 or more, not 0"),
+        (
+            ("--topic", "replicated", "--max-down", "0"),
+            "kafkatop chaos: argument --max-down: expected a count, 1 or more; not 0",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -294,7 +300,7 @@ def test_bad_input_is_one_line_and_exit_2(
     result = kafkatop("--bootstrap-server", attached.bootstrap_servers, *args, state_dir=tmp_path)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop:")]
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop")]
     assert line.startswith(message.format(bootstrap=attached.bootstrap_servers))
 
 

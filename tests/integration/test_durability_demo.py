@@ -185,19 +185,25 @@ def attached() -> Iterator[MockCluster]:
             "kafkatop: a durability check needs a replicated topic: with RF 1 there is no other replica to take over",
         ),
         (("--topic", "missing"), "kafkatop: topic 'missing' does not exist: create it first"),
-        (("--topic", "replicated", "--records", "0"), "kafkatop: records must be between 1 and 10000000, not 0"),
+        (
+            ("--topic", "replicated", "--records", "0"),
+            "kafkatop durability: argument --records: expected a count, from 1 to 10000000; not 0",
+        ),
         (
             ("--topic", "replicated", "--kill-at", "0.8", "--restart-at", "0.5"),
             "kafkatop: restart-at (0.5) must come after kill-at (0.8)",
         ),
-        (("--topic", "replicated", "--kill-at", "1.5"), "kafkatop: kill-at must be a fraction of the records"),
+        (
+            ("--topic", "replicated", "--kill-at", "1.5"),
+            "kafkatop durability: argument --kill-at: expected a fraction from 0 to 1 such as 0.3; not '1.5'",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(attached: MockCluster, args: tuple[str, ...], message: str) -> None:
     result = kafkatop("--bootstrap-server", attached.bootstrap_servers, *args)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop:")]
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop")]
     assert line.startswith(message)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from kafkatop.backends.lab.properties import read_properties
+from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.client_properties import translate_client_properties
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
@@ -95,7 +95,7 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
         return {}
     flag = "--command-config " if given else ""
     try:
-        translated = translate_client_properties(read_properties(path))
+        translated = translate_client_properties(read_client_properties(path))
         settings = dict(translated.settings)
         if translated.stores:
             from kafkatop.backends.kafka.keystores import store_settings

@@ -8,6 +8,7 @@ psutil, so the first frame comes sooner (bench/first_frame.py)."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -25,7 +26,7 @@ from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.recording import RecordingHeader, Source
 from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
 from kafkatop.spark.client import SparkCounts
-from kafkatop.tui.cli.common import client_settings, state_root
+from kafkatop.tui.cli.common import build_spec, client_settings, state_root
 from kafkatop.tui.cli.ending import Ending, say
 from kafkatop.tui.cli.exits import UsageError, err
 from kafkatop.tui.live.app import KafkatopApp
@@ -95,11 +96,10 @@ def _admin(
     return admin
 
 
-def _attach(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack) -> Chosen:
+def _attach(args: argparse.Namespace, connection: KafkaConnection, stack: ExitStack) -> Chosen:
     """`--bootstrap-server`: a cluster kafkatop did not start; its local processes, where it can see them."""
     from kafkatop.backends.lab.attached import AttachedControl
 
-    connection = KafkaConnection.parse(args.bootstrap_server, settings)
     admin = _admin(args, connection, stack)
     last: list[ClusterSnapshot] = []
 
@@ -162,16 +162,22 @@ def run_live_view(args: argparse.Namespace) -> int:
     return status
 
 
-def compose_app(args: argparse.Namespace, stack: ExitStack) -> KafkatopApp:
-    """The live view for `args`, not yet running; `stack` closes what it opened (and stops the lab it started)."""
+def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = True) -> KafkatopApp:
+    """The live view for `args`, not yet running; `stack` closes what it opened (and stops the lab it started).
+    `terminal`: refuse without one (a benchmark runs the app headless)."""
     if args.record and Path(args.record).is_dir():
         raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
     settings = client_settings(args)
     if args.bootstrap_server:
-        chosen = _attach(args, settings, stack)
+        connection = KafkaConnection.parse(args.bootstrap_server, settings)  # a bad address: refused here
+        if terminal:
+            _need_terminal()
+        chosen = _attach(args, connection, stack)
     else:
         lab = None if args.demo else _lab_cluster(args)
-        chosen = _lab(args, settings, stack, lab) if lab is not None else _demo(args, stack)
+        if terminal:
+            _need_terminal()
+        chosen = _lab(args, settings, stack, lab()) if lab is not None else _demo(args, stack)
     connection = chosen.connection
     watch = None
     if chosen.zookeeper:
@@ -219,13 +225,12 @@ def _replay(args: argparse.Namespace) -> int:
                                       ("--record", args.record)) if value]  # fmt: skip
     if given:
         raise UsageError(f"--replay plays a recording back, with no cluster: leave out {', '.join(given)}")
-    if not args.speed > 0:
-        raise UsageError(f"--speed {args.speed:g}: give a positive number (2 plays twice as fast)")
     from kafkatop.backends.recording.file import read_recording
 
     recording = read_recording(Path(args.replay))
     if not recording.entries:
         raise UsageError(f"{args.replay}: the recording holds no entry to play")
+    _need_terminal()
     replay = Replay(recording, speed=args.speed)
     replay.name = Path(args.replay).name
     with Ending() as ending:
@@ -238,27 +243,47 @@ def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> Spar
     return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log")
 
 
-def _lab_cluster(args: argparse.Namespace) -> LabCluster | None:
-    """The lab cluster to run: an existing one by name, else a new one from a Kafka install; None when there is
-    no Kafka install (then the demo runs)."""
+def _lab_cluster(args: argparse.Namespace) -> Callable[[], LabCluster] | None:
+    """How to get the lab cluster to run, every input checked first (kafkatop.toml or --config, --name, --base-port,
+    --kafka-home, as `kafkatop up` reads them): an existing one by name, else a new one from a Kafka install; None
+    when there is no Kafka install (then the demo runs). Nothing is written until it is called."""
     from kafkatop.backends.lab.cluster import LabCluster
-    from kafkatop.backends.lab.install import KafkaNotFound, find_kafka
-    from kafkatop.backends.lab.spec import ClusterSpec
+    from kafkatop.backends.lab.install import KafkaInstall, KafkaNotFound, find_kafka
 
+    spec = build_spec(args).validate()  # a bad kafkatop.toml is refused even when the demo would run instead
     root: Path = state_root(args)
-    name = args.name or "lab"
-    if (root / name / "cluster.json").exists():
-        return LabCluster.open(root / name)
-    try:
-        install = find_kafka(args.kafka_home)
-    except KafkaNotFound:
-        if args.kafka_home:
-            raise
-        return None
-    cluster, notes = LabCluster.create_or_open(root, install, ClusterSpec(name=name))
-    for note in notes:
-        print(note)
-    return cluster
+    # A given --kafka-home is checked even when the cluster exists: a typo must not run some other Kafka silently.
+    install: KafkaInstall | None = find_kafka(args.kafka_home) if args.kafka_home else None
+    if (root / spec.name / "cluster.json").exists() and install is None:
+        return lambda: LabCluster.open(root / spec.name)
+    if install is None:
+        try:
+            install = find_kafka(None)
+        except KafkaNotFound:
+            return None
+    found = install
+
+    def create() -> LabCluster:
+        cluster, notes = LabCluster.create_or_open(root, found, spec)
+        for note in notes:
+            print(note)
+        return cluster
+
+    return create
+
+
+def _need_terminal() -> None:
+    """The live view draws on a terminal and reads its keys from one: refuse at once, before anything starts."""
+    if not sys.stdout.isatty():
+        raise UsageError(
+            "the live view needs a terminal, and stdout is not one (redirected to a file or a pipe?); for text, "
+            "use a command: `kafkatop status`, `kafkatop describe` (--json), `kafkatop --help`"
+        )
+    if not sys.stdin.isatty():
+        raise UsageError(
+            "the live view reads its keys (q quits) from a terminal, and stdin is not one (< /dev/null, a pipe?); "
+            "run it in a terminal without redirecting its input"
+        )
 
 
 def _stop_lab(lab: LabCluster, detach: bool) -> None:

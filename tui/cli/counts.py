@@ -21,9 +21,6 @@ from kafkatop.tui.format import data_size
 
 
 def cmd_counts(args: argparse.Namespace) -> int:
-    if args.top_keys < 0 or (args.max_records_per_partition is not None and args.max_records_per_partition < 1):
-        print("kafkatop: --top-keys must be 0 or more and --max-records-per-partition at least 1", file=sys.stderr)
-        return 2
     cluster = connection(args)
     progress = _Progress(sys.stderr.isatty() and not args.json)
     client = SparkServiceClient(args.master, log_path=state_root(args) / "spark" / "spark-service.log")

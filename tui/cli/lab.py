@@ -28,7 +28,7 @@ from kafkatop.tui.cli.common import (
     open_cluster,
     state_root,
 )
-from kafkatop.tui.cli.exits import INTERRUPTED, err
+from kafkatop.tui.cli.exits import BAD_INPUT, INTERRUPTED, err
 from kafkatop.tui.format import human_duration, human_size
 
 
@@ -234,7 +234,7 @@ def cmd_node_attached(args: argparse.Namespace) -> int:
     """kill/stop a broker of an attached cluster that runs on this host; start/restart need the way it was started."""
     if not args.node.isdigit():
         err(f"{args.node!r}: give the broker id (as in --describe's Leader/Replicas), e.g. `kafkatop kill 2`")
-        return 2
+        return BAD_INPUT
     broker_id = int(args.node)
     if args.zookeeper:
         with ZooKeeperSource(args.zookeeper, timeout_s=5.0) as zk:
@@ -249,7 +249,7 @@ def cmd_node_attached(args: argparse.Namespace) -> int:
     if broker is None:
         live = ", ".join(str(b.id) for b in brokers if b.alive) or "none"
         err(f"broker {broker_id} is not registered in this cluster (live brokers: {live})")
-        return 1
+        return BAD_INPUT
     process = local_broker_process(broker)
     if args.command in ("start", "restart"):
         err(

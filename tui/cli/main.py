@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.tui.cli.exits import BAD_INPUT, INTERRUPTED, err, exit_status
+from kafkatop.tui.cli.exits import INTERRUPTED, err, exit_status
 from kafkatop.tui.cli.parser import build_parser
 
 LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker"})
@@ -43,9 +43,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command is not None:
             return run_command(args)
-        if args.interval <= 0 or args.timeout <= 0:
-            err("--interval and --timeout must be positive numbers of seconds")
-            return BAD_INPUT
         from kafkatop.tui.cli.compose import run_live_view
 
         return run_live_view(args)

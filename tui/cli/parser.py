@@ -1,112 +1,370 @@
 """The command line: every option of the live view and of each command, and nothing else (standard library only, so
-`kafkatop --help` answers at once)."""
+`kafkatop --help` answers at once).
+
+An option means the same before and after the command (`kafkatop --bootstrap-server X describe` is `kafkatop
+describe --bootstrap-server X`). argparse parses a command's options into a namespace of their own and copies it over
+the top level's, so a command's default would overwrite a value given before it: every option here keeps its default
+aside (argparse.SUPPRESS in the namespace, `Parser.late_defaults`), the top level stores what it was given under
+`before.<dest>`, and `_resolve` then merges the two, refuses an option the command does not take or two different
+values, and fills in the defaults. Every value is checked by its type, which says what was expected."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+BEFORE = "before."  # the top level's dests: what was given before the command
 
 
-def _lab_options(p: argparse.ArgumentParser, spec_file: bool = True) -> None:
-    p.add_argument("--name", help="lab cluster name (default: lab, or [cluster] name in kafkatop.toml)")
-    p.add_argument(
-        "--state-dir",
-        metavar="DIR",
-        help="where lab clusters keep configs, data and logs, one folder per name "
-        "(default: $XDG_STATE_HOME/kafkatop or ~/.local/state/kafkatop)",
-    )
-    if spec_file:
-        p.add_argument("--config", metavar="FILE", help="cluster spec (default: ./kafkatop.toml when present)")
+# --- types: each says what it expected ------------------------------------------------------------------------------
+def text(what: str) -> Callable[[str], str]:
+    """A value that must not be empty (or blank)."""
+
+    def parse(value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"empty; give {what}")
+        return value.strip()
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
 
 
-def _client_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--bootstrap-server", metavar="HOST:PORT[,…]", help="an existing cluster (default: the lab cluster)")
-    p.add_argument("--command-config", metavar="FILE", help="client properties (security settings), as Kafka's tools")
+def whole(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
+    """A whole number in [low, high]."""
+    bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; not {value!r}") from None
+        if n < low or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; not {n}")
+        return n
+
+    parse.__name__ = what
+    return parse
 
 
-def _fraction_or_none(text: str) -> float | str:
-    if text.strip().lower() == "none":
+def number(
+    *, above: float | None = 0.0, at_least: float | None = None, what: str = "seconds"
+) -> Callable[[str], float]:
+    """A number above `above` (or at least `at_least`)."""
+    bounds = f"at least {at_least:g}" if at_least is not None else f"above {above:g}"
+
+    def parse(value: str) -> float:
+        try:
+            x = float(value.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {what} {bounds}; not {value!r}") from None
+        low_ok = x >= at_least if at_least is not None else above is None or x > above
+        if not low_ok or x != x or x == float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a number of {what} {bounds}; not {value!r}")
+        return x
+
+    parse.__name__ = what
+    return parse
+
+
+PORT = whole(1, 65535, "a port")
+COUNT = whole(1, what="a count")
+SECONDS = number()
+
+
+def fraction(value: str) -> float:
+    try:
+        x = float(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 such as 0.3; not {value!r}") from None
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 such as 0.3; not {value!r}")
+    return x
+
+
+def fraction_or_none(value: str) -> float | str:
+    if value.strip().lower() == "none":
         return "none"
     try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.7, or none; not {text!r}") from None
+        return fraction(value)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction from 0 to 1 such as 0.7, or none; not {value!r}"
+        ) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def key_value(value: str) -> str:
+    key, sep, rest = value.partition("=")
+    if not sep or not key.strip() or not rest.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, e.g. min.insync.replicas=2; not {value!r}")
+    return value
+
+
+def host_ports(value: str) -> str:
+    """HOST:PORT[,HOST:PORT…], not empty; the model parses it (KafkaConnection.parse), and a bad one is BadAddress."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("empty; give HOST:PORT, e.g. 127.0.0.1:9092")
+    return value.strip()
+
+
+_MASTER = re.compile(
+    r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
+    r"|spark://[^\s/:,]+(:[0-9]{1,5})?(,[^\s/:,]+(:[0-9]{1,5})?)*|yarn|k8s://\S+"
+)
+
+
+def spark_master(value: str) -> str:
+    if not _MASTER.fullmatch(value.strip()):
+        raise argparse.ArgumentTypeError(
+            f"expected local[*], local[N], spark://HOST:7077, yarn or k8s://HOST:PORT; not {value!r}"
+        )
+    return value.strip()
+
+
+# --- the parser -----------------------------------------------------------------------------------------------------
+class Formatter(argparse.HelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=34)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose options keep their defaults aside, so a command's default never overwrites what was
+    given before the command; `option` writes the default into the help."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+        self.dest_prefix = ""
+        self.late_defaults: dict[str, object] = {}  # dest -> default, filled in after the merge
+        self.required_options: list[str] = []  # dests that must be given, before or after the command
+        self.flags: dict[str, str] = {}  # dest -> its long flag, for messages
+        self.definitions: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # to offer before the command too
+
+    def error(self, message: str) -> NoReturn:
+        """One line, as every refusal of kafkatop's: what was wrong, and where the options are listed."""
+        self.exit(2, f"{self.prog}: {message} (`{self.prog} --help` lists the options)\n")
+
+    def option(
+        self,
+        *flags: str,
+        help: str,  # noqa: A002 - argparse's own name
+        default: object = None,
+        shown: str | None = None,
+        required: bool = False,
+        **kwargs: Any,
+    ) -> argparse.Action:
+        """An option with its default in its help: `shown`, else the default itself; `required`: checked after the
+        merge, so it may come before the command."""
+        if required:
+            note = "required"
+        elif kwargs.get("action") in ("store_true", argparse.BooleanOptionalAction) and shown is None:
+            note = "default: off" if not default else "default: on"
+        else:
+            note = f"default: {shown if shown is not None else default}"
+        kwargs.setdefault("dest", flags[-1].lstrip("-").replace("-", "_"))
+        dest = kwargs["dest"]
+        if kwargs.get("action", "append") == "append" and "choices" not in kwargs:
+            kwargs.setdefault("metavar", dest.upper())
+        self.definitions.append((flags, dict(kwargs, help=help)))
+        kwargs["dest"] = self.dest_prefix + dest
+        action = self.add_argument(*flags, default=argparse.SUPPRESS, help=f"{help} ({note})", **kwargs)
+        self.late_defaults[dest] = default
+        self.flags[dest] = flags[-1]
+        if required:
+            self.required_options.append(dest)
+        return action
+
+
+class RootParser(Parser):
+    """The top level: the live view's options, and every command's options accepted before the command."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.dest_prefix = BEFORE
+        self.commands: dict[str, Parser] = {}
+        self.live_view_dests: set[str] = set()
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        ns, extras = super().parse_known_args(args, namespace)
+        return _resolve(self, ns), extras
+
+    def offer_command_options(self) -> None:
+        """Every command's options, hidden from the top level's help, so they may come before the command."""
+        known = {flag for action in self._actions for flag in action.option_strings}
+        for command in self.commands.values():
+            for flags, kwargs in command.definitions:
+                if known.isdisjoint(flags):
+                    kw = dict(kwargs, dest=BEFORE + kwargs["dest"], help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+                    self.add_argument(*flags, **kw)
+                    self.flags.setdefault(kwargs["dest"], flags[-1])
+                    known.update(flags)
+
+
+def _resolve(root: RootParser, ns: argparse.Namespace) -> argparse.Namespace:
+    """Merge what came before the command into the command's options; refuse what it does not take, or two
+    different values; fill in the defaults."""
+    command: str | None = getattr(ns, "command", None)
+    before = {dest.removeprefix(BEFORE): value for dest, value in vars(ns).items() if dest.startswith(BEFORE)}
+    for dest in before:
+        delattr(ns, BEFORE + dest)
+    target: Parser = root if command is None else root.commands[command]
+    fail: Callable[[str], NoReturn] = target.error
+    for dest, value in before.items():
+        flag = root.flags.get(dest, dest)
+        if command is None:
+            if dest not in root.live_view_dests:
+                takers = sorted(name for name, p in root.commands.items() if dest in p.late_defaults)
+                fail(f"{flag} is an option of {', '.join(takers)}, not of the live view: give the command, e.g. "
+                     f"`kafkatop {takers[0]} {flag} …`")  # fmt: skip
+            setattr(ns, dest, value)
+            continue
+        if dest not in target.late_defaults:
+            if flag in target.flags.values():  # the same flag, another meaning (--config)
+                meaning = next(kw["help"] for flags, kw in root.definitions if flag in flags)
+                fail(f"{flag} before `{command}` is the {meaning}, which `{command}` does not take; `{command}`'s own "
+                     f"{flag} goes after the command")  # fmt: skip
+            fail(f"{flag} has no meaning for `{command}`: leave it out")
+        if hasattr(ns, dest):
+            after = getattr(ns, dest)
+            if isinstance(value, list) and isinstance(after, list):
+                setattr(ns, dest, value + after)
+                continue
+            if after != value:
+                fail(f"{flag} given twice with different values: {_show(value)} before `{command}`, {_show(after)} "
+                     "after it; give it once")  # fmt: skip
+        setattr(ns, dest, value)
+    for dest, default in target.late_defaults.items():
+        if not hasattr(ns, dest):
+            if dest in target.required_options:
+                fail(f"{target.flags[dest]} is required")
+            setattr(ns, dest, default)
+    if command == "create-topic":
+        named = getattr(ns, "topic_name", None)
+        if named is not None and ns.topic is not None and named != ns.topic:
+            fail(f"two topics: {named!r} and --topic {ns.topic!r}; give one (--topic NAME)")
+        ns.topic = ns.topic if ns.topic is not None else named
+        if ns.topic is None:
+            fail("--topic is required (or the topic's name after create-topic)")
+        if hasattr(ns, "topic_name"):
+            delattr(ns, "topic_name")
+    return ns
+
+
+def _show(value: object) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+# --- the options ----------------------------------------------------------------------------------------------------
+NAME_HELP = "lab cluster name: its state is in STATE_DIR/NAME"
+STATE_HELP = "where lab clusters keep configs, data and logs, one folder per name"
+STATE_SHOWN = "$XDG_STATE_HOME/kafkatop or ~/.local/state/kafkatop"
+
+
+def _lab_options(p: Parser, spec_file: bool = True) -> None:
+    p.option("--name", type=text("a cluster name"), help=NAME_HELP, shown="lab, or [cluster] name in kafkatop.toml")
+    p.option("--state-dir", metavar="DIR", type=text("a folder"), help=STATE_HELP, shown=STATE_SHOWN)
+    if spec_file:
+        p.option("--config", metavar="FILE", type=text("a file"), help="cluster spec", shown="./kafkatop.toml if any")
+
+
+def _client_options(p: Parser) -> None:
+    p.option(
+        "--bootstrap-server", metavar="HOST:PORT[,…]", type=host_ports, help="an existing cluster",
+        shown="the lab cluster",
+    )  # fmt: skip
+    _command_config(p)
+
+
+def _command_config(p: Parser) -> None:
+    p.option(
+        "--command-config", metavar="FILE", type=text("a file"), shown="none",
+        help="client properties (security settings), as Kafka's own tools",
+    )  # fmt: skip
+
+
+def _timeout(p: Parser, default: float, what: str) -> None:
+    p.option("--timeout", type=SECONDS, default=default, metavar="SECONDS", help=what, shown=f"{default:g}")
+
+
+def _json(p: Parser, what: str = "the result as JSON (shape: README, `--json`)") -> None:
+    p.option("--json", action="store_true", help=what)
+
+
+def build_parser() -> RootParser:
+    p = RootParser(
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each.",
+        "describe; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each. A command's options may "
+        "come before or after it, with the same meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 "
+        "interrupted.",
     )
-    p.add_argument(
-        "--bootstrap-server",
-        metavar="HOST:PORT[,…]",
-        help="attach to this cluster (else: a lab cluster from your Kafka install, or the demo)",
-    )
-    p.add_argument(
-        "--command-config", metavar="FILE", help="client properties (security settings), as Kafka's own tools"
-    )
-    p.add_argument("--include-internal", action="store_true", help="show internal topics (__consumer_offsets, …)")
-    p.add_argument("--interval", type=float, default=1.0, metavar="SECONDS", help="poll interval (default 1)")
-    p.add_argument("--timeout", type=float, default=2.0, metavar="SECONDS", help="per-poll timeout (default 2)")
-    p.add_argument("--zookeeper", metavar="HOST:PORT", help="ZooKeeper of an attached ZooKeeper-mode cluster")
-    p.add_argument("--kafka-home", metavar="DIR", help="run a lab cluster from this Kafka install")
-    p.add_argument("--name", help="lab cluster name (default: lab)")
-    p.add_argument("--state-dir", metavar="DIR", help="where lab clusters keep their state")
-    p.add_argument("--detach", action="store_true", help="leave a lab cluster running when kafkatop exits")
-    p.add_argument("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
-    p.add_argument("--record", metavar="FILE", help="record the session (JSON lines; .gz compresses) for --replay")
-    p.add_argument("--replay", metavar="FILE", help="play a recording back, labelled REPLAY (p pause, n step)")
-    p.add_argument("--speed", type=float, default=1.0, metavar="N", help="replay speed (default 1: as recorded)")
-    p.add_argument(
-        "--spark-master",
-        default="local[*]",
-        metavar="URL",
-        help="Spark for the Spark tab: local[*] (default), spark://…",
-    )
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    p.option(
+        "--bootstrap-server", metavar="HOST:PORT[,…]", type=host_ports, help="attach to this cluster",
+        shown="a lab cluster from your Kafka install, or the demo",
+    )  # fmt: skip
+    _command_config(p)
+    p.option("--zookeeper", metavar="HOST:PORT", type=text("HOST:PORT"), help="ZooKeeper of an attached ZooKeeper-mode "
+             "cluster", shown="the lab's, or none")  # fmt: skip
+    p.option("--kafka-home", metavar="DIR", type=text("a Kafka install folder"), help="run a lab cluster from this "
+             "Kafka install", shown="$KAFKA_HOME, PATH, usual places")  # fmt: skip
+    _lab_options(p)
+    p.option("--base-port", type=PORT, metavar="PORT", help="first broker port of a new lab cluster; then +1, …",
+             shown="9092, or base_port in kafkatop.toml")  # fmt: skip
+    p.option("--include-internal", action="store_true", help="show internal topics (__consumer_offsets, …)")
+    p.option("--interval", type=SECONDS, default=1.0, metavar="SECONDS", help="poll interval", shown="1")
+    _timeout(p, 2.0, "per-poll timeout")
+    p.option("--detach", action="store_true", help="leave a lab cluster running when kafkatop exits")
+    p.option("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
+    p.option("--record", metavar="FILE", type=text("a file name"), help="record the session (JSON lines; .gz "
+             "compresses) for --replay", shown="no recording")  # fmt: skip
+    p.option("--replay", metavar="FILE", type=text("a recording"), help="play a recording back, labelled REPLAY "
+             "(p pause, n step)", shown="live")  # fmt: skip
+    p.option("--speed", type=number(what="times as fast"), default=1.0, metavar="N", help="replay speed",
+             shown="1: as recorded")  # fmt: skip
+    p.option("--spark-master", type=spark_master, default="local[*]", metavar="URL",
+             help="Spark for the Spark tab: local[*], local[N], spark://HOST:7077")  # fmt: skip
+    p.live_view_dests = set(p.late_defaults)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    up = sub.add_parser("up", help="start (or attach to) a lab cluster from a Kafka install")
+    def command(name: str, **kwargs: Any) -> Parser:
+        parser: Parser = sub.add_parser(name, **kwargs)
+        p.commands[name] = parser
+        return parser
+
+    up = command("up", help="start (or attach to) a lab cluster from a Kafka install")
     _lab_options(up)
-    up.add_argument("--kafka-home", metavar="DIR", help="Kafka install (default: $KAFKA_HOME, PATH, usual places)")
-    up.add_argument(
-        "--mode", choices=("zk", "kraft"), help="default: ZooKeeper on Kafka 3.x (as the labs), KRaft on 4.x"
-    )
-    up.add_argument("--brokers", type=int, metavar="N", help="number of brokers (default 3)")
-    up.add_argument("--base-port", type=int, metavar="PORT", help="first broker port (default 9092; then 9093, …)")
-    up.add_argument("--zookeeper-port", type=int, metavar="PORT", help="ZooKeeper client port (default 2181)")
-    up.add_argument(
-        "--controller-port", type=int, metavar="PORT", help="first KRaft controller port (default base+100)"
-    )
-    up.add_argument("--controllers", type=int, metavar="N", help="dedicated KRaft controllers (default 0: combined)")
-    up.add_argument("--heap", metavar="SIZE", help="heap per broker JVM (default 256m)")
-    up.add_argument(
-        "--security",
-        choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl"),
-        help="the brokers' listener (default plaintext): TLS with a CA made for this lab, SASL with SCRAM-SHA-512 "
-        "users admin and client; writes client.properties (Kafka's format) into the lab's state directory, used by "
-        "kafkatop for this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener "
-        "stays PLAINTEXT on 127.0.0.1",
-    )
-    up.add_argument(
-        "-p",
-        "--broker-property",
-        action="append",
-        metavar="KEY=VALUE",
-        help="extra broker setting, repeatable (min.insync.replicas=2, unclean.leader.election.enable=true, …)",
-    )
-    up.add_argument("--detach", action="store_true", help="return once ready and leave the cluster running")
-    up.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="start timeout (default 180)")
+    up.option("--kafka-home", metavar="DIR", type=text("a Kafka install folder"), help="Kafka install",
+              shown="$KAFKA_HOME, PATH, usual places")  # fmt: skip
+    up.option("--mode", choices=("zk", "kraft"), help="ZooKeeper or KRaft", shown="zk on Kafka 3.x, kraft on 4.x")
+    up.option("--brokers", type=COUNT, metavar="N", help="number of brokers", shown="3")
+    up.option("--base-port", type=PORT, metavar="PORT", help="first broker port; then +1, …", shown="9092")
+    up.option("--zookeeper-port", type=PORT, metavar="PORT", help="ZooKeeper client port", shown="2181")
+    up.option("--controller-port", type=PORT, metavar="PORT", help="first KRaft controller port", shown="base+100")
+    up.option("--controllers", type=whole(0, what="a count"), metavar="N", help="dedicated KRaft controllers",
+              shown="0: combined nodes")  # fmt: skip
+    up.option("--heap", metavar="SIZE", type=text("a JVM size such as 256m"), help="heap per broker JVM", shown="256m")
+    up.option("-p", "--broker-property", action="append", type=key_value, metavar="KEY=VALUE",
+              help="extra broker setting, repeatable (min.insync.replicas=2, unclean.leader.election.enable=true, …)",
+              shown="none")  # fmt: skip
+    up.option("--security", choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl"),
+              help="the brokers' listener: TLS with a CA made for this lab, SASL with SCRAM-SHA-512 users admin and "
+              "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
+              "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
+              "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
+    up.option("--detach", action="store_true", help="return once ready and leave the cluster running")
+    _timeout(up, 180.0, "start timeout")
 
-    down = sub.add_parser("down", help="stop every node of a lab cluster (brokers first)")
+    down = command("down", help="stop every node of a lab cluster (brokers first)")
     _lab_options(down)
-    down.add_argument("--delete", action="store_true", help="also delete its state directory (configs, data, logs)")
+    down.option("--delete", action="store_true", help="also delete its state directory (configs, data, logs)")
 
-    status = sub.add_parser("status", help="the nodes of a lab cluster: state, pid, port, CPU, memory")
+    status = command("status", help="the nodes of a lab cluster: state, pid, port, CPU, memory")
     _lab_options(status)
-    status.add_argument("--json", action="store_true", help="machine-readable")
+    _json(status, "machine-readable: the cluster and a row per node")
 
     for action, what in (
         ("kill", "SIGKILL a node, as kill -9"),
@@ -114,153 +372,143 @@ def build_parser() -> argparse.ArgumentParser:
         ("start", "start a stopped or killed node"),
         ("restart", "stop, then start a node"),
     ):
-        node = sub.add_parser(action, help=what)
+        node = command(action, help=what)
         _lab_options(node)
-        node.add_argument("node", metavar="NODE", help="broker-2, 2, zookeeper, controller-101")
+        node.add_argument("node", metavar="NODE", type=text("a node"), help="broker-2, 2, zookeeper, controller-101")
         _client_options(node)
-        node.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]", help="find the broker via a ZooKeeper")
-        node.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="start timeout")
+        node.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
+                    help="find the broker via a ZooKeeper", shown="none")  # fmt: skip
+        _timeout(node, 120.0, "start timeout")
 
-    add = sub.add_parser("add-broker", help="add one more broker to a running lab cluster")
+    add = command("add-broker", help="add one more broker to a running lab cluster")
     _lab_options(add)
-    add.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="start timeout")
+    _timeout(add, 120.0, "start timeout")
 
-    create = sub.add_parser("create-topic", help="create a topic (as kafka-topics.sh --create)")
+    create = command("create-topic", help="create a topic (as kafka-topics.sh --create)")
     _lab_options(create, spec_file=False)
     _client_options(create)
-    create.add_argument("topic", metavar="NAME")
-    create.add_argument("--partitions", type=int, required=True, metavar="P")
-    create.add_argument("--replication-factor", type=int, required=True, metavar="R")
-    create.add_argument("--config", dest="config_item", action="append", metavar="KEY=VALUE", help="topic config")
-    create.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS")
+    create.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic to create",
+                  shown="the NAME after create-topic")  # fmt: skip
+    create.add_argument("topic_name", nargs="?", metavar="NAME", type=text("a topic name"), default=argparse.SUPPRESS,
+                        help="the same as --topic NAME")  # fmt: skip
+    create.option("--partitions", type=COUNT, required=True, metavar="P", help="partitions")
+    create.option("--replication-factor", type=COUNT, required=True, metavar="R", help="replicas of each partition")
+    create.option("--config", dest="config_item", action="append", type=key_value, metavar="KEY=VALUE",
+                  help="topic config, repeatable", shown="the broker's")  # fmt: skip
+    _timeout(create, 30.0, "request timeout")
 
-    describe = sub.add_parser("describe", help="partitions, leaders, replicas, ISR (as kafka-topics.sh --describe)")
+    describe = command("describe", help="partitions, leaders, replicas, ISR (as kafka-topics.sh --describe)")
     _lab_options(describe, spec_file=False)
     _client_options(describe)
-    describe.add_argument("--topic", metavar="NAME", help="one topic (default: all)")
-    describe.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]", help="read a ZooKeeper-mode cluster's znodes")
-    describe.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS")
+    describe.option("--topic", metavar="NAME", type=text("a topic name"), help="one topic", shown="all")
+    describe.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
+                    help="read a ZooKeeper-mode cluster's znodes", shown="ask the brokers")  # fmt: skip
+    _json(describe, "the topics and partitions as JSON (the model's codec)")
+    _timeout(describe, 15.0, "request timeout")
 
-    dur = sub.add_parser(
-        "durability",
-        help="write sequenced records while a partition's leader is killed; read back: lost, duplicated, reordered",
-        description="Writes N sequenced records to a replicated topic, kills (or stops) the leader of a partition "
-        "partway through and starts it again later, then reads the topic back and counts, per partition, the records "
-        "lost (acknowledged but not in the log), duplicated, out of order, and present although unacknowledged. "
-        "On a lab cluster by default, or an attached one (--bootstrap-server: its brokers on this host are killed "
-        "by signal, and not started again).",
-        epilog="Exit codes: 0 the log kept what the settings promise (losses that acks=1, acks=0 or "
-        "min.insync.replicas=1 allow are reported, not failed); 1 records lost under settings that promise none, "
-        "duplicated or reordered with idempotence, an incomplete run, or a cluster error; 2 bad input, or refused "
-        "before anything was sent (missing topic, RF 1, …); 130 interrupted (a broker the check took down is "
-        "started again first).",
-    )
-    _lab_options(dur, spec_file=False)
-    _client_options(dur)
-    dur.add_argument("--topic", required=True, metavar="NAME", help="a replicated topic (RF 3 for a real test)")
-    dur.add_argument("--records", type=int, default=10_000, metavar="N", help="records to write (default 10000)")
-    dur.add_argument("--acks", choices=("all", "1", "0"), default="all", help="producer acks (default all)")
-    dur.add_argument(
-        "--idempotence",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="enable.idempotence (default: on with acks=all, else off)",
-    )
-    dur.add_argument("--retries", type=int, metavar="N", help="producer retries (default: until the delivery timeout)")
-    dur.add_argument("--delivery-timeout", type=float, default=60.0, metavar="SECONDS", help="per record (default 60)")
-    dur.add_argument(
-        "--fault", choices=("kill", "stop", "none"), default="kill", help="kill -9 (default), controlled stop, or none"
-    )
-    dur.add_argument(
-        "--kill-at", type=float, default=0.3, metavar="F", help="after this share of the records (default 0.3)"
-    )
-    dur.add_argument(
-        "--restart-at",
-        type=_fraction_or_none,
-        metavar="F|none",
-        help="start the broker again after this share (default 0.7; none with --bootstrap-server)",
-    )
-    dur.add_argument("--partition", type=int, default=0, metavar="P", help="whose leader fails (default 0)")
-    dur.add_argument("--rate", type=float, metavar="N", help="records per second (default: as fast as it goes)")
-    dur.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per request (default 10)")
-    dur.add_argument("--json", action="store_true", help="the report as JSON")
-
-    _add_counts(sub)
-    _add_chaos(sub)
+    _add_durability(command("durability", **DURABILITY))
+    _add_counts(command("counts", **COUNTS))
+    _add_chaos(command("chaos", **CHAOS))
+    p.offer_command_options()
     return p
 
 
-def _add_counts(sub: Any) -> None:
-    counts = sub.add_parser(
-        "counts",
-        help="per-partition counts of a topic, computed by Spark (records, bytes, offsets, timestamps, top keys)",
-        description="Count a topic's records per partition with Spark (PySpark), and check each count against the "
-        "partition's high − low watermark.",
-    )
+DURABILITY: dict[str, str] = {
+    "help": "write sequenced records while a partition's leader is killed; read back: lost, duplicated, reordered",
+    "description": "Writes N sequenced records to a replicated topic, kills (or stops) the leader of a partition "
+    "partway through and starts it again later, then reads the topic back and counts, per partition, the records "
+    "lost (acknowledged but not in the log), duplicated, out of order, and present although unacknowledged. "
+    "On a lab cluster by default, or an attached one (--bootstrap-server: its brokers on this host are killed "
+    "by signal, and not started again).",
+    "epilog": "Exit codes: 0 the log kept what the settings promise (losses that acks=1, acks=0 or "
+    "min.insync.replicas=1 allow are reported, not failed); 1 records lost under settings that promise none, "
+    "duplicated or reordered with idempotence, an incomplete run, or a cluster error; 2 bad input, or refused "
+    "before anything was sent (missing topic, RF 1, …); 130 interrupted (a broker the check took down is "
+    "started again first).",
+}
+
+
+def _add_durability(dur: Parser) -> None:
+    _lab_options(dur, spec_file=False)
+    _client_options(dur)
+    dur.option("--topic", required=True, metavar="NAME", type=text("a topic name"),
+               help="a replicated topic (RF 3 for a real test)")  # fmt: skip
+    dur.option("--records", type=whole(1, 10_000_000, "a count"), default=10_000, metavar="N", help="records to write")
+    dur.option("--acks", choices=("all", "1", "0"), default="all", help="producer acks")
+    dur.option("--idempotence", action=argparse.BooleanOptionalAction, help="enable.idempotence",
+               shown="on with acks=all, else off")  # fmt: skip
+    dur.option("--retries", type=whole(0, what="a count"), metavar="N", help="producer retries",
+               shown="until the delivery timeout")  # fmt: skip
+    dur.option("--delivery-timeout", type=SECONDS, default=60.0, metavar="SECONDS", help="per record", shown="60")
+    dur.option("--fault", choices=("kill", "stop", "none"), default="kill", help="kill -9, controlled stop, or none")
+    dur.option("--kill-at", type=fraction, default=0.3, metavar="F", help="after this share of the records")
+    dur.option("--restart-at", type=fraction_or_none, metavar="F|none", help="start the broker again after this share",
+               shown="0.7; none with --bootstrap-server")  # fmt: skip
+    dur.option("--partition", type=whole(0, what="a partition"), default=0, metavar="P", help="whose leader fails")
+    dur.option("--rate", type=number(what="records per second"), metavar="N", help="records per second",
+               shown="as fast as it goes")  # fmt: skip
+    _timeout(dur, 10.0, "per request")
+    _json(dur, "the report as JSON")
+
+
+COUNTS: dict[str, str] = {
+    "help": "per-partition counts of a topic, computed by Spark (records, bytes, offsets, timestamps, top keys)",
+    "description": "Count a topic's records per partition with Spark (PySpark), and check each count against the "
+    "partition's high − low watermark.",
+}
+
+
+def _add_counts(counts: Parser) -> None:
     _lab_options(counts, spec_file=False)
     _client_options(counts)
-    counts.add_argument("--topic", required=True, metavar="NAME")
-    counts.add_argument(
-        "--master", default="local[*]", help="local[*] (default: this machine's cores), local[N], or spark://HOST:7077"
-    )
-    counts.add_argument("--top-keys", type=int, default=5, metavar="N", help="most frequent keys per partition")
-    counts.add_argument(
-        "--max-records-per-partition", type=int, metavar="N", help="split larger partitions into ranges for Spark"
-    )
-    counts.add_argument("--json", action="store_true", help="the report as JSON")
-    counts.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="give up after (default 600)")
+    counts.option("--topic", required=True, metavar="NAME", type=text("a topic name"), help="the topic to count")
+    counts.option("--master", type=spark_master, default="local[*]", metavar="URL",
+                  help="local[*] (this machine's cores), local[N], or spark://HOST:7077")  # fmt: skip
+    counts.option("--top-keys", type=whole(0, what="a count"), default=5, metavar="N",
+                  help="most frequent keys per partition")  # fmt: skip
+    counts.option("--max-records-per-partition", type=COUNT, metavar="N",
+                  help="split larger partitions into ranges for Spark", shown="no split")  # fmt: skip
+    _json(counts, "the report as JSON")
+    _timeout(counts, 600.0, "give up after")
 
 
 DEFAULT_ACTIONS = "kill,stop,restart,start"
+CHAOS: dict[str, str] = {
+    "help": "random kill/stop/restart steps on a lab cluster while producing and consuming: did kafkatop keep up, "
+    "was a record lost, is a process left behind",
+    "description": "Takes K random steps (kill, stop, restart, start) on the brokers of a lab cluster while a "
+    "sequenced producer (acks=all, idempotence) writes to a replicated topic and a consumer group reads it. "
+    "After each step, once the cluster has settled, it counts how many of kafkatop's own polls it took to show "
+    "the brokers, leaders and ISRs (within 2 is keeping up). At the end every broker is started again, the "
+    "records are verified (lost, duplicated, out of order) and no process may be left behind. Never more than "
+    "--max-down brokers are down at once.",
+    "epilog": "Exit codes: 0 kafkatop kept up, nothing lost, duplicated or reordered, no orphan process; 1 one of "
+    "those failed, an incomplete run, or a cluster error; 2 bad input, or refused before any node was touched "
+    "(missing topic, RF 1, a cluster kafkatop did not start); 130 interrupted (the brokers the run took down are "
+    "started again first).",
+}
 
 
-def _add_chaos(sub: Any) -> None:
-    chaos = sub.add_parser(
-        "chaos",
-        help="random kill/stop/restart steps on a lab cluster while producing and consuming: did kafkatop keep up, "
-        "was a record lost, is a process left behind",
-        description="Takes K random steps (kill, stop, restart, start) on the brokers of a lab cluster while a "
-        "sequenced producer (acks=all, idempotence) writes to a replicated topic and a consumer group reads it. "
-        "After each step, once the cluster has settled, it counts how many of kafkatop's own polls it took to show "
-        "the brokers, leaders and ISRs (within 2 is keeping up). At the end every broker is started again, the "
-        "records are verified (lost, duplicated, out of order) and no process may be left behind. Never more than "
-        "--max-down brokers are down at once.",
-        epilog="Exit codes: 0 kafkatop kept up, nothing lost, duplicated or reordered, no orphan process; 1 one of "
-        "those failed, an incomplete run, or a cluster error; 2 bad input, or refused before any node was touched "
-        "(missing topic, RF 1, a cluster kafkatop did not start); 130 interrupted (the brokers the run took down are "
-        "started again first).",
-    )
+def _add_chaos(chaos: Parser) -> None:
     _lab_options(chaos, spec_file=False)
     _client_options(chaos)
-    chaos.add_argument("--topic", required=True, metavar="NAME", help="a replicated topic (RF 3 for a real test)")
-    chaos.add_argument("--steps", type=int, default=5, metavar="K", help="steps to take, 1 to 50 (default 5)")
-    chaos.add_argument("--seed", type=int, metavar="S", help="for the random steps (default: drawn and reported)")
-    chaos.add_argument(
-        "--actions",
-        default=DEFAULT_ACTIONS,
-        metavar="LIST",
-        help=f"allowed, comma-separated (default {DEFAULT_ACTIONS}); without start a broker is started only when "
-        "nothing else is possible, and at the end",
-    )
-    chaos.add_argument("--max-down", type=int, default=1, metavar="N", help="brokers down at once, at most (default 1)")
-    chaos.add_argument(
-        "--step-timeout", type=float, default=60.0, metavar="SECONDS", help="for the cluster to settle (default 60)"
-    )
-    chaos.add_argument(
-        "--hold", type=float, default=5.0, metavar="SECONDS", help="keep each step's state this long (default 5)"
-    )
-    chaos.add_argument("--rate", type=float, default=100.0, metavar="N", help="records per second (default 100)")
-    chaos.add_argument(
-        "--interval", type=float, default=1.0, metavar="SECONDS", help="kafkatop's poll interval (default 1)"
-    )
-    chaos.add_argument(
-        "--time-limit", type=float, default=1800.0, metavar="SECONDS", help="no new step after (default 1800)"
-    )
-    chaos.add_argument(
-        "--group",
-        default="kafkatop-chaos",
-        metavar="ID",
-        help="the consumer group reading the topic (default "
-        "kafkatop-chaos; a new member joins at once only once the last run's consumer has left)",
-    )
-    chaos.add_argument("--json", action="store_true", help="the report as JSON (steps go to stderr)")
+    chaos.option("--topic", required=True, metavar="NAME", type=text("a topic name"),
+                 help="a replicated topic (RF 3 for a real test)")  # fmt: skip
+    chaos.option("--steps", type=whole(1, 50, "a count"), default=5, metavar="K", help="steps to take, 1 to 50")
+    chaos.option("--seed", type=whole(0, what="a seed"), metavar="S", help="for the random steps",
+                 shown="drawn and reported")  # fmt: skip
+    chaos.option("--actions", default=DEFAULT_ACTIONS, type=text("actions"), metavar="LIST",
+                 help="allowed, comma-separated; without start a broker is started only when nothing else is "
+                 "possible, and at the end")  # fmt: skip
+    chaos.option("--max-down", type=COUNT, default=1, metavar="N", help="brokers down at once, at most")
+    chaos.option("--step-timeout", type=SECONDS, default=60.0, metavar="SECONDS", help="for the cluster to settle")
+    chaos.option("--hold", type=number(above=None, at_least=0.0), default=5.0, metavar="SECONDS",
+                 help="keep each step's state this long")  # fmt: skip
+    chaos.option("--rate", type=number(what="records per second"), default=100.0, metavar="N",
+                 help="records per second")  # fmt: skip
+    chaos.option("--interval", type=SECONDS, default=1.0, metavar="SECONDS", help="kafkatop's poll interval")
+    chaos.option("--time-limit", type=SECONDS, default=1800.0, metavar="SECONDS", help="no new step after")
+    chaos.option("--group", default="kafkatop-chaos", type=text("a group id"), metavar="ID",
+                 help="the consumer group reading the topic (a new member joins at once only once the last run's "
+                 "consumer has left)")  # fmt: skip
+    _json(chaos, "the report as JSON (steps go to stderr)")

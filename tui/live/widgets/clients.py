@@ -37,6 +37,9 @@ LINES_PER_BATCH = 60  # messages written per drain; the rest are counted, not dr
 LOG_LINES = 300  # scrollback per console; each line holds render caches the garbage collector walks
 
 
+MAX_TEST_MESSAGES = 100_000  # one click; more would hold the producer for minutes
+
+
 def _error_text(e: BaseException) -> str:
     return str(e) if isinstance(e, KafkatopError) else f"{type(e).__name__}: {e}"
 
@@ -107,30 +110,33 @@ class ProducerPanel(Vertical):
         line = event.value
         if not line.strip():
             return
-        event.input.value = ""
-        self._send(
+        sent = self._send(
             lambda hub, topic: hub.send_many(topic, line.splitlines()) if "\n" in line else hub.send(topic, line)
         )
+        if sent:  # refused here: the line stays, to be sent once the field in error is fixed
+            event.input.value = ""
 
     @on(Button.Pressed, "#send-test")
     def _send_test(self) -> None:
         count_text = self.query_one("#test-count", Input).value.strip()
-        if not count_text.isdigit() or int(count_text) < 1:
-            self._show_error(f"count: {count_text!r} is not a number of messages (1 or more)")
+        if not count_text.isdigit() or not 1 <= int(count_text) <= MAX_TEST_MESSAGES:
+            self._show_error(f"count: {count_text!r} is not a number of messages (1 to {MAX_TEST_MESSAGES:,})")
             return
         self._send(lambda hub, topic: hub.send_test_messages(topic, int(count_text)))
 
-    def _send(self, call: Send) -> None:
+    def _send(self, call: Send) -> bool:
+        """Send in a worker; False, and the error shown, when the fields are wrong."""
         if self.hub is None:
             self._show_error("no cluster to produce to")
-            return
+            return False
         try:
             topic, settings = self._topic(), self._settings()
         except KafkatopError as e:
             self._show_error(str(e))
-            return
+            return False
         self._show_error(None)
         self._send_worker(topic, settings, call)
+        return True
 
     @work(thread=True, group="produce", exit_on_error=False)
     def _send_worker(self, topic: str, settings: ProducerSettings, call: Send) -> None:
@@ -366,8 +372,8 @@ class GroupsPanel(LivePane, Vertical):
         raw = self.query_one("#reset-value", Input).value.strip()
         value: int | None = None
         if to in ("offset", "timestamp"):
-            if not raw.lstrip("-").isdigit():
-                error.update(Text(f"value: {to} needs a whole number, got {raw!r}", style="bold red"))
+            if not raw.isdigit():  # offsets and timestamps (ms since the epoch) are 0 or more
+                error.update(Text(f"value: {to} needs a whole number, 0 or more; got {raw!r}", style="bold red"))
                 return
             value = int(raw)
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
