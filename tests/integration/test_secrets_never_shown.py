@@ -94,6 +94,7 @@ def test_the_app_and_its_recording_never_show_the_password(
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(compose, "KafkatopApp", PilotedApp)
+    monkeypatch.setattr(compose, "_need_terminal", lambda: None)  # Textual's pilot is the terminal here
     PilotedApp.screens = []
     PilotedApp.working = protocol == "PLAINTEXT"
     (tmp_path / "config").mkdir()
