@@ -12,33 +12,21 @@ The lab binds 127.0.0.1 on free ports, lives in a temp dir, and is brought down 
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
+
+from kraft_lab import kraft_lab  # bench/kraft_lab.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.topics import TopicAdmin
-from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
-from kafkatop.backends.lab.runner import port_is_free
-from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 
 TOPIC = "purchases"
-
-
-def free_block(count: int) -> int:
-    for base in range(21_000, 31_000, 50):
-        if all(port_is_free(base + i) for i in range(count)):
-            return base
-    raise SystemExit("no block of free ports")
 
 
 def main() -> int:
@@ -47,14 +35,8 @@ def main() -> int:
     ap.add_argument("--polls", type=int, default=50, help="at least this many app polls (more cycles run if needed)")
     ap.add_argument("--cycles", type=int, default=5)
     args = ap.parse_args()
-    home = os.environ.get("KAFKA_HOME")
-    if not home:
-        raise SystemExit("set KAFKA_HOME to an Apache Kafka install (e.g. /opt/kafka_2.13-4.1.0)")
 
-    root = Path(tempfile.mkdtemp(prefix="kafkatop-stress-"))
-    base = free_block(300)
-    spec = ClusterSpec(name="stress", mode="kraft", brokers=3, base_port=base, controller_port=base + 100, heap="256m")
-    cluster, _ = LabCluster.create_or_open(root, open_install(Path(home)), spec)
+    cluster = kraft_lab("stress")
     try:
         snap = cluster.up(timeout_s=180)
         bootstrap = snap.bootstrap_servers

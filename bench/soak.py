@@ -17,24 +17,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any
 
 import psutil
+from kraft_lab import kraft_lab  # bench/kraft_lab.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
-from kafkatop.backends.lab.runner import port_is_free
-from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
@@ -75,13 +70,6 @@ threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(3
 for t in threads: t.start()
 for t in threads: t.join()
 """
-
-
-def free_block(count: int) -> int:
-    for base in range(21_000, 31_000, 50):
-        if all(port_is_free(base + i) for i in range(count)):
-            return base
-    raise SystemExit("no block of free ports")
 
 
 def layout(snapshot: ClusterSnapshot | None) -> tuple[Any, ...] | None:
@@ -206,13 +194,7 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--rate", type=float, default=2000)
     args = ap.parse_args()
-    home = os.environ.get("KAFKA_HOME")
-    if not home:
-        raise SystemExit("set KAFKA_HOME to an Apache Kafka install (e.g. /opt/kafka_2.13-4.1.0)")
-    root = Path(tempfile.mkdtemp(prefix="kafkatop-soak-"))
-    base = free_block(300)
-    spec = ClusterSpec(name="soak", mode="kraft", brokers=3, base_port=base, controller_port=base + 100, heap="256m")
-    cluster, _ = LabCluster.create_or_open(root, open_install(Path(home)), spec)
+    cluster = kraft_lab("soak")
     children: list[subprocess.Popen[bytes]] = []
     try:
         snap = cluster.up(timeout_s=180)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kafkatop.backends.demo.cluster import DemoCluster, start_demo_cluster
+from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.consoles import Consoles
@@ -20,19 +20,13 @@ from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.partitions import PartitionTable
 from tests.conftest import pilot_until
+from tests.fixtures.demo import demo_with_consoles
 
 
 @pytest.fixture
 def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
-    cluster = start_demo_cluster(messages_per_partition=5)
-    control = DemoControl(cluster, rebalance_delay_s=None)
-    consoles = Consoles(KafkaConnection.parse(cluster.bootstrap_servers))
-    try:
-        yield cluster, control, consoles
-    finally:
-        consoles.close()
-        control.close()
-        cluster.close()
+    with demo_with_consoles() as made:
+        yield made
 
 
 def make_app(demo: tuple[DemoCluster, DemoControl, Consoles]) -> KafkatopApp:

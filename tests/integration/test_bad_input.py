@@ -18,7 +18,7 @@ import pytest
 from kazoo.client import KazooClient
 from textual.widgets import Input, Select, Static
 
-from kafkatop.backends.demo.cluster import DemoCluster, start_demo_cluster
+from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.consoles import Consoles
@@ -31,6 +31,7 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from tests.conftest import pilot_until
+from tests.fixtures.demo import demo_with_consoles
 from tests.fixtures.standin_install import make_standin_install
 from tests.integration.test_supervisor import free_port_block
 
@@ -333,15 +334,8 @@ class Admins:
 
 @pytest.fixture
 def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
-    cluster = start_demo_cluster(messages_per_partition=5)
-    control = DemoControl(cluster, rebalance_delay_s=None)
-    consoles = Consoles(KafkaConnection.parse(cluster.bootstrap_servers))
-    try:
-        yield cluster, control, consoles
-    finally:
-        consoles.close()
-        control.close()
-        cluster.close()
+    with demo_with_consoles() as made:
+        yield made
 
 
 def demo_app(demo: tuple[DemoCluster, DemoControl, Consoles], admins: Admins) -> KafkatopApp:

@@ -49,6 +49,17 @@ def _error_text(err: KafkaError) -> str:
 
 
 # --- the clients ----------------------------------------------------------------------------------------------------
+def _ended(thread: threading.Thread, owner: object, handle: str) -> bool:
+    """Whether a client's thread has ended; once it has, the client's handle (attribute `handle`) is released. Until
+    then the handle stays kept: the thread may still use it."""
+    if thread.is_alive():
+        return False
+    if hasattr(owner, handle):
+        handles.release([getattr(owner, handle)])
+        delattr(owner, handle)
+    return True
+
+
 class SequencedProducer:
     """Writes `rate` records a second to the topic's partitions in turn on a thread of its own, each carrying the
     run's id and its partition's own sequence number (durability's encoding), acks=all with idempotence."""
@@ -125,12 +136,7 @@ class SequencedProducer:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(self.flush_s + CLIENT_CLOSE_S)
-        if self._thread.is_alive():
-            return False  # its handle stays kept: the thread may still use it
-        if hasattr(self, "_producer"):
-            handles.release([self._producer])
-            del self._producer
-        return True
+        return _ended(self._thread, self, "_producer")
 
     def deliveries(self) -> list[RecordDelivery]:
         acked, failed = dict(self._acked), dict(self._failed)
@@ -206,12 +212,7 @@ class GroupConsumer:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(CLIENT_CLOSE_S)
-        if self._thread.is_alive():
-            return False  # its handle stays kept: the thread may still use it
-        if hasattr(self, "_consumer"):
-            handles.release([self._consumer])
-            del self._consumer
-        return True
+        return _ended(self._thread, self, "_consumer")
 
     def read_by_offset(self) -> dict[tuple[int, int], int | None]:
         """Every record read: (partition, offset) → its sequence number (None: not this run's)."""
