@@ -105,6 +105,8 @@ def test_the_entry_point_loads_only_the_parser() -> None:
     modules = {
         "kafkatop.tui.cli.main",
         "kafkatop.tui.cli.parser",
+        "kafkatop.tui.cli.options",
+        "kafkatop.tui.cli.values",
         "kafkatop.tui.cli.exits",
         "kafkatop.backends.model.errors",
     }

@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-from kafkatop.tui.cli.parser import BEFORE, build_parser
+from kafkatop.tui.cli.options import BEFORE
+from kafkatop.tui.cli.parser import build_parser
 
 
 def parse(*argv: str) -> dict[str, object]:

@@ -1,0 +1,112 @@
+"""The command line's value types: each checks one value and, refusing it, says what it expected (standard library
+only, so `kafkatop --help` answers at once)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+
+
+# --- types: each says what it expected ------------------------------------------------------------------------------
+def text(what: str) -> Callable[[str], str]:
+    """A value that must not be empty (or blank)."""
+
+    def parse(value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"empty; give {what}")
+        return value.strip()
+
+    parse.__name__ = what  # argparse names the type in some messages
+    return parse
+
+
+def whole(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
+    """A whole number in [low, high]."""
+    bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; not {value!r}") from None
+        if n < low or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; not {n}")
+        return n
+
+    parse.__name__ = what
+    return parse
+
+
+def number(
+    *, above: float | None = 0.0, at_least: float | None = None, what: str = "seconds"
+) -> Callable[[str], float]:
+    """A number above `above` (or at least `at_least`)."""
+    bounds = f"at least {at_least:g}" if at_least is not None else f"above {above:g}"
+
+    def parse(value: str) -> float:
+        try:
+            x = float(value.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {what} {bounds}; not {value!r}") from None
+        low_ok = x >= at_least if at_least is not None else above is None or x > above
+        if not low_ok or x != x or x == float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a number of {what} {bounds}; not {value!r}")
+        return x
+
+    parse.__name__ = what
+    return parse
+
+
+PORT = whole(1, 65535, "a port")
+COUNT = whole(1, what="a count")
+SECONDS = number()
+
+
+def fraction(value: str) -> float:
+    try:
+        x = float(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 such as 0.3; not {value!r}") from None
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 such as 0.3; not {value!r}")
+    return x
+
+
+def fraction_or_none(value: str) -> float | str:
+    if value.strip().lower() == "none":
+        return "none"
+    try:
+        return fraction(value)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a fraction from 0 to 1 such as 0.7, or none; not {value!r}"
+        ) from None
+
+
+def key_value(value: str) -> str:
+    key, sep, rest = value.partition("=")
+    if not sep or not key.strip() or not rest.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, e.g. min.insync.replicas=2; not {value!r}")
+    return value
+
+
+def host_ports(value: str) -> str:
+    """HOST:PORT[,HOST:PORT…], not empty; the model parses it (KafkaConnection.parse), and a bad one is BadAddress."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("empty; give HOST:PORT, e.g. 127.0.0.1:9092")
+    return value.strip()
+
+
+_MASTER = re.compile(
+    r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
+    r"|spark://[^\s/:,]+(:[0-9]{1,5})?(,[^\s/:,]+(:[0-9]{1,5})?)*|yarn|k8s://\S+"
+)
+
+
+def spark_master(value: str) -> str:
+    if not _MASTER.fullmatch(value.strip()):
+        raise argparse.ArgumentTypeError(
+            f"expected local[*], local[N], spark://HOST:7077, yarn or k8s://HOST:PORT; not {value!r}"
+        )
+    return value.strip()
