@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from contextlib import ExitStack
 from typing import Any
 
@@ -89,6 +90,9 @@ async def soak(args: argparse.Namespace, cluster: LabCluster, bootstrap: str) ->
     steps: list[tuple[str, float | None]] = []
     me = psutil.Process()
     crashes = 0
+    traced_at_5: tracemalloc.Snapshot | None = None
+    if args.trace:
+        tracemalloc.start(6)
     with ExitStack() as stack:
         app = compose_app(cli, stack, terminal=False)
         try:
@@ -135,6 +139,8 @@ async def soak(args: argparse.Namespace, cluster: LabCluster, bootstrap: str) ->
                     now = time.monotonic()
                     if now >= next_minute:
                         minute_rss.append(me.memory_info().rss)
+                        if args.trace and len(minute_rss) == 5:
+                            traced_at_5 = tracemalloc.take_snapshot()
                         recent = sorted(lags[-1200:])
                         p99 = recent[int(len(recent) * 0.99) - 1] if recent else 0.0
                         print(
@@ -157,6 +163,8 @@ async def soak(args: argparse.Namespace, cluster: LabCluster, bootstrap: str) ->
                         await converged(f"{action} {node}", int(node.split("-")[1]), alive=action == "restart")
                         if action != "restart":
                             restart_at = (time.monotonic() + 60, node)
+                if args.trace and traced_at_5 is not None:
+                    _print_growth(traced_at_5, tracemalloc.take_snapshot())
                 await pilot.pause()
         except Exception as e:  # noqa: BLE001 - a crash of the app is the finding
             crashes += 1
@@ -189,10 +197,22 @@ async def soak(args: argparse.Namespace, cluster: LabCluster, bootstrap: str) ->
     return 0 if ok else 1
 
 
+def _print_growth(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot) -> None:
+    """Where Python's own allocations grew from minute 5 to the end (--trace; tracemalloc adds its own memory)."""
+    stats = after.compare_to(before, "traceback")
+    grown = sum(s.size_diff for s in stats)
+    print(f"\npython allocations grew {grown / 2**20:+.2f} MiB from minute 5; the largest growths:")
+    for stat in stats[:10]:
+        print(f"  {stat.size_diff / 1024:+8.1f} KiB in {stat.count_diff:+d} blocks")
+        for line in stat.traceback.format()[-6:]:
+            print(f"      {line}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=30)
     ap.add_argument("--rate", type=float, default=2000)
+    ap.add_argument("--trace", action="store_true", help="also show where Python's allocations grew (tracemalloc)")
     args = ap.parse_args()
     cluster = kraft_lab("soak")
     children: list[subprocess.Popen[bytes]] = []
