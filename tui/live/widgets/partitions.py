@@ -72,17 +72,19 @@ def partition_row(p: Partition, changed: bool = False, isr_trend: str = "", rate
     )
 
 
-def _trends(history: HistorySnapshot | None, p: Partition) -> tuple[str, str]:
-    """ISR size over the window (a dip is a failover seen afterwards) and the rate of records with its last value."""
+Windows = tuple[tuple[float, ...], tuple[float, ...], int]  # ISR sizes, record rates, replica count
+
+
+def _windows(history: HistorySnapshot | None, p: Partition) -> Windows | None:
+    """ISR size over the window (a dip is a failover seen afterwards) and the rate of records."""
     if history is None:
-        return "", ""
+        return None
     tp = TopicPartition(p.topic, p.id)
-    return _trend_text(history.isr_size(tp)[-TREND_WIDTH:], history.records_per_s(tp)[-TREND_WIDTH:], len(p.replicas))
+    return history.isr_size(tp)[-TREND_WIDTH:], history.records_per_s(tp)[-TREND_WIDTH:], len(p.replicas)
 
 
-@lru_cache(maxsize=8192)
-def _trend_text(isr: tuple[float, ...], rates: tuple[float, ...], replicas: int) -> tuple[str, str]:
-    # Cached: a quiet partition's windows repeat from poll to poll, and 1,000 rows are drawn per poll.
+def _trend_text(windows: Windows) -> tuple[str, str]:
+    isr, rates, replicas = windows
     rate_text = f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else ""
     return sparkline(isr, TREND_WIDTH, top=float(replicas)), rate_text
 
@@ -131,6 +133,10 @@ class PartitionTable(ScrollView, can_focus=True):
         self._strips: dict[int, Strip] = {}
         self._row_widths: dict[str, tuple[int, ...]] = {}
         self._cells_before: dict[str, tuple[Cell, ...]] = {}
+        # The last draw's trend texts by their windows: a quiet partition's windows repeat from poll to poll, and
+        # 1,000 rows are drawn per poll. Only the last draw's are kept: a busy cluster's windows never repeat, and a
+        # cache across draws grew with every poll (bench/soak.py).
+        self._trends: dict[Windows, tuple[str, str]] = {}
 
     @property
     def row_count(self) -> int:
@@ -153,13 +159,19 @@ class PartitionTable(ScrollView, can_focus=True):
         states: dict[str, tuple[object, ...]] = {}
         partitions: dict[str, Partition] = {}
         changed_at = history.changed_at if history is not None else {}
+        trends: dict[Windows, tuple[str, str]] = {}
         for p in snapshot.partitions:
             if topic is not None and p.topic != topic:
                 continue
             key = f"{p.topic}-{p.id}"
             when = changed_at.get(TopicPartition(p.topic, p.id))  # leader or ISR, as insight/changes.py tells
             changed = when is not None and now - when <= HIGHLIGHT_S
-            isr_trend, rate_trend = _trends(history, p)
+            windows = _windows(history, p)
+            if windows is None:
+                isr_trend, rate_trend = "", ""
+            else:
+                known = trends.get(windows) or self._trends.get(windows)
+                isr_trend, rate_trend = trends[windows] = known or _trend_text(windows)
             states[key] = (
                 p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, isr_trend,
                 rate_trend, changed,
@@ -176,7 +188,7 @@ class PartitionTable(ScrollView, can_focus=True):
             state = states[key]
             cells[key] = partition_row(partitions[key], bool(state[-1]), str(state[-3]), str(state[-2]))
             dirty.append(index)
-        self._keys, self._cells, self._states = keys, cells, states
+        self._keys, self._cells, self._states, self._trends = keys, cells, states, trends
         row_widths = {}
         for key, row in cells.items():
             known = self._row_widths.get(key) if row is self._cells_before.get(key) else None
