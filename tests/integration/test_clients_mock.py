@@ -295,7 +295,8 @@ def test_group_members_share_partitions_then_one_takes_all(
 
     drained.pump()
     kinds = [(c.consumer, c.kind, set(c.partitions)) for c in drained.changes]
-    assert kinds[:2] in ([("c1", "assigned", a), ("c2", "assigned", b)], [("c2", "assigned", b), ("c1", "assigned", a)])
+    # The split seen as each one's assignment (a loaded machine may add a rebalance before it: eager, all revoked).
+    assert kinds[0][1] == "assigned" and ("c1", "assigned", a) in kinds and ("c2", "assigned", b) in kinds
     assert ("c1", "revoked", a) in kinds and kinds[-1] == ("c2", "assigned", ALL3)
     assert all(c.group == "g" for c in drained.changes)
 

@@ -78,5 +78,6 @@ def test_commands_end_within_their_timeout_with_one_line(silent_broker: str, com
     assert "Traceback" not in run.stderr and run.stdout == ""
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and silent_broker in lines[0] and "2 s" in lines[0], lines
-    # The timeout, its 1 s backstop, and the interpreter's start: never a hang.
-    assert took < 2.0 + 1.0 + 4.0, f"{command[0]} took {took:.1f} s with --timeout 2"
+    # Never a hang: the timeout, its 1 s backstop, and the interpreter's start (slow on a loaded machine: 8.5 s seen
+    # with a 30-minute soak beside it).
+    assert took < 2.0 + 1.0 + 12.0, f"{command[0]} took {took:.1f} s with --timeout 2"

@@ -170,8 +170,8 @@ class PartitionTable(ScrollView, can_focus=True):
             if windows is None:
                 isr_trend, rate_trend = "", ""
             else:
-                known = trends.get(windows) or self._trends.get(windows)
-                isr_trend, rate_trend = trends[windows] = known or _trend_text(windows)
+                drawn = trends.get(windows) or self._trends.get(windows)
+                isr_trend, rate_trend = trends[windows] = drawn or _trend_text(windows)
             states[key] = (
                 p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, isr_trend,
                 rate_trend, changed,
