@@ -70,7 +70,7 @@ class Terminal:
     def _drain(self) -> None:
         while True:
             try:
-                chunk = os.read(self.master, 65536)
+                chunk = os.read(self.master, 65536)  # EIO once every holder of the pty's other end has closed it
             except OSError:
                 return
             if not chunk:
@@ -81,11 +81,16 @@ class Terminal:
         os.write(self.master, text.encode())
 
     def close(self) -> None:
-        """The terminal goes away: reads fail from now on (EIO), as when a terminal window is closed."""
-        try:
-            os.close(self.master)
-        except OSError:
-            pass
+        """The terminal goes away: reads fail from now on (EIO), as when a terminal window is closed. Once only: a
+        second close would close whatever file got the number since (a later test's pipe)."""
+        master, self.master = self.master, -1
+        if master >= 0:
+            os.close(master)
+
+    def finish(self) -> None:
+        """After the app exited: read what it wrote last (its goodbye line), then close."""
+        self._reader.join(timeout=5)
+        self.close()
 
     def text(self) -> str:
         """What was written, without the escape sequences."""
@@ -152,7 +157,7 @@ def test_every_way_out_stops_what_the_app_started(lab: LabCluster, way: str) -> 
         if term.proc.poll() is None:
             os.killpg(term.proc.pid, signal.SIGKILL)
             term.proc.wait(10)
-        term.close()
+        term.finish()
     expected_status, told = WAYS[way]
     assert status == expected_status, term.text()[-2000:]
     if told is not None:

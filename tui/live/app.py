@@ -151,8 +151,9 @@ class KafkatopApp(App[None]):
 
     @property
     def shutting_down(self) -> bool:
-        """Quitting: the screens are gone, and a worker's last message has nothing to draw on."""
-        return not self.screen_stack
+        """Quitting: the screens are being taken down (children before their parents), and a worker's last message
+        has nothing to draw on."""
+        return not self.is_running or not self.screen_stack
 
     @property
     def main_screen(self) -> Screen[Any]:
