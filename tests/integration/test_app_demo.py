@@ -55,7 +55,7 @@ async def test_kill_key_moves_leadership_and_start_key_brings_the_broker_back(de
         led = [p for p in app.snapshot.partitions if p.leader == victim]
         table.focus()
         table.move_cursor(row=table.get_row_index(name))
-        await pilot.press("k")
+        await pilot.press("K", "y")  # kill -9, confirmed
         await pilot_until(pilot, lambda: node_state(app, name) == "killed", f"{name} killed")
 
         def leadership_moved() -> bool:

@@ -84,7 +84,7 @@ async def test_actions_do_not_multiply_the_process_polling() -> None:
         await pilot_until(pilot, lambda: app.nodes is not None)
         app.query_one("#nodes").focus()
         for _ in range(5):
-            await pilot.press("k")  # refused by the recorded control: an action that finishes at once
+            await pilot.press("K", "y")  # refused by the recorded control: an action that finishes at once
             await pilot.pause(0.05)
         await pilot.pause(0.5)
         CountingControl.polls = 0

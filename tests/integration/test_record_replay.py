@@ -56,7 +56,7 @@ async def test_a_recorded_kill_and_start_replay_as_they_happened(
         async with live.run_test(size=(120, 40)) as pilot:
             await pilot_until(pilot, lambda: live.nodes is not None and live.snapshot is not None, "first polls")
             before = leaders(live)
-            await pilot.press("k")  # broker-1, the first row: kill -9
+            await pilot.press("K", "y")  # broker-1, the first row: kill -9, confirmed
             await pilot_until(pilot, lambda: live.nodes.nodes[0].state is NodeState.KILLED, "broker-1 killed")
             await pilot_until(pilot, lambda: 1 not in leaders(live).values(), "leaders moved off broker 1")
             during = leaders(live)
@@ -87,7 +87,10 @@ async def test_a_recorded_kill_and_start_replay_as_they_happened(
         await pilot_until(pilot, lambda: replay.state().delivered == first_kill, "the entries before the kill")
         await pilot_until(pilot, lambda: app.snapshot is not None and leaders(app) == before, "the state before")
         assert app.query_one(NodeTable).row_count == 3 and app.query_one(PartitionTable).row_count == 9
-        await pilot.press("k")  # a replay acts on nothing: the key does nothing at all
+        await pilot.press("K")  # a replay acts on nothing, and says so
+        await pilot.pause()
+        assert "a replay only plays back what was recorded" in [n.message for n in app._notifications][-1]
+        assert len(app.screen_stack) == 1  # no confirmation: nothing to kill
         await pilot.press("p")  # play the rest
         await pilot_until(pilot, lambda: "the end" in str(bar.render()), "the end of the recording", timeout_s=30)
         assert replay.state().ended

@@ -58,7 +58,6 @@ class ClusterActions:
         if name is None:
             app.notify("highlight a node first (arrow keys in the process table)", severity="warning")
             return
-        app.notify(f"{action} {name} …", timeout=2)
         view = app.view.nodes.node(name) if app.view.nodes is not None else None
         taken = ActionTaken(action, name, view.node_id if view is not None else None)
 
@@ -66,7 +65,21 @@ class ClusterActions:
             app.feed.action(taken)  # before acting: the action's effects are seen after it
             getattr(control, action)(name)
 
-        app.act(f"{name} {NODE_ACTIONS[action]}", act)
+        def go(yes: bool | None = True) -> None:
+            if yes:
+                app.notify(f"{action} {name} …", timeout=2)
+                app.act(f"{name} {NODE_ACTIONS[action]}", act)
+
+        if action != "kill":
+            go()
+            return
+        pid = f" (pid {view.pid})" if view is not None and view.pid is not None else ""
+        leads = app.view.cluster.leaders_by_broker.get(view.node_id, 0) if (
+            app.view.cluster is not None and view is not None and view.node_id is not None) else 0  # fmt: skip
+        detail = "SIGKILL: no controlled shutdown" + (
+            f"; it leads {leads} partition(s), which go leaderless until the controller notices" if leads else ""
+        )
+        app.push_screen(ConfirmScreen(f"Kill -9 {name}{pid}?", yes="Kill -9", detail=detail), go)
 
     def add_broker(self) -> None:
         control = self.app.sources.control
@@ -116,7 +129,12 @@ class ClusterActions:
 
             app.act(f"topic {topic} deleted", delete)
 
-        app.push_screen(ConfirmScreen(f"Delete topic {topic!r} and all its messages?"), answered)
+        about = app.view.cluster.topic(topic) if app.view.cluster is not None else None
+        detail = "This cannot be undone."
+        if about is not None:
+            messages = sum(p.messages or 0 for p in about.partitions)
+            detail = f"{len(about.partitions)} partition(s), {messages} message(s). This cannot be undone."
+        app.push_screen(ConfirmScreen(f"Delete topic {topic!r} and all its messages?", detail=detail), answered)
 
     def durability(self, topic: str | None) -> None:
         app = self.app
@@ -136,28 +154,30 @@ class PaletteHost(Protocol):
     def action_refresh(self) -> None: ...
     def action_help(self) -> None: ...
     def action_tab(self, index: int) -> None: ...
+    def action_processes(self) -> None: ...
+    def action_filter(self) -> None: ...
     def spark_count(self) -> None: ...
-
-
-TABS = ("Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper / quorum", "Spark", "Timeline")
+    def tab_titles(self) -> list[str]: ...
 
 
 def palette(app: PaletteHost) -> Iterator[SystemCommand]:
     """The command palette's commands (ctrl+p): every action, with the key that does it in its help."""
     commands: list[tuple[str, str, Callable[[], object]]] = [
-        ("Kill -9 the highlighted node", "k: SIGKILL, no controlled shutdown", lambda: app.action_node("kill")),
+        ("Kill -9 the highlighted node", "K: SIGKILL, no controlled shutdown", lambda: app.action_node("kill")),
         ("Stop the highlighted node", "t: SIGTERM, controlled shutdown", lambda: app.action_node("stop")),
         ("Start the highlighted node", "s", lambda: app.action_node("start")),
         ("Restart the highlighted node", "R", lambda: app.action_node("restart")),
         ("Add a broker", "a: lab clusters", app.action_add_broker),
         ("Create a topic", "c", app.action_create_topic),
-        ("Delete the highlighted topic", "d", app.action_delete_topic),
+        ("Delete the highlighted topic", "d in Partitions", app.action_delete_topic),
         ("Durability check", "v: sequenced records while a leader fails, then read back", app.action_durability),
         ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
+        ("Filter the table's rows", "/: topic, partition, group, key or value", app.action_filter),
+        ("Go to the process table", "0", app.action_processes),
         ("Refresh now", "r", app.action_refresh),
         ("Help", "?", app.action_help),
     ]
     for title, help_text, callback in commands:
         yield SystemCommand(title, help_text, callback)
-    for i, tab in enumerate(TABS, start=1):
+    for i, tab in enumerate(app.tab_titles(), start=1):
         yield SystemCommand(f"Show {tab}", str(i), lambda i=i: app.action_tab(i))  # type: ignore[misc]

@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, TabbedContent, TabPane, Tabs
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kafkatop.backends.insight.history import History
@@ -41,9 +42,11 @@ from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.clients import ConsumerPanel, GroupsPanel, ProducerPanel
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
+from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
 from kafkatop.tui.live.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
@@ -58,6 +61,13 @@ TAB_IDS = (
 )  # fmt: skip
 
 
+# The widgets focus rests on in a tab (see KafkatopApp.home): tables, whose keys are the app's keys.
+HOME_WIDGETS = (DataTable, PartitionTable)
+
+SMALL_WIDTH = 120  # below: layouts that stack and columns that drop (80x24 is a default terminal and a tmux split)
+SMALL_HEIGHT = 32
+
+
 def _failure_text(error: BaseException) -> str:
     return str(error) if isinstance(error, KafkatopError) else f"{type(error).__name__}: {error}"
 
@@ -70,8 +80,12 @@ class KafkatopApp(App[None]):
         # As in top and k9s (Textual's default only says to press ctrl+q); a focused field copies with it first.
         Binding("ctrl+c", "quit", "Quit", show=False, system=True),
         Binding("question_mark", "help", "Help"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("k", "node('kill')", "Kill -9"),
+        # Out of a text field, back to its tab's table, where every key below is a key again.
+        Binding("escape", "leave_field", "Leave field", show=False),
+        Binding("slash", "filter", "Filter"),
+        Binding("r", "refresh", "Refresh", show=False),
+        # K, not k: k moves up in every table (j/k as in less and vi), and a kill -9 is never one slip away.
+        Binding("K", "node('kill')", "Kill -9"),
         Binding("t", "node('stop')", "Stop"),
         Binding("s", "node('start')", "Start"),
         Binding("R", "node('restart')", "Restart"),
@@ -79,6 +93,7 @@ class KafkatopApp(App[None]):
         Binding("c", "create_topic", "Create topic"),
         Binding("d", "delete_topic", "Delete topic", show=False),
         Binding("v", "durability", "Durability check", show=False),
+        Binding("0", "processes", "Processes", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
         Binding("n", "replay('step')", "Step"),
@@ -170,7 +185,7 @@ class KafkatopApp(App[None]):
         if self.replay is not None:
             yield ReplayBar(self.replay, id="banner")
         elif self.settings.banner:
-            yield Static(self.settings.banner, id="banner")
+            yield Banner(self.settings.banner, id="banner")
         yield StatusBar()
         if self._has("control"):
             yield NodeTable(id="nodes")
@@ -193,6 +208,7 @@ class KafkatopApp(App[None]):
                 yield SparkPanel(self.sources.spark, clock=self._clock)
             with TabPane("Timeline", id="tab-timeline"):
                 yield TimelinePane()
+        yield FilterBar()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -206,6 +222,8 @@ class KafkatopApp(App[None]):
         # are never collected, so this runs once, here.
         gc.freeze()
         self._panes = [w for w in self.main_screen.query("*") if isinstance(w, LivePane)]
+        self._fit(self.size.width, self.size.height)
+        self.set_focus(self.home())
         self._show()
         if self.replay is not None:
             self.run_worker(self._play, group="replay", thread=True, exit_on_error=False)
@@ -357,20 +375,96 @@ class KafkatopApp(App[None]):
         yield from palette(self)
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.tab_titles()))
 
     def spark_count(self) -> None:
         self.action_tab(TAB_IDS.index("tab-spark") + 1)
         self.main_screen.query_one(SparkPanel).action_count()
 
+    # --- focus: keys act from every table; a field is entered on purpose and left with Escape ---------------------
+    def visible_tabs(self) -> list[TabPane]:
+        """The tabs on show, in order: the number keys, help and the palette all count these."""
+        tabs = self.main_screen.query_one(TabbedContent)
+        return [pane for pane in tabs.query(TabPane) if pane.id is not None and tabs.get_tab(pane.id).display]
+
     def action_tab(self, index: int) -> None:
+        shown = self.visible_tabs()
+        if not 1 <= index <= len(shown):
+            self.notify(f"no tab {index} here: 1–{len(shown)} are {self._tab_names()}", timeout=4)
+            return
         # Focus moves into the new tab: left in the old one, it would pull that tab back to the front.
         self.set_focus(None)
-        self.main_screen.query_one(TabbedContent).active = TAB_IDS[index - 1]
-        pane = self.main_screen.query_one(f"#{TAB_IDS[index - 1]}", TabPane)
-        first = next((w for w in pane.query("*") if w.focusable), None)
-        if first is not None:
-            self.set_focus(first)
+        self.main_screen.query_one(TabbedContent).active = str(shown[index - 1].id)
+        self.set_focus(self.home())
+
+    def tab_titles(self) -> list[str]:
+        tabs = self.main_screen.query_one(TabbedContent)
+        return [str(tabs.get_tab(str(p.id)).label) for p in self.visible_tabs()]
+
+    def _tab_names(self) -> str:
+        return ", ".join(f"{i} {t}" for i, t in enumerate(self.tab_titles(), start=1))
+
+    def home(self) -> Widget:
+        """Where focus rests in the active tab: its table, or else the tab bar (arrow keys switch tabs there); never
+        a text field, where q, the numbers and the node keys would be typed instead."""
+        tabs = self.main_screen.query_one(TabbedContent)
+        pane = tabs.active_pane
+        if pane is not None:
+            for widget in pane.query("*"):
+                if isinstance(widget, HOME_WIDGETS) and widget.focusable:
+                    return widget
+        return tabs.query_one(Tabs)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        """Layouts for a small terminal (app.tcss): `-narrow` stacks what sits side by side, `-short` folds the
+        banner to one line and shortens the process table."""
+        if not self.screen_stack:
+            return
+        self.main_screen.set_class(width < SMALL_WIDTH, "-narrow")
+        self.main_screen.set_class(height < SMALL_HEIGHT, "-short")
+
+    @on(TabbedContent.TabActivated)
+    def _tab_shown(self) -> None:
+        home = self.home()
+        self.main_screen.query_one(FilterBar).follow(home if isinstance(home, Filterable) else None)
+
+    def on_key(self, event: events.Key) -> None:
+        """A replay acts on nothing: a key that would act on a cluster says so instead of doing nothing."""
+        if self.replay is None or self.shutting_down:
+            return
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and event.key in binding.key.split(","):
+                name = binding.action.split("(")[0]
+                if name in self.LIVE_ACTIONS:
+                    self.notify(f"{binding.key}: {binding.description.lower()} acts on a live cluster; "
+                                "a replay only plays back what was recorded", timeout=4)  # fmt: skip
+                    event.stop()
+                return
+
+    def action_leave_field(self) -> None:
+        home = self.home()
+        if self.focused is not home:
+            self.set_focus(home)
+        elif isinstance(home, Filterable) and home.filter_text:
+            self.main_screen.query_one(FilterBar).clear()  # Escape on a filtered table: every row again
+
+    def action_processes(self) -> None:
+        if not self._has("control"):
+            self.notify("no process table here: it shows a lab cluster's processes or the demo's brokers", timeout=4)
+            return
+        self.set_focus(self.main_screen.query_one(NodeTable))
+
+    def action_filter(self) -> None:
+        """`/`: the active tab's table, narrowed to the rows holding what is typed."""
+        home = self.home()
+        if not isinstance(home, Filterable):
+            self.notify("/ filters the partition, group and consumer tables: this tab has none", timeout=4)
+            return
+        bar = self.main_screen.query_one(FilterBar)
+        bar.open(home)
 
     def action_replay(self, what: str) -> None:
         if self.replay is None:
@@ -396,6 +490,11 @@ class KafkatopApp(App[None]):
         self.cluster_actions.create_topic()
 
     def action_delete_topic(self) -> None:
+        if self.main_screen.query_one(TabbedContent).active != "tab-partitions":
+            number = next(i for i, p in enumerate(self.visible_tabs(), start=1) if p.id == "tab-partitions")
+            self.notify(f"d deletes the topic highlighted in Partitions: press {number}, pick its row, then d",
+                        severity="warning", timeout=5)  # fmt: skip
+            return
         self.cluster_actions.delete_topic(self.main_screen.query_one(PartitionTable).selected_topic)
 
     def action_durability(self) -> None:

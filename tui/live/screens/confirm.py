@@ -1,4 +1,6 @@
-"""A yes/no question for destructive actions (delete a topic)."""
+"""A yes/no question before a destructive action (kill -9 a node, delete a topic), naming what it acts on.
+
+Focus starts on Cancel, so an Enter typed out of habit cancels; `y` or the red button does it."""
 
 from __future__ import annotations
 
@@ -10,19 +12,26 @@ from textual.widgets import Button, Label
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape", "no", "Cancel"), Binding("y", "yes", "Yes")]
+    BINDINGS = [Binding("escape,n", "no", "Cancel"), Binding("y", "yes", "Yes")]
 
-    def __init__(self, question: str, yes: str = "Delete") -> None:
+    def __init__(self, question: str, yes: str = "Delete", detail: str = "") -> None:
         super().__init__()
         self.question = question
         self.yes = yes
+        self.detail = detail
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(self.question, id="dialog-title")
+            if self.detail:
+                yield Label(self.detail, id="dialog-detail")
+            yield Label(f"y: {self.yes.lower()} · n or Escape: cancel", id="dialog-keys")
             with Horizontal(classes="buttons"):
-                yield Button(self.yes, variant="error", id="yes")
-                yield Button("Cancel", id="no")
+                yield Button(f"{self.yes} (y)", variant="error", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

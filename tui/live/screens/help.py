@@ -11,47 +11,61 @@ from textual.widgets import Markdown
 HELP = """\
 # kafkatop
 
+**Keys work from every table.** A text field takes what is typed: **Escape** leaves it (back to the tab's table),
+**Tab** / **shift+Tab** move between fields. `ctrl+q` or `q` quits (`q` types a q inside a field).
+
+**Tabs**: {tabs} · `0` the process table
+
 **Processes** (the table at the top; keys act on the highlighted node)
 
 | key | action |
 |---|---|
-| `k` | kill -9 (SIGKILL: no controlled shutdown) |
+| `K` | kill -9 (SIGKILL: no controlled shutdown), after a confirmation naming the node |
 | `t` | stop (SIGTERM: controlled shutdown, leaders move first) |
 | `s` | start a stopped or killed node |
 | `R` | restart |
 | `a` | add a broker (lab clusters) |
 
-**Topics**: `c` create a topic · `d` delete the highlighted topic · pick one topic or all above the table ·
-`v` durability check: sequenced records while the leader of a partition is killed, then read back (lost,
-duplicated, out of order).
+**Tables**: `↑`/`↓` or `j`/`k` move · `g`/`G` first and last row · `/` filter the rows (topic, partition, group,
+key or value; Enter keeps it, Escape clears it)
+
+**Topics**: `c` create a topic · `d` delete the topic highlighted in Partitions (a confirmation names it) · pick one
+topic or all above the table · `v` durability check: sequenced records while the leader of a partition is killed,
+then read back (lost, duplicated, out of order).
 
 **Rows**: yellow = under-replicated (ISR smaller than the replicas) · red = offline (no leader: `Leader: -1`) ·
 a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
 leader or ISR.
 
-**Producer**: type a line, Enter sends it (`key:value` when a key separator is set). **Consumers**: start several in
-one group to share partitions, or each in its own group to get every message; stop one to see the rebalance.
+**Producer**: type a line, Enter sends it (`key:value` when a key separator is set); paste several lines to send
+them all. **Consumers**: start several in one group to share partitions, or each in its own group to get every
+message; stop one to see the rebalance.
 
-**Spark** (tab 8): `g` counts the picked topic per partition with Spark (records, bytes, offsets, timestamps, top
-keys; each count checked against high − low watermark) · `l` live counts from a streaming query. Spark runs in a
-process of its own, started the first time the tab is shown.
+**Spark**: `g` counts the picked topic per partition with Spark (records, bytes, offsets, timestamps, top keys; each
+count checked against high − low watermark) · `l` live counts from a streaming query. Spark runs in a process of its
+own, started the first time the tab is shown.
 
-**Timeline** (tab 9): every kill, stop, start and failure as an incident, step by step with the time between steps
+**Timeline**: every kill, stop, start and failure as an incident, step by step with the time between steps
 (process gone, broker deregistered or fenced, controller and leaders moving, ISRs shrinking and growing back, client
 errors, recovered), and the latest kill -9 beside the latest controlled shutdown. The partition table's **isr
 history** and **msg/s** columns and the groups' **lag history** show the last polls as sparklines.
 
-`1`–`9` switch tabs · `r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is
-stopped unless it was started with `--detach`).
+`r` refresh now · `ctrl+p` every command · `q` quit (a lab cluster kafkatop started is stopped unless it was started
+with `--detach`).
 """
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
+    def __init__(self, tabs: list[str]) -> None:
+        """`tabs`: the titles of the tabs on show, in order (the number keys count these)."""
+        super().__init__()
+        self.tabs = tabs
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Markdown(HELP)
+            yield Markdown(HELP.format(tabs=" · ".join(f"`{i}` {t}" for i, t in enumerate(self.tabs, start=1))))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -10,9 +10,11 @@ from textual.widgets import DataTable
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.tables import VI_KEYS
 
 
 class BrokerTable(LivePane, DataTable[str | Text]):
+    BINDINGS = VI_KEYS
     _rows: Mapping[str, tuple[object, ...]] | None = None
 
     def draw(self, view: LiveView) -> None:

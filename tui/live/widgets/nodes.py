@@ -11,6 +11,7 @@ from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from kafkatop.tui.format import human_duration, human_size
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.tables import VI_KEYS
 
 STATE_STYLE = {
     "up": "green",
@@ -23,7 +24,9 @@ STATE_STYLE = {
 
 
 class NodeTable(LivePane, DataTable[str | Text]):
-    """One row per process. Keys act on the highlighted one (see the app's bindings)."""
+    """One row per process. Keys act on the highlighted one (see the app's bindings); `0` brings the keys here."""
+
+    BINDINGS = VI_KEYS
 
     def draw(self, view: LiveView) -> None:
         if view.nodes is None:

@@ -24,6 +24,7 @@ from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, TopicPartition
 from kafkatop.tui.format import rate, sparkline
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.filter import matches
 from kafkatop.tui.live.widgets.pane import LivePane
 
 TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
@@ -108,19 +109,23 @@ class PartitionTable(ScrollView, can_focus=True):
     changed (a broker died) redraws only the visible rows, and builds cells only for rows whose state changed."""
 
     COLUMNS = ("topic", "partition", "leader", "replicas", "isr", "low", "high", "messages", "isr history", "msg/s")
+    # What goes first when the terminal is narrow: the watermarks (messages says their difference), then the trends;
+    # topic, partition, leader, replicas and ISR always stay.
+    DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
     BINDINGS = [
-        Binding("up", "cursor(-1)", show=False),
-        Binding("down", "cursor(1)", show=False),
+        Binding("up,k", "cursor(-1)", show=False),
+        Binding("down,j", "cursor(1)", show=False),
         Binding("pageup", "page(-1)", show=False),
         Binding("pagedown", "page(1)", show=False),
-        Binding("home", "cursor(-1_000_000)", show=False),
-        Binding("end", "cursor(1_000_000)", show=False),
+        Binding("home,g", "cursor(-1_000_000)", show=False),
+        Binding("end,G", "cursor(1_000_000)", show=False),
     ]
     DEFAULT_CSS = """
     PartitionTable > .partition-table--header { text-style: bold; }
     PartitionTable > .partition-table--cursor { background: $accent 40%; }
+    PartitionTable > .partition-table--cursor-blurred { background: $accent 15%; }
     """
-    COMPONENT_CLASSES = {"partition-table--header", "partition-table--cursor"}
+    COMPONENT_CLASSES = {"partition-table--header", "partition-table--cursor", "partition-table--cursor-blurred"}
 
     cursor_row: reactive[int] = reactive(0)
 
@@ -137,6 +142,10 @@ class PartitionTable(ScrollView, can_focus=True):
         # 1,000 rows are drawn per poll. Only the last draw's are kept: a busy cluster's windows never repeat, and a
         # cache across draws grew with every poll (bench/soak.py).
         self._trends: dict[Windows, tuple[str, str]] = {}
+        self.filter_text = ""
+        self._total = 0
+        self._last: tuple[ClusterSnapshot, str | None, float, HistorySnapshot | None] | None = None
+        self._columns: tuple[int, ...] = tuple(range(len(self.COLUMNS)))  # those that fit the width
 
     @property
     def row_count(self) -> int:
@@ -156,14 +165,20 @@ class PartitionTable(ScrollView, can_focus=True):
     def show(
         self, snapshot: ClusterSnapshot, topic: str | None, now: float, history: HistorySnapshot | None = None
     ) -> None:
+        self._last = (snapshot, topic, now, history)
         states: dict[str, tuple[object, ...]] = {}
         partitions: dict[str, Partition] = {}
+        needle = self.filter_text
+        total = 0
         changed_at = history.changed_at if history is not None else {}
         trends: dict[Windows, tuple[str, str]] = {}
         for p in snapshot.partitions:
             if topic is not None and p.topic != topic:
                 continue
+            total += 1
             key = f"{p.topic}-{p.id}"
+            if needle and not (matches(needle, key) or needle.strip() == str(p.id)):
+                continue
             when = changed_at.get(TopicPartition(p.topic, p.id))  # leader or ISR, as insight/changes.py tells
             changed = when is not None and now - when <= HIGHLIGHT_S
             windows = _windows(history, p)
@@ -189,6 +204,7 @@ class PartitionTable(ScrollView, can_focus=True):
             cells[key] = partition_row(partitions[key], bool(state[-1]), str(state[-3]), str(state[-2]))
             dirty.append(index)
         self._keys, self._cells, self._states, self._trends = keys, cells, states, trends
+        self._total = total
         row_widths = {}
         for key, row in cells.items():
             known = self._row_widths.get(key) if row is self._cells_before.get(key) else None
@@ -204,6 +220,7 @@ class PartitionTable(ScrollView, can_focus=True):
         )
         if widths != self._widths or not same_rows:
             self._widths = widths
+            self._fit()
             self._strips.clear()
         else:
             for index in dirty:
@@ -213,12 +230,37 @@ class PartitionTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _resize(self) -> None:
-        self.virtual_size = Size(sum(self._widths) + 2 * len(self._widths), len(self._keys) + 1)
+        self.virtual_size = Size(sum(self._widths[i] + 2 for i in self._columns), len(self._keys) + 1)
+
+    def _fit(self) -> None:
+        """The columns that fit the width, dropping DROPPED_FIRST in order (a wide table still scrolls)."""
+        room = self.size.width or 10_000
+        columns = list(range(len(self.COLUMNS)))
+        for name in self.DROPPED_FIRST:
+            if sum(self._widths[i] + 2 for i in columns) <= room:
+                break
+            columns.remove(self.COLUMNS.index(name))
+        if tuple(columns) != self._columns:
+            self._columns = tuple(columns)
+            self._strips.clear()
+            self._resize()
+
+    def on_resize(self) -> None:
+        self._fit()
+        self.refresh()
+
+    # --- the filter (`/`) --------------------------------------------------------------------------------------
+    def apply_filter(self, text: str) -> tuple[int, int]:
+        self.filter_text = text
+        if self._last is not None:
+            self.show(*self._last)
+        return len(self._keys), self._total
 
     # --- drawing -----------------------------------------------------------------------------------------------
     def _line(self, cells: tuple[Cell, ...], base: Style) -> Strip:
         segments: list[Segment] = []
-        for cell, width in zip(cells, self._widths, strict=True):
+        for i in self._columns:
+            cell, width = cells[i], self._widths[i]
             used = 0
             segments.append(Segment(" ", base))
             for text, spec in cell:
@@ -237,12 +279,14 @@ class PartitionTable(ScrollView, can_focus=True):
         index = scroll_y + y - 1
         if index >= len(self._keys):
             return Strip.blank(width, self.rich_style)
-        cursor = index == self.cursor_row and self.has_focus
+        # The highlighted row is always shown (what d and v act on), brighter while the table has the keys.
+        cursor = index == self.cursor_row
         cached = None if cursor else self._strips.get(index)
         if cached is not None:
             strip = cached
         else:
-            base = self.get_component_rich_style("partition-table--cursor") if cursor else self.rich_style
+            look = "partition-table--cursor" if self.has_focus else "partition-table--cursor-blurred"
+            base = self.get_component_rich_style(look) if cursor else self.rich_style
             strip = self._line(self._cells[self._keys[index]], base)
             if not cursor:
                 self._strips[index] = strip
@@ -307,7 +351,9 @@ class PartitionsPane(LivePane, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="topic-bar"):
-            yield Select([("all topics", ALL_TOPICS)], value=ALL_TOPICS, allow_blank=False, id="topic-picker")
+            yield Select(
+                [("all topics", ALL_TOPICS)], value=ALL_TOPICS, allow_blank=False, id="topic-picker", compact=True
+            )
             yield Summary(id="topic-summary")
         yield PartitionTable()
 

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 from kafkatop.backends.insight.timeline.model import EventKind, Incident, TimelineSnapshot, Trigger
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.tables import KeyedTable
 
 # The milestones a failover goes through, in the order they usually happen, as the comparison lists them.
 MILESTONES: tuple[tuple[EventKind, str], ...] = (
@@ -64,7 +65,7 @@ def comparison(kill: Incident | None, stop: Incident | None) -> Table:
     """Milestones of the latest kill -9 and the latest controlled shutdown, in seconds after each began."""
     table = Table(title="kill -9 vs controlled shutdown (seconds after the signal)", title_justify="left", expand=True)
     table.add_column("milestone")
-    table.add_column(kill.title if kill else "kill -9: none yet (k)", justify="right")
+    table.add_column(kill.title if kill else "kill -9: none yet (K)", justify="right")
     table.add_column(stop.title if stop else "controlled shutdown: none yet (t)", justify="right")
     for kind, label in MILESTONES:
         a = kill.after_s(kind) if kill else None
@@ -86,9 +87,9 @@ class TimelinePane(LivePane, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="timeline-top"):
-            yield DataTable(id="incidents", cursor_type="row")
+            yield KeyedTable(id="incidents")
             with VerticalScroll(id="incident-steps-box"):
-                yield Static("no incident yet: kill (k), stop (t) or start (s) a node, or let one fail", id="steps")
+                yield Static("no incident yet: kill -9 (K), stop (t) or start (s) a node, or let one fail", id="steps")
         yield Static("", id="comparison")
 
     def on_mount(self) -> None:

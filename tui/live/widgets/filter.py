@@ -1,0 +1,102 @@
+"""`/`: a table narrowed to the rows that hold what is typed (a topic, a partition, a group, a key, a value).
+
+Each table keeps its own filter; one bar under the tabs edits the active tab's and says how many rows it leaves.
+Enter keeps the filter and goes back to the table; Escape in the bar, or on a filtered table, clears it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widget import Widget
+from textual.widgets import Input, Label
+
+
+@runtime_checkable
+class Filterable(Protocol):
+    """A table that can be narrowed: `apply_filter` keeps the rows matching `text` ('' keeps every row)."""
+
+    filter_text: str
+
+    def apply_filter(self, text: str) -> tuple[int, int]:
+        """The rows shown and the rows there are, once filtered."""
+        ...
+
+    def focus(self, scroll_visible: bool = True) -> Widget: ...
+
+
+def matches(needle: str, *haystack: str) -> bool:
+    """Case-insensitive substring of any of the row's texts; every word typed must be found."""
+    words = needle.lower().split()
+    texts = [h.lower() for h in haystack]
+    return all(any(w in t for t in texts) for w in words)
+
+
+class FilterBar(Horizontal):
+    """Shown while a filter is typed, or while the active tab's table is filtered."""
+
+    BINDINGS = [Binding("escape", "clear", "Clear filter", show=False)]
+
+    def __init__(self) -> None:
+        super().__init__(id="filter-bar")
+        self.target: Filterable | None = None
+        self._said = ""
+
+    def compose(self) -> ComposeResult:
+        yield Label("/", id="filter-prompt")
+        yield Input(placeholder="topic, partition, group, key or value", id="filter-input", compact=True)
+        yield Label("", id="filter-count")
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def open(self, target: Filterable) -> None:
+        self.target = target
+        field = self.query_one("#filter-input", Input)
+        field.value = target.filter_text
+        self.display = True
+        self._count(*target.apply_filter(target.filter_text))
+        field.focus()
+
+    def follow(self, target: Filterable | None) -> None:
+        """The active tab changed: show its table's filter, or nothing."""
+        self.target = target
+        filtered = target is not None and bool(target.filter_text)
+        if target is not None and filtered:
+            self.query_one("#filter-input", Input).value = target.filter_text
+            self._count(*target.apply_filter(target.filter_text))
+        self.display = filtered
+
+    @on(Input.Changed, "#filter-input")
+    def _typed(self, event: Input.Changed) -> None:
+        if self.target is not None and self.display:
+            self._count(*self.target.apply_filter(event.value))
+
+    @on(Input.Submitted, "#filter-input")
+    def _kept(self) -> None:
+        if self.target is not None:
+            self.display = bool(self.target.filter_text)
+            self.target.focus()
+
+    @on(Input.Blurred, "#filter-input")
+    def _left(self) -> None:
+        self.query_one("#filter-count", Label).update(self._said.replace("Enter keeps it", "/ edits it"))
+
+    def action_clear(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        if self.target is not None:
+            self.target.apply_filter("")
+            self.target.focus()
+        self.query_one("#filter-input", Input).value = ""
+        self.display = False
+
+    def _count(self, shown: int, total: int) -> None:
+        filtered = self.target is not None and self.target.filter_text
+        self._said = f"{shown} of {total} rows · Enter keeps it · Escape clears" if filtered else ""
+        self.query_one("#filter-count", Label).update(self._said)

@@ -1,0 +1,63 @@
+"""What every table of the live view shares: j/k/g/G as in less and vi (beside the arrows, Home and End), and a
+`/` filter over its rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import DataTable
+
+from kafkatop.tui.live.widgets.filter import matches
+
+VI_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
+    Binding("j", "cursor_down", "Down", show=False),
+    Binding("k", "cursor_up", "Up", show=False),
+    Binding("g", "scroll_top", "First row", show=False),
+    Binding("G", "scroll_bottom", "Last row", show=False),
+]
+
+Cells = Sequence[str | Text]
+
+
+class KeyedTable(DataTable[str | Text]):
+    """A DataTable with vi keys and a filter: `set_rows` keeps every row, and shows those the filter keeps."""
+
+    BINDINGS = VI_KEYS
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("cursor_type", "row")
+        super().__init__(**kwargs)
+        self.filter_text = ""
+        self._all: dict[str, Cells] = {}
+
+    def set_rows(self, rows: dict[str, Cells]) -> None:
+        """Every row by its key; the highlighted row stays highlighted when it is still shown."""
+        self._all = rows
+        self._redraw()
+
+    def apply_filter(self, text: str) -> tuple[int, int]:
+        self.filter_text = text
+        self._redraw()
+        return self.row_count, len(self._all)
+
+    def _redraw(self) -> None:
+        selected = self.selected_key
+        self.clear()
+        for key, cells in self._all.items():
+            if not self.filter_text or matches(self.filter_text, *(str(c) for c in cells)):
+                self.add_row(*cells, key=key)
+        if selected is not None and selected in self.rows:
+            self.move_cursor(row=self.get_row_index(selected))
+
+    @property
+    def selected_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # noqa: BLE001 - no valid cursor while the table is rebuilt
+            return None
+        return None if key.value is None else str(key.value)
