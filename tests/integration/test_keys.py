@@ -1,0 +1,186 @@
+"""Keys that always do what they say (issue 13), each a repro of what a user hit, on the demo cluster (the librdkafka
+mock over real sockets, with kafkatop's demo controller): tab keys never put focus in a field, Escape leaves one,
+number keys count the tabs on show, `0` reaches the process table, destructive keys confirm what is highlighted and
+name it, `/` filters, j/k/g/G move."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from textual.widgets import Input, TabbedContent
+
+from kafkatop.backends.demo.cluster import DemoCluster
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.screens.help import HelpScreen
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.filter import FilterBar
+from kafkatop.tui.live.widgets.nodes import NodeTable
+from kafkatop.tui.live.widgets.partitions import PartitionTable
+from tests.conftest import pilot_until
+from tests.fixtures.demo import demo_with_consoles
+
+
+@pytest.fixture
+def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
+    with demo_with_consoles() as made:
+        yield made
+
+
+def make_app(demo: tuple[DemoCluster, DemoControl, Consoles]) -> KafkatopApp:
+    cluster, control, consoles = demo
+    connection = KafkaConnection.parse(cluster.bootstrap_servers)
+    admin = AdminSource(connection, timeout_s=1.0, watch_groups=cluster.groups)
+    sources = Sources(admin.poll, control, None, lambda: TopicAdmin(connection, timeout_s=5.0), consoles)
+    return KafkatopApp(sources, Settings(poll_interval_s=0.3))
+
+
+async def ready(pilot: Any, app: KafkatopApp) -> None:
+    table = app.query_one(PartitionTable)
+    await pilot_until(pilot, lambda: app.query_one(NodeTable).row_count == 3 and table.row_count == 9, "the demo")
+
+
+def active(app: KafkatopApp) -> str:
+    return str(app.query_one(TabbedContent).active)
+
+
+def node_state(app: KafkatopApp, name: str) -> str | None:
+    nodes = getattr(app.nodes, "nodes", ())
+    return next((n.state.value for n in nodes if n.name == name), None)
+
+
+async def test_a_tab_key_never_puts_focus_in_a_field_and_escape_leaves_one(demo: Any) -> None:
+    """Before: `4` focused the topic field, then `s` replaced "purchases" with "s" and `1 1` typed "11"."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        typed = {id(f): f.value for f in app.query(Input)}
+        await pilot.press("3")  # Produce
+        assert active(app) == "tab-produce" and not isinstance(app.focused, Input)
+        await pilot.press("s", "1")  # a key of the app, not text: the Partitions tab again
+        assert active(app) == "tab-partitions"
+        assert {id(f): f.value for f in app.query(Input)} == typed
+        await pilot.press("3")
+        field = next(f for f in app.query(Input) if f.display and f.id != "filter-input" and f.is_on_screen)
+        field.focus()
+        await pilot.press("x", "q")  # inside a field, letters are text
+        assert field.value.endswith("xq") and app.is_running
+        await pilot.press("escape")
+        assert not isinstance(app.focused, Input)
+        await pilot.press("2")  # and keys are keys again
+        assert active(app) == "tab-brokers"
+
+
+async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
+    """Before: the demo hides Quorum, yet `7` opened it (blank, no tab highlighted); Spark, the 7th shown, needed 8."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        titles = app.tab_titles()
+        assert "Quorum" not in titles and titles[6] == "Spark" and titles[7] == "Timeline"
+        await pilot.press("7")
+        assert active(app) == "tab-spark"
+        await pilot.press("8")
+        assert active(app) == "tab-timeline"
+        await pilot.press("9")
+        assert active(app) == "tab-timeline"
+        assert "no tab 9 here: 1–8 are 1 Partitions" in [n.message for n in app._notifications][-1]
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen) and app.screen.tabs == titles
+        await pilot.press("escape")
+        commands = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Show Spark" in commands and "Show ZooKeeper / quorum" not in commands
+
+
+async def test_0_reaches_the_process_table_and_j_k_move_in_it(demo: Any) -> None:
+    """Before: the process table took three shift+Tab to reach."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        nodes = app.query_one(NodeTable)
+        await pilot.press("0")
+        assert app.focused is nodes and nodes.cursor_row == 0
+        await pilot.press("j", "j")
+        assert nodes.cursor_row == 2
+        await pilot.press("k")  # up, not kill
+        assert nodes.cursor_row == 1 and len(app.screen_stack) == 1
+        await pilot.press("g")
+        assert nodes.cursor_row == 0
+        await pilot.press("G")
+        assert nodes.cursor_row == 2
+
+
+async def test_kill_asks_first_naming_the_node_and_cancel_leaves_it_running(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("0", "j", "K")
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Kill -9 broker-2?"
+        await pilot.press("enter")  # focus starts on Cancel: a habitual Enter does no harm
+        assert len(app.screen_stack) == 1
+        await pilot.pause(0.5)
+        assert node_state(app, "broker-2") == "up"
+        await pilot.press("K", "y")
+        await pilot_until(pilot, lambda: node_state(app, "broker-2") == "killed", "broker-2 killed")
+
+
+async def test_delete_acts_on_the_highlighted_row_of_partitions_and_names_it(demo: Any) -> None:
+    """Before: `d` deleted the topic under the partition cursor from any tab, with no row looking highlighted, and
+    Enter in its dialog deleted at once."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("2", "d")  # Brokers: nothing there is a topic
+        assert len(app.screen_stack) == 1
+        assert "d deletes the topic highlighted in Partitions: press 1" in [n.message for n in app._notifications][-1]
+        await pilot.press("1", "G", "d")  # the last row: purchases-2
+        screen = app.screen
+        assert isinstance(screen, ConfirmScreen)
+        assert screen.question == "Delete topic 'purchases' and all its messages?"
+        assert screen.detail.startswith("3 partition(s), ")
+        await pilot.press("enter")
+        assert len(app.screen_stack) == 1 and app.last_action is None  # cancelled: nothing was asked of Kafka
+        await pilot.press("d", "y")
+        await pilot_until(pilot, lambda: app.last_action is not None, "the delete to finish")
+        assert app.last_action is not None and app.last_action.what == "topic purchases deleted"
+
+
+async def test_slash_filters_the_partition_table_and_escape_clears_it(demo: Any) -> None:
+    """Before: `/` did nothing anywhere."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        table, bar = app.query_one(PartitionTable), app.query_one(FilterBar)
+        await pilot.press("slash", *"purch")
+        assert table.row_count == 3 and bar.display
+        await pilot.press("enter")  # kept; the keys are the table's again
+        assert app.focused is table and table.row_count == 3 and bar.display
+        await pilot.press("j", "j")
+        assert table.selected_topic == "purchases" and table.cursor_row == 2
+        await pilot.press("3")  # another tab: its own rows, no filter shown
+        assert not bar.display
+        await pilot.press("1")
+        assert bar.display and table.row_count == 3
+        await pilot.press("escape")  # on a filtered table: every row again
+        assert table.row_count == 9 and not bar.display
+        await pilot.press("slash", "2", "escape")  # a partition number; Escape in the bar clears
+        assert table.row_count == 9
+
+
+async def test_the_partition_table_drops_secondary_columns_first_when_narrow(demo: Any) -> None:
+    """Before: at 80 columns msg/s was cut off the right edge while low and high watermarks took the room."""
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app)
+        table = app.query_one(PartitionTable)
+        shown = [table.COLUMNS[i] for i in table._columns]
+        assert shown[:5] == ["topic", "partition", "leader", "replicas", "isr"]
+        assert "low" not in shown and "high" not in shown
+        assert table.virtual_size.width <= table.size.width
