@@ -58,26 +58,32 @@ class DurabilityScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="durability-dialog"):
-            yield Label("Durability check: write sequenced records while a leader fails, read them back")
+            yield Label(
+                "Durability check: write sequenced records while a leader fails, read them back", id="dur-title"
+            )
+            # Compact fields (one line each): the dialog fits a terminal of 80x24 with room for its report.
             with Horizontal(classes="row"):
-                yield Input(self.topic, placeholder="topic (replicated)", id="dur-topic")
+                yield Input(self.topic, placeholder="topic (replicated)", id="dur-topic", compact=True)
                 yield Label("records")
-                yield Input("10000", id="dur-records", classes="number")
+                yield Input("10000", id="dur-records", classes="number", compact=True)
                 yield Label("acks")
-                yield Select([("all", "all"), ("1", "1"), ("0", "0")], value="all", allow_blank=False, id="dur-acks")
-                yield Checkbox("idempotent", True, id="dur-idempotence")
+                yield Select(
+                    [("all", "all"), ("1", "1"), ("0", "0")], value="all", allow_blank=False, id="dur-acks",
+                    compact=True,
+                )  # fmt: skip
+                yield Checkbox("idempotent", True, id="dur-idempotence", compact=True)
             with Horizontal(classes="row"):
                 yield Label("fault")
                 yield Select(
                     [("kill -9", "kill"), ("stop", "stop"), ("none", "none")], value="kill", allow_blank=False,
-                    id="dur-fault",
+                    id="dur-fault", compact=True,
                 )  # fmt: skip
                 yield Label("at")
-                yield Input("0.3", id="dur-kill-at", classes="number")
+                yield Input("0.3", id="dur-kill-at", classes="number", compact=True)
                 yield Label("start again at")
-                yield Input("0.7" if self.can_restart else "none", id="dur-restart-at", classes="number")
+                yield Input("0.7" if self.can_restart else "none", id="dur-restart-at", classes="number", compact=True)
                 yield Label("partition")
-                yield Input("0", id="dur-partition", classes="number")
+                yield Input("0", id="dur-partition", classes="number", compact=True)
             yield Static("", id="dur-progress")
             with VerticalScroll(id="dur-report-box"):
                 yield Static("", id="dur-report")

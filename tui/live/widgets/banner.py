@@ -22,4 +22,4 @@ class Banner(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self.text, classes="full")
-        yield Static(f"{headline(self.text)} · ? help", classes="headline")
+        yield Static(headline(self.text), classes="headline")
