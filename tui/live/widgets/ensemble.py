@@ -3,6 +3,7 @@ epoch, voters and their lag), whichever the cluster has."""
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -20,6 +21,11 @@ def _cell(value: object) -> str:
     return "-" if value is None else str(value)
 
 
+# A rule under the header only: the columns keep the room borders took (80 columns hold a server's address).
+BOX = box.SIMPLE_HEAD
+PADDING = (0, 1, 0, 0)  # one space between columns, none at the edges
+
+
 def _ms(value: int | None) -> str:
     if value is None or value < 0:
         return "-"
@@ -32,6 +38,9 @@ def quorum_table(q: QuorumSnapshot) -> Table:
         f"{_cell(q.high_watermark)}",
         title_justify="left",
         expand=True,
+        box=BOX,
+        padding=PADDING,
+        pad_edge=False,
     )
     for column in ("replica", "role", "log end offset", "lag", "last fetch", "last caught up"):
         table.add_column(column)
@@ -50,9 +59,12 @@ def quorum_table(q: QuorumSnapshot) -> Table:
 
 
 def zookeeper_table(e: EnsembleSnapshot) -> Table:
-    table = Table(title="ZooKeeper", title_justify="left", expand=True)
-    for column in ("server", "mode", "connections", "outstanding", "znodes", "watches", "ephemerals", "latency"):
-        table.add_column(column)
+    table = Table(title="ZooKeeper", title_justify="left", expand=True, box=BOX, padding=PADDING, pad_edge=False)
+    # mntr's names, shortened where a narrow terminal would cut them; the address and mode are never cut.
+    table.add_column("server", no_wrap=True, min_width=15)
+    table.add_column("mode", no_wrap=True, min_width=10)
+    for column in ("conns", "queue", "znodes", "watches", "ephem", "latency"):
+        table.add_column(column, no_wrap=True, min_width=len(column))
     for s in e.servers:
         if s.problem and not s.serving:
             table.add_row(_cell(s.address), Text(s.problem, style="red"), "", "", "", "", "", "")
@@ -75,9 +87,12 @@ def sessions_table(e: EnsembleSnapshot) -> Table | None:
     sessions = [(s, x) for s in e.servers for x in s.sessions]
     if not sessions:
         return None
-    table = Table(title="sessions", title_justify="left", expand=True)
-    for column in ("server", "client", "session", "queued", "received", "sent"):
-        table.add_column(column)
+    table = Table(title="sessions", title_justify="left", expand=True, box=BOX, padding=PADDING, pad_edge=False)
+    table.add_column("server", no_wrap=True, min_width=15)
+    table.add_column("client", no_wrap=True, min_width=15)
+    table.add_column("session", no_wrap=True, min_width=18)
+    for column in ("queued", "received", "sent"):
+        table.add_column(column, no_wrap=True, min_width=len(column))
     for server, x in sessions:
         table.add_row(
             _cell(server.address), _cell(x.client), _cell(x.session_hex), _cell(x.queued), _cell(x.received),

@@ -36,17 +36,33 @@ class NodeTable(LivePane, DataTable[str | Text]):
         replicas = cluster.replicas_by_broker if cluster is not None else {}
         self.show(view.nodes, view.controller_id, leaders, replicas)
 
+    # (name, fixed width or None): fixed widths where a value's length changes (a column sized by content keeps the
+    # widest value it ever held: "104%" during a restart, "starting" before "up").
+    COLUMNS: tuple[tuple[str, int | None], ...] = (
+        ("node", None), ("role", None), ("state", max(len(s.value) for s in NodeState)), ("pid", None),
+        ("port", None), ("cpu", 4), ("rss", 5), ("up", 6), ("leads", None), ("replicas", None),
+    )  # fmt: skip
+    NARROW = 100  # below: no port and cpu columns (the Brokers tab has the addresses), so 80 columns hold the rest
+    _narrow: bool | None = None
+
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_columns("node", "role")
-        # As wide as the longest state from the start, so columns do not jump as a node goes starting -> up.
-        self.add_column("state", width=max(len(s.value) for s in NodeState))
-        self.add_columns("pid", "port")
-        # Fixed too: a column sized by content keeps the widest value it ever held ("104%" during a restart).
-        self.add_column("cpu", width=4)
-        self.add_column("rss", width=5)
-        self.add_column("up", width=6)
-        self.add_columns("leads", "replicas")
+        self._set_columns(self.size.width or self.app.size.width)
+
+    def on_resize(self) -> None:
+        if self._set_columns(self.size.width):
+            self.redraw()
+
+    def _set_columns(self, width: int) -> bool:
+        narrow = width < self.NARROW
+        if narrow == self._narrow:
+            return False
+        self._narrow = narrow
+        self.clear(columns=True)
+        for name, fixed in self.COLUMNS:
+            if not (narrow and name in ("port", "cpu")):
+                self.add_column(name, key=name, width=fixed)
+        return True
 
     def show(
         self,
@@ -57,25 +73,25 @@ class NodeTable(LivePane, DataTable[str | Text]):
     ) -> None:
         selected = self.selected_name
         self.clear()
+        shown = [str(key.value) for key in self.columns]
         for n in nodes.nodes:
             role = n.role.value
             if controller_id is not None and n.node_id == controller_id:
                 role += " ★"  # the active controller (ZooKeeper mode) or quorum leader (KRaft)
-            state = Text(n.state.value, style=STATE_STYLE.get(n.state.value, ""))
             hosts = n.node_id is not None and n.role.value != "controller"
-            self.add_row(
-                n.name,
-                role,
-                state,
-                "-" if n.pid is None else str(n.pid),
-                "/".join(map(str, n.ports)) or "-",
-                "-" if n.cpu_percent is None else f"{n.cpu_percent:.0f}%",
-                human_size(n.rss_bytes, compact=True),
-                human_duration(n.uptime_s),
-                str(leaders.get(n.node_id, 0)) if hosts and n.node_id is not None else "-",
-                str(replicas.get(n.node_id, 0)) if hosts and n.node_id is not None else "-",
-                key=n.name,
-            )
+            cells: dict[str, str | Text] = {
+                "node": n.name,
+                "role": role,
+                "state": Text(n.state.value, style=STATE_STYLE.get(n.state.value, "")),
+                "pid": "-" if n.pid is None else str(n.pid),
+                "port": "/".join(map(str, n.ports)) or "-",
+                "cpu": "-" if n.cpu_percent is None else f"{n.cpu_percent:.0f}%",
+                "rss": human_size(n.rss_bytes, compact=True),
+                "up": human_duration(n.uptime_s),
+                "leads": str(leaders.get(n.node_id, 0)) if hosts and n.node_id is not None else "-",
+                "replicas": str(replicas.get(n.node_id, 0)) if hosts and n.node_id is not None else "-",
+            }
+            self.add_row(*(cells[name] for name in shown), key=n.name)
         if selected is not None and selected in self.rows:
             self.move_cursor(row=self.get_row_index(selected))
 
