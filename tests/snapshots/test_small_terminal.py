@@ -14,6 +14,7 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Sources
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, group_snapshot, zk_lab
 from tests.snapshots.test_app_snapshots import FROZEN, settled
+from tests.unit.test_timeline import T0, baseline, controlled_shutdown, kill_9_in_zookeeper_mode, restart_broker_2
 
 SIZES = {"80x24": (80, 24), "120x36": (120, 36)}
 TABS = ["Partitions", "Brokers", "Produce", "Consume", "Groups", "Log", "ZooKeeper", "Spark", "Timeline"]
@@ -32,7 +33,13 @@ def lab_app() -> KafkatopApp:
     sources = Sources(
         lambda: cluster, RecordedControl(nodes), lambda: zk, topic_admin=NeverCalled(), durability=NeverCalled()
     )
-    return KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
+    app = KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
+    # The Timeline tab's incidents: a kill -9 of broker 2, its start, then a controlled shutdown.
+    baseline(app.timeline)
+    kill_9_in_zookeeper_mode(app.timeline)
+    restart_broker_2(app.timeline, T0 + 30)
+    controlled_shutdown(app.timeline, T0 + 60)
+    return app
 
 
 def pressing(*keys: str) -> Callable[[Any], Awaitable[None]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from rich import box
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -63,7 +65,10 @@ def _clock(at: float) -> str:
 
 def comparison(kill: Incident | None, stop: Incident | None) -> Table:
     """Milestones of the latest kill -9 and the latest controlled shutdown, in seconds after each began."""
-    table = Table(title="kill -9 vs controlled shutdown (seconds after the signal)", title_justify="left", expand=True)
+    table = Table(
+        title="kill -9 vs controlled shutdown (seconds after the signal)", title_justify="left", expand=True,
+        box=box.SIMPLE_HEAD,
+    )  # fmt: skip
     table.add_column("milestone")
     table.add_column(kill.title if kill else "kill -9: none yet (K)", justify="right")
     table.add_column(stop.title if stop else "controlled shutdown: none yet (t)", justify="right")
@@ -84,6 +89,7 @@ class TimelinePane(LivePane, Vertical):
         self.timeline: TimelineSnapshot | None = None
         self._revision = -1
         self._selected: int | None = None  # incident number
+        self._comparison: Table | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="timeline-top"):
@@ -131,7 +137,14 @@ class TimelinePane(LivePane, Vertical):
             self._show_steps(keep)
         kill = next((i for i in reversed(timeline.incidents) if i.trigger is Trigger.KILL), None)
         stop = next((i for i in reversed(timeline.incidents) if i.trigger is Trigger.STOP), None)
-        self.query_one("#comparison", Static).update(comparison(kill, stop) if kill or stop else "")
+        self._comparison = comparison(kill, stop) if kill or stop else None
+        self.query_one("#comparison", Static).update(self._comparison or "")
+        if self._selected is not None or timeline.incidents:
+            self._show_steps(self._selected if self._selected is not None else timeline.incidents[-1].number)
+
+    def on_resize(self) -> None:
+        if self._selected is not None:
+            self._show_steps(self._selected)
 
     @on(DataTable.RowHighlighted, "#incidents")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -160,7 +173,9 @@ class TimelinePane(LivePane, Vertical):
             text.append("\n")
         if incident.omitted_steps:
             text.append(f"… {incident.omitted_steps} more steps not kept\n", style="dim")
-        self.query_one("#steps", Static).update(text)
+        # A short terminal has no room for the comparison below: it follows the steps, in their scrolling box.
+        below = self._comparison if self.screen.has_class("-short") else None
+        self.query_one("#steps", Static).update(Group(text, below) if below is not None else text)
 
     def selected_incident(self) -> int | None:
         return self._selected
