@@ -15,62 +15,81 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, DataTable, Input, RichLog, Static
 
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
 from kafkatop.backends.ports import Consoles
-from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES
+from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, no_topic_text
 from kafkatop.tui.live.widgets.fields import error_text as _error_text
+from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
 
 
-class ConsumerPanel(Vertical):
+class ConsumerPanel(LivePane, Vertical):
     """Start consumers in one group (they share partitions) or each in its own (each gets everything)."""
 
     def __init__(self, hub: Consoles | None) -> None:
         super().__init__()
         self.hub = hub
+        self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, tuple[object, ...]] | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(classes="options"):
-            yield Input(placeholder="topic(s)", id="consume-topics", classes="topic")
-            yield Input(placeholder="group (empty: its own)", id="consume-group", classes="topic")
+        with Horizontal(classes="options", id="consume-what"):
+            yield TopicInput("topic(s)", several=True, id="consume-topics")
+            yield Input(placeholder="group (empty: its own)", id="consume-group")
+        with Horizontal(classes="options", id="consume-how"):
             yield Checkbox("from beginning", True, id="from-beginning")
             yield Button("Start", variant="primary", id="start-consumer")
             yield Button("Stop", id="stop-consumer")
-        yield Static("", id="consume-error", classes="error")
+        yield Static("", id="consume-status", classes="status")
         yield DataTable(id="consumers", cursor_type="row")
         yield RichLog(max_lines=LOG_LINES, id="received")
+
+    def draw(self, view: LiveView) -> None:
+        if view.cluster is not None and view.cluster is not self.snapshot:
+            self.snapshot = view.cluster
+            self.query_one(TopicInput).set_topics([t.name for t in view.cluster.topics if not t.internal])
 
     def on_mount(self) -> None:
         self.query_one("#consumers", DataTable).add_columns("consumer", "group", "state", "assignment", "received")
 
-    def _show_error(self, message: str | None) -> None:
-        self.query_one("#consume-error", Static).update(Text(message or "", style="bold red"))
+    def _show_status(self, message: str | None, error: bool = True) -> None:
+        self.query_one("#consume-status", Static).update(Text(message or "", style="bold red" if error else "green"))
 
+    @on(Input.Submitted, "#consume-topics, #consume-group")
     @on(Button.Pressed, "#start-consumer")
     def _start(self) -> None:
-        topics = [t for t in self.query_one("#consume-topics", Input).value.replace(",", " ").split() if t]
+        topics = split_topics(self.query_one("#consume-topics", Input).value)
         if not topics:
-            self._show_error("topic(s): type the topic to consume")
+            self._show_status("topic(s): pick the topic to consume (↓ lists them)")
+            return
+        missing = [t for t in topics if self.snapshot is not None and self.snapshot.topic(t) is None]
+        if missing:
+            self._show_status(no_topic_text(missing[0]))
             return
         if self.hub is None:
-            self._show_error("no cluster to consume from")
+            self._show_status("no cluster to consume from")
             return
         group = self.query_one("#consume-group", Input).value.strip() or None
-        self._show_error(None)
+        self._show_status(None)
         self._start_worker(self.hub, topics, group, self.query_one("#from-beginning", Checkbox).value)
 
     @work(thread=True, group="consume", exit_on_error=False)
     def _start_worker(self, hub: Consoles, topics: list[str], group: str | None, from_beginning: bool) -> None:
         try:
-            hub.start_consumer(topics, group, from_beginning)
+            name = hub.start_consumer(topics, group, from_beginning)
         except Exception as e:  # noqa: BLE001
-            self.app.call_from_thread(self._show_error, _error_text(e))
+            self.app.call_from_thread(self._show_status, _error_text(e))
+        else:
+            joined = f"group '{group}'" if group else "a group of its own"
+            self.app.call_from_thread(self._show_status, f"{name} started on {', '.join(topics)}, in {joined}", False)
 
     @on(Button.Pressed, "#stop-consumer")
     def _stop(self) -> None:
         table = self.query_one("#consumers", DataTable)
         if not table.row_count or self.hub is None:
-            self._show_error("no consumer to stop")
+            self._show_status("no consumer to stop")
             return
         name = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
         self._stop_worker(self.hub, name)
@@ -80,7 +99,7 @@ class ConsumerPanel(Vertical):
         try:
             hub.stop_consumer(name)
         except Exception as e:  # noqa: BLE001
-            self.app.call_from_thread(self._show_error, _error_text(e))
+            self.app.call_from_thread(self._show_status, _error_text(e))
 
     def show_drained(self, drained: ConsoleActivity) -> None:
         log = self.query_one("#received", RichLog)

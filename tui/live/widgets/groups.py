@@ -1,4 +1,5 @@
-"""The consumer-group panel: `kafka-consumer-groups --describe` live, and its offset resets."""
+"""The consumer-group panel: `kafka-consumer-groups --describe` live, and its offset resets — previewed per partition
+first (`--dry-run`, in screens/reset_offsets.py), executed once confirmed."""
 
 from __future__ import annotations
 
@@ -13,13 +14,24 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
-from kafkatop.backends.model.consoles import ResetTarget
+from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset_value
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.format import sparkline
+from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen, reset_summary
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.fields import error_text as _error_text
 from kafkatop.tui.live.widgets.pane import LivePane
+
+# The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
+RESET_CHOICES: dict[str, tuple[str, str]] = {
+    "earliest": ("to-earliest", "(no value: the log start)"),
+    "latest": ("to-latest", "(no value: the log end)"),
+    "offset": ("to-offset", "offset, e.g. 120"),
+    "shift": ("shift-by", "±N from the committed offset, e.g. -10"),
+    "timestamp": ("to-datetime", "2026-01-31T09:00 (local) or epoch ms"),
+}
 
 
 class GroupsPanel(LivePane, Vertical):
@@ -39,15 +51,13 @@ class GroupsPanel(LivePane, Vertical):
     def compose(self) -> ComposeResult:
         yield DataTable(id="groups", cursor_type="row")
         yield DataTable(id="group-offsets", cursor_type="row")
-        with Horizontal(classes="options"):
-            yield Label("reset offsets of the highlighted group to")
-            yield Select(
-                [("earliest", "earliest"), ("latest", "latest"), ("offset", "offset"), ("timestamp (ms)", "timestamp")],
-                value="earliest", allow_blank=False, id="reset-to",
-            )  # fmt: skip
-            yield Input(placeholder="value", id="reset-value", classes="short")
-            yield Button("Reset", id="reset-offsets")
-        yield Static("", id="group-error", classes="error")
+        with Horizontal(classes="options", id="reset-row"):
+            yield Label("reset to")
+            yield Select([(label, to) for to, (label, _) in RESET_CHOICES.items()], value="earliest",
+                         allow_blank=False, id="reset-to")  # fmt: skip
+            yield Input(placeholder=RESET_CHOICES["earliest"][1], id="reset-value", disabled=True)
+            yield Button("Reset…", id="reset-offsets", tooltip="preview the reset, then confirm it")
+        yield Static("", id="group-status", classes="status")
 
     def on_mount(self) -> None:
         self.query_one("#groups", DataTable).add_columns("group", "state", "protocol", "members", "lag", "lag history")
@@ -117,35 +127,64 @@ class GroupsPanel(LivePane, Vertical):
         for row in rows:
             table.add_row(*row)
 
+    def _show_status(self, message: str | None, error: bool = True) -> None:
+        self.query_one("#group-status", Static).update(Text(message or "", style="bold red" if error else "green"))
+
+    @on(Select.Changed, "#reset-to")
+    def _target_changed(self, event: Select.Changed) -> None:
+        field = self.query_one("#reset-value", Input)
+        to = str(event.value)
+        field.placeholder = RESET_CHOICES.get(to, ("", ""))[1]
+        field.disabled = to in ("earliest", "latest")
+
+    @on(Input.Submitted, "#reset-value")
     @on(Button.Pressed, "#reset-offsets")
     def _reset(self) -> None:
+        """Plan the reset (nothing changes yet); the preview asks to confirm it."""
         gid = self.selected_group
-        error = self.query_one("#group-error", Static)
         if gid is None or self.hub is None:
-            error.update(Text("highlight a group first", style="bold red"))
+            self._show_status("highlight a group first")
             return
-        to = _choice(self.query_one("#reset-to", Select).value, get_args(ResetTarget), "reset to")
-        raw = self.query_one("#reset-value", Input).value.strip()
-        value: int | None = None
-        if to in ("offset", "timestamp"):
-            if not raw.isdigit():  # offsets and timestamps (ms since the epoch) are 0 or more
-                error.update(Text(f"value: {to} needs a whole number, 0 or more; got {raw!r}", style="bold red"))
-                return
-            value = int(raw)
+        try:
+            to = _choice(self.query_one("#reset-to", Select).value, get_args(ResetTarget), "reset to")
+            value = parse_reset_value(to, self.query_one("#reset-value", Input).value)  # type: ignore[arg-type]
+        except KafkatopError as e:
+            self._show_status(str(e))
+            return
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
         topics = list(group.topics) if group else []
         if not topics:
-            error.update(Text(f"group {gid!r} has no committed offsets to reset", style="bold red"))
+            self._show_status(f"group {gid!r} has no committed offsets to reset")
             return
-        error.update("")
-        self._reset_worker(self.hub, gid, topics, to, value)  # type: ignore[arg-type]  # one of ResetTarget
+        self._show_status(f"reading the offsets of group '{gid}'…", error=False)
+        self._plan_worker(self.hub, gid, topics, to, value)  # type: ignore[arg-type]  # one of ResetTarget
 
     @work(thread=True, group="reset", exit_on_error=False)
-    def _reset_worker(self, hub: Consoles, group: str, topics: list[str], to: ResetTarget, value: int | None) -> None:
+    def _plan_worker(self, hub: Consoles, group: str, topics: list[str], to: ResetTarget, value: int | None) -> None:
         try:
-            for topic in topics:
-                hub.reset_offsets(group, topic, to, value)
-            message, style = f"offsets of {group} reset to {to}{'' if value is None else f' {value}'}", "green"
+            plan = hub.plan_reset(group, topics, to, value)
         except Exception as e:  # noqa: BLE001
-            message, style = _error_text(e), "bold red"
-        self.app.call_from_thread(self.query_one("#group-error", Static).update, Text(message, style=style))
+            self.app.call_from_thread(self._show_status, _error_text(e))
+        else:
+            self.app.call_from_thread(self._preview, plan)
+
+    def _preview(self, plan: ResetPlan) -> None:
+        self._show_status(None)
+        self.app.push_screen(ResetPreviewScreen(plan), lambda confirmed: self._confirmed(plan, confirmed))
+
+    def _confirmed(self, plan: ResetPlan, confirmed: bool | None) -> None:
+        if not confirmed:
+            self._show_status(f"reset of group '{plan.group}' cancelled: nothing changed", error=False)
+            return
+        assert self.hub is not None  # a plan came from it
+        self._show_status(f"resetting the offsets of group '{plan.group}'…", error=False)
+        self._execute_worker(self.hub, plan)
+
+    @work(thread=True, group="reset", exit_on_error=False)
+    def _execute_worker(self, hub: Consoles, plan: ResetPlan) -> None:
+        try:
+            done = hub.execute_reset(plan)
+        except Exception as e:  # noqa: BLE001
+            self.app.call_from_thread(self._show_status, _error_text(e))
+        else:
+            self.app.call_from_thread(self._show_status, f"done: {reset_summary(done, done=True)}", False)
