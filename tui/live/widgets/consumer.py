@@ -44,7 +44,7 @@ class ConsumerPanel(LivePane, Vertical):
             yield Button("Stop", id="stop-consumer")
         yield Static("", id="consume-status", classes="status")
         yield DataTable(id="consumers", cursor_type="row")
-        yield RichLog(max_lines=LOG_LINES, id="received")
+        yield RichLog(max_lines=LOG_LINES, wrap=True, id="received")  # a long message wraps, never cut
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:

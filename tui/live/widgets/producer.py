@@ -91,7 +91,7 @@ class ProducerPanel(LivePane, Vertical):
             yield Input("7", id="test-count", classes="count", tooltip="how many test messages; Enter sends them")
             yield Button("send m1…mN", id="send-test")
         yield Static("", id="produce-status", classes="status")
-        yield RichLog(max_lines=LOG_LINES, id="deliveries")
+        yield RichLog(max_lines=LOG_LINES, wrap=True, id="deliveries")  # a long message wraps, never cut
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:
