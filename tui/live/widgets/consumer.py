@@ -38,10 +38,10 @@ class ConsumerPanel(LivePane, Vertical):
         with Horizontal(classes="options", id="consume-what"):
             yield TopicInput("topic(s)", several=True, id="consume-topics")
             yield Input(placeholder="group (empty: its own)", id="consume-group")
-        with Horizontal(classes="options", id="consume-how"):
-            yield Checkbox("from beginning", True, id="from-beginning")
-            yield Button("Start", variant="primary", id="start-consumer")
-            yield Button("Stop", id="stop-consumer")
+        with Horizontal(id="consume-how"):  # one row: compact, so 80×24 leaves the log room
+            yield Checkbox("from beginning", True, compact=True, id="from-beginning")
+            yield Button("Start", variant="primary", compact=True, id="start-consumer")
+            yield Button("Stop", compact=True, id="stop-consumer")
         yield Static("", id="consume-status", classes="status")
         yield DataTable(id="consumers", cursor_type="row")
         yield RichLog(max_lines=LOG_LINES, wrap=True, id="received")  # a long message wraps, never cut

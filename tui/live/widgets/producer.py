@@ -75,14 +75,16 @@ class ProducerPanel(LivePane, Vertical):
             yield TopicInput("topic", id="produce-topic")
             yield Input(placeholder="partition", id="target-partition", classes="short")
             yield Input(placeholder="key sep", id="key-separator", classes="short")
-        with Horizontal(classes="options", id="produce-settings"):
+        with Horizontal(id="produce-settings"):  # one row: compact, so 80×24 leaves the log room
             yield Label("acks")
-            yield Select([("all", "all"), ("1", "1"), ("0", "0")], value="all", allow_blank=False, id="acks")
-            yield Checkbox("idempotent", True, id="idempotence")
+            yield Select(
+                [("all", "all"), ("1", "1"), ("0", "0")], value="all", allow_blank=False, compact=True, id="acks"
+            )
+            yield Checkbox("idempotent", True, compact=True, id="idempotence")
             yield Label("compression")
             yield Select(
                 [(c, c) for c in ("none", "gzip", "snappy", "lz4", "zstd")], value="none", allow_blank=False,
-                id="compression",
+                compact=True, id="compression",
             )  # fmt: skip
         with Horizontal(classes="options", id="produce-send"):
             yield LineInput(

@@ -72,7 +72,7 @@ class TopicInput(Input):
         self._suggester.topics = names
         shown = ", ".join(names[:PLACEHOLDER_TOPICS]) + (f", +{len(names) - PLACEHOLDER_TOPICS}" if len(
             names) > PLACEHOLDER_TOPICS else "")  # fmt: skip
-        self.placeholder = f"{self.what} (↓ picks: {shown})" if names else f"{self.what} (no topics yet: c creates one)"
+        self.placeholder = f"{self.what} (↓: {shown})" if names else f"{self.what} (no topics yet: c creates one)"
 
     def action_pick(self, step: int) -> None:
         """The next (or previous) topic in place of the last name typed."""
