@@ -17,10 +17,10 @@ from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text
 from kafkatop.backends.kafka.groups import group_state
 from kafkatop.backends.kafka.handles import new_admin_client
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache, check_partition
+from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.consoles import ClientError, OffsetMove, ResetPlan, ResetTarget, plan_move
+from kafkatop.backends.model.consoles import ClientError, OffsetMove, ResetPlan, ResetTarget, check_partition, plan_move
 
 # Errors Kafka answers an offset commit with when the group has members (the admin commit is no member of it).
 _GROUP_ACTIVE_CODES = frozenset(

@@ -70,11 +70,3 @@ class TopicCache:
         if count == 0:
             raise ClientError(f"topic '{topic}' has no partitions yet ({error or 'no leader'}): try again in a moment")
         return count
-
-
-def check_partition(topic: str, partition: int | None, count: int) -> None:
-    if partition is not None and not 0 <= partition < count:
-        raise ClientError(
-            f"partition {partition} does not exist: topic '{topic}' has {count} partition{'s' if count != 1 else ''} "
-            f"(0–{count - 1})"
-        )

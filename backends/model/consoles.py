@@ -40,6 +40,15 @@ class ClientError(KafkatopError):
     """A console or group action failed, or was refused before anything was sent; the message says what to do."""
 
 
+def check_partition(topic: str, partition: int | None, count: int) -> None:
+    """A partition asked for (None: any) against the topic's `count`: ClientError when it is not one of them."""
+    if partition is not None and not 0 <= partition < count:
+        raise ClientError(
+            f"partition {partition} does not exist: topic '{topic}' has {count} partition{'s' if count != 1 else ''} "
+            f"(0–{count - 1})"
+        )
+
+
 class NoSuchTopic(ClientError):
     """The topic a console or a reset named is not in the cluster's metadata. The message says how to create it from
     the command line; the live view says which key does it."""

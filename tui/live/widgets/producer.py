@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, RichLog, Select, Static
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.backends.model.consoles import Acks, Compression, Delivery, ProducerSettings, split_key
+from kafkatop.backends.model.consoles import Acks, Compression, Delivery, ProducerSettings, check_partition, split_key
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.live.state import LiveView
@@ -124,12 +124,8 @@ class ProducerPanel(LivePane, Vertical):
         known = self.snapshot.topic(topic) if self.snapshot is not None else None
         if self.snapshot is not None and known is None:
             raise KafkatopError(no_topic_text(topic))
-        if known is not None and settings.partition is not None and settings.partition >= len(known.partitions):
-            count = len(known.partitions)
-            raise KafkatopError(
-                f"partition {settings.partition} does not exist: topic '{topic}' has {count} "
-                f"partition{'s' if count != 1 else ''} (0–{count - 1})"
-            )
+        if known is not None:
+            check_partition(topic, settings.partition, len(known.partitions))
         return topic
 
     def _show_status(self, message: str | None, error: bool = True) -> None:
