@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetTarget
+from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
@@ -107,7 +107,13 @@ class Consoles(Protocol):
 
     def stop_consumer(self, name: str) -> None: ...
 
-    def reset_offsets(self, group: str, topic: str, to: ResetTarget, value: int | None) -> dict[int, int]: ...
+    def plan_reset(self, group: str, topics: Sequence[str], to: ResetTarget, value: int | None) -> ResetPlan:
+        """What resetting the group's offsets on `topics` would do (kafka-consumer-groups --dry-run): no change."""
+        ...
+
+    def execute_reset(self, plan: ResetPlan) -> ResetPlan:
+        """Commit exactly the plan's offsets (--execute); refused (ClientError) while the group has members."""
+        ...
 
     def drain(self) -> ConsoleActivity | None: ...
 

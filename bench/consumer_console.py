@@ -496,7 +496,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
     from kafkatop.backends.kafka.mock import MockCluster
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.widgets.clients import ConsumerPanel
+    from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 
     layout = args.cluster
     result = RunResult(layout, args.rate, args.seconds)

@@ -19,6 +19,7 @@ from kafkatop.backends.model.consoles import (
     ConsumerView,
     ProducerSettings,
     Received,
+    ResetPlan,
     ResetTarget,
 )
 
@@ -73,12 +74,17 @@ class Consoles:
     def stop_consumer(self, name: str) -> None:
         self._consumer_pool().stop(name)
 
-    def reset_offsets(self, group: str, topic: str, to: ResetTarget, value: int | None) -> dict[int, int]:
+    def _group_admin(self) -> GroupAdmin:
         with self._lock:
             if self._groups is None:
                 self._groups = GroupAdmin(self.connection)
-            groups = self._groups
-        return groups.reset_offsets(group, topic, to, value)
+            return self._groups
+
+    def plan_reset(self, group: str, topics: Sequence[str], to: ResetTarget, value: int | None) -> ResetPlan:
+        return self._group_admin().plan_reset(group, topics, to, value)
+
+    def execute_reset(self, plan: ResetPlan) -> ResetPlan:
+        return self._group_admin().execute_reset(plan)
 
     # --- draining ----------------------------------------------------------------------------------------------
     def drain(self) -> ConsoleActivity | None:

@@ -1,5 +1,6 @@
-"""Consumer-group offset resets: `kafka-consumer-groups --reset-offsets --topic T --execute`, refused while the
-group has members, as Kafka refuses it."""
+"""Consumer-group offset resets as `kafka-consumer-groups --reset-offsets`: a plan first (`--dry-run`: per partition
+the committed offset, the new one, and whether it was moved into the log), then its execution (`--execute`),
+refused while the group has members, as Kafka refuses it."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text
 from kafkatop.backends.kafka.groups import group_state
 from kafkatop.backends.kafka.handles import new_admin_client
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache, check_partition
+from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.consoles import ClientError, ResetTarget
+from kafkatop.backends.model.consoles import ClientError, OffsetMove, ResetPlan, ResetTarget, check_partition, plan_move
 
 # Errors Kafka answers an offset commit with when the group has members (the admin commit is no member of it).
 _GROUP_ACTIVE_CODES = frozenset(
@@ -113,6 +114,47 @@ class GroupAdmin:
             raise self._no_answer(f"cannot read the offsets of group '{group}'", e) from None
         return {tp.partition: tp.offset if tp.offset >= 0 else None for tp in result.topic_partitions}
 
+    def plan_reset(
+        self,
+        group: str,
+        topics: Sequence[str],
+        to: ResetTarget,
+        value: int | None = None,
+        partitions: Sequence[int] | None = None,
+    ) -> ResetPlan:
+        """What a reset would commit (kafka-consumer-groups' --dry-run); nothing changes.
+
+        Every partition of `topics` (or only `partitions`, with one topic), with the group's committed offset and the
+        log's start and end: earliest / latest are the log start / end; offset is `value`, and shift the committed
+        offset plus `value` (refused where nothing was committed, as Kafka refuses it), both moved into
+        [log start, log end] as Kafka's tool does; timestamp is the first offset at or after `value` (epoch ms), or
+        the log end where there is none. The plan also says whether Kafka would refuse to execute it now.
+        """
+        if to not in get_args(ResetTarget):
+            raise ClientError(f"reset to what? One of {', '.join(get_args(ResetTarget))}, not {to!r}")
+        if to in ("offset", "shift", "timestamp") and value is None:
+            raise ClientError(f"a reset to {'an offset' if to == 'offset' else f'a {to}'} needs a value")
+        if not group.strip():
+            raise ClientError("a group id cannot be blank")
+        if not topics:
+            raise ClientError(f"group '{group}': name a topic to reset")
+        if partitions is not None and len(topics) != 1:
+            raise ClientError("partitions can only be named for one topic")
+        moves: list[OffsetMove] = []
+        for topic in dict.fromkeys(topics):
+            chosen = self._partitions(topic, partitions)
+            current = self.committed_offsets(group, topic)
+            start = self._list_offsets(topic, chosen, OffsetSpec.earliest(), "earliest")
+            end = self._list_offsets(topic, chosen, OffsetSpec.latest(), "latest")
+            at_time: dict[int, int] = {}
+            if to == "timestamp":
+                assert value is not None
+                at_time = self._list_offsets(topic, chosen, OffsetSpec.for_timestamp(value), "timestamp's")
+            moves.extend(
+                plan_move(topic, p, to, value, current.get(p), start[p], end[p], at_time.get(p)) for p in chosen
+            )
+        return ResetPlan(group, to, value, tuple(moves), refused=self._why_refused(group))
+
     def plan_offsets(
         self,
         group: str,
@@ -121,67 +163,45 @@ class GroupAdmin:
         value: int | None = None,
         partitions: Sequence[int] | None = None,
     ) -> dict[int, int]:
-        """The offsets a reset would commit, per partition (kafka-consumer-groups' --dry-run); nothing changes.
-
-        earliest / latest: the log start / end. offset: `value`, moved into [log start, log end] as Kafka's tool
-        does. timestamp: the first offset at or after `value` (epoch ms); where there is none, the log end.
-        `value` is ignored for earliest and latest. `partitions` None: all of the topic's.
-        """
-        if to not in get_args(ResetTarget):
-            raise ClientError(f"reset to what? One of {', '.join(get_args(ResetTarget))}, not {to!r}")
-        if to in ("offset", "timestamp") and value is None:
-            raise ClientError(f"a reset to {'an offset' if to == 'offset' else 'a timestamp'} needs a value")
-        if not group.strip():
-            raise ClientError("a group id cannot be blank")
-        chosen = self._partitions(topic, partitions)
-        if to == "earliest":
-            return self._list_offsets(topic, chosen, OffsetSpec.earliest(), "earliest")
-        latest = self._list_offsets(topic, chosen, OffsetSpec.latest(), "latest")
-        if to == "latest":
-            return latest
-        assert value is not None
-        if to == "offset":
-            earliest = self._list_offsets(topic, chosen, OffsetSpec.earliest(), "earliest")
-            return {p: min(max(value, earliest[p]), latest[p]) for p in chosen}
-        found = self._list_offsets(topic, chosen, OffsetSpec.for_timestamp(value), "timestamp's")
-        return {p: found[p] if found[p] >= 0 else latest[p] for p in chosen}
+        """The new offset per partition of `topic` that plan_reset finds."""
+        return {m.partition: m.target for m in self.plan_reset(group, [topic], to, value, partitions).moves}
 
     # --- the reset --------------------------------------------------------------------------------------------------
-    def _refuse_if_active(self, group: str) -> None:
+    def _why_refused(self, group: str) -> str | None:
+        """Why Kafka would refuse to reset the group's offsets now (it has members), or None."""
         deadline = self._deadline()
         fut = self._client().describe_consumer_groups([group], request_timeout=self.timeout_s)[group]
         try:
             desc = self._result(fut, deadline)
         except Exception as e:  # noqa: BLE001
             # Clusters that cannot describe groups (the librdkafka mock, old brokers): the commit itself is
-            # refused for a group with members (see reset_offsets). An unknown group has nothing to protect.
+            # refused for a group with members (see execute_reset). An unknown group has nothing to protect.
             if error_code(e) in (KafkaError._UNSUPPORTED_FEATURE, KafkaError.GROUP_ID_NOT_FOUND):
-                return
+                return None
             raise self._no_answer(f"cannot describe group '{group}'", e) from None
         state = group_state(desc.state)
         members = len(desc.members or ())
         if state.inactive or (state is GroupState.UNKNOWN and members == 0):
-            return
-        raise _active_group(group, f"{members} member{'s' if members != 1 else ''}, {state.value}")
+            return None
+        return str(_active_group(group, f"{members} member{'s' if members != 1 else ''}, {state.value}"))
 
-    def reset_offsets(
-        self,
-        group: str,
-        topic: str,
-        to: ResetTarget,
-        value: int | None = None,
-        partitions: Sequence[int] | None = None,
-    ) -> dict[int, int]:
-        """Commit new offsets for `group` on `topic` (see plan_offsets for `to` and `value`); partition -> offset.
+    def execute_reset(self, plan: ResetPlan) -> ResetPlan:
+        """Commit the plan's offsets, exactly those previewed (kafka-consumer-groups' --execute); returns the plan.
 
         Refused while the group has members, as Kafka refuses it: checked first with DescribeGroups, and, where a
         cluster cannot describe groups, by Kafka's own answer to the commit (UNKNOWN_MEMBER_ID and the like).
         (The librdkafka mock gives that answer for every group that ever had a member, even once it is empty.)
         A consumer of the group started afterwards begins at these offsets.
         """
-        self._refuse_if_active(group)
-        plan = self.plan_offsets(group, topic, to, value, partitions)
-        request = ConsumerGroupTopicPartitions(group, [KafkaTopicPartition(topic, p, o) for p, o in plan.items()])
+        group = plan.group
+        refused = self._why_refused(group)
+        if refused is not None:
+            raise ClientError(refused)
+        if not plan.moves:
+            return plan
+        request = ConsumerGroupTopicPartitions(
+            group, [KafkaTopicPartition(m.topic, m.partition, m.target) for m in plan.moves]
+        )
         deadline = self._deadline()
         fut = self._client().alter_consumer_group_offsets([request], request_timeout=self.timeout_s)[group]
         what = f"cannot reset the offsets of group '{group}'"
@@ -193,9 +213,24 @@ class GroupAdmin:
             raise self._no_answer(what, e) from None
         failed = [tp for tp in result.topic_partitions if tp.error is not None]
         if failed:
-            refused = next((tp.error for tp in failed if tp.error.code() in _GROUP_ACTIVE_CODES), None)
-            if refused is not None:
-                raise _active_group(group, f"Kafka refused the commit: {refused.name()}")
+            refused_error = next((tp.error for tp in failed if tp.error.code() in _GROUP_ACTIVE_CODES), None)
+            if refused_error is not None:
+                raise _active_group(group, f"Kafka refused the commit: {refused_error.name()}")
             reasons = "; ".join(f"{tp.topic}-{tp.partition}: {error_text(tp.error)}" for tp in failed)
             raise ClientError(f"{what}: {reasons}")
         return plan
+
+    def reset_offsets(
+        self,
+        group: str,
+        topic: str,
+        to: ResetTarget,
+        value: int | None = None,
+        partitions: Sequence[int] | None = None,
+    ) -> dict[int, int]:
+        """Plan and execute at once (kafka-consumer-groups --execute without a preview); partition -> new offset."""
+        refused = self._why_refused(group)
+        if refused is not None:
+            raise ClientError(refused)
+        plan = self.execute_reset(self.plan_reset(group, [topic], to, value, partitions))
+        return {m.partition: m.target for m in plan.moves}

@@ -10,15 +10,16 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 
 from kafkatop.backends.kafka.errors import describe_error, error_text
-from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.consoles import ClientError, NoSuchTopic
 
 METADATA_TTL_S = 10.0
 
 
-def no_topic(topic: str) -> ClientError:
-    return ClientError(
+def no_topic(topic: str) -> NoSuchTopic:
+    return NoSuchTopic(
+        topic,
         f"topic '{topic}' does not exist: create it first (kafka-topics.sh --create --topic {topic} …, or kafkatop's "
-        "create-topic), then try again"
+        "create-topic), then try again",
     )
 
 
@@ -69,11 +70,3 @@ class TopicCache:
         if count == 0:
             raise ClientError(f"topic '{topic}' has no partitions yet ({error or 'no leader'}): try again in a moment")
         return count
-
-
-def check_partition(topic: str, partition: int | None, count: int) -> None:
-    if partition is not None and not 0 <= partition < count:
-        raise ClientError(
-            f"partition {partition} does not exist: topic '{topic}' has {count} partition{'s' if count != 1 else ''} "
-            f"(0–{count - 1})"
-        )

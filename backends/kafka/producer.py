@@ -19,13 +19,14 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache, check_partition
+from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
     DEFAULT_PRODUCER_SETTINGS,
     ClientError,
     Delivery,
     ProducerSettings,
+    check_partition,
     escape_payload,
     split_key,
 )

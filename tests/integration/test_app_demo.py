@@ -101,7 +101,7 @@ async def test_bad_producer_input_is_shown_where_it_was_typed(demo: Any) -> None
         await pilot.press(*"x", "enter")
 
         def error() -> str:
-            return str(app.query_one("#produce-error").render())
+            return str(app.query_one("#produce-status").render())
 
         await pilot_until(pilot, lambda: "no-such-topic" in error(), "the error under the input")
         app.query_one("#target-partition").value = "abc"

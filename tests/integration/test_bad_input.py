@@ -29,6 +29,7 @@ from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
+from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
@@ -397,33 +398,46 @@ async def test_producer_consumer_and_offset_reset_inputs_are_refused_where_typed
         line = app.query_one("#produce-line", Input)
         line.focus()
         await pilot.press(*"kept", "enter")  # no topic yet
-        await pilot_until(pilot, lambda: "topic: type the topic to send to" in text_of(app, "#produce-error"), "topic")
+        await pilot_until(pilot, lambda: "topic: pick the topic to send to" in text_of(app, "#produce-status"), "topic")
         assert line.value == "kept"
         app.query_one("#produce-topic", Input).value = "purchases"
         app.query_one("#target-partition", Input).value = "first"
         line.focus()
         await pilot.press("enter")
-        await pilot_until(pilot, lambda: "'first' is not a partition number" in text_of(app, "#produce-error"), "p")
+        await pilot_until(pilot, lambda: "'first' is not a partition number" in text_of(app, "#produce-status"), "p")
         assert line.value == "kept"  # refused here: the line stays
         for count in ("0", "1000001", "many"):
             app.query_one("#test-count", Input).value = count
-            await pilot.click("#send-test")
+            app.query_one("#test-count", Input).focus()
+            await pilot.press("enter")  # as the button (whose clicks within its 0.2 s press effect are ignored)
             await pilot_until(pilot, lambda c=count: f"count: {c!r} is not a number of messages (1 to 100,000)"
-                              in text_of(app, "#produce-error"), f"count {count}")  # fmt: skip
+                              in text_of(app, "#produce-status"), f"count {count}")  # fmt: skip
 
         app.action_tab(4)  # Consume
         await pilot.pause()
         app.query_one("#consume-topics", Input).value = " , "
         await pilot.click("#start-consumer")
-        await pilot_until(pilot, lambda: "topic(s): type the topic to consume" in text_of(app, "#consume-error"), "c")
+        await pilot_until(pilot, lambda: "topic(s): pick the topic to consume" in text_of(app, "#consume-status"), "c")
 
         app.action_tab(5)  # Groups
         await pilot_until(pilot, lambda: app.query_one("#groups").row_count > 0, "the groups")
         app.query_one("#reset-to", Select).value = "offset"
-        for value in ("-5", "next", ""):
-            app.query_one("#reset-value", Input).value = value
-            await pilot.click("#reset-offsets")
-            await pilot_until(pilot, lambda v=value: f"value: offset needs a whole number, 0 or more; got {v!r}"
-                              in text_of(app, "#group-error"), f"offset {value!r}")  # fmt: skip
-            assert app.query_one("#reset-value", Input).value == value
+        await pilot.pause()
+        bad = [("offset", "-5"), ("offset", "next"), ("offset", ""), ("shift", "1.5"), ("timestamp", "yesterday")]
+        says = {"offset": "offset needs a whole number, 0 or more", "shift": "shift needs a whole number",
+                "timestamp": "a datetime needs YYYY-MM-DDTHH:MM:SS"}  # fmt: skip
+        for i, (to, value) in enumerate(bad):
+            app.query_one("#reset-to", Select).value = to
+            await pilot.pause()
+            field = app.query_one("#reset-value", Input)
+            field.value = value
+            if i == 0:
+                await pilot.click("#reset-offsets")
+            else:  # Enter in the field does the same (a button ignores clicks during its 0.2 s press effect)
+                field.focus()
+                await pilot.press("enter")
+            await pilot_until(pilot, lambda t=to, v=value: f"value: {says[t]}" in text_of(app, "#group-status")
+                              and repr(v) in text_of(app, "#group-status"), f"{to} {value!r}")  # fmt: skip
+            assert field.value == value
+            assert not isinstance(app.screen, ResetPreviewScreen)  # refused before any preview
         assert app.last_action is None  # nothing was reset

@@ -101,6 +101,12 @@ def test_reset_refused_while_active_then_done_once_stopped(
     assert str(raised.value) == (
         "group 'lab' is active (1 member, Stable): stop its consumers first — Kafka only resets an inactive group"
     )
+    # The preview says so before anything is asked of the user, and executing it is refused the same way.
+    plan = admin.plan_reset("lab", [topic], "offset", 6)
+    assert plan.refused == str(raised.value)
+    assert [(m.partition, m.target, m.log_end) for m in plan.moves] == [(0, 6, 10), (1, 6, 10), (2, 6, 10)]
+    with pytest.raises(ClientError, match="group 'lab' is active"):
+        admin.execute_reset(plan)
 
     pool.stop("c1")  # commits (at the log end) and leaves: the group is Empty
     assert admin.committed_offsets("lab", topic) == {0: 10, 1: 10, 2: 10}

@@ -458,6 +458,48 @@ def test_reset_offsets_of_an_inactive_group(
     ]  # fmt: skip
 
 
+def test_a_reset_is_planned_per_partition_then_executed_as_planned(
+    producer: ProducerSession, mock_cluster: MockCluster, topic: str
+) -> None:
+    """The preview's data (kafka-consumer-groups --dry-run, with the committed offset beside the new one) is read over
+    ListOffsets and OffsetFetch, and executing the plan commits exactly what it showed (OffsetCommit)."""
+    producer.send_test_messages(topic, 30)  # 10 per partition
+    wait_deliveries(producer, 30)
+    mock_cluster.create_topic("other", 1, 1)
+    admin = GroupAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=5.0)
+    try:
+        admin.reset_offsets("planned", topic, "offset", 4, partitions=[0, 1])  # partition 2 never committed
+        plan = admin.plan_reset("planned", [topic, "other"], "offset", 999_999)
+        assert [(m.topic, m.partition, m.current, m.target, m.log_start, m.log_end, m.clamped) for m in plan.moves] == [
+            ("t", 0, 4, 10, 0, 10, "log end"),
+            ("t", 1, 4, 10, 0, 10, "log end"),
+            ("t", 2, None, 10, 0, 10, "log end"),
+            ("other", 0, None, 0, 0, 0, "log end"),
+        ]
+        assert plan.refused is None  # the mock cannot describe groups: the commit's answer decides
+        assert admin.committed_offsets("planned", topic) == {0: 4, 1: 4, 2: None}  # a plan changes nothing
+
+        with pytest.raises(ClientError, match=r"Cannot shift offset for partition t-2 since there is no current"):
+            admin.plan_reset("planned", [topic], "shift", -1)
+        shift = admin.plan_reset("planned", [topic], "shift", -3, partitions=[0, 1])
+        assert [(m.current, m.target, m.requested, m.clamped) for m in shift.moves] == [(4, 1, 1, None)] * 2
+
+        assert admin.execute_reset(plan) is plan
+        assert admin.committed_offsets("planned", topic) == {0: 10, 1: 10, 2: 10}
+        assert admin.committed_offsets("planned", "other") == {0: 0}
+        # A plan is what was previewed: executed later, it commits those offsets even though the log grew since.
+        stale = admin.plan_reset("planned", [topic], "latest")
+        producer.send_test_messages(topic, 3)
+        wait_deliveries(producer, 3)
+        admin.execute_reset(stale)
+        assert admin.committed_offsets("planned", topic) == {0: 10, 1: 10, 2: 10}
+        assert admin.plan_offsets("planned", topic, "latest") == {0: 11, 1: 11, 2: 11}
+        with pytest.raises(ClientError, match=r"^topic 'nope' does not exist"):
+            admin.plan_reset("planned", ["nope"], "earliest")
+    finally:
+        admin.close()
+
+
 def test_reset_refused_while_the_group_has_members(
     pool: ConsumerPool, drained: Drained, mock_cluster: MockCluster, topic: str
 ) -> None:

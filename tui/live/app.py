@@ -44,12 +44,14 @@ from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
-from kafkatop.tui.live.widgets.clients import ConsumerPanel, GroupsPanel, ProducerPanel
+from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
+from kafkatop.tui.live.widgets.groups import GroupsPanel
 from kafkatop.tui.live.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
+from kafkatop.tui.live.widgets.producer import ProducerPanel
 from kafkatop.tui.live.widgets.replay import ReplayBar
 from kafkatop.tui.live.widgets.spark import SparkPanel
 from kafkatop.tui.live.widgets.status_bar import StatusBar

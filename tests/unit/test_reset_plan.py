@@ -1,0 +1,119 @@
+"""Offset resets planned as kafka-consumer-groups plans them (--to-earliest, --to-latest, --to-offset, --shift-by,
+--to-datetime), the value typed beside them read as that tool reads it, and the preview's words — all without Kafka."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from kafkatop.backends.model.consoles import (
+    ClientError,
+    OffsetMove,
+    ResetPlan,
+    parse_reset_value,
+    plan_move,
+    reset_option,
+)
+from kafkatop.tui.live.screens.reset_offsets import move_note, reset_summary
+
+
+# (to, value, committed, log start, log end, offset at the time) -> (new offset, asked for, clamped to)
+@pytest.mark.parametrize(
+    ("to", "value", "current", "at_time", "target", "requested", "clamped"),
+    [
+        ("earliest", None, 40, None, 10, None, None),
+        ("latest", None, 40, None, 120, None, None),
+        ("offset", 50, 40, None, 50, 50, None),
+        ("offset", 999_999, 40, None, 120, 999_999, "log end"),  # Kafka: "Value will be set to 120"
+        ("offset", 3, 40, None, 10, 3, "log start"),  # below the log start (retention deleted the head)
+        ("offset", 120, None, None, 120, 120, None),  # the log end itself is in range
+        ("shift", -15, 40, None, 25, 25, None),
+        ("shift", 100, 40, None, 120, 140, "log end"),
+        ("shift", -100, 40, None, 10, -60, "log start"),
+        ("timestamp", 1_700_000_000_000, 40, 77, 77, None, None),
+    ],
+)
+def test_each_target_as_kafka_consumer_groups(
+    to: str, value: int | None, current: int | None, at_time: int | None, target: int, requested: int | None,
+    clamped: str | None,
+) -> None:  # fmt: skip
+    move = plan_move("orders", 2, to, value, current, 10, 120, at_time)  # type: ignore[arg-type]
+    assert (move.target, move.requested, move.clamped) == (target, requested, clamped)
+    assert (move.topic, move.partition, move.current, move.log_start, move.log_end) == ("orders", 2, current, 10, 120)
+    assert move.changes == (current != target)
+
+
+def test_a_time_after_the_last_record_is_the_log_end() -> None:
+    for none_found in (None, -1):
+        move = plan_move("orders", 0, "timestamp", 1_700_000_000_000, 40, 10, 120, none_found)
+        assert (move.target, move.found, move.clamped) == (120, False, None)
+        assert move_note(move) == "no message at or after that time: the log end"
+
+
+def test_shift_needs_a_committed_offset_as_kafka_says() -> None:
+    with pytest.raises(ClientError, match=r"^Cannot shift offset for partition orders-1 since there is no current"):
+        plan_move("orders", 1, "shift", -5, None, 0, 10)
+    with pytest.raises(ClientError, match="needs a value"):
+        plan_move("orders", 1, "offset", None, 3, 0, 10)
+
+
+def test_the_preview_says_what_was_clamped_and_what_moves() -> None:
+    moves = (
+        plan_move("orders", 0, "offset", 999_999, 2, 0, 120),
+        plan_move("orders", 1, "offset", 999_999, 120, 0, 120),  # already at the end: clamped, yet nothing moves
+        plan_move("billing", 0, "offset", 999_999, None, 0, 7),
+    )
+    plan = ResetPlan("readers", "offset", 999_999, moves)
+    assert plan.topics == ("orders", "billing")
+    assert [m.partition for m in plan.changed] == [0, 0]
+    assert len(plan.clamped) == 3
+    assert plan.option == "--to-offset 999999"
+    assert move_note(moves[0]) == "asked 999999: clamped to the log end"
+    assert reset_summary(plan) == (
+        "group 'readers' --to-offset 999999 on orders, billing: 3 partitions, 2 to move, 3 clamped to the log end"
+    )
+    assert reset_summary(plan, done=True).endswith("3 partitions, 2 moved, 3 clamped to the log end")
+    unclamped = ResetPlan("readers", "earliest", None, (OffsetMove("t", 0, 5, 0, 0, 9),))
+    assert reset_summary(unclamped) == "group 'readers' --to-earliest on t: 1 partition, 1 to move"
+
+
+@pytest.mark.parametrize(
+    ("to", "raw", "value"),
+    [
+        ("earliest", "ignored", None),
+        ("latest", "", None),
+        ("offset", " 120 ", 120),
+        ("offset", "999999", 999_999),
+        ("shift", "-10", -10),
+        ("shift", "+3", 3),
+        ("shift", "7", 7),
+        ("timestamp", "1700000000000", 1_700_000_000_000),
+        ("timestamp", "2026-01-31T09:00:00.000+00:00", 1_769_850_000_000),
+    ],
+)
+def test_reset_values_as_typed(to: str, raw: str, value: int | None) -> None:
+    assert parse_reset_value(to, raw) == value  # type: ignore[arg-type]
+
+
+def test_a_datetime_without_a_zone_is_local_time_as_kafkas_tool() -> None:
+    local = datetime(2026, 1, 31, 9, 0).timestamp() * 1000
+    assert parse_reset_value("timestamp", "2026-01-31T09:00") == int(local)
+    assert reset_option("timestamp", int(local)) == "--to-datetime 2026-01-31T09:00:00.000"
+
+
+@pytest.mark.parametrize(
+    ("to", "raw", "says"),
+    [
+        ("offset", "-5", "value: offset needs a whole number, 0 or more; got '-5'"),
+        ("offset", "", "value: offset needs a whole number, 0 or more; got ''"),
+        ("shift", "1.5", "value: shift needs a whole number (negative moves back, e.g. -10); got '1.5'"),
+        ("shift", "-", "value: shift needs a whole number"),
+        ("timestamp", "yesterday", "value: a datetime needs YYYY-MM-DDTHH:MM:SS (local time unless a zone is given)"),
+        ("nowhere", "1", "reset to what?"),
+    ],
+)
+def test_bad_reset_values_are_refused_with_what_to_type(to: str, raw: str, says: str) -> None:
+    with pytest.raises(ClientError) as raised:
+        parse_reset_value(to, raw)  # type: ignore[arg-type]
+    assert str(raised.value).startswith(says)

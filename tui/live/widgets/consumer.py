@@ -1,0 +1,140 @@
+"""The consumer console: consumers started in one group (they share partitions) or each in its own (each gets
+everything), as the labs' kafka-console-consumer tabs.
+
+Starts and stops run in thread workers; what the consumers received arrives batched (ClientsDrained), and at most a
+bounded sample of it is written per batch, so 20,000 messages a second never flood the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Checkbox, DataTable, Input, RichLog, Static
+
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
+from kafkatop.backends.ports import Consoles
+from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, no_topic_text
+from kafkatop.tui.live.widgets.fields import error_text as _error_text
+from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
+
+
+class ConsumerPanel(LivePane, Vertical):
+    """Start consumers in one group (they share partitions) or each in its own (each gets everything)."""
+
+    def __init__(self, hub: Consoles | None) -> None:
+        super().__init__()
+        self.hub = hub
+        self.snapshot: ClusterSnapshot | None = None
+        self._rows: Mapping[str, tuple[object, ...]] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="options", id="consume-what"):
+            yield TopicInput("topic(s)", several=True, id="consume-topics")
+            yield Input(placeholder="group (empty: its own)", id="consume-group")
+        with Horizontal(id="consume-how"):  # one row: compact, so 80×24 leaves the log room
+            yield Checkbox("from beginning", True, compact=True, id="from-beginning")
+            yield Button("Start", variant="primary", compact=True, id="start-consumer")
+            yield Button("Stop", compact=True, id="stop-consumer")
+        yield Static("", id="consume-status", classes="status")
+        yield DataTable(id="consumers", cursor_type="row")
+        yield RichLog(max_lines=LOG_LINES, wrap=True, id="received")  # a long message wraps, never cut
+
+    def draw(self, view: LiveView) -> None:
+        if view.cluster is not None and view.cluster is not self.snapshot:
+            self.snapshot = view.cluster
+            self.query_one(TopicInput).set_topics([t.name for t in view.cluster.topics if not t.internal])
+
+    def on_mount(self) -> None:
+        self.query_one("#consumers", DataTable).add_columns("consumer", "group", "state", "assignment", "received")
+
+    def _show_status(self, message: str | None, error: bool = True) -> None:
+        self.query_one("#consume-status", Static).update(Text(message or "", style="bold red" if error else "green"))
+
+    @on(Input.Submitted, "#consume-topics, #consume-group")
+    @on(Button.Pressed, "#start-consumer")
+    def _start(self) -> None:
+        topics = split_topics(self.query_one("#consume-topics", Input).value)
+        if not topics:
+            self._show_status("topic(s): pick the topic to consume (↓ lists them)")
+            return
+        missing = [t for t in topics if self.snapshot is not None and self.snapshot.topic(t) is None]
+        if missing:
+            self._show_status(no_topic_text(missing[0]))
+            return
+        if self.hub is None:
+            self._show_status("no cluster to consume from")
+            return
+        group = self.query_one("#consume-group", Input).value.strip() or None
+        self._show_status(None)
+        self._start_worker(self.hub, topics, group, self.query_one("#from-beginning", Checkbox).value)
+
+    @work(thread=True, group="consume", exit_on_error=False)
+    def _start_worker(self, hub: Consoles, topics: list[str], group: str | None, from_beginning: bool) -> None:
+        try:
+            name = hub.start_consumer(topics, group, from_beginning)
+        except Exception as e:  # noqa: BLE001
+            self.app.call_from_thread(self._show_status, _error_text(e))
+        else:
+            joined = f"group '{group}'" if group else "a group of its own"
+            self.app.call_from_thread(self._show_status, f"{name} started on {', '.join(topics)}, in {joined}", False)
+
+    @on(Button.Pressed, "#stop-consumer")
+    def _stop(self) -> None:
+        table = self.query_one("#consumers", DataTable)
+        if not table.row_count or self.hub is None:
+            self._show_status("no consumer to stop")
+            return
+        name = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        self._stop_worker(self.hub, name)
+
+    @work(thread=True, group="consume", exit_on_error=False)
+    def _stop_worker(self, hub: Consoles, name: str) -> None:
+        try:
+            hub.stop_consumer(name)
+        except Exception as e:  # noqa: BLE001
+            self.app.call_from_thread(self._show_status, _error_text(e))
+
+    def show_drained(self, drained: ConsoleActivity) -> None:
+        log = self.query_one("#received", RichLog)
+        for change in drained.changes:
+            parts = ", ".join(f"{tp.topic}-{tp.partition}" for tp in change.partitions) or "nothing"
+            log.write(Text(f"⟳ {change.consumer} ({change.group}) {change.kind}: {parts}", style="bold cyan"))
+        received = drained.received
+        shown = received[-LINES_PER_BATCH:]
+        if len(received) > len(shown):
+            log.write(Text(f"… {len(received) - len(shown)} more messages", style="dim"))
+        for r in shown:
+            key = f" key={r.key}" if r.key is not None else ""
+            log.write(Text(f"{r.consumer} ← {r.topic}-{r.partition} @{r.offset}{key}  {r.value[:80]}"))
+        if drained.dropped:
+            log.write(Text(f"… {drained.dropped} messages not shown (arriving faster than drawn)", style="yellow"))
+        self._show_consumers(drained.consumers)
+
+    def _show_consumers(self, consumers: tuple[ConsumerView, ...]) -> None:
+        table = self.query_one("#consumers", DataTable)
+        rows = {
+            c.name: (
+                c.name,
+                c.group,
+                Text(c.state, style="green" if c.state == "consuming" else "red" if c.state == "failed" else "yellow"),
+                ", ".join(f"{tp.topic}-{tp.partition}" for tp in c.assignment) or "-",
+                str(c.received),
+            )
+            for c in consumers
+        }
+        if self._rows == rows:
+            return
+        self._rows = rows
+        selected = table.cursor_row
+        table.clear()
+        for name, row in rows.items():
+            table.add_row(*row, key=name)
+        if rows:
+            table.move_cursor(row=min(selected, len(rows) - 1))

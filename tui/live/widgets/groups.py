@@ -1,0 +1,190 @@
+"""The consumer-group panel: `kafka-consumer-groups --describe` live, and its offset resets — previewed per partition
+first (`--dry-run`, in screens/reset_offsets.py), executed once confirmed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import get_args
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
+
+from kafkatop.backends.insight.history import HistorySnapshot
+from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset_value
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.ports import Consoles
+from kafkatop.tui.format import sparkline
+from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen, reset_summary
+from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.fields import choice as _choice
+from kafkatop.tui.live.widgets.fields import error_text as _error_text
+from kafkatop.tui.live.widgets.pane import LivePane
+
+# The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
+RESET_CHOICES: dict[str, tuple[str, str]] = {
+    "earliest": ("to-earliest", "(no value: the log start)"),
+    "latest": ("to-latest", "(no value: the log end)"),
+    "offset": ("to-offset", "offset, e.g. 120"),
+    "shift": ("shift-by", "±N from the committed offset, e.g. -10"),
+    "timestamp": ("to-datetime", "2026-01-31T09:00 (local) or epoch ms"),
+}
+
+
+class GroupsPanel(LivePane, Vertical):
+    """Consumer groups as the cluster reports them: state, members and their assignment, committed offsets, lag."""
+
+    def __init__(self, hub: Consoles | None) -> None:
+        super().__init__()
+        self.hub = hub
+        self.snapshot: ClusterSnapshot | None = None
+        self._rows: Mapping[str, tuple[object, ...]] | None = None
+        self._offset_rows: list[tuple[str, str, str, str, str, str]] | None = None
+
+    def draw(self, view: LiveView) -> None:
+        if view.cluster is not None:
+            self.show_groups(view.cluster, view.history)
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="groups", cursor_type="row")
+        yield DataTable(id="group-offsets", cursor_type="row")
+        with Horizontal(classes="options", id="reset-row"):
+            yield Label("reset to")
+            yield Select([(label, to) for to, (label, _) in RESET_CHOICES.items()], value="earliest",
+                         allow_blank=False, id="reset-to")  # fmt: skip
+            yield Input(placeholder=RESET_CHOICES["earliest"][1], id="reset-value", disabled=True)
+            yield Button("Reset…", id="reset-offsets", tooltip="preview the reset, then confirm it")
+        yield Static("", id="group-status", classes="status")
+
+    def on_mount(self) -> None:
+        self.query_one("#groups", DataTable).add_columns("group", "state", "protocol", "members", "lag", "lag history")
+        self.query_one("#group-offsets", DataTable).add_columns(
+            "partition", "member", "host", "committed", "end", "lag"
+        )
+
+    @property
+    def selected_group(self) -> str | None:
+        table = self.query_one("#groups", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def show_groups(self, snapshot: ClusterSnapshot, history: HistorySnapshot | None = None) -> None:
+        """`history` adds each group's lag over the last polls."""
+        self.snapshot = snapshot
+        table = self.query_one("#groups", DataTable)
+        selected = self.selected_group
+        rows = {
+            g.group_id: (
+                g.group_id,
+                Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
+                g.protocol,
+                str(len(g.members)),
+                "-" if g.total_lag is None else str(g.total_lag),
+                Text(sparkline(history.group_lag(g.group_id), 16) if history is not None else "", style="yellow"),
+            )
+            for g in snapshot.groups
+        }
+        if self._rows != rows:
+            self._rows = rows
+            table.clear()
+            for gid, row in rows.items():
+                table.add_row(*row, key=gid)
+            if selected in rows:
+                table.move_cursor(row=list(rows).index(selected))
+        self._show_offsets()
+
+    @on(DataTable.RowHighlighted, "#groups")
+    def _group_highlighted(self) -> None:
+        self._show_offsets()
+
+    def _show_offsets(self) -> None:
+        table = self.query_one("#group-offsets", DataTable)
+        gid = self.selected_group
+        group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
+        rows = []
+        if group is not None:
+            owner = {tp: m for m in group.members for tp in m.assignment}
+            members = {m.member_id: m for m in group.members}
+            for o in group.offsets:
+                tp = TopicPartition(o.topic, o.partition)
+                member = members.get(o.member_id) if o.member_id else owner.get(tp)
+                rows.append((
+                    str(tp),
+                    member.client_id if member else "-",
+                    member.host if member else "-",
+                    "-" if o.committed is None else str(o.committed),
+                    "-" if o.high_watermark is None else str(o.high_watermark),
+                    "-" if o.lag is None else str(o.lag),
+                ))  # fmt: skip
+        if rows == self._offset_rows:
+            return  # rebuilding a table re-lays out the screen: only when something changed
+        self._offset_rows = rows
+        table.clear()
+        for row in rows:
+            table.add_row(*row)
+
+    def _show_status(self, message: str | None, error: bool = True) -> None:
+        self.query_one("#group-status", Static).update(Text(message or "", style="bold red" if error else "green"))
+
+    @on(Select.Changed, "#reset-to")
+    def _target_changed(self, event: Select.Changed) -> None:
+        field = self.query_one("#reset-value", Input)
+        to = str(event.value)
+        field.placeholder = RESET_CHOICES.get(to, ("", ""))[1]
+        field.disabled = to in ("earliest", "latest")
+
+    @on(Input.Submitted, "#reset-value")
+    @on(Button.Pressed, "#reset-offsets")
+    def _reset(self) -> None:
+        """Plan the reset (nothing changes yet); the preview asks to confirm it."""
+        gid = self.selected_group
+        if gid is None or self.hub is None:
+            self._show_status("highlight a group first")
+            return
+        try:
+            to = _choice(self.query_one("#reset-to", Select).value, get_args(ResetTarget), "reset to")
+            value = parse_reset_value(to, self.query_one("#reset-value", Input).value)  # type: ignore[arg-type]
+        except KafkatopError as e:
+            self._show_status(str(e))
+            return
+        group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
+        topics = list(group.topics) if group else []
+        if not topics:
+            self._show_status(f"group {gid!r} has no committed offsets to reset")
+            return
+        self._show_status(f"reading the offsets of group '{gid}'…", error=False)
+        self._plan_worker(self.hub, gid, topics, to, value)  # type: ignore[arg-type]  # one of ResetTarget
+
+    @work(thread=True, group="reset", exit_on_error=False)
+    def _plan_worker(self, hub: Consoles, group: str, topics: list[str], to: ResetTarget, value: int | None) -> None:
+        try:
+            plan = hub.plan_reset(group, topics, to, value)
+        except Exception as e:  # noqa: BLE001
+            self.app.call_from_thread(self._show_status, _error_text(e))
+        else:
+            self.app.call_from_thread(self._preview, plan)
+
+    def _preview(self, plan: ResetPlan) -> None:
+        self._show_status(None)
+        self.app.push_screen(ResetPreviewScreen(plan), lambda confirmed: self._confirmed(plan, confirmed))
+
+    def _confirmed(self, plan: ResetPlan, confirmed: bool | None) -> None:
+        if not confirmed:
+            self._show_status(f"reset of group '{plan.group}' cancelled: nothing changed", error=False)
+            return
+        assert self.hub is not None  # a plan came from it
+        self._show_status(f"resetting the offsets of group '{plan.group}'…", error=False)
+        self._execute_worker(self.hub, plan)
+
+    @work(thread=True, group="reset", exit_on_error=False)
+    def _execute_worker(self, hub: Consoles, plan: ResetPlan) -> None:
+        try:
+            done = hub.execute_reset(plan)
+        except Exception as e:  # noqa: BLE001
+            self.app.call_from_thread(self._show_status, _error_text(e))
+        else:
+            self.app.call_from_thread(self._show_status, f"done: {reset_summary(done, done=True)}", False)
