@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.widgets import Input, TabbedContent
 
 from kafkatop.backends.demo.cluster import DemoCluster
@@ -24,6 +25,7 @@ from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.filter import FilterBar
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 
@@ -184,3 +186,26 @@ async def test_the_partition_table_drops_secondary_columns_first_when_narrow(dem
         assert shown[:5] == ["topic", "partition", "leader", "replicas", "isr"]
         assert "low" not in shown and "high" not in shown
         assert table.virtual_size.width <= table.size.width
+
+
+async def test_slash_filters_the_consumed_messages_and_the_groups(demo: Any) -> None:
+    """The consumer's messages by key or value, the groups by name: the lines a consumer received, then `/`."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("4")  # Consume
+        log = app.query_one("#received", MessageLog)
+        for i in range(6):
+            log.add(Text(f"console-1 ← orders-{i % 3} @{i} key=k{i}  value {i}"))
+        await pilot.press("slash", *"k4")
+        assert [line.text.strip() for line in log.lines] == ["console-1 ← orders-1 @4 key=k4  value 4"]
+        log.add(Text("console-1 ← orders-1 @6 key=k4  value 6"))  # a new line the filter keeps
+        log.add(Text("console-1 ← orders-2 @7 key=k7  value 7"))  # and one it does not
+        assert len(log.lines) == 2
+        await pilot.press("enter", "escape")  # kept, then cleared from the log itself
+        assert len(log.lines) == 8
+        await pilot.press("5", "slash", *"no such group")  # Groups
+        groups = app.query_one("#groups", KeyedTable)
+        assert groups.row_count == 0 and groups.filter_text == "no such group"
+        await pilot.press("escape")
+        assert groups.filter_text == ""

@@ -55,6 +55,7 @@ from kafkatop.tui.live.widgets.producer import ProducerPanel
 from kafkatop.tui.live.widgets.replay import ReplayBar
 from kafkatop.tui.live.widgets.spark import SparkPanel
 from kafkatop.tui.live.widgets.status_bar import StatusBar
+from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.timeline import TimelinePane
 
 TAB_IDS = (
@@ -430,8 +431,7 @@ class KafkatopApp(App[None]):
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self) -> None:
-        home = self.home()
-        self.main_screen.query_one(FilterBar).follow(home if isinstance(home, Filterable) else None)
+        self.main_screen.query_one(FilterBar).follow(self.filter_target())
 
     def on_key(self, event: events.Key) -> None:
         """A replay acts on nothing: a key that would act on a cluster says so instead of doing nothing."""
@@ -447,11 +447,11 @@ class KafkatopApp(App[None]):
                 return
 
     def action_leave_field(self) -> None:
-        home = self.home()
-        if self.focused is not home:
-            self.set_focus(home)
-        elif isinstance(home, Filterable) and home.filter_text:
+        focused, home = self.focused, self.home()
+        if isinstance(focused, Filterable) and focused.filter_text:
             self.main_screen.query_one(FilterBar).clear()  # Escape on a filtered table: every row again
+        elif focused is not home:
+            self.set_focus(home)
 
     def action_processes(self) -> None:
         if not self._has("control"):
@@ -461,12 +461,22 @@ class KafkatopApp(App[None]):
 
     def action_filter(self) -> None:
         """`/`: the active tab's table, narrowed to the rows holding what is typed."""
-        home = self.home()
-        if not isinstance(home, Filterable):
-            self.notify("/ filters the partition, group and consumer tables: this tab has none", timeout=4)
+        target = self.filter_target()
+        if target is None:
+            self.notify("/ filters the partitions, the groups and the consumed messages: this tab has none", timeout=4)
             return
-        bar = self.main_screen.query_one(FilterBar)
-        bar.open(home)
+        self.main_screen.query_one(FilterBar).open(target)
+
+    def filter_target(self) -> Filterable | None:
+        """What `/` narrows in the active tab: the consumed messages in Consume, else the tab's table."""
+        pane = self.main_screen.query_one(TabbedContent).active_pane
+        log = next(iter(pane.query(MessageLog)), None) if pane is not None else None
+        if log is not None:
+            return log
+        home = self.home()
+        if isinstance(home, PartitionTable) or (isinstance(home, KeyedTable) and home.filterable):
+            return home
+        return None
 
     def action_replay(self, what: str) -> None:
         if self.replay is None:

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Checkbox, DataTable, Input, RichLog, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Static
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
@@ -22,6 +22,7 @@ from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, no_topic_text
 from kafkatop.tui.live.widgets.fields import error_text as _error_text
 from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
 
 
@@ -43,8 +44,8 @@ class ConsumerPanel(LivePane, Vertical):
             yield Button("Start", variant="primary", compact=True, id="start-consumer")
             yield Button("Stop", compact=True, id="stop-consumer")
         yield Static("", id="consume-status", classes="status")
-        yield DataTable(id="consumers", cursor_type="row")
-        yield RichLog(max_lines=LOG_LINES, wrap=True, id="received")  # a long message wraps, never cut
+        yield KeyedTable(id="consumers")
+        yield MessageLog(max_lines=LOG_LINES, wrap=True, id="received")  # a long message wraps, never cut
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:
@@ -102,19 +103,19 @@ class ConsumerPanel(LivePane, Vertical):
             self.app.call_from_thread(self._show_status, _error_text(e))
 
     def show_drained(self, drained: ConsoleActivity) -> None:
-        log = self.query_one("#received", RichLog)
+        log = self.query_one("#received", MessageLog)
         for change in drained.changes:
             parts = ", ".join(f"{tp.topic}-{tp.partition}" for tp in change.partitions) or "nothing"
-            log.write(Text(f"⟳ {change.consumer} ({change.group}) {change.kind}: {parts}", style="bold cyan"))
+            log.add(Text(f"⟳ {change.consumer} ({change.group}) {change.kind}: {parts}", style="bold cyan"))
         received = drained.received
         shown = received[-LINES_PER_BATCH:]
         if len(received) > len(shown):
-            log.write(Text(f"… {len(received) - len(shown)} more messages", style="dim"))
+            log.add(Text(f"… {len(received) - len(shown)} more messages", style="dim"))
         for r in shown:
             key = f" key={r.key}" if r.key is not None else ""
-            log.write(Text(f"{r.consumer} ← {r.topic}-{r.partition} @{r.offset}{key}  {r.value[:80]}"))
+            log.add(Text(f"{r.consumer} ← {r.topic}-{r.partition} @{r.offset}{key}  {r.value[:80]}"))
         if drained.dropped:
-            log.write(Text(f"… {drained.dropped} messages not shown (arriving faster than drawn)", style="yellow"))
+            log.add(Text(f"… {drained.dropped} messages not shown (arriving faster than drawn)", style="yellow"))
         self._show_consumers(drained.consumers)
 
     def _show_consumers(self, consumers: tuple[ConsumerView, ...]) -> None:

@@ -23,6 +23,7 @@ from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.fields import error_text as _error_text
 from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.tables import Cells, KeyedTable
 
 # The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
 RESET_CHOICES: dict[str, tuple[str, str]] = {
@@ -41,7 +42,7 @@ class GroupsPanel(LivePane, Vertical):
         super().__init__()
         self.hub = hub
         self.snapshot: ClusterSnapshot | None = None
-        self._rows: Mapping[str, tuple[object, ...]] | None = None
+        self._rows: Mapping[str, Cells] | None = None
         self._offset_rows: list[tuple[str, str, str, str, str, str]] | None = None
 
     def draw(self, view: LiveView) -> None:
@@ -49,8 +50,8 @@ class GroupsPanel(LivePane, Vertical):
             self.show_groups(view.cluster, view.history)
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="groups", cursor_type="row")
-        yield DataTable(id="group-offsets", cursor_type="row")
+        yield KeyedTable(id="groups", filterable=True)
+        yield KeyedTable(id="group-offsets")
         with Horizontal(classes="options", id="reset-row"):
             yield Label("reset to")
             yield Select([(label, to) for to, (label, _) in RESET_CHOICES.items()], value="earliest",
@@ -67,17 +68,13 @@ class GroupsPanel(LivePane, Vertical):
 
     @property
     def selected_group(self) -> str | None:
-        table = self.query_one("#groups", DataTable)
-        if not table.row_count:
-            return None
-        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        return self.query_one("#groups", KeyedTable).selected_key
 
     def show_groups(self, snapshot: ClusterSnapshot, history: HistorySnapshot | None = None) -> None:
         """`history` adds each group's lag over the last polls."""
         self.snapshot = snapshot
-        table = self.query_one("#groups", DataTable)
-        selected = self.selected_group
-        rows = {
+        table = self.query_one("#groups", KeyedTable)
+        rows: dict[str, Cells] = {
             g.group_id: (
                 g.group_id,
                 Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
@@ -90,11 +87,7 @@ class GroupsPanel(LivePane, Vertical):
         }
         if self._rows != rows:
             self._rows = rows
-            table.clear()
-            for gid, row in rows.items():
-                table.add_row(*row, key=gid)
-            if selected in rows:
-                table.move_cursor(row=list(rows).index(selected))
+            table.set_rows(rows)  # the highlighted group stays highlighted; `/` keeps its filter
         self._show_offsets()
 
     @on(DataTable.RowHighlighted, "#groups")

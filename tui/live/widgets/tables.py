@@ -1,14 +1,15 @@
 """What every table of the live view shares: j/k/g/G as in less and vi (beside the arrows, Home and End), and a
-`/` filter over its rows."""
+`/` filter over its rows; and a console log the same filter narrows."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable
+from textual.widgets import DataTable, RichLog
 
 from kafkatop.tui.live.widgets.filter import matches
 
@@ -27,9 +28,11 @@ class KeyedTable(DataTable[str | Text]):
 
     BINDINGS = VI_KEYS
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, filterable: bool = False, **kwargs: Any) -> None:
+        """`filterable`: rows come through `set_rows`, so `/` can narrow them (rows added one by one cannot be)."""
         kwargs.setdefault("cursor_type", "row")
         super().__init__(**kwargs)
+        self.filterable = filterable
         self.filter_text = ""
         self._all: dict[str, Cells] = {}
 
@@ -61,3 +64,26 @@ class KeyedTable(DataTable[str | Text]):
         except Exception:  # noqa: BLE001 - no valid cursor while the table is rebuilt
             return None
         return None if key.value is None else str(key.value)
+
+
+class MessageLog(RichLog):
+    """A console's log that `/` narrows to the lines holding what is typed (a key, a value, a topic-partition): it
+    keeps its last `max_lines` lines, and writes again those the filter keeps."""
+
+    def __init__(self, *, max_lines: int, **kwargs: Any) -> None:
+        super().__init__(max_lines=max_lines, **kwargs)
+        self.filter_text = ""
+        self._kept: deque[Text] = deque(maxlen=max_lines)
+
+    def add(self, line: Text) -> None:
+        self._kept.append(line)
+        if not self.filter_text or matches(self.filter_text, line.plain):
+            self.write(line)
+
+    def apply_filter(self, text: str) -> tuple[int, int]:
+        self.filter_text = text
+        self.clear()
+        shown = [line for line in self._kept if not text or matches(text, line.plain)]
+        for line in shown:
+            self.write(line)
+        return len(shown), len(self._kept)
