@@ -98,7 +98,8 @@ class SparkPanel(LivePane, Vertical):
             yield Checkbox("live (l)", False, id="spark-live")
         yield SparkStatusLine(self._clock, id="spark-state")
         yield ProgressBar(total=None, show_eta=False, id="spark-progress")
-        yield Static("", id="spark-summary")
+        yield Static(Text("no count yet: g counts the picked topic with Spark, l keeps live counts", "dim"),
+                     id="spark-summary")  # fmt: skip
         yield DataTable(id="spark-table", cursor_type="row")
         yield Static("", id="spark-notes")
 
