@@ -29,7 +29,7 @@ STATES = {
         topic="purchases",
         progress=JobProgress("2", 2, 4, 2, "reading Kafka", job_id=3, stage_id=5),
         last_count=LAST,
-    ),  # fmt: skip
+    ),
     "counted": READY,
     "failed": SparkStatus(
         "failed",
@@ -37,7 +37,7 @@ STATES = {
         TAKEN_AT - 1,
         reason="Java not found: Spark needs a Java runtime (17 or 21). Install a JDK and put java on PATH, or set "
         "JAVA_HOME",
-    ),  # fmt: skip
+    ),
 }
 
 
