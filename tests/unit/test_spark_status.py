@@ -53,9 +53,7 @@ def test_a_watcher_gets_the_status_at_once_then_each_change_once() -> None:
     assert [(s.phase, s.step) for s in seen[1:]] == [("starting", "launching"), ("starting", "jvm"),
                                                      ("starting", "warm-up")]  # fmt: skip
     assert {s.since for s in seen[1:]} == {T0}, "starting counts from the launch, through every step"
-    assert str(status_text(seen[-1], clock.now)) == (
-        "● Spark starting (local[*]): warm-up job (Python workers, the Kafka source)… 12 s"
-    )
+    assert str(status_text(seen[-1], clock.now)) == ("● Spark starting (local[*]): warm-up job (Python workers)… 12 s")
     assert str(status_text(seen[2], T0 + 3)) == "● Spark starting (local[*]): launching Spark's JVM… 3 s"
 
 

@@ -15,7 +15,7 @@ from kafkatop.backends.model.spark import SparkStatus
 STEPS = {
     "launching": "starting the Spark service",
     "jvm": "launching Spark's JVM",
-    "warm-up": "warm-up job (Python workers, the Kafka source)",
+    "warm-up": "warm-up job (Python workers)",
 }
 STYLE = {
     "not started": "dim",
@@ -49,9 +49,10 @@ def status_text(status: SparkStatus, now: float) -> Text:
         if p is None:
             text.append("planning")
         else:
+            job = "" if p.job_id is None else f"job {p.job_id}"
             stage = "" if p.stage_id is None else f", stage {p.stage_id}"
             doing = f" ({p.stage})" if p.stage else ""
-            text.append(f"job {p.job_id}{stage}{doing}: {p.done}/{p.total} tasks")
+            text.append(f"{job}{stage}{doing}: {p.done}/{p.total} tasks".lstrip(", :"))
         text.append(f" · {elapsed}")
     elif phase == "streaming":
         batch = "waiting for the first batch" if status.batch_id is None else f"batch {status.batch_id}"
