@@ -135,3 +135,46 @@ def test_a_master_that_does_not_answer_says_failed_and_how_to_start_one() -> Non
     assert client.status.reason.startswith(f"Spark master spark://127.0.0.1:{port} is not reachable")
     assert "Start one with $SPARK_HOME/sbin/start-master.sh" in client.status.reason
     assert "\n" not in client.status.reason
+
+
+async def test_showing_the_tab_warms_up_once_and_the_seconds_move() -> None:
+    """The panel's part alone, with a test double of the port that pushes "starting" from another thread when warmed
+    up, as the service client does; the app's clock is moved by hand."""
+    from dataclasses import replace
+
+    from kafkatop.tui.live.app import KafkatopApp
+    from kafkatop.tui.live.sources import Sources
+    from kafkatop.tui.live.widgets.spark import SparkPanel
+    from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, RecordedSparkCounts, kraft_lab
+    from tests.snapshots.test_app_snapshots import FROZEN
+
+    class WarmsUp(RecordedSparkCounts):
+        warm_ups = 0
+
+        def warm_up(self) -> None:
+            self.warm_ups += 1
+            self.push(SparkStatus("starting", "local[*]", TAKEN_AT, step="jvm"))
+
+    now = [TAKEN_AT]
+    cluster, nodes, quorum = kraft_lab()
+    spark = WarmsUp(SparkStatus("not started", "local[*]", TAKEN_AT, reason="it starts when the Spark tab is shown"))
+    app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, spark=spark), FROZEN,
+                      clock=lambda: now[0])  # fmt: skip
+    async with app.run_test(size=(80, 24)) as pilot:
+        panel = app.query_one(SparkPanel)
+
+        def line() -> str:
+            return str(panel.query_one("#spark-state").render())
+
+        await pilot.pause()
+        assert spark.warm_ups == 0 and "not started (local[*]): it starts when the Spark tab is shown" in line()
+        await pilot.press("8")
+        await pilot_until(pilot, lambda: "Spark starting (local[*]): launching Spark's JVM… 0 s" in line(), timeout_s=5)
+        now[0] += 5
+        await pilot_until(pilot, lambda: line().endswith("… 5 s"), "the next second's redraw", timeout_s=5)
+        await pilot.press("1")
+        await pilot.press("8")
+        await pilot.pause()
+        assert spark.warm_ups == 1, "shown again: Spark is not launched twice"
+        spark.push(replace(spark.status, phase="ready", master="local[2]", spark_version="4.0.1", cores=2))
+        await pilot_until(pilot, lambda: line() == "● Spark ready · local[2] · Spark 4.0.1 · 2 cores", timeout_s=5)

@@ -90,6 +90,7 @@ class SparkPanel(LivePane, Vertical):
         self._topics: tuple[str, ...] = ()
         self._columns: tuple[str, ...] = ()
         self._bar_width = BAR_WIDTH
+        self._warmed = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options"):
@@ -108,6 +109,7 @@ class SparkPanel(LivePane, Vertical):
         self.query_one("#spark-progress").display = False
         if self.counter is None:
             self._notice("Spark is not available here: run kafkatop where pyspark and Java are installed")
+            self.query_one("#spark-summary", Static).update("")
         else:
             # Pushed from the service client's threads; the first call comes at once, from this one.
             self.counter.watch(self._status_from_thread)
@@ -155,9 +157,11 @@ class SparkPanel(LivePane, Vertical):
             select.value = topics[0]
 
     def warm_up(self) -> None:
-        """The tab was shown: launch Spark now, so the first count does not wait for a JVM. The state line says
-        "starting" as soon as the service client has launched it (it pushes the change)."""
-        if self.counter is not None and self.status is not None and self.status.phase == "not started":
+        """The tab was shown: launch Spark now, so the first count does not wait for a JVM (once; the port decides
+        whether it does). The state line says "starting" as soon as the service client has launched it: it pushes
+        the change."""
+        if self.counter is not None and not self._warmed:
+            self._warmed = True
             self._warm_up(self.counter)
 
     # --- actions -----------------------------------------------------------------------------------------------
