@@ -232,6 +232,7 @@ class SparkService:
                 stage = ""
                 job_id: int | None = None
                 stage_id: int | None = None
+                named: list[tuple[int, int, int, str]] = []  # (rank, order, stage id, what it does)
                 for job in sorted(tracker.getJobIdsForGroup(rid)):
                     job_id = job
                     info = tracker.getJobInfo(job)
@@ -245,10 +246,14 @@ class SparkService:
                             total + s.numTasks,
                             running + s.numActiveTasks,
                         )
-                        if s.numActiveTasks:
-                            # A job's first stage scans Kafka; the later ones shuffle and aggregate.
-                            stage = "reading Kafka" if sid == stage_ids[0] else "aggregating"
-                            stage_id = sid
+                        # Name the newest stage with running tasks, else the first one not finished, else the last
+                        # (a sample can fall between two stages). A job's first stage scans Kafka; the later ones
+                        # shuffle and aggregate.
+                        rank = 2 if s.numActiveTasks else 1 if s.numCompletedTasks < s.numTasks else 0
+                        does = "reading Kafka" if sid == stage_ids[0] else "aggregating"
+                        named.append((rank, -sid if rank == 1 else sid, sid, does))
+                if named:
+                    _, _, stage_id, stage = max(named)
             except Exception:  # noqa: BLE001 — progress is best effort; the request reports its own outcome
                 return
             now = JobProgress(rid, done, total, running, stage, job_id, stage_id)
