@@ -400,10 +400,6 @@ class SparkCounts:
     def master(self) -> str:
         return self.service.master
 
-    @property
-    def state(self) -> ServiceState:
-        return self.service.state
-
     def watch(self, on_status: StatusWatcher) -> None:
         self.service.watch(on_status)
 
