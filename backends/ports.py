@@ -16,7 +16,7 @@ from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRep
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.recording import Payload, RecordKind
-from kafkatop.backends.model.spark import JobProgress, ServiceInfo, ServiceState, TopicCounts
+from kafkatop.backends.model.spark import JobProgress, SparkStatus, TopicCounts
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
 
 EnsembleView = EnsembleSnapshot | QuorumSnapshot  # ZooKeeper's servers, or the KRaft quorum
@@ -121,15 +121,13 @@ class Consoles(Protocol):
 
 
 class SparkCounts(Protocol):
-    """Per-partition counts of a topic, computed by Spark in a process of its own. Every call but `state` and
-    `status` blocks; failures are SparkServiceError or SparkJobError."""
+    """Per-partition counts of a topic, computed by Spark in a process of its own. `watch` calls `on_status` at once
+    and then on every change of what Spark is doing (from any thread); `warm_up` launches Spark without waiting for
+    it. Every other call blocks; failures are SparkServiceError or SparkJobError."""
 
-    @property
-    def state(self) -> ServiceState: ...
+    def watch(self, on_status: Callable[[SparkStatus], None]) -> None: ...
 
-    def status(self) -> str: ...
-
-    def start(self) -> ServiceInfo: ...
+    def warm_up(self) -> None: ...
 
     def counts(self, topic: str, on_progress: Callable[[JobProgress], None] | None = None) -> TopicCounts: ...
 

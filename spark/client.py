@@ -26,8 +26,10 @@ from kafkatop.backends.model.spark import (
     ServiceState,
     SparkJobError,
     SparkServiceError,
+    SparkStatus,
     TopicCounts,
 )
+from kafkatop.spark.status import Lifecycle, StatusWatcher
 
 START_TIMEOUT_S = 180.0  # a cold JVM on a busy 2-core laptop; the service says "fatal" itself when it can
 LOG_TAIL_LINES = 12
@@ -47,8 +49,11 @@ class SparkServiceClient:
         work_dir: Path | None = None,
         python: str | None = None,
         env: Mapping[str, str] | None = None,
+        idle_reason: str = "it starts on the first count",
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.master = master
+        self.lifecycle = Lifecycle(master, idle_reason, clock)
         self.log_path = log_path
         self.work_dir = work_dir
         self._python = python or sys.executable
@@ -69,6 +74,13 @@ class SparkServiceClient:
     @property
     def state(self) -> ServiceState:
         return self._state
+
+    @property
+    def status(self) -> SparkStatus:
+        return self.lifecycle.status
+
+    def watch(self, on_status: StatusWatcher) -> None:
+        self.lifecycle.watch(on_status)
 
     @property
     def info(self) -> ServiceInfo | None:
@@ -100,6 +112,7 @@ class SparkServiceClient:
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self.log_path, "ab")  # noqa: SIM115 — lives as long as the process
+        self.lifecycle.starting("launching")
         try:
             self._proc = subprocess.Popen(
                 cmd,
@@ -141,6 +154,7 @@ class SparkServiceClient:
                 self._terminate()
         if self._state != "failed":
             self._state = "stopped"
+            self.lifecycle.stopped()
         self._ready.set()
         if self._log is not None:
             self._log.close()
@@ -177,6 +191,8 @@ class SparkServiceClient:
         """Per-partition counts of `topic`, computed by Spark; blocks until the result (or raises SparkJobError)."""
         self.wait_ready()
         rid, pending = self._register()
+        self.lifecycle.count_started(rid, topic)
+        result: TopicCounts | None = None
         try:
             self._send(
                 {
@@ -194,16 +210,27 @@ class SparkServiceClient:
             while True:
                 event = self._next(pending, deadline, rid)
                 kind = event.get("event")
-                if kind == "progress" and on_progress is not None:
-                    on_progress(
-                        JobProgress(rid, event["done"], event["total"], event.get("running", 0), event.get("stage", ""))
+                if kind == "progress":
+                    progress = JobProgress(
+                        rid,
+                        event["done"],
+                        event["total"],
+                        event.get("running", 0),
+                        event.get("stage", ""),
+                        event.get("job"),
+                        event.get("stage_id"),
                     )
+                    self.lifecycle.progressed(rid, progress)
+                    if on_progress is not None:
+                        on_progress(progress)
                 elif kind == "result":
-                    return TopicCounts.from_json(event["counts"])
+                    result = TopicCounts.from_json(event["counts"])
+                    return result
                 elif kind == "error":
                     raise SparkJobError(event.get("message", "the count failed"))
         finally:
             self._unregister(rid)
+            self.lifecycle.count_ended(rid, result)
 
     def start_stream(
         self,
@@ -218,6 +245,7 @@ class SparkServiceClient:
         """Start a streaming count; on_update per micro-batch and on_end(error or None) run on a reader thread."""
         self.wait_ready()
         rid, pending = self._register()
+        self.lifecycle.stream_started(rid, topic)
 
         def pump() -> None:
             try:
@@ -225,7 +253,9 @@ class SparkServiceClient:
                     event = self._next(pending, None, rid)
                     kind = event.get("event")
                     if kind == "update":
-                        on_update(TopicCounts.from_json(event["counts"]))
+                        counts = TopicCounts.from_json(event["counts"])
+                        self.lifecycle.stream_updated(rid, counts.batch_id)
+                        on_update(counts)
                     elif kind == "stopped":
                         on_end(None)
                         return
@@ -236,6 +266,7 @@ class SparkServiceClient:
                 on_end(str(e))
             finally:
                 self._unregister(rid)
+                self.lifecycle.stream_ended(rid)
 
         threading.Thread(target=pump, name=f"spark-stream-{rid}", daemon=True).start()
         self._send(
@@ -306,16 +337,20 @@ class SparkServiceClient:
                     pending = self._pending.get(str(rid))
                 if pending is not None:
                     pending.events.put(event)
+            elif kind == "starting" and event.get("step") in ("jvm", "warm-up"):
+                self.lifecycle.starting(event["step"])
             elif kind == "ready":
                 info = event["info"]
                 self._info = ServiceInfo(**{**info, "notes": tuple(info.get("notes", ()))})
                 self._state = "ready"
+                self.lifecycle.ready(self._info)
                 self._ready.set()
             elif kind == "fatal":
                 self._fail(event.get("message", "the Spark service failed"))
         code = proc.wait()
         if self._closing and self._failure is None:
             self._state = "stopped"
+            self.lifecycle.stopped()
         elif self._failure is None:
             self._fail(f"the Spark service exited (code {code}){self._log_hint()}")
         else:
@@ -325,6 +360,7 @@ class SparkServiceClient:
     def _fail(self, message: str) -> None:
         self._failure = message
         self._state = "failed"
+        self.lifecycle.failed(message)
         self._ready.set()
 
     def _log_hint(self) -> str:
@@ -339,10 +375,11 @@ class SparkServiceClient:
 
 
 class SparkCounts:
-    """The Spark panel's backend: one cluster's counts through a Spark service started on first use.
+    """The Spark panel's backend: one cluster's counts through a Spark service, started when the panel is first shown
+    (warm-up) or by the first request.
 
-    Every method blocks (the TUI calls them from thread workers). A service that failed or died is started again
-    by the next request.
+    Every method but `watch` and `warm_up` blocks (the TUI calls them from thread workers). A service that failed or
+    died is started again by the next request. What Spark is doing is pushed to `watch`ers as a SparkStatus.
     """
 
     def __init__(
@@ -351,27 +388,26 @@ class SparkCounts:
         *,
         master: str = "local[*]",
         log_path: Path | None = None,
+        warm_up: bool = True,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.connection = connection
-        self.service = SparkServiceClient(master, log_path=log_path)
+        self._warm_up = warm_up
+        idle = "it starts when the Spark tab is shown" if warm_up else "it starts when you count"
+        self.service = SparkServiceClient(master, log_path=log_path, idle_reason=idle, clock=clock)
 
     @property
     def master(self) -> str:
         return self.service.master
 
-    @property
-    def state(self) -> ServiceState:
-        return self.service.state
+    def watch(self, on_status: StatusWatcher) -> None:
+        self.service.watch(on_status)
 
-    def status(self) -> str:
-        s = self.service
-        if s.state == "ready" and s.info is not None:
-            return f"Spark {s.info.spark_version} ready · {s.info.master} · {s.info.default_parallelism} cores"
-        if s.state == "starting":
-            return f"starting Spark ({s.master})…"
-        if s.state == "failed":
-            return f"Spark failed: {s.failure}"
-        return f"Spark not started ({s.master}); it starts when you count"
+    def warm_up(self) -> None:
+        """Launch the service now, without waiting for it, so the first count finds Spark up; only once (a failed
+        service waits for the next request), and only when warm-up is on."""
+        if self._warm_up and self.service.status.phase == "not started":
+            self.service.start()
 
     def start(self) -> ServiceInfo:
         if self.service.state in ("stopped", "failed"):

@@ -11,10 +11,12 @@ Requests (stdin):
     {"id": "4", "op": "ping"}
     {"op": "shutdown"}                            also on end of input: the client went away
 Events (stdout):
-    {"event": "starting", "master": "local[*]"}
+    {"event": "starting", "master": "local[*]"}   the process runs (checks Java and the master)
+    {"event": "starting", "step": "jvm"}          Spark's JVM is launching
+    {"event": "starting", "step": "warm-up"}      the session is up; a first job loads Python workers
     {"event": "ready", "info": {ServiceInfo}}
     {"event": "fatal", "message": "..."}          the session could not start or died; the process exits
-    {"id": "1", "event": "progress", "done": 7, "total": 12, "running": 2, "stage": "..."}
+    {"id": "1", "event": "progress", "done": 7, "total": 12, "running": 2, "stage": "...", "job": 3, "stage_id": 5}
     {"id": "1", "event": "result", "counts": {TopicCounts}}
     {"id": "2", "event": "update", "counts": {TopicCounts}}   each micro-batch of a stream
     {"id": "1", "event": "error", "message": "..."}
@@ -96,6 +98,7 @@ class SparkService:
         if is_local(self.master):
             # A local session serves no one else: the driver listens on loopback only.
             builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        self.out.send("starting", step="jvm")
         try:
             self.spark = builder.getOrCreate()
         except Exception as e:  # noqa: BLE001 — any failure to start is told the same way
@@ -109,6 +112,7 @@ class SparkService:
         register(self.spark)
         if not is_local(self.master):
             sc.addPyFile(str(source_archive(self.work_dir)))
+        self.out.send("starting", step="warm-up")
         notes = self._warm_up()
         return ServiceInfo(
             master=sc.master,
@@ -226,7 +230,11 @@ class SparkService:
             try:
                 done = total = running = 0
                 stage = ""
-                for job in tracker.getJobIdsForGroup(rid):
+                job_id: int | None = None
+                stage_id: int | None = None
+                named: list[tuple[int, int, int, str]] = []  # (rank, order, stage id, what it does)
+                for job in sorted(tracker.getJobIdsForGroup(rid)):
+                    job_id = job
                     info = tracker.getJobInfo(job)
                     stage_ids = sorted(info.stageIds) if info else []
                     for sid in stage_ids:
@@ -238,14 +246,21 @@ class SparkService:
                             total + s.numTasks,
                             running + s.numActiveTasks,
                         )
-                        if s.numActiveTasks:
-                            # A job's first stage scans Kafka; the later ones shuffle and aggregate.
-                            stage = "reading Kafka" if sid == stage_ids[0] else "aggregating"
+                        # Name the newest stage with running tasks, else the first one not finished, else the last
+                        # (a sample can fall between two stages). A job's first stage scans Kafka; the later ones
+                        # shuffle and aggregate.
+                        rank = 2 if s.numActiveTasks else 1 if s.numCompletedTasks < s.numTasks else 0
+                        does = "reading Kafka" if sid == stage_ids[0] else "aggregating"
+                        named.append((rank, -sid if rank == 1 else sid, sid, does))
+                if named:
+                    _, _, stage_id, stage = max(named)
             except Exception:  # noqa: BLE001 — progress is best effort; the request reports its own outcome
                 return
-            now = JobProgress(rid, done, total, running, stage)
+            now = JobProgress(rid, done, total, running, stage, job_id, stage_id)
             if total and now != last:
-                self.out.send("progress", rid, done=done, total=total, running=running, stage=stage)
+                self.out.send(
+                    "progress", rid, done=done, total=total, running=running, stage=stage, job=job_id, stage_id=stage_id
+                )
                 last = now
             finished.wait(PROGRESS_INTERVAL_S)
 

@@ -9,7 +9,10 @@ from typing import Any, Literal
 
 from kafkatop.backends.model.errors import KafkatopError
 
-ServiceState = Literal["stopped", "starting", "ready", "failed"]
+ServiceState = Literal["stopped", "starting", "ready", "failed"]  # the service process, as its client sees it
+# What Spark is doing, as the Spark panel says it: the process's state, refined by the requests it is serving.
+SparkPhase = Literal["not started", "starting", "ready", "counting", "streaming", "failed", "stopped"]
+StartStep = Literal["launching", "jvm", "warm-up"]  # the service process; Spark's JVM; the first (warm-up) job
 
 
 class SparkServiceError(KafkatopError):
@@ -137,13 +140,15 @@ def watermark_check(p: PartitionCounts, cleanup_policy: str | None) -> str | Non
 
 @dataclass(frozen=True, slots=True)
 class JobProgress:
-    """Tasks of the running Spark job: what the progress bar shows."""
+    """Tasks of the running Spark job, from Spark's status tracker: what the progress bar shows."""
 
     request_id: str
     done: int
     total: int
     running: int = 0
-    stage: str = ""
+    stage: str = ""  # what the active stage does: "reading Kafka", "aggregating"
+    job_id: int | None = None  # Spark's ids of the newest job and of its active stage
+    stage_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,3 +162,38 @@ class ServiceInfo:
     pid: int
     warm: bool = False  # a first job has run (Python workers and the data source are loaded)
     notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class LastCount:
+    """The newest finished batch count."""
+
+    at: float  # epoch seconds when its result arrived
+    topic: str
+    records: int
+    elapsed_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class SparkStatus:
+    """What Spark is doing now, produced by the Spark service's client from the service's own lifecycle events (the
+    process launched, the JVM started, the warm-up job ran, ready, fatal, exit) and the requests it serves. The panel
+    renders it and never asks: it is pushed on every change."""
+
+    phase: SparkPhase
+    master: str  # the requested master until ready, then the session's own (local[2], spark://host:7077)
+    since: float  # epoch seconds when this phase began: a panel shows "starting, 12 s" from it
+    reason: str = ""  # not started: when it will start; failed: one line, with what to do
+    step: StartStep | None = None  # starting: how far
+    spark_version: str = ""
+    cores: int = 0
+    topic: str = ""  # counting or streaming
+    progress: JobProgress | None = None  # counting, once Spark has scheduled a job
+    batch_id: int | None = None  # streaming: the newest micro-batch reported
+    streams: int = 0  # live counts running (a count can run beside them)
+    last_count: LastCount | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Starting or counting: the elapsed seconds change the line every second."""
+        return self.phase in ("starting", "counting")

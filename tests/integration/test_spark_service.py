@@ -195,7 +195,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     admin = AdminSource(KafkaConnection.parse(mock.bootstrap_servers), timeout_s=2.0)
     app = KafkatopApp(Sources(admin.poll, spark=counter), Settings(poll_interval_s=0.5))
     async with app.run_test(size=(120, 34)) as pilot:
-        await pilot.press("8")
+        await pilot.press(str([t.id for t in app.visible_tabs()].index("tab-spark") + 1))  # no Log or Quorum tab here
         panel = app.query_one(SparkPanel)
         await pilot_until(pilot, lambda: "panel" in panel._topics, timeout_s=30.0)
         panel.query_one("#spark-topic", Select).value = "panel"

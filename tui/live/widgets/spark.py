@@ -2,14 +2,15 @@
 each count against high − low watermark; a live mode keeps a streaming query's counts on screen.
 
 Spark runs in the Spark service process (kafkatop.spark.service), reached through `counter` (the SparkCounts port);
-its blocking calls run in thread workers and come back as messages.
+its blocking calls run in thread workers and come back as messages. What Spark is doing (starting, ready, counting…)
+is pushed by the port as a SparkStatus and drawn by the state line.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from rich.text import Text
 from textual import on, work
@@ -19,14 +20,18 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Checkbox, DataTable, ProgressBar, Select, Static
 
-from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError, TopicCounts, watermark_check
+from kafkatop.backends.model.spark import SparkJobError, SparkServiceError, SparkStatus, TopicCounts, watermark_check
 from kafkatop.backends.ports import SparkCounts
 from kafkatop.tui.format import data_size
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.spark_status import SparkStatusLine
 
 BAR_WIDTH = 24
+NARROW = 100  # below: no first/last offset columns, a shorter bar and two top keys, so 80 columns hold the rest
+SHORT = 20  # panel rows below which the controls drop their borders (one row instead of three)
 COLUMNS = ("partition", "records", "", "bytes", "first", "last", "low", "high", "check", "top keys")
+WIDE_ONLY = ("first", "last")
 
 
 @dataclass
@@ -35,11 +40,11 @@ class SparkCounted(Message):
 
 
 @dataclass
-class SparkProgressed(Message):
-    progress: JobProgress
+class SparkStatusChanged(Message):
+    status: SparkStatus
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SparkProgressed)
+        return isinstance(message, SparkStatusChanged)
 
 
 @dataclass
@@ -52,11 +57,6 @@ class SparkStreamStarted(Message):
     stream_id: str
 
 
-@dataclass
-class SparkStateChanged(Message):
-    state: str
-
-
 def bar(value: int, largest: int, width: int = BAR_WIDTH) -> Text:
     """A horizontal bar in eighths of a cell, so small differences between partitions still show."""
     if largest <= 0 or value <= 0:
@@ -65,6 +65,11 @@ def bar(value: int, largest: int, width: int = BAR_WIDTH) -> Text:
     full, rest = divmod(eighths, 8)
     partial = "▏▎▍▌▋▊▉"[rest - 1] if rest else ""
     return Text("█" * full + partial, style="cyan").append(" " * (width - full - len(partial)))
+
+
+def bar_width(width: int) -> int:
+    """The bar's cells for a panel `width` columns wide: full from NARROW up, then shrinking with the terminal."""
+    return BAR_WIDTH if width >= NARROW else max(6, min(BAR_WIDTH, width - 72))
 
 
 def _error_text(e: BaseException) -> str:
@@ -80,30 +85,54 @@ class SparkPanel(LivePane, Vertical):
         self.stream_id: str | None = None
         self.counts: TopicCounts | None = None
         self.batch_counts: TopicCounts | None = None  # the last full count: live updates carry no top keys
-        self._clock = clock
+        self.status: SparkStatus | None = None
+        self._clock = clock or time.time
         self._topics: tuple[str, ...] = ()
-        self._warming = False
+        self._columns: tuple[str, ...] = ()
+        self._bar_width = BAR_WIDTH
+        self._warmed = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options"):
             yield Select[str]([], prompt="topic", id="spark-topic")
             yield Button("Count (g)", id="spark-count", variant="primary")
             yield Checkbox("live (l)", False, id="spark-live")
-            yield Static("", id="spark-state")
+        yield SparkStatusLine(self._clock, id="spark-state")
         yield ProgressBar(total=None, show_eta=False, id="spark-progress")
-        yield Static("", id="spark-summary")
+        yield Static(Text("no count yet: g counts the picked topic with Spark, l keeps live counts", "dim"),
+                     id="spark-summary")  # fmt: skip
         yield DataTable(id="spark-table", cursor_type="row")
         yield Static("", id="spark-notes")
 
     def on_mount(self) -> None:
-        table = self.query_one("#spark-table", DataTable)
-        for column in COLUMNS:
-            table.add_column(column, key=column or "bar")
+        self._set_columns(self.size.width or self.app.size.width)
         self.query_one("#spark-progress").display = False
         if self.counter is None:
-            self._state("Spark is not available here: run kafkatop where pyspark and Java are installed")
+            self._notice("Spark is not available here: run kafkatop where pyspark and Java are installed")
+            self.query_one("#spark-summary", Static).update("")
         else:
-            self._state(self.counter.status())
+            # Pushed from the service client's threads; the first call comes at once, from this one.
+            self.counter.watch(self._status_from_thread)
+
+    def on_resize(self) -> None:
+        short = 0 < self.size.height < SHORT
+        for control in self.query("#spark-topic, #spark-count, #spark-live"):
+            if isinstance(control, Select | Button | Checkbox):
+                control.compact = short
+        if self._set_columns(self.size.width) and self.counts is not None:
+            self.show_counts(self.counts)
+
+    def _set_columns(self, width: int) -> bool:
+        """The table's columns for a panel `width` wide; False when they are already those."""
+        columns = tuple(c for c in COLUMNS if width >= NARROW or c not in WIDE_ONLY)
+        if columns == self._columns and bar_width(width) == self._bar_width:
+            return False
+        self._columns, self._bar_width = columns, bar_width(width)
+        table = self.query_one("#spark-table", DataTable)
+        table.clear(columns=True)
+        for column in columns:
+            table.add_column(column, key=column or "bar", width=self._bar_width if not column else None)
+        return True
 
     # --- fed by the app ------------------------------------------------------------------------------------------
     def draw(self, view: LiveView) -> None:
@@ -111,6 +140,7 @@ class SparkPanel(LivePane, Vertical):
             self.show_topics([t.name for t in view.cluster.topics])
 
     def on_show(self) -> None:
+        super().on_show()
         self.warm_up()
 
     def show_topics(self, names: list[str]) -> None:
@@ -127,10 +157,12 @@ class SparkPanel(LivePane, Vertical):
             select.value = topics[0]
 
     def warm_up(self) -> None:
-        """The tab was shown: start the Spark service now, so the first count does not wait for a JVM."""
-        if self.counter is not None and not self._warming and self.counter.state == "stopped":
-            self._warming = True
-            self._start_service(self.counter)
+        """The tab was shown: launch Spark now, so the first count does not wait for a JVM (once; the port decides
+        whether it does). The state line says "starting" as soon as the service client has launched it: it pushes
+        the change."""
+        if self.counter is not None and not self._warmed:
+            self._warmed = True
+            self._warm_up(self.counter)
 
     # --- actions -----------------------------------------------------------------------------------------------
     def _topic(self) -> str | None:
@@ -142,11 +174,11 @@ class SparkPanel(LivePane, Vertical):
         if self.counter is None:
             return
         if topic is None:
-            self._state("pick a topic to count")
+            self._notice("pick a topic to count")
             return
         if any(w.group == "spark-count" and w.is_running for w in self.workers):
             return
-        self._progress(JobProgress("", 0, 0))
+        self._notice(None)
         self._count(self.counter, topic)
 
     def action_live(self) -> None:
@@ -164,7 +196,7 @@ class SparkPanel(LivePane, Vertical):
             topic = self._topic()
             if topic is None or self.counter is None:
                 event.checkbox.value = False
-                self._state("pick a topic for live counts")
+                self._notice("pick a topic for live counts")
                 return
             self._stream(self.counter, topic)
 
@@ -183,43 +215,40 @@ class SparkPanel(LivePane, Vertical):
 
     # --- workers: every Spark call blocks ----------------------------------------------------------------------
     @work(thread=True, group="spark-service", exclusive=True, exit_on_error=False)
-    def _start_service(self, counter: SparkCounts) -> None:
-        self.post_message(SparkStateChanged(counter.status()))
+    def _warm_up(self, counter: SparkCounts) -> None:
         try:
-            counter.start()
-        except Exception as e:  # noqa: BLE001 — shown in the panel; the app keeps running
-            self.post_message(SparkFailed(_error_text(e)))
-        self.post_message(SparkStateChanged(counter.status()))
+            counter.warm_up()
+        except SparkServiceError:
+            pass  # the pushed status says "failed" and why
 
     @work(thread=True, group="spark-count", exit_on_error=False)
     def _count(self, counter: SparkCounts, topic: str) -> None:
-        self.post_message(SparkStateChanged(counter.status()))
         try:
-            counts = counter.counts(topic, on_progress=self._progressed_from_thread)
+            counts = counter.counts(topic)
+        except SparkServiceError:
+            pass  # the service failed: the pushed status says why
         except Exception as e:  # noqa: BLE001 — a failed count is a message, never a crash
-            self.post_message(SparkFailed(_error_text(e)))
+            self.post_message(SparkFailed(f"count of {topic} failed: {_error_text(e)}"))
         else:
             self.post_message(SparkCounted(counts))
-        self.post_message(SparkStateChanged(counter.status()))
 
     @work(thread=True, group="spark-stream", exit_on_error=False)
     def _stream(self, counter: SparkCounts, topic: str) -> None:
-        self.post_message(SparkStateChanged(f"starting live counts of {topic}…"))
-
         def ended(error: str | None) -> None:
             if error is not None:
                 self.post_message(SparkFailed(f"live counts stopped: {error}"))
 
         try:
             stream_id = counter.start_stream(topic, self._counted_from_thread, ended)
+        except SparkServiceError:
+            return  # the pushed status says why
         except Exception as e:  # noqa: BLE001 — shown in the panel
-            self.post_message(SparkFailed(_error_text(e)))
+            self.post_message(SparkFailed(f"live counts of {topic} failed: {_error_text(e)}"))
             return
         self.post_message(SparkStreamStarted(stream_id))
-        self.post_message(SparkStateChanged(f"{counter.status()} · live counts of {topic}"))
 
-    def _progressed_from_thread(self, progress: JobProgress) -> None:
-        self.post_message(SparkProgressed(progress))
+    def _status_from_thread(self, status: SparkStatus) -> None:
+        self.post_message(SparkStatusChanged(status))
 
     def _counted_from_thread(self, counts: TopicCounts) -> None:
         self.post_message(SparkCounted(counts))
@@ -232,14 +261,9 @@ class SparkPanel(LivePane, Vertical):
             self.post_message(SparkFailed(_error_text(e)))
 
     # --- rendering -------------------------------------------------------------------------------------------
-    def _state(self, text: str, error: bool = False) -> None:
-        self.query_one("#spark-state", Static).update(Text(text, style="bold red" if error else "dim"))
-
-    def _progress(self, p: JobProgress | None) -> None:
-        widget = self.query_one("#spark-progress", ProgressBar)
-        widget.display = p is not None
-        if p is not None:
-            widget.update(total=p.total or None, progress=p.done)
+    def _notice(self, text: str | None, error: bool = False) -> None:
+        notice = None if text is None else Text(text, style="bold red" if error else "yellow")
+        self.query_one("#spark-state", SparkStatusLine).show(notice=notice)
 
     @on(SparkStreamStarted)
     def _on_stream_started(self, message: SparkStreamStarted) -> None:
@@ -248,24 +272,23 @@ class SparkPanel(LivePane, Vertical):
         elif self.counter is not None:
             self._stop(self.counter, message.stream_id)  # live was switched off while the stream was starting
 
-    @on(SparkStateChanged)
-    def _on_state(self, message: SparkStateChanged) -> None:
-        self._state(message.state)
-
-    @on(SparkProgressed)
-    def _on_progress(self, message: SparkProgressed) -> None:
-        p = message.progress
-        self._progress(p)
-        self._state(f"Spark {p.stage or 'working'}: {p.done}/{p.total} tasks done, {p.running} running")
+    @on(SparkStatusChanged)
+    def _on_status(self, message: SparkStatusChanged) -> None:
+        status = self.status = message.status
+        line = self.query_one("#spark-state", SparkStatusLine)
+        line.show(status, line.notice)
+        progress = self.query_one("#spark-progress", ProgressBar)
+        progress.display = status.phase == "counting"
+        if status.phase == "counting":
+            p = status.progress
+            progress.update(total=p.total if p is not None and p.total else None, progress=p.done if p else 0)
 
     @on(SparkFailed)
     def _on_failed(self, message: SparkFailed) -> None:
-        self._progress(None)
-        self._state(message.reason, error=True)
+        self._notice(message.reason, error=True)
 
     @on(SparkCounted)
     def _on_counted(self, message: SparkCounted) -> None:
-        self._progress(None)
         self.show_counts(message.counts)
 
     def show_counts(self, counts: TopicCounts) -> None:
@@ -283,26 +306,25 @@ class SparkPanel(LivePane, Vertical):
             if check:
                 notes.append(f"partition {p.partition}: {check}")
             top = p.top_keys or keys.get(p.partition, ())
-            table.add_row(
-                str(p.partition),
-                f"{p.records:,}",
-                bar(p.records, largest),
-                data_size(p.bytes),
-                "-" if p.first_offset is None else str(p.first_offset),
-                "-" if p.last_offset is None else str(p.last_offset),
-                str(p.low_watermark),
-                str(p.high_watermark),
-                self._check_cell(p.gap, check, counts.streaming),
-                ", ".join(f"{k.key} ×{k.records:,}" for k in top[:3]),
-                key=str(p.partition),
-            )
-        kind = f"live, batch {counts.batch_id}" if counts.streaming else f"{counts.elapsed_s:.1f} s"
-        at = datetime.now(UTC) if self._clock is None else datetime.fromtimestamp(self._clock(), UTC)
+            cells: dict[str, str | Text] = {
+                "partition": str(p.partition),
+                "records": f"{p.records:,}",
+                "": bar(p.records, largest, self._bar_width),
+                "bytes": data_size(p.bytes),
+                "first": "-" if p.first_offset is None else str(p.first_offset),
+                "last": "-" if p.last_offset is None else str(p.last_offset),
+                "low": str(p.low_watermark),
+                "high": str(p.high_watermark),
+                "check": self._check_cell(p.gap, check, counts.streaming),
+                "top keys": ", ".join(f"{k.key} ×{k.records:,}" for k in top[: 3 if "first" in self._columns else 2]),
+            }
+            table.add_row(*(cells[c] for c in self._columns), key=str(p.partition))
+        kind = f"live, batch {counts.batch_id}" if counts.streaming else f"counted in {counts.elapsed_s:.1f} s"
         self.query_one("#spark-summary", Static).update(
             Text.assemble(
                 (f"{counts.topic}", "bold"),
                 f": {counts.records:,} records, {data_size(counts.bytes)} in {len(counts.partitions)} partitions",
-                (f"  · Spark {counts.master} · {kind} · {at:%H:%M:%S} UTC", "dim"),
+                (f" · {counts.master} · {kind}", "dim"),
             )
         )
         notes_text = Text()
