@@ -94,6 +94,9 @@ class SparkService:
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.local.dir", str(self.work_dir / "spark-local"))
+            # A Python worker connects back to the JVM within this; 15 s (the default) is not enough on a loaded
+            # machine, and the query then dies with "Python worker failed to connect back".
+            .config("spark.python.authenticate.socketTimeout", "60s")
         )
         if is_local(self.master):
             # A local session serves no one else: the driver listens on loopback only.
