@@ -4,7 +4,7 @@ group has members, as Kafka refuses it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, get_args
 
@@ -34,8 +34,12 @@ _GROUP_ACTIVE_CODES = frozenset(
 
 
 # --- consumer-group offsets -----------------------------------------------------------------------------------------
-def _active_group(group: str, detail: str) -> ClientError:
-    return ClientError(
+class GroupActive(ClientError):
+    """The reset was refused because the group has members (as Kafka's own check or answer says)."""
+
+
+def _active_group(group: str, detail: str) -> GroupActive:
+    return GroupActive(
         f"group '{group}' is active ({detail}): stop its consumers first — Kafka only resets an inactive group"
     )
 
@@ -181,6 +185,12 @@ class GroupAdmin:
         """
         self._refuse_if_active(group)
         plan = self.plan_offsets(group, topic, to, value, partitions)
+        self.commit_offsets(group, topic, plan)
+        return plan
+
+    def commit_offsets(self, group: str, topic: str, plan: Mapping[int, int]) -> None:
+        """Commit `plan` (partition -> offset of `topic`) for `group` from outside it; GroupActive when Kafka refuses
+        the commit because the group has members."""
         request = ConsumerGroupTopicPartitions(group, [KafkaTopicPartition(topic, p, o) for p, o in plan.items()])
         deadline = self._deadline()
         fut = self._client().alter_consumer_group_offsets([request], request_timeout=self.timeout_s)[group]
@@ -198,4 +208,3 @@ class GroupAdmin:
                 raise _active_group(group, f"Kafka refused the commit: {refused.name()}")
             reasons = "; ".join(f"{tp.topic}-{tp.partition}: {error_text(tp.error)}" for tp in failed)
             raise ClientError(f"{what}: {reasons}")
-        return plan

@@ -1,0 +1,78 @@
+"""The demo's consoles: kafkatop's consoles, with what the librdkafka mock lacks around groups supplied by the demo.
+
+Every group a console consumer joins gets a coordinator pinned by the demo's controller (the mock would keep a group
+on a broker that is down, and its consumers joining forever); the consumers use Kafka's shortest session timeout (see
+DEMO_GROUP_SETTINGS); and an offset reset works once the group's consumers are gone (see groups.py for the mock's
+refusal it works around).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.groups import DEMO_GROUP_SETTINGS, commit_as_member, members_of
+from kafkatop.backends.kafka.consoles import SHOWN_RECORDS, Consoles
+from kafkatop.backends.kafka.consumers import ConsumerPool, _Member
+from kafkatop.backends.kafka.group_offsets import GroupActive, GroupAdmin
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.consoles import ConsumerView, ResetTarget
+
+
+class _DemoConsumerPool(ConsumerPool):
+    def _consumer_config(self, member: _Member) -> dict[str, Any]:
+        return {**super()._consumer_config(member), **DEMO_GROUP_SETTINGS}
+
+
+class DemoConsoles(Consoles):
+    def __init__(self, connection: KafkaConnection, control: DemoControl) -> None:
+        super().__init__(connection)
+        self._control = control
+
+    def _consumer_pool(self) -> ConsumerPool:
+        with self._lock:
+            if self._pool is None:
+                self._pool = _DemoConsumerPool(self.connection, max_buffered=SHOWN_RECORDS)
+            return self._pool
+
+    def consumer_views(self) -> tuple[ConsumerView, ...]:
+        """Every console consumer started, as ConsumerPool.views(); never waits on the network."""
+        with self._lock:
+            pool = self._pool
+        return pool.views() if pool is not None else ()
+
+    def start_consumer(self, topics: Sequence[str], group: str | None, from_beginning: bool) -> str:
+        if group is not None and group.strip():
+            self._control.place_group(group.strip())
+        name = super().start_consumer(topics, group, from_beginning)
+        # A group of its own is named by the pool: placed now, before its first FindCoordinator is long answered (a
+        # later placement moves it, and the consumer follows NOT_COORDINATOR to the new one).
+        view = next((v for v in self.consumer_views() if v.name == name), None)
+        if view is not None:
+            self._control.place_group(view.group)
+        return name
+
+    def _group_admin(self) -> GroupAdmin:
+        with self._lock:
+            if self._groups is None:
+                self._groups = GroupAdmin(self.connection)
+            return self._groups
+
+    def reset_offsets(self, group: str, topic: str, to: ResetTarget, value: int | None) -> dict[int, int]:
+        running = members_of(group, self.consumer_views())
+        if running:
+            names = ", ".join(c.name for c in running)
+            raise GroupActive(
+                f"group '{group}' is active (kafkatop's consumer{'s' if len(running) > 1 else ''} {names} in it): "
+                "stop its consumers first — Kafka only resets an inactive group"
+            )
+        self._control.place_group(group)
+        groups = self._group_admin()
+        try:
+            return groups.reset_offsets(group, topic, to, value)
+        except GroupActive:
+            pass  # the mock's refusal of any outside commit to a group that ever had a member (see groups.py)
+        plan = groups.plan_offsets(group, topic, to, value)
+        commit_as_member(self.connection, group, topic, plan, len(plan))
+        return plan
