@@ -9,7 +9,10 @@ refusal it works around).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
+
+from confluent_kafka import Consumer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.groups import DEMO_GROUP_SETTINGS, commit_as_member, members_of
@@ -20,9 +23,41 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ConsumerView, ResetTarget
 
 
+class _WithoutLeaderEpochs:
+    """A consumer whose assign() drops the leader epochs of the positions it is given (see _DemoConsumerPool)."""
+
+    def __init__(self, consumer: Consumer) -> None:
+        self._consumer = consumer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._consumer, name)
+
+    @staticmethod
+    def _positions(partitions: list[KafkaTopicPartition]) -> list[KafkaTopicPartition]:
+        return [KafkaTopicPartition(tp.topic, tp.partition, tp.offset) for tp in partitions]
+
+    def assign(self, partitions: list[KafkaTopicPartition]) -> None:
+        self._consumer.assign(self._positions(partitions))
+
+    def incremental_assign(self, partitions: list[KafkaTopicPartition]) -> None:
+        self._consumer.incremental_assign(self._positions(partitions))
+
+
 class _DemoConsumerPool(ConsumerPool):
+    """The console's consumers, with two settings for the mock.
+
+    Group settings: see DEMO_GROUP_SETTINGS. Start positions without a leader epoch: after a leader moves, librdkafka
+    checks a position's epoch with OffsetForLeaderEpoch, and the mock answers -1 for an epoch under which nothing was
+    written (Kafka answers where that epoch ended); librdkafka takes that for a truncated log and resets the position,
+    to the log end by default, skipping what was sent meanwhile. A position without an epoch is not checked; once
+    records are read, the position carries their epoch, which the mock knows.
+    """
+
     def _consumer_config(self, member: _Member) -> dict[str, Any]:
         return {**super()._consumer_config(member), **DEMO_GROUP_SETTINGS}
+
+    def _fix_positions(self, member: _Member, consumer: Consumer, partitions: list[Any]) -> None:
+        super()._fix_positions(member, cast(Consumer, _WithoutLeaderEpochs(consumer)), partitions)
 
 
 class DemoConsoles(Consoles):
