@@ -9,7 +9,7 @@ offset resets refused after the consumers stopped; a group stuck joining after i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -234,3 +234,45 @@ def test_a_group_consumes_again_after_its_coordinator_is_killed_and_started(demo
     # The consumers' reports of the dead coordinator, whichever connection saw it, are one line each at most.
     errors = [e for e in snap.events if e.kind is EventKind.CONSUMER_ERROR and "Connection refused" in e.text]
     assert len(errors) <= 1, [e.text for e in errors]
+
+
+# --- the whole app, wired as `kafkatop --demo` wires it -----------------------------------------------------------
+async def test_kafkatop_demo_shows_the_controllers_truth() -> None:
+    """compose_app builds the demo's source, consoles and topic admin: the app shows mode demo, under-replicated
+    partitions after `k` and none after `s`, creates a topic from the dialog, and lists the demo's group."""
+    from kafkatop.tui.cli.compose import compose_app
+    from kafkatop.tui.cli.parser import build_parser
+    from kafkatop.tui.live.widgets.nodes import NodeTable
+    from kafkatop.tui.live.widgets.status_bar import StatusBar
+    from tests.conftest import pilot_until
+
+    args = build_parser().parse_args(["--demo", "--interval", "0.3"])
+    with ExitStack() as stack:
+        app = compose_app(args, stack, terminal=False)
+        async with app.run_test(size=(140, 45)) as pilot:
+            bar = app.query_one(StatusBar)
+            await pilot_until(pilot, lambda: app.snapshot is not None and "demo (librdkafka mock)" in bar.text.plain,
+                              "the first poll in the status bar")  # fmt: skip
+            assert "mode unknown" not in bar.text.plain and "under-replicated 0" in bar.text.plain
+            billing = next(g for g in app.snapshot.groups if g.group_id == DEMO_GROUP)
+            assert billing.note == GROUP_NOTE and billing.state is GroupState.EMPTY
+
+            table = app.query_one(NodeTable)
+            await pilot_until(pilot, lambda: table.row_count == 3, "the node panes")
+            table.focus()
+            table.move_cursor(row=table.get_row_index("broker-2"))
+            await pilot.press("k")
+            await pilot_until(pilot, lambda: f"under-replicated {PARTITIONS}" in bar.text.plain,
+                              "every partition under-replicated in the status bar")  # fmt: skip
+            assert all(2 not in p.isr for p in app.snapshot.partitions)
+            await pilot.press("s")
+            await pilot_until(pilot, lambda: "under-replicated 0" in bar.text.plain and "down" not in bar.text.plain,
+                              "the ISRs full again")  # fmt: skip
+
+            await pilot.press("c")
+            await pilot.pause()
+            await pilot.press(*"new-topic", "enter")  # the dialog's defaults: 3 partitions, RF 3
+            await pilot_until(pilot, lambda: app.last_action is not None and app.last_action.what.startswith("topic"),
+                              "the create action to finish")  # fmt: skip
+            assert app.last_action.what == "topic new-topic created" and app.last_action.error is None
+            await pilot_until(pilot, lambda: app.snapshot.topic("new-topic") is not None, "new-topic shown")
