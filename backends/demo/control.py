@@ -151,22 +151,24 @@ class DemoControl:
             return None
 
     def _learn_topics(self, metadata: Any) -> None:
-        self._learn({name: len(t.partitions) for name, t in metadata.topics.items()})
+        self._learn({name: {pid: pm.leader for pid, pm in t.partitions.items()} for name, t in metadata.topics.items()})
 
-    def _learn(self, topics: Mapping[str, int]) -> None:
-        """Places the partitions not known yet (topics created since, e.g. by a producer's auto-creation) as Kafka
-        would, led by their preferred leader; known partitions keep the state this controller gave them."""
-        for name, count in topics.items():
+    def _learn(self, topics: Mapping[str, Mapping[int, int]]) -> None:
+        """Places the partitions not known yet (topics created in the mock directly, or by a producer's
+        auto-creation: topic -> partition -> the mock's leader) as Kafka would; known partitions keep the state this
+        controller gave them. A live leader the mock chose stays: clients may be using it already."""
+        for name, leaders in topics.items():
             if is_internal_topic(name):
                 continue
-            if all(TopicPartition(name, p) in self._partitions for p in range(count)):
+            if all(TopicPartition(name, p) in self._partitions for p in leaders):
                 continue
-            self._place(name, count, len(self._replication_factor(name)) or len(self._brokers))
+            factor = len(self._replication_factor(name)) or len(self._brokers)
+            self._place(name, max(leaders, default=-1) + 1, factor, leaders)
 
     def _replication_factor(self, name: str) -> tuple[int, ...]:
         return next((part.replicas for tp, part in self._partitions.items() if tp.topic == name), ())
 
-    def _place(self, name: str, count: int, replication_factor: int) -> None:
+    def _place(self, name: str, count: int, replication_factor: int, leaders: Mapping[int, int] | None = None) -> None:
         # Kafka places replicas on the brokers registered now; the demo's are its three, down ones included only
         # when too few are up (the mock's auto-creation asks for no replication factor of its own).
         live = self._live()
@@ -179,7 +181,11 @@ class DemoControl:
             in_sync = [r for r in replicas if r in live] or [replicas[0]]
             part = _Partition(replicas, NO_LEADER, in_sync)
             self._partitions[tp] = part
-            self._set_leader(tp, part, self._elect(part))
+            current = (leaders or {}).get(p, NO_LEADER)
+            if current in in_sync and current in live:
+                part.leader = current  # no election: a new leader epoch would be a change clients see
+            else:
+                self._set_leader(tp, part, self._elect(part))
 
     def _fresh_metadata(self) -> Any:
         """Metadata for topics created since, read before taking the lock so that poll() never waits on it."""
@@ -364,7 +370,7 @@ class DemoControl:
         """`snapshot`, read from the mock, with what only this controller knows: replicas as placed, leaders and
         ISRs as elected, replicas on brokers that are down as offline, and the mode: demo."""
         with self._lock:
-            self._learn({t.name: len(t.partitions) for t in snapshot.topics})
+            self._learn({t.name: {p.id: p.leader for p in t.partitions} for t in snapshot.topics})
             down = {b.id for b in self._brokers.values() if b.state is not NodeState.UP}
             topics = []
             for topic in snapshot.topics:
