@@ -46,6 +46,10 @@ REBALANCE_DELAY_S = 10.0
 _EVENTS_KEPT = 500
 
 
+# How long a topic deleted here may still show in metadata read before the deletion (a poll's): not a new topic.
+DELETED_TOPIC_SETTLE_S = 10.0
+
+
 _TAIL_LINES = 40
 
 
@@ -108,6 +112,7 @@ class DemoControl:
         self.unclean_leader_election = unclean_leader_election
         self._lock = threading.RLock()
         self._closed = False
+        self._deleted: dict[str, float] = {}  # topic -> when it was deleted (time.monotonic())
         self._timer: threading.Timer | None = None
         self._events: deque[_Event] = deque(maxlen=_EVENTS_KEPT)
         # Metadata only: never a group request, which librdkafka ties to a coordinator that may be down.
@@ -158,12 +163,25 @@ class DemoControl:
         auto-creation: topic -> partition -> the mock's leader) as Kafka would; known partitions keep the state this
         controller gave them. A live leader the mock chose stays: clients may be using it already."""
         for name, leaders in topics.items():
-            if is_internal_topic(name):
+            if is_internal_topic(name) or self._deleted_recently(name):
                 continue
             if all(TopicPartition(name, p) in self._partitions for p in leaders):
                 continue
             factor = len(self._replication_factor(name)) or len(self._brokers)
-            self._place(name, max(leaders, default=-1) + 1, factor, leaders)
+            try:
+                self._place(name, max(leaders, default=-1) + 1, factor, leaders)
+            except MockClusterError as e:  # gone from the mock meanwhile: learnt when seen again
+                for tp in [tp for tp in self._partitions if tp.topic == name]:
+                    del self._partitions[tp]
+                self._event(f"topic {name} not placed: {e}")
+
+    def _deleted_recently(self, name: str) -> bool:
+        """A topic deleted here, still in metadata read before its deletion: not learnt again as a new topic."""
+        at = self._deleted.get(name)
+        if at is not None and time.monotonic() - at > DELETED_TOPIC_SETTLE_S:
+            del self._deleted[name]
+            return False
+        return at is not None
 
     def _replication_factor(self, name: str) -> tuple[int, ...]:
         return next((part.replicas for tp, part in self._partitions.items() if tp.topic == name), ())
@@ -329,6 +347,7 @@ class DemoControl:
                 )
             try:
                 self.mock.create_topic(name, partitions, replication_factor)
+                self._deleted.pop(name, None)
             except MockClusterError as e:
                 raise TopicError(f"Cannot create topic '{name}': {e}", topic=name) from None
             self._place(name, partitions, replication_factor)
@@ -348,6 +367,7 @@ class DemoControl:
                 raise TopicError(f"Cannot delete topic '{name}': {e}", topic=name) from None
             for tp in known:
                 del self._partitions[tp]
+            self._deleted[name] = time.monotonic()
             self._event(f"topic {name} deleted")
 
     # --- groups ----------------------------------------------------------------------------------------------------
@@ -370,6 +390,8 @@ class DemoControl:
         """`snapshot`, read from the mock, with what only this controller knows: replicas as placed, leaders and
         ISRs as elected, replicas on brokers that are down as offline, and the mode: demo."""
         with self._lock:
+            if self._closed:
+                return replace(snapshot, mode="demo")
             self._learn({t.name: {p.id: p.leader for p in t.partitions} for t in snapshot.topics})
             down = {b.id for b in self._brokers.values() if b.state is not NodeState.UP}
             topics = []

@@ -144,6 +144,10 @@ def test_topics_are_created_and_deleted(demo: Demo) -> None:
     wait_for(lambda: (s := demo.poll()) and s.topic("events") is None, what="events gone")
     with pytest.raises(TopicError, match="does not exist"):
         admin.delete_topic("events")
+    # Created again at once, with another layout: the new one is shown, not the one deleted.
+    admin.create_topic("events", 2, 3)
+    again = wait_for(lambda: demo.poll().topic("events"), what="events again")
+    assert (len(again.partitions), again.replication_factor) == (2, 3)
 
     # With a broker down, Kafka places a new topic's replicas on the live brokers only.
     demo.control.kill("broker-3")
