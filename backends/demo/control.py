@@ -174,6 +174,12 @@ class DemoControl:
                 for tp in [tp for tp in self._partitions if tp.topic == name]:
                     del self._partitions[tp]
                 self._event(f"topic {name} not placed: {e}")
+                continue
+            # Kafka's periodic leader-imbalance check (auto.leader.rebalance.enable) finds leaders the mock chose.
+            if self.rebalance_delay_s is not None and any(tp.topic == name for tp, _, _ in self._preferred_moves()):
+                delay = self.rebalance_delay_s
+                self._event(f"topic {name}: preferred leaders in {delay:g} s (leader rebalance)", *self._brokers)
+                self._schedule_rebalance(self.rebalance_delay_s)
 
     def _deleted_recently(self, name: str) -> bool:
         """A topic deleted here, still in metadata read before its deletion: not learnt again as a new topic."""

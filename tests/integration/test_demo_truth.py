@@ -117,6 +117,23 @@ def test_replicas_are_placed_as_kafka_places_them() -> None:
         assert back.leaders_by_broker == {1: 3, 2: 3, 3: 3} and set(back.leader_skew.values()) == {0.0}
 
 
+def test_a_topic_made_behind_the_controllers_back_is_placed_and_rebalanced() -> None:
+    """A topic created in the mock directly (as a producer's auto-creation does) keeps the leaders the mock chose at
+    first, then its preferred leaders take over, as Kafka's leader-imbalance check would make them."""
+    with _demo(rebalance_delay_s=0.5) as demo:
+        demo.cluster.cluster.create_topic("auto", 6, 3)
+        first = demo.poll().topic("auto")
+        assert first is not None and len({p.replicas for p in first.partitions}) == 6
+        assert any("auto: preferred leaders in 0.5 s" in line for line in demo.control.poll().nodes[0].log_tail) == (
+            not all(p.leader_is_preferred for p in first.partitions)
+        )
+        balanced = wait_for(
+            lambda: (t := demo.poll().topic("auto")) and all(p.leader_is_preferred for p in t.partitions) and t,
+            timeout_s=10, interval_s=0.1, what="auto's preferred leaders",
+        )  # fmt: skip
+        assert sorted(p.leader for p in balanced.partitions) == [1, 1, 2, 2, 3, 3]
+
+
 # --- topics -------------------------------------------------------------------------------------------------------
 def test_topics_are_created_and_deleted(demo: Demo) -> None:
     admin = DemoTopicAdmin(demo.control)
