@@ -93,7 +93,8 @@ class DemoControl:
     - the controller and the coordinator of every group it knows (the demo's, and those of kafkatop's consumers,
       see place_group) move off a broker that goes down;
     - a topic's replicas are placed as Kafka places them (see assignment.py), and its partitions start led by their
-      preferred leader; topics are created and deleted through the mock's own calls (it has no CreateTopics).
+      preferred leader (a topic made in the mock directly keeps the mock's leaders until the rebalance delay has
+      passed); topics are created and deleted through the mock's own calls (it has no CreateTopics).
     The mock cannot report an ISR of its own (it always answers ISR = replicas) nor these replica lists: `overlay`
     replaces what its metadata says with what is kept here.
     """
@@ -167,7 +168,7 @@ class DemoControl:
                 continue
             if all(TopicPartition(name, p) in self._partitions for p in leaders):
                 continue
-            factor = len(self._replication_factor(name)) or len(self._brokers)
+            factor = len(self._known_replicas(name)) or len(self._brokers)
             try:
                 self._place(name, max(leaders, default=-1) + 1, factor, leaders)
             except MockClusterError as e:  # gone from the mock meanwhile: learnt when seen again
@@ -189,7 +190,7 @@ class DemoControl:
             return False
         return at is not None
 
-    def _replication_factor(self, name: str) -> tuple[int, ...]:
+    def _known_replicas(self, name: str) -> tuple[int, ...]:
         return next((part.replicas for tp, part in self._partitions.items() if tp.topic == name), ())
 
     def _place(self, name: str, count: int, replication_factor: int, leaders: Mapping[int, int] | None = None) -> None:
