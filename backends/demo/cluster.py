@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from kafkatop.backends.demo.assignment import assign_replicas, placement
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
@@ -39,6 +40,11 @@ def start_demo_cluster(messages_per_partition: int = 20) -> DemoCluster:
     try:
         for name, partitions in DEMO_TOPICS.items():
             cluster.create_topic(name, partitions, 3)
+            # Led by their preferred leaders from the start, as Kafka's controller elects them at creation (the mock
+            # picks at random), before any record: DemoControl then finds them so and changes nothing.
+            replicas = assign_replicas(partitions, 3, cluster.broker_ids, *placement(name, cluster.broker_ids))
+            for p, placed in enumerate(replicas):
+                cluster.set_partition_leader(name, p, placed[0])
         connection = KafkaConnection.parse(cluster.bootstrap_servers)
         producer = handles.producer(connection.config("kafkatop-demo"))
         for name, partitions in DEMO_TOPICS.items():

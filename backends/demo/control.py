@@ -1,8 +1,11 @@
 """kafkatop's demo cluster: the librdkafka mock with the labs' layout, for a first run without any Kafka install.
 
 `DemoControl` lets the node panes kill, stop and start the mock's brokers, and plays the part of Kafka's controller,
-which the mock lacks: a mock broker going down keeps its leaderships, so here every partition it led gets a new
-leader, as Kafka elects one, and preferred leaders return later, as Kafka's automatic leader rebalance does.
+which the mock lacks: it places the replicas of new topics as Kafka does (the mock gives every partition 1,2,3), keeps
+each partition's ISR (the mock always answers ISR = replicas), elects leaders when a broker goes down (a mock broker
+keeps its leaderships), returns preferred leaders later as Kafka's automatic leader rebalance does, and moves group
+coordinators off a broker that is down (the mock would keep sending a group to it). `overlay` puts that state into the
+snapshots the app shows, so the table, the status bar and the timeline tell what this controller decided.
 """
 
 from __future__ import annotations
@@ -10,18 +13,27 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
+from kafkatop.backends.demo.assignment import assign_replicas, placement
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition, java_string_hash
+from kafkatop.backends.model.cluster import (
+    NO_LEADER,
+    ClusterSnapshot,
+    TopicPartition,
+    is_internal_topic,
+    java_string_hash,
+)
 from kafkatop.backends.model.errors import KafkatopError, MockClusterError
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, check_action
 from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.topics import TopicError, validate_new_topic, validate_topic_name
 
 DEMO_DETAIL = "mock broker inside kafkatop (DEMO)"
 
@@ -32,6 +44,10 @@ REBALANCE_DELAY_S = 10.0
 
 
 _EVENTS_KEPT = 500
+
+
+# How long a topic deleted here may still show in metadata read before the deletion (a poll's): not a new topic.
+DELETED_TOPIC_SETTLE_S = 10.0
 
 
 _TAIL_LINES = 40
@@ -74,9 +90,13 @@ class DemoControl:
       unclean.leader.election.enable, default false) lets any replica lead;
     - `rebalance_delay_s` after a start, partitions whose preferred leader (first replica) is alive and in sync
       go back to it, as auto.leader.rebalance.enable does (None: never);
-    - the controller and the demo groups' coordinator move off a broker that goes down.
-    The mock cannot report an ISR of its own (it always answers ISR = replicas), so the ISR kept here only decides
-    elections; it is said in the event lines.
+    - the controller and the coordinator of every group it knows (the demo's, and those of kafkatop's consumers,
+      see place_group) move off a broker that goes down;
+    - a topic's replicas are placed as Kafka places them (see assignment.py), and its partitions start led by their
+      preferred leader (a topic made in the mock directly keeps the mock's leaders until the rebalance delay has
+      passed); topics are created and deleted through the mock's own calls (it has no CreateTopics).
+    The mock cannot report an ISR of its own (it always answers ISR = replicas) nor these replica lists: `overlay`
+    replaces what its metadata says with what is kept here.
     """
 
     def __init__(
@@ -93,6 +113,7 @@ class DemoControl:
         self.unclean_leader_election = unclean_leader_election
         self._lock = threading.RLock()
         self._closed = False
+        self._deleted: dict[str, float] = {}  # topic -> when it was deleted (time.monotonic())
         self._timer: threading.Timer | None = None
         self._events: deque[_Event] = deque(maxlen=_EVENTS_KEPT)
         # Metadata only: never a group request, which librdkafka ties to a coordinator that may be down.
@@ -109,12 +130,10 @@ class DemoControl:
         self._partitions: dict[TopicPartition, _Partition] = {}
         self._learn_topics(metadata)
         self._controller: int | None = metadata.controller_id if metadata.controller_id in self._brokers else None
-        # The mock picks a group's coordinator by its own hash; pin it, so it can move as Kafka's would.
+        # The mock picks a group's coordinator by its own hash, down or not; pinned here, it moves as Kafka's would.
         self._coordinators: dict[str, int] = {}
         for group in demo.groups:
-            coordinator = self.mock.broker_ids[abs(java_string_hash(group)) % len(self.mock.broker_ids)]
-            self.mock.set_group_coordinator(group, coordinator)
-            self._coordinators[group] = coordinator
+            self.place_group(group)
 
     @property
     def bootstrap_servers(self) -> str:
@@ -138,20 +157,60 @@ class DemoControl:
             return None
 
     def _learn_topics(self, metadata: Any) -> None:
-        """Replicas (in the order the mock reports them) and leaders of partitions not known yet: topics created
-        since (a producer's auto-creation). Known partitions keep the state this controller gave them."""
-        for name, topic in metadata.topics.items():
-            for pid, pm in topic.partitions.items():
-                tp = TopicPartition(name, pid)
-                if tp in self._partitions or not pm.replicas:
-                    continue
-                live = [r for r in pm.replicas if not self.mock.is_down(r)]
-                part = _Partition(
-                    tuple(pm.replicas), pm.leader if pm.leader >= 0 else NO_LEADER, live or [pm.replicas[0]]
-                )
-                self._partitions[tp] = part
-                if part.leader != NO_LEADER and self.mock.is_down(part.leader):
-                    self._set_leader(tp, part, self._elect(part))  # the mock placed it on a broker that is down
+        self._learn({name: {pid: pm.leader for pid, pm in t.partitions.items()} for name, t in metadata.topics.items()})
+
+    def _learn(self, topics: Mapping[str, Mapping[int, int]]) -> None:
+        """Places the partitions not known yet (topics created in the mock directly, or by a producer's
+        auto-creation: topic -> partition -> the mock's leader) as Kafka would; known partitions keep the state this
+        controller gave them. A live leader the mock chose stays: clients may be using it already."""
+        for name, leaders in topics.items():
+            if is_internal_topic(name) or self._deleted_recently(name):
+                continue
+            if all(TopicPartition(name, p) in self._partitions for p in leaders):
+                continue
+            factor = len(self._known_replicas(name)) or len(self._brokers)
+            try:
+                self._place(name, max(leaders, default=-1) + 1, factor, leaders)
+            except MockClusterError as e:  # gone from the mock meanwhile: learnt when seen again
+                for tp in [tp for tp in self._partitions if tp.topic == name]:
+                    del self._partitions[tp]
+                self._event(f"topic {name} not placed: {e}")
+                continue
+            # Kafka's periodic leader-imbalance check (auto.leader.rebalance.enable) finds leaders the mock chose.
+            if self.rebalance_delay_s is not None and any(tp.topic == name for tp, _, _ in self._preferred_moves()):
+                delay = self.rebalance_delay_s
+                self._event(f"topic {name}: preferred leaders in {delay:g} s (leader rebalance)", *self._brokers)
+                self._schedule_rebalance(self.rebalance_delay_s)
+
+    def _deleted_recently(self, name: str) -> bool:
+        """A topic deleted here, still in metadata read before its deletion: not learnt again as a new topic."""
+        at = self._deleted.get(name)
+        if at is not None and time.monotonic() - at > DELETED_TOPIC_SETTLE_S:
+            del self._deleted[name]
+            return False
+        return at is not None
+
+    def _known_replicas(self, name: str) -> tuple[int, ...]:
+        return next((part.replicas for tp, part in self._partitions.items() if tp.topic == name), ())
+
+    def _place(self, name: str, count: int, replication_factor: int, leaders: Mapping[int, int] | None = None) -> None:
+        # Kafka places replicas on the brokers registered now; the demo's are its three, down ones included only
+        # when too few are up (the mock's auto-creation asks for no replication factor of its own).
+        live = self._live()
+        brokers = live if len(live) >= replication_factor else list(self._brokers)
+        start, shift = placement(name, brokers)
+        for p, replicas in enumerate(assign_replicas(count, replication_factor, brokers, start, shift)):
+            tp = TopicPartition(name, p)
+            if tp in self._partitions:
+                continue
+            in_sync = [r for r in replicas if r in live] or [replicas[0]]
+            part = _Partition(replicas, NO_LEADER, in_sync)
+            self._partitions[tp] = part
+            current = (leaders or {}).get(p, NO_LEADER)
+            if current in in_sync and current in live:
+                part.leader = current  # no election: a new leader epoch would be a change clients see
+            else:
+                self._set_leader(tp, part, self._elect(part))
 
     def _fresh_metadata(self) -> Any:
         """Metadata for topics created since, read before taking the lock so that poll() never waits on it."""
@@ -259,6 +318,108 @@ class DemoControl:
             self._admin = None
         handles.release(box)
         self.demo.close()
+
+    # --- topics -----------------------------------------------------------------------------------------------------
+    def topics(self) -> dict[str, tuple[tuple[int, ...], ...]]:
+        """Each topic's replicas per partition, as placed here."""
+        with self._lock:
+            out: dict[str, list[tuple[int, ...]]] = {}
+            for tp, part in sorted(self._partitions.items()):
+                out.setdefault(tp.topic, []).append(part.replicas)
+            return {name: tuple(replicas) for name, replicas in out.items()}
+
+    def create_topic(self, name: str, partitions: int, replication_factor: int) -> None:
+        """Kafka's CreateTopics, as its controller answers it: refused for a name taken or too few live brokers;
+        else created in the mock, its replicas placed here."""
+        if (problem := validate_topic_name(name)) is not None:
+            raise TopicError(problem, topic=name)
+        if problems := validate_new_topic(name, partitions, replication_factor):
+            raise TopicError(f"Cannot create topic '{name}': " + "; ".join(problems), topic=name)
+        metadata = self._fresh_metadata()
+        with self._lock:
+            if self._closed:
+                raise TopicError(f"Cannot create topic '{name}': the demo cluster is closed", topic=name)
+            if metadata is not None:
+                self._learn_topics(metadata)
+            if any(tp.topic == name for tp in self._partitions):
+                raise TopicError(f"Topic '{name}' already exists.", topic=name, code="TOPIC_ALREADY_EXISTS")
+            live = len(self._live())
+            if replication_factor > live:
+                raise TopicError(
+                    f"Cannot create topic '{name}': Replication factor: {replication_factor} larger than available "
+                    f"brokers: {live}. Use a replication factor no larger than the number of brokers, or start more "
+                    "brokers.",
+                    topic=name,
+                    code="INVALID_REPLICATION_FACTOR",
+                )
+            try:
+                self.mock.create_topic(name, partitions, replication_factor)
+                self._deleted.pop(name, None)
+            except MockClusterError as e:
+                raise TopicError(f"Cannot create topic '{name}': {e}", topic=name) from None
+            self._place(name, partitions, replication_factor)
+            self._event(f"topic {name} created: {partitions} partition(s), replication factor {replication_factor}")
+
+    def delete_topic(self, name: str) -> None:
+        metadata = self._fresh_metadata()
+        with self._lock:
+            if metadata is not None:
+                self._learn_topics(metadata)
+            known = [tp for tp in self._partitions if tp.topic == name]
+            if not known:
+                raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code="UNKNOWN_TOPIC_OR_PART")
+            try:
+                self.mock.delete_topic(name)
+            except MockClusterError as e:
+                raise TopicError(f"Cannot delete topic '{name}': {e}", topic=name) from None
+            for tp in known:
+                del self._partitions[tp]
+            self._deleted[name] = time.monotonic()
+            self._event(f"topic {name} deleted")
+
+    # --- groups ----------------------------------------------------------------------------------------------------
+    def place_group(self, group: str) -> int | None:
+        """The group's coordinator, placed on a live broker if it has none yet (Kafka's would be the leader of its
+        __consumer_offsets partition, which the mock has not). None when every broker is down."""
+        with self._lock:
+            if group in self._coordinators:
+                return self._coordinators[group]
+            live = self._live() if not self._closed else []
+            if not live:
+                return None
+            coordinator = live[abs(java_string_hash(group)) % len(live)]
+            self.mock.set_group_coordinator(group, coordinator)
+            self._coordinators[group] = coordinator
+            return coordinator
+
+    # --- what the app is shown -------------------------------------------------------------------------------------
+    def overlay(self, snapshot: ClusterSnapshot) -> ClusterSnapshot:
+        """`snapshot`, read from the mock, with what only this controller knows: replicas as placed, leaders and
+        ISRs as elected, replicas on brokers that are down as offline, and the mode: demo."""
+        with self._lock:
+            if self._closed:
+                return replace(snapshot, mode="demo")
+            self._learn({t.name: {p.id: p.leader for p in t.partitions} for t in snapshot.topics})
+            down = {b.id for b in self._brokers.values() if b.state is not NodeState.UP}
+            topics = []
+            for topic in snapshot.topics:
+                parts = []
+                for p in topic.partitions:
+                    part = self._partitions.get(TopicPartition(p.topic, p.id))
+                    if part is None:
+                        parts.append(p)
+                        continue
+                    parts.append(
+                        replace(
+                            p,
+                            leader=part.leader,
+                            replicas=part.replicas,
+                            isr=tuple(part.isr),
+                            offline_replicas=tuple(r for r in part.replicas if r in down),
+                        )
+                    )
+                topics.append(replace(topic, partitions=tuple(parts)))
+            return replace(snapshot, mode="demo", topics=tuple(topics))
 
     # --- the emulated controller ---------------------------------------------------------------------------------
     def _event(self, text: str, *brokers: int) -> None:

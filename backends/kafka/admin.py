@@ -75,6 +75,10 @@ class AdminSource:
     def watch_groups(self) -> tuple[str, ...]:
         return self._groups.watch_groups
 
+    def watch(self, group_ids: Iterable[str]) -> None:
+        """Report these groups too, from the next poll on, whether or not the cluster lists them."""
+        self._groups.watch(group_ids)
+
     def close(self) -> None:
         self._groups.close()
         # AdminClient has no close(): dropping the last reference destroys the handle, on a thread of kafkatop's own.

@@ -35,8 +35,12 @@ _GROUP_ACTIVE_CODES = frozenset(
 
 
 # --- consumer-group offsets -----------------------------------------------------------------------------------------
-def _active_group(group: str, detail: str) -> ClientError:
-    return ClientError(
+class GroupActive(ClientError):
+    """The reset was refused because the group has members (as Kafka's own check or answer says)."""
+
+
+def _active_group(group: str, detail: str) -> GroupActive:
+    return GroupActive(
         f"group '{group}' is active ({detail}): stop its consumers first — Kafka only resets an inactive group"
     )
 
@@ -81,6 +85,9 @@ class GroupAdmin:
         return ClientError(f"{what}: {describe_error(e)}")
 
     # --- reading ----------------------------------------------------------------------------------------------------
+    def partition_count(self, topic: str) -> int:
+        return self._topics.partitions(topic)
+
     def _partitions(self, topic: str, partitions: Sequence[int] | None) -> list[int]:
         count = self._topics.partitions(topic)
         if partitions is None:
@@ -196,7 +203,7 @@ class GroupAdmin:
         group = plan.group
         refused = self._why_refused(group)
         if refused is not None:
-            raise ClientError(refused)
+            raise GroupActive(refused)
         if not plan.moves:
             return plan
         request = ConsumerGroupTopicPartitions(
@@ -231,6 +238,6 @@ class GroupAdmin:
         """Plan and execute at once (kafka-consumer-groups --execute without a preview); partition -> new offset."""
         refused = self._why_refused(group)
         if refused is not None:
-            raise ClientError(refused)
+            raise GroupActive(refused)
         plan = self.execute_reset(self.plan_reset(group, [topic], to, value, partitions))
         return {m.partition: m.target for m in plan.moves}

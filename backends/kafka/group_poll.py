@@ -58,6 +58,10 @@ class GroupPoll:
     def close(self) -> None:
         self._reader.close()
 
+    def watch(self, group_ids: Iterable[str]) -> None:
+        """Report these groups too, from the next poll on (groups kafkatop's own consumers joined)."""
+        self.watch_groups = tuple(dict.fromkeys((*self.watch_groups, *group_ids)))
+
     def _offset_partitions(
         self,
         group_id: str,

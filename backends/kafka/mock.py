@@ -6,8 +6,12 @@ process while this object lives) talks the Kafka protocol to it. confluent-kafka
 confluent-kafka wheel) is called directly. Used by kafkatop's demo mode and by the tests.
 
 Limits of the mock (librdkafka 2.16): ISR always equals the replica list; no leader election on its own (a
-broker going down keeps its leaderships until `set_partition_leader` moves them); no CreateTopics,
-DescribeConfigs or DescribeGroups; ListGroups answers an empty list; OffsetFetch needs named partitions.
+broker going down keeps its leaderships until `set_partition_leader` moves them); every partition's replicas are
+1…N in broker order (with N brokers and replication factor N); no CreateTopics or DeleteTopics (`create_topic` and
+`delete_topic` here are its own calls), no DescribeConfigs, ListGroups or DescribeGroups (answered
+_UNSUPPORTED_FEATURE by librdkafka); OffsetFetch needs named partitions; a group's coordinator is chosen by a hash of
+its name, down or not, unless `set_group_coordinator` pins it; and an OffsetCommit from outside a group that ever had
+a member is refused (UNKNOWN_MEMBER_ID) even once the group is empty.
 """
 
 from __future__ import annotations
@@ -91,6 +95,7 @@ class _Lib:
             "rd_kafka_mock_cluster_destroy": (None, [vp]),
             "rd_kafka_mock_cluster_bootstraps": (cp, [vp]),
             "rd_kafka_mock_topic_create": (ctypes.c_int, [vp, cp, ctypes.c_int, ctypes.c_int]),
+            "rd_kafka_mock_topic_delete": (ctypes.c_int, [vp, cp]),
             "rd_kafka_mock_set_controller_id": (ctypes.c_int, [vp, i32]),
             "rd_kafka_mock_partition_set_leader": (ctypes.c_int, [vp, cp, i32, i32]),
             "rd_kafka_mock_broker_set_down": (ctypes.c_int, [vp, i32]),
@@ -208,6 +213,10 @@ class MockCluster:
             self._lib.c.rd_kafka_mock_topic_create(self._live(), name.encode(), partitions, replication_factor),
             f"create topic {name!r}",
         )
+
+    def delete_topic(self, name: str) -> None:
+        """Remove the topic and its partitions' logs (the mock has no DeleteTopics request: this is its own call)."""
+        self._check(self._lib.c.rd_kafka_mock_topic_delete(self._live(), name.encode()), f"delete topic {name!r}")
 
     def set_controller(self, broker_id: int) -> None:
         self._known_broker(broker_id)

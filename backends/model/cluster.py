@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
-ClusterMode = Literal["zk", "kraft", "unknown"]
+# "demo": kafkatop's built-in demo, the librdkafka mock and kafkatop's controller: neither ZooKeeper nor KRaft.
+ClusterMode = Literal["zk", "kraft", "demo", "unknown"]
 
 
 GroupProtocol = Literal["classic", "consumer", "unknown"]
@@ -211,6 +212,9 @@ class ConsumerGroup:
     coordinator: int | None = None
     members: tuple[GroupMember, ...] = ()
     offsets: tuple[GroupPartitionOffset, ...] = ()
+    # Where the state and members come from when not from the coordinator's DescribeGroups, said as such: e.g. "from
+    # kafkatop's own consumers: the mock has no group APIs". None: from Kafka itself.
+    note: str | None = None
 
     @property
     def total_lag(self) -> int | None:

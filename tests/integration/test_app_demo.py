@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from kafkatop.backends.demo.cluster import DemoCluster
+from kafkatop.backends.demo.consoles import DemoConsoles
 from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
@@ -24,15 +25,16 @@ from tests.fixtures.demo import demo_with_consoles
 
 
 @pytest.fixture
-def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
+def demo() -> Iterator[tuple[DemoCluster, DemoControl, DemoConsoles]]:
     with demo_with_consoles() as made:
         yield made
 
 
-def make_app(demo: tuple[DemoCluster, DemoControl, Consoles]) -> KafkatopApp:
+def make_app(demo: tuple[DemoCluster, DemoControl, DemoConsoles]) -> KafkatopApp:
     cluster, control, consoles = demo
     admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0, watch_groups=cluster.groups)
-    return KafkatopApp(Sources(admin.poll, control, None, None, consoles), Settings(poll_interval_s=0.2))
+    source = DemoSource(control, admin, consoles.consumer_views, cluster.groups)  # as compose.py wires the demo
+    return KafkatopApp(Sources(source.poll, control, None, None, consoles), Settings(poll_interval_s=0.2))
 
 
 def log_text(app: KafkatopApp, selector: str) -> str:

@@ -19,6 +19,7 @@ import pytest
 
 from kafkatop.backends.demo.cluster import DEMO_TOPICS, start_demo_cluster
 from kafkatop.backends.demo.control import DEMO_DETAIL, DemoControl
+from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
@@ -40,8 +41,9 @@ def demo() -> Iterator[DemoControl]:
         control.close()
 
 
-def admin(control: DemoControl) -> AdminSource:
-    return AdminSource(KafkaConnection.parse(control.bootstrap_servers), timeout_s=2.0)
+def admin(control: DemoControl) -> DemoSource:
+    """The app's view of the demo: the mock through a real Kafka client, with the demo controller's state in it."""
+    return DemoSource(control, AdminSource(KafkaConnection.parse(control.bootstrap_servers), timeout_s=2.0), tuple)
 
 
 def leaders(snap: ClusterSnapshot) -> dict[str, int]:
@@ -97,6 +99,9 @@ def test_kill_moves_leadership_to_the_next_in_sync_replica(demo: DemoControl) ->
         assert p.leader == expected != NO_LEADER
     assert after.controller_id == 2  # the controller moved off the dead broker too
     assert not after.offline
+    # Broker 1 left every ISR: each partition is under-replicated, its replica on broker 1 offline.
+    assert {(p.topic, p.id) for p in after.under_replicated} == {(p.topic, p.id) for p in after.partitions}
+    assert all(1 not in p.isr and p.offline_replicas == (1,) for p in after.partitions)
 
     node = demo.poll().node("broker-1")
     assert node is not None and node.state is NodeState.KILLED
@@ -173,16 +178,18 @@ def test_preferred_leaders_return_after_the_delay() -> None:
         # At first broker 1 leads nothing: its partitions moved away and stay there for now.
         snap = source.poll()
         assert 1 not in leaders(snap).values()
+        assert snap.leader_skew[1] == 1.0  # it leads none of the partitions it is preferred leader of
         assert any("preferred leaders return in 1.5 s" in line for line in tail(control, "broker-1"))
 
-        # Then every partition whose preferred replica (the first) is alive and in sync goes back to it. The mock
-        # gives every partition the replica list [1, 2, 3], so that is broker 1 for all.
+        # Then every partition whose preferred replica (the first) is alive and in sync goes back to it: replicas
+        # placed as Kafka places them make each broker the preferred leader of a third of the partitions.
         def preferred() -> ClusterSnapshot | None:
             s = source.poll()
             return s if all(p.leader_is_preferred for p in s.partitions) else None
 
         snap = wait_for(preferred, timeout_s=10, interval_s=0.1, what="preferred leaders back")
-        assert set(leaders(snap).values()) == {p.replicas[0] for p in snap.partitions} == {1}
+        assert snap.leaders_by_broker == {1: 3, 2: 3, 3: 3}
+        assert set(snap.leader_skew.values()) == {0.0}
         assert any("preferred leader election: leader of" in line for line in tail(control, "broker-1"))
 
         # A restart is a controlled stop and a start.
@@ -195,7 +202,7 @@ def test_preferred_leaders_return_after_the_delay() -> None:
         control.close()
 
 
-def _poll_or_none(source: AdminSource) -> ClusterSnapshot | None:
+def _poll_or_none(source: DemoSource) -> ClusterSnapshot | None:
     try:
         return source.poll()
     except SourceUnavailable:

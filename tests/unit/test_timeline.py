@@ -9,7 +9,7 @@ import pytest
 from kafkatop.backends.insight.timeline.incidents import MAX_INCIDENT_STEPS, MAX_INCIDENTS
 from kafkatop.backends.insight.timeline.log import MAX_EVENTS
 from kafkatop.backends.insight.timeline.model import EventKind, Incident, TimelineEvent, Trigger
-from kafkatop.backends.insight.timeline.timeline import FOLD_CLIENT_ERRORS_S, Timeline
+from kafkatop.backends.insight.timeline.timeline import FOLD_CLIENT_ERRORS_S, Timeline, fold_key
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
@@ -431,6 +431,22 @@ def test_kraft_quorum_leader_and_fenced_broker() -> None:
     assert incident.first(EventKind.BROKER_FENCED, broker_id=1) is not None
 
 
+@pytest.mark.parametrize("mode", ["demo", "unknown"])
+def test_a_broker_leaving_a_cluster_neither_zookeeper_nor_kraft(mode: ClusterMode) -> None:
+    """The demo's mock (or a cluster whose mode is not known) has no /brokers/ids and no fencing: said as it is."""
+    timeline = Timeline()
+    timeline.observe_cluster(cluster(T0, mode=mode))
+    timeline.observe_cluster(cluster(T0 + 1, alive=(1, 2), mode=mode))
+    timeline.observe_cluster(cluster(T0 + 2, mode=mode))
+    assert [(e.kind, e.text) for e in timeline.snapshot().events] == [
+        (EventKind.BROKER_LEFT, "broker 3 left the cluster metadata"),
+        (EventKind.BROKER_REGISTERED, "broker 3 back in the metadata"),
+        (EventKind.RECOVERED, "recovered 1.0 s after broker 3 lost: every node up, every broker alive, every "
+         "partition led with its full ISR"),
+    ]  # fmt: skip
+    assert all("ZooKeeper" not in e.text and "deregistered" not in e.text for e in timeline.snapshot().events)
+
+
 # --- clients ------------------------------------------------------------------------------------------------------
 def test_client_errors_fold_repeats() -> None:
     timeline = Timeline()
@@ -460,6 +476,41 @@ def test_client_errors_do_not_fold_across_an_incident_start() -> None:
     assert [(s.event.kind, s.event.count) for s in snap.incidents[0].steps] == [
         (EventKind.ACTION, 1), (EventKind.PRODUCER_ERROR, 2)
     ]  # fmt: skip
+
+
+# What librdkafka reports when a consumer's group coordinator and fetch broker are killed: the same refusal through
+# two connections, with times and suppression counts that change from one report to the next.
+REFUSED = "Connect to ipv4#127.0.0.1:35495 failed: Connection refused"
+REPORTS = (
+    f"_TRANSPORT: GroupCoordinator: 127.0.0.1:35495: {REFUSED} (after 0ms in state CONNECT)",
+    f"_TRANSPORT: 127.0.0.1:35495/2: {REFUSED} (after 1ms in state CONNECT, 4 identical error(s) suppressed)",
+    f"_TRANSPORT: GroupCoordinator/2: {REFUSED} (after 0ms in state CONNECT, 12 identical error(s) suppressed)",
+    f"_TRANSPORT: 127.0.0.1:35495/bootstrap: {REFUSED} (after 2ms in state CONNECT)",
+)
+
+
+def test_fold_key_leaves_out_librdkafkas_changing_details() -> None:
+    assert {fold_key(r) for r in REPORTS} == {f"_TRANSPORT: {REFUSED}"}
+    assert fold_key("delivery to orders failed: NOT_LEADER_OR_FOLLOWER") == (
+        "delivery to orders failed: NOT_LEADER_OR_FOLLOWER"
+    )
+    # Another broker's refusal is another error.
+    assert fold_key(REPORTS[0].replace("35495", "35496")) != fold_key(REPORTS[0])
+
+
+def test_one_repeated_consumer_error_is_one_line_with_a_count() -> None:
+    """Three consumers of a group, each reporting the dead coordinator again and again in changing words: one line,
+    naming them, counted — not a timeline drowned in "Connection refused"."""
+    timeline = Timeline()
+    for i in range(12):
+        views = tuple(
+            ConsumerView(f"c{n}", "billing", ("orders",), "consuming", (), 0, REPORTS[(i + n) % len(REPORTS)])
+            for n in (1, 2, 3)
+        )
+        timeline.observe_consoles(ConsoleActivity((), (), (), 0, views), T0 + 2 * i)
+    (event,) = timeline.snapshot().events
+    assert event.kind is EventKind.CONSUMER_ERROR and event.count == 36
+    assert event.text == f"consumer: c1, c2, c3 (group billing): {REPORTS[1]}"
 
 
 def test_console_activity_becomes_client_errors() -> None:

@@ -56,6 +56,8 @@ class Chosen:
     zookeeper: str | None = None  # its ZooKeeper, watched (ZooKeeper mode)
     banner: str | None = None
     startup: Callable[[], object] | None = None  # the lab's start-up, run in a worker once the app is on screen
+    topic_admin: TopicAdminFactory | None = None  # None: Kafka's own CreateTopics / DeleteTopics
+    consoles: Consoles | None = None  # None: the consoles of any cluster
 
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
@@ -138,7 +140,10 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
 def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     """The built-in demo: the librdkafka mock cluster, clearly labelled."""
     from kafkatop.backends.demo.cluster import start_demo_cluster
+    from kafkatop.backends.demo.consoles import DemoConsoles
     from kafkatop.backends.demo.control import DemoControl
+    from kafkatop.backends.demo.source import DemoSource
+    from kafkatop.backends.demo.topics import DemoTopicAdmin
 
     try:
         demo = start_demo_cluster()
@@ -148,8 +153,14 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     control = DemoControl(demo)
     stack.callback(control.close)
     admin = _admin(args, demo.connection, stack, watch_groups=demo.groups)
+    # The demo's consoles, its cluster poll and its topic admin fill in what the mock lacks (backends/demo/).
+    consoles = DemoConsoles(demo.connection, control)
+    source = DemoSource(control, admin, consoles.consumer_views, demo.groups)
     title = "DEMO · librdkafka mock, 3 brokers"
-    return Chosen(demo.connection, admin.poll, control, None, title, banner=DEMO_BANNER)
+    return Chosen(
+        demo.connection, source.poll, control, None, title, banner=DEMO_BANNER,
+        topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles,
+    )  # fmt: skip
 
 
 def run_live_view(args: argparse.Namespace) -> int:
@@ -185,7 +196,7 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
 
         watch = ZooKeeperSource(chosen.zookeeper)
         stack.callback(watch.close)
-    consoles = Consoles(connection)
+    consoles = chosen.consoles or Consoles(connection)
     stack.callback(consoles.close)
     spark = _spark_counts(args, connection)
     stack.callback(spark.close)  # before the cluster: a live query reads it until then
@@ -202,7 +213,8 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         recorder = RecordingWriter(Path(args.record), header)
         stack.callback(_recorded, recorder)
     sources = Sources(
-        chosen.poll_cluster, chosen.control, chosen.ensemble, _topic_admin(connection), consoles, chosen.startup,
+        chosen.poll_cluster, chosen.control, chosen.ensemble, chosen.topic_admin or _topic_admin(connection), consoles,
+        chosen.startup,
         spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
     )  # fmt: skip
     return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))

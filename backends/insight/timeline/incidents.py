@@ -26,6 +26,7 @@ _LOSSES = frozenset(
         EventKind.PROCESS_GONE,
         EventKind.BROKER_DEREGISTERED,
         EventKind.BROKER_FENCED,
+        EventKind.BROKER_LEFT,
         EventKind.PARTITION_OFFLINE,
         EventKind.ISR_SHRUNK,
     }
@@ -39,6 +40,7 @@ _NODE_KINDS = frozenset(
         EventKind.PROCESS_STARTED,
         EventKind.BROKER_DEREGISTERED,
         EventKind.BROKER_FENCED,
+        EventKind.BROKER_LEFT,
         EventKind.BROKER_REGISTERED,
     }
 )

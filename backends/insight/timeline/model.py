@@ -15,6 +15,7 @@ class EventKind(StrEnum):
     PROCESS_STARTED = "process started"
     BROKER_DEREGISTERED = "broker deregistered"  # ZooKeeper mode: /brokers/ids/N removed
     BROKER_FENCED = "broker fenced"  # KRaft: the broker is no longer in the metadata
+    BROKER_LEFT = "broker left the metadata"  # neither ZooKeeper nor KRaft (the demo's mock), or mode not known
     BROKER_REGISTERED = "broker registered"  # back in /brokers/ids (ZooKeeper) or in the metadata (unfenced)
     CONTROLLER_CHANGED = "controller changed"
     QUORUM_LEADER_CHANGED = "quorum leader changed"

@@ -17,10 +17,11 @@ Plain, thread-safe, bounded: pollers call the observe_* methods from their worke
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Hashable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from kafkatop.backends.insight.changes import PartitionChange, partition_changes, partition_views
@@ -51,7 +52,39 @@ from kafkatop.backends.model.zookeeper import (
 
 # The same client error again within this time is counted on the first event: a producer on a dead leader fails
 # every message, and must not push the failover itself out of the bounded log.
-FOLD_CLIENT_ERRORS_S = 10.0
+# librdkafka retries a dead broker with a backoff that grows to 10 s, so a repeat may come that long after the last.
+FOLD_CLIENT_ERRORS_S = 30.0
+
+
+# librdkafka's details that change from one report of an error to the next: how long a connection lived, how many
+# repeats it suppressed, and which of a client's connections to the broker saw it (a broker's or the group
+# coordinator's). Left out, the reports of one error are one line.
+_VOLATILE_DETAILS = (
+    re.compile(r" \(after \d+ms in state \w+(?:, \d+ identical error\(s\) suppressed)?\)"),
+    re.compile(r" ?\(?\d+ identical error\(s\) suppressed\)?"),
+    re.compile(r"(?:GroupCoordinator(?:/\d+)?: )?(?:[\w.\-\[\]:]+/(?:\d+|bootstrap)|[\w.\-\[\]]+:\d+): (?=\S)"),
+)
+
+
+def fold_key(text: str) -> str:
+    """What two reports of one client error have in common: the text without librdkafka's changing details."""
+    for pattern in _VOLATILE_DETAILS:
+        text = pattern.sub("", text)
+    return " ".join(text.split())
+
+
+@dataclass(slots=True, eq=False)
+class _Fold:
+    """A client error's line and its repeats: when last seen, and who reported it."""
+
+    record: Record
+    last: float
+    clients: list[str]
+    text: str  # as first reported, without the clients
+
+
+def _client_line(source: str, clients: list[str], text: str) -> str:
+    return f"{source}: {', '.join(clients)} {text}" if clients else f"{source}: {text}"
 
 
 # A cluster source silent for this long (it failed, or is no longer polled) no longer decides recovery.
@@ -97,7 +130,7 @@ class Timeline:
         self._incidents = Incidents(
             self._log, self._healthy, lambda: [taken for taken, _ in self._cluster_health.values()]
         )
-        self._folds: dict[tuple[str, str], tuple[Record, float]] = {}  # client error → its event, last repeat
+        self._folds: dict[tuple[str, str], _Fold] = {}  # client error → its event and repeats
         # Baselines, one per source.
         self._nodes: NodesSnapshot | None = None
         self._partitions: dict[str, dict[TopicPartition, PartitionView]] = {}  # per cluster source
@@ -212,15 +245,18 @@ class Timeline:
         self, snapshot: ClusterSnapshot, was: set[int], alive: set[int], channel: str, source: str
     ) -> None:
         at = snapshot.taken_at
-        kraft = snapshot.mode == "kraft"
+        mode = snapshot.mode
         for bid in sorted(was - alive):
-            if kraft:
+            if mode == "kraft":
                 kind, text = EventKind.BROKER_FENCED, f"broker {bid} fenced: no longer in the metadata"
-            else:
+            elif mode == "zk":
                 kind, text = EventKind.BROKER_DEREGISTERED, f"broker {bid} left the cluster metadata (deregistered)"
+            else:  # the demo's mock, or a mode not known: neither ZooKeeper's words nor KRaft's
+                kind, text = EventKind.BROKER_LEFT, f"broker {bid} left the cluster metadata"
             self._broker_event(at, kind, source, text, bid, channel, "alive", "gone")
+        back = {"kraft": " (unfenced)", "zk": " (registered)"}.get(mode, "")
         for bid in sorted(alive - was):
-            text = f"broker {bid} back in the metadata" + (" (unfenced)" if kraft else " (registered)")
+            text = f"broker {bid} back in the metadata{back}"
             self._broker_event(at, EventKind.BROKER_REGISTERED, source, text, bid, channel, "gone", "alive")
 
     def _broker_event(
@@ -305,30 +341,47 @@ class Timeline:
 
     # --- clients ----------------------------------------------------------------------------------------------------
     def record_client_error(
-        self, source: ClientSource, text: str, at: float | None = None, *, partition: TopicPartition | None = None
+        self,
+        source: ClientSource,
+        text: str,
+        at: float | None = None,
+        *,
+        partition: TopicPartition | None = None,
+        client: str | None = None,
     ) -> None:
-        """A producer delivery error or a consumer error; repeats within FOLD_CLIENT_ERRORS_S are counted."""
+        """A producer delivery error or a consumer error; repeats within FOLD_CLIENT_ERRORS_S of the last are counted
+        on the first event, as one line. A repeat is the same error once librdkafka's changing details are left out
+        (see fold_key); `client` names who reported it ("c1"): the clients reporting one error share its line."""
         at = time.time() if at is None else at
         kind = EventKind.PRODUCER_ERROR if source == "producer" else EventKind.CONSUMER_ERROR
         with self._lock:
-            key = (source, text)
+            key = (source, fold_key(text))
             fold = self._folds.get(key)
             latest = self._incidents.latest
             latest_start = latest.started_at if latest is not None else None
-            if fold is not None:
-                record, last = fold
-                # Never across an incident's start: the errors after it belong to the incident.
-                if at - last <= FOLD_CLIENT_ERRORS_S and (latest_start is None or record.event.at >= latest_start):
-                    record.event = replace(record.event, count=record.event.count + 1)
-                    self._folds[key] = (record, max(last, at))
-                    self._log.changed()
-                    return
-            for k in [k for k, (_, last) in self._folds.items() if at - last > FOLD_CLIENT_ERRORS_S]:
+            # Never across an incident's start: the errors after it belong to the incident.
+            if (
+                fold is not None
+                and at - fold.last <= FOLD_CLIENT_ERRORS_S
+                and (latest_start is None or fold.record.event.at >= latest_start)
+            ):
+                if client is not None and client not in fold.clients:
+                    fold.clients.append(client)
+                fold.record.event = replace(
+                    fold.record.event,
+                    count=fold.record.event.count + 1,
+                    text=_client_line(source, fold.clients, fold.text),
+                )
+                fold.last = max(fold.last, at)
+                self._log.changed()
+                return
+            for k in [k for k, f in self._folds.items() if at - f.last > FOLD_CLIENT_ERRORS_S]:
                 del self._folds[k]
-            event = TimelineEvent(at, kind, source, f"{source}: {text}", partition=partition)
+            clients = [client] if client is not None else []
+            event = TimelineEvent(at, kind, source, _client_line(source, clients, text), partition=partition)
             new = self._add_placed(event, source)
             if new is not None:
-                self._folds[key] = (new, at)
+                self._folds[key] = _Fold(new, at, clients, text)
 
     def observe_consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
         """The consoles' drained batch: failed deliveries, and consumers that report a new problem."""
@@ -342,7 +395,7 @@ class Timeline:
                 previous = self._consumer_errors.get(c.name)
                 self._consumer_errors[c.name] = c.error
             if c.error is not None and c.error != previous:
-                self.record_client_error("consumer", f"{c.name} (group {c.group}): {c.error}", at)
+                self.record_client_error("consumer", f"(group {c.group}): {c.error}", at, client=c.name)
         for change in activity.changes:
             if change.kind == "lost":
                 parts = ", ".join(map(str, change.partitions))

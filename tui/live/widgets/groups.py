@@ -51,6 +51,7 @@ class GroupsPanel(LivePane, Vertical):
 
     def compose(self) -> ComposeResult:
         yield KeyedTable(id="groups", filterable=True)
+        yield Static("", id="group-note")  # where the group's members come from, when not from its coordinator
         yield KeyedTable(id="group-offsets")
         with Horizontal(classes="options", id="reset-row"):
             yield Label("reset to")
@@ -98,6 +99,10 @@ class GroupsPanel(LivePane, Vertical):
         table = self.query_one("#group-offsets", DataTable)
         gid = self.selected_group
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
+        note = self.query_one("#group-note", Static)
+        note.display = group is not None and group.note is not None
+        if group is not None and group.note is not None:
+            note.update(Text(f"members and state {group.note}", style="dim"))
         rows = []
         if group is not None:
             owner = {tp: m for m in group.members for tp in m.assignment}

@@ -11,7 +11,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
 
-MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "unknown": "mode unknown"}
+MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "demo": "demo (librdkafka mock)", "unknown": "mode unknown"}
 
 
 def status_text(
