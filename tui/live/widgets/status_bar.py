@@ -12,18 +12,27 @@ from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
 
 MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "demo": "demo (librdkafka mock)", "unknown": "mode unknown"}
+SHORT_MODES = {"zk": "ZooKeeper", "kraft": "KRaft", "demo": "demo", "unknown": "mode unknown"}
+NARROW = 110  # below: no cluster id and short mode names, so the line fits 80 columns
 
 
 def status_text(
-    snapshot: ClusterSnapshot | None, failure: str | None, age_s: float | None, controller_id: int | None = None
+    snapshot: ClusterSnapshot | None,
+    failure: str | None,
+    age_s: float | None,
+    controller_id: int | None = None,
+    narrow: bool = False,
 ) -> Text:
     text = Text()
     if snapshot is None:
         text.append("connecting…" if failure is None else "no data", style="bold")
     else:
         up, down = len(snapshot.brokers_alive), len(snapshot.brokers_down)
-        text.append(f"cluster {snapshot.cluster_id or '?'}", style="bold")
-        text.append(f"  {MODES.get(snapshot.mode, snapshot.mode)}")
+        if narrow:
+            text.append(SHORT_MODES.get(snapshot.mode, snapshot.mode), style="bold")
+        else:
+            text.append(f"cluster {snapshot.cluster_id or '?'}", style="bold")
+            text.append(f"  {MODES.get(snapshot.mode, snapshot.mode)}")
         controller = controller_id if controller_id is not None else snapshot.controller_id
         text.append(f"  controller {controller if controller is not None else '-'}")
         text.append(f"  brokers {up} up")
@@ -50,4 +59,8 @@ class StatusBar(LivePane, Widget):
         return self.text
 
     def draw(self, view: LiveView) -> None:
-        self.text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id)
+        narrow = (self.size.width or self.app.size.width) < NARROW
+        self.text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, narrow)
+
+    def on_resize(self) -> None:
+        self.redraw()
