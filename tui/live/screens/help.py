@@ -38,8 +38,10 @@ a struck-through replica sits on a dead broker · `*` = not the preferred leader
 leader or ISR.
 
 **Producer**: type a line, Enter sends it (`key:value` when a key separator is set); paste several lines to send
-them all. **Consumers**: start several in one group to share partitions, or each in its own group to get every
-message; stop one to see the rebalance.
+them all; a refused line stays in the field. Topic fields complete the cluster's topics (`→` accepts, `↓`/`↑` step
+through them). **Consumers**: start several in one group to share partitions, or each in its own group to get every
+message; stop one to see the rebalance. **Groups**: `Reset…` previews the new offset of every partition (clamped
+values said as clamped), as `kafka-consumer-groups --dry-run`; Enter or `y` executes it, Escape or `n` cancels.
 
 **Spark**: `g` counts the picked topic per partition with Spark (records, bytes, offsets, timestamps, top keys; each
 count checked against high − low watermark) · `l` live counts from a streaming query. Spark runs in a process of its

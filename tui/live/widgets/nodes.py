@@ -11,7 +11,7 @@ from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from kafkatop.tui.format import human_duration, human_size
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
-from kafkatop.tui.live.widgets.tables import VI_KEYS
+from kafkatop.tui.live.widgets.tables import VI_KEYS, highlighted_key
 
 STATE_STYLE = {
     "up": "green",
@@ -97,13 +97,7 @@ class NodeTable(LivePane, DataTable[str | Text]):
 
     @property
     def selected_name(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:  # noqa: BLE001 - no valid cursor while the table is rebuilt
-            return None
-        return None if key.value is None else str(key.value)
+        return highlighted_key(self)
 
 
 class NodeLog(LivePane, Static):

@@ -57,13 +57,18 @@ class KeyedTable(DataTable[str | Text]):
 
     @property
     def selected_key(self) -> str | None:
-        if not self.row_count:
-            return None
-        try:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-        except Exception:  # noqa: BLE001 - no valid cursor while the table is rebuilt
-            return None
-        return None if key.value is None else str(key.value)
+        return highlighted_key(self)
+
+
+def highlighted_key(table: DataTable[Any]) -> str | None:
+    """The key of the row under the cursor; None in an empty table."""
+    if not table.row_count:
+        return None
+    try:
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+    except Exception:  # noqa: BLE001 - no valid cursor while the table is rebuilt
+        return None
+    return None if key.value is None else str(key.value)
 
 
 class MessageLog(RichLog):
