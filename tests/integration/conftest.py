@@ -1,13 +1,34 @@
-"""Fixtures of the integration tests that need a real Kafka (KAFKA_HOME)."""
+"""Fixtures of the integration tests: every cluster source a test makes is closed after it; a real Kafka (KAFKA_HOME)
+for the tests that need one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from kafkatop.backends.kafka.admin import AdminSource
 from tests.integration.test_real_kafka import KraftNode, start_node, stop_node
+
+
+@pytest.fixture(autouse=True)
+def close_admin_sources(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Closes every AdminSource a test made, however it made it (an app's source is never closed by the app: the
+    command line's composition root does that). An unclosed one keeps its librdkafka threads reconnecting to a mock
+    cluster long gone, and a few dozen of them slowed every later test of the run by minutes."""
+    made: list[AdminSource] = []
+    init = AdminSource.__init__
+
+    def recorded(self: AdminSource, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(AdminSource, "__init__", recorded)
+    yield
+    for source in made:
+        source.close()
 
 
 @pytest.fixture(scope="module")
