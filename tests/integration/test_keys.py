@@ -99,6 +99,10 @@ async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
         await pilot.press("escape")
         commands = [c.title for c in app.get_system_commands(app.screen)]
         assert "Show Spark" in commands and "Show ZooKeeper / quorum" not in commands
+        await pilot.press("1")
+        app.spark_count()  # the palette's "Count the topic with Spark": the Spark tab, wherever it is shown
+        await pilot.pause()
+        assert active(app) == "tab-spark"
 
 
 async def test_0_reaches_the_process_table_and_j_k_move_in_it(demo: Any) -> None:

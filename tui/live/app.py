@@ -381,7 +381,7 @@ class KafkatopApp(App[None]):
         self.push_screen(HelpScreen(self.tab_titles()))
 
     def spark_count(self) -> None:
-        self.action_tab(TAB_IDS.index("tab-spark") + 1)
+        self.show_tab("tab-spark")
         self.main_screen.query_one(SparkPanel).action_count()
 
     # --- focus: keys act from every table; a field is entered on purpose and left with Escape ---------------------
@@ -395,9 +395,12 @@ class KafkatopApp(App[None]):
         if not 1 <= index <= len(shown):
             self.notify(f"no tab {index} here: 1–{len(shown)} are {self._tab_names()}", timeout=4)
             return
+        self.show_tab(str(shown[index - 1].id))
+
+    def show_tab(self, tab_id: str) -> None:
         # Focus moves into the new tab: left in the old one, it would pull that tab back to the front.
         self.set_focus(None)
-        self.main_screen.query_one(TabbedContent).active = str(shown[index - 1].id)
+        self.main_screen.query_one(TabbedContent).active = tab_id
         self.set_focus(self.home())
 
     def tab_titles(self) -> list[str]:
