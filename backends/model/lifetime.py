@@ -18,6 +18,7 @@ Standard library only: Spark's tasks ship this module to executors with the data
 from __future__ import annotations
 
 import atexit
+import gc
 import sys
 import threading
 import time
@@ -53,7 +54,9 @@ def parked_count() -> int:
         return len(_parked)
 
 
-def release(box: list[Any], close: Callable[[Any], None] | None = None) -> threading.Thread | None:
+def release(
+    box: list[Any], close: Callable[[Any], None] | None = None, wait_s: float | None = None
+) -> threading.Thread | None:
     """Frees the handles in `box` (the caller's last references: it must hold no other) on a thread of their own.
 
     `close` runs first on each (a Consumer's close(), which leaves its destructor nothing to wait for). Destroying a
@@ -64,12 +67,13 @@ def release(box: list[Any], close: Callable[[Any], None] | None = None) -> threa
         return None
     handles = list(box)
     box.clear()
-    thread = threading.Thread(target=_free, args=(handles, close), name="kafkatop-release", daemon=True)
+    wait = LAST_REFERENCE_WAIT_S if wait_s is None else wait_s
+    thread = threading.Thread(target=_free, args=(handles, close, wait), name="kafkatop-release", daemon=True)
     thread.start()
     return thread
 
 
-def _free(handles: list[Any], close: Callable[[Any], None] | None) -> None:
+def _free(handles: list[Any], close: Callable[[Any], None] | None, wait_s: float) -> None:
     while handles:
         handle = handles.pop(0)  # in order: callers put the handles whose destroy may hang last
         with _lock:
@@ -80,7 +84,7 @@ def _free(handles: list[Any], close: Callable[[Any], None] | None) -> None:
             except Exception:  # noqa: BLE001 - a handle being thrown away has nothing left to report to
                 pass
         # getrefcount counts its own argument and this frame's variable: 2 means this thread holds the last one.
-        end = time.monotonic() + LAST_REFERENCE_WAIT_S
+        end = time.monotonic() + wait_s
         while sys.getrefcount(handle) > 2 and time.monotonic() < end:
             time.sleep(0.01)
         if sys.getrefcount(handle) > 2:
@@ -89,17 +93,29 @@ def _free(handles: list[Any], close: Callable[[Any], None] | None) -> None:
         del handle  # the last reference: the destructor (rd_kafka_destroy) runs here, on this thread
 
 
+# At exit: how long a handle referenced elsewhere is waited for, and how long freeing them all may take.
+EXIT_REFERENCE_WAIT_S = 0.5
+EXIT_WAIT_S = 3.0
+
+
 @atexit.register
-def _park_at_exit() -> None:
-    """At exit, what was never released is parked on a daemon thread: clearing this module's registry would
-    otherwise destroy each handle on the main thread during shutdown, where a dead broker can hold it for seconds. The
-    process's end frees them all."""
+def _release_at_exit() -> None:
+    """At exit, what was never released is freed while the interpreter is still whole. A handle left alive into the
+    interpreter's finalization keeps librdkafka threads that call into Python (its logger, error_cb) as Python is
+    torn down, and the process dies of SIGSEGV. Garbage cycles holding handles are collected first; the handles are
+    then freed on a release thread, as ever, joined for EXIT_WAIT_S at most (a dead broker can hold a destroy for
+    seconds). What is still referenced elsewhere, or not freed by then, is parked on a daemon thread: the process's
+    end frees it."""
+    gc.collect()
     with _lock:
         left = list(_kept.values())
-        _kept.clear()
-        _parked.extend(left)
-        parked = list(_parked)
+    thread = release(left, wait_s=EXIT_REFERENCE_WAIT_S)
+    if thread is not None:
+        thread.join(EXIT_WAIT_S)
+    with _lock:
+        parked = [*_parked, *_kept.values()]
         _parked.clear()
+        _kept.clear()
     if parked:
         threading.Thread(target=_hold, args=(parked,), name="kafkatop-parked", daemon=True).start()
 
