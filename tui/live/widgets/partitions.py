@@ -230,7 +230,11 @@ class PartitionTable(ScrollView, can_focus=True):
         self.refresh()
 
     def _resize(self) -> None:
-        self.virtual_size = Size(sum(self._widths[i] + 2 for i in self._columns), len(self._keys) + 1)
+        width, height = sum(self._widths[i] + 2 for i in self._columns), len(self._keys) + 1
+        room, current = self.size.width, self.virtual_size
+        if room and current.height == height and width <= room and current.width <= room:
+            return  # narrower or wider, it still fits: no scrollbar changes, and a new size would cost a relayout
+        self.virtual_size = Size(width, height)
 
     def _fit(self) -> None:
         """The columns that fit the width, dropping DROPPED_FIRST in order (a wide table still scrolls)."""

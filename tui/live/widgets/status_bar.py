@@ -49,18 +49,27 @@ def status_text(
     return text
 
 
-class StatusBar(LivePane, Widget):
-    """As tall as its text (a narrow terminal wraps it); set only when it changed, so a steady poll costs no
-    layout."""
+def _rows(text: Text, width: int) -> int:
+    """How many rows `text` takes, wrapped at `width`."""
+    return sum(max(1, -(-len(line) // max(1, width))) for line in text.plain.split("\n"))
 
-    text: reactive[Text] = reactive(Text, layout=True)
+
+class StatusBar(LivePane, Widget):
+    """As tall as its text (a narrow terminal wraps it). A new text repaints the bar; only a new height re-lays out
+    the screen, so a failover's changed counts cost no second frame (bench/tui_refresh.py)."""
+
+    text: reactive[Text] = reactive(Text, layout=False)
 
     def render(self) -> Text:
         return self.text
 
     def draw(self, view: LiveView) -> None:
-        narrow = (self.size.width or self.app.size.width) < NARROW
-        self.text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, narrow)
+        width = self.size.width or self.app.size.width
+        text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW)
+        taller = _rows(text, width) != _rows(self.text, width)
+        self.text = text
+        if taller:
+            self.refresh(layout=True)
 
     def on_resize(self) -> None:
         self.redraw()
