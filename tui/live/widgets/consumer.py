@@ -50,7 +50,7 @@ class ConsumerPanel(LivePane, Vertical):
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:
             self.snapshot = view.cluster
-            self.query_one(TopicInput).set_topics([t.name for t in view.cluster.topics if not t.internal])
+            self.query_one(TopicInput).follow(view.cluster)
 
     def on_mount(self) -> None:
         self.query_one("#consumers", DataTable).add_columns("consumer", "group", "state", "assignment", "received")

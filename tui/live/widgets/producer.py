@@ -98,7 +98,7 @@ class ProducerPanel(LivePane, Vertical):
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:
             self.snapshot = view.cluster
-            self.query_one(TopicInput).set_topics([t.name for t in view.cluster.topics if not t.internal])
+            self.query_one(TopicInput).follow(view.cluster)
 
     # --- what the fields say ---------------------------------------------------------------------------------------
     def _settings(self) -> ProducerSettings:

@@ -15,6 +15,8 @@ from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
 
+from kafkatop.backends.model.cluster import ClusterSnapshot
+
 _SEPARATORS = re.compile(r"[,\s]+")
 PLACEHOLDER_TOPICS = 3  # topics named in the placeholder; the rest are counted
 
@@ -63,6 +65,10 @@ class TopicInput(Input):
     @property
     def topics(self) -> tuple[str, ...]:
         return self._suggester.topics
+
+    def follow(self, cluster: ClusterSnapshot) -> None:
+        """The topics of the cluster's last poll (internal ones are not offered)."""
+        self.set_topics([t.name for t in cluster.topics if not t.internal])
 
     def set_topics(self, topics: Sequence[str]) -> None:
         """The cluster's topics, as its last poll listed them."""
