@@ -12,35 +12,23 @@ tried. ZooKeeper-mode brokers do not offer the API at all. PLAINTEXT listeners o
 
 from __future__ import annotations
 
-import socket
-import struct
 import time
 
 from kafkatop.backends.kraft.wire import (
     API_DESCRIBE_QUORUM,
-    API_PRODUCE,
-    API_VERSIONS,
-    API_VERSIONS_VERSION,
     DESCRIBE_QUORUM_VERSIONS,
     DescribeQuorum,
-    ProtocolError,
     ReplicaState,
-    api_versions_body,
-    decode_api_versions,
     decode_describe_quorum,
     describe_quorum_body,
-    encode_request,
-    error_name,
 )
-from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC, QuorumReplica, QuorumSnapshot
+from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, security_protocol
+from kafkatop.backends.protocol.wire import API_PRODUCE, ProtocolError, error_name
 
 SOURCE = "quorum"
-
-
-_MAX_FRAME = 16 * 1024 * 1024  # a larger "size" means the peer is not speaking Kafka (HTTP, TLS, ZooKeeper…)
 
 
 _ERROR_HINTS = {
@@ -102,47 +90,6 @@ def _error_reason(source: str, code: int, message: str | None) -> str:
     return f"{source} answered DescribeQuorum with {error_name(code)}{detail}"
 
 
-class _Connection:
-    """One socket, one request at a time, every read and write bounded by the poll's deadline."""
-
-    def __init__(self, host: str, port: int, deadline: float) -> None:
-        self.deadline = deadline
-        self.sock = socket.create_connection((host, port), timeout=self._left())
-        self.correlation_id = 0
-
-    def _left(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("timed out")
-        return left
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def request(self, api_key: int, api_version: int, body: bytes) -> bytes:
-        self.correlation_id += 1
-        self.sock.settimeout(self._left())
-        self.sock.sendall(encode_request(api_key, api_version, self.correlation_id, body))
-        size = struct.unpack(">i", self._read(4))[0]
-        if not 4 <= size <= _MAX_FRAME:
-            raise ProtocolError(f"a {size}-byte frame: not a Kafka PLAINTEXT listener (TLS, HTTP, ZooKeeper…?)")
-        payload = self._read(size)
-        if struct.unpack(">i", payload[:4])[0] != self.correlation_id:
-            raise ProtocolError("the response answers another request (correlation id mismatch)")
-        return payload
-
-    def _read(self, n: int) -> bytes:
-        chunks = []
-        while n > 0:
-            self.sock.settimeout(self._left())
-            chunk = self.sock.recv(min(n, 1 << 20))
-            if not chunk:
-                raise ConnectionResetError("closed by the peer")
-            chunks.append(chunk)
-            n -= len(chunk)
-        return b"".join(chunks)
-
-
 class _TryNext(Exception):
     """This address could not answer; the message says why. The next bootstrap address is tried."""
 
@@ -162,7 +109,7 @@ class QuorumSource:
         self.last_response: tuple[int, bytes] | None = None
 
     def poll(self) -> QuorumSnapshot:
-        protocol = self.connection.client_settings.get("security.protocol", "PLAINTEXT").upper()
+        protocol = security_protocol(self.connection)
         if protocol != "PLAINTEXT":
             raise SourceUnavailable(
                 SOURCE,
@@ -180,23 +127,19 @@ class QuorumSource:
 
     def _describe(self, host: str, port: int, address: str) -> QuorumSnapshot:
         try:
-            conn = _Connection(host, port, time.monotonic() + self.timeout_s)
+            conn = BrokerConnection(host, port, time.monotonic() + self.timeout_s)
         except OSError as e:
-            raise _TryNext(f"{address}: {_os_reason(e, self.timeout_s)}") from None
+            raise _TryNext(f"{address}: {os_reason(e, self.timeout_s)}") from None
         try:
-            versions = decode_api_versions(conn.request(API_VERSIONS, API_VERSIONS_VERSION, api_versions_body()))
-            if versions.error_code:
-                raise _TryNext(f"{address} answered ApiVersions with {error_name(versions.error_code)}")
-            offered = versions.versions.get(API_DESCRIBE_QUORUM)
-            if offered is None:
-                raise _TryNext(
-                    f"{address} does not offer DescribeQuorum: a ZooKeeper-mode broker, or Kafka older than 3.0"
-                )
-            version = min(offered[1], DESCRIBE_QUORUM_VERSIONS[1])
-            if version < max(offered[0], DESCRIBE_QUORUM_VERSIONS[0]):
-                raise _TryNext(
-                    f"{address} offers DescribeQuorum v{offered[0]}–v{offered[1]} only; kafkatop reads v0–v2"
-                )
+            try:
+                versions = conn.api_versions()
+                if API_DESCRIBE_QUORUM not in versions.versions:
+                    raise _TryNext(
+                        f"{address} does not offer DescribeQuorum: a ZooKeeper-mode broker, or Kafka older than 3.0"
+                    )
+                version = conn.version_for(API_DESCRIBE_QUORUM, "DescribeQuorum", DESCRIBE_QUORUM_VERSIONS)
+            except Unsupported as e:
+                raise _TryNext(str(e)) from None
             # Brokers serve Produce; controllers do not.
             via = "broker" if API_PRODUCE in versions.versions else "controller"
             payload = conn.request(API_DESCRIBE_QUORUM, version, describe_quorum_body())
@@ -204,7 +147,7 @@ class QuorumSource:
             self.last_response = (version, payload)
             response = decode_describe_quorum(payload, version)
         except OSError as e:
-            raise _TryNext(f"{address}: {_os_reason(e, self.timeout_s)}") from None
+            raise _TryNext(f"{address}: {os_reason(e, self.timeout_s)}") from None
         except ProtocolError as e:
             raise _TryNext(f"{address}: {e}") from None
         finally:
@@ -213,9 +156,3 @@ class QuorumSource:
             return to_snapshot(response, taken_at, source=address, via=via)
         except SourceUnavailable as e:
             raise _TryNext(e.reason) from None
-
-
-def _os_reason(e: OSError, timeout_s: float) -> str:
-    if isinstance(e, ConnectionResetError | BrokenPipeError):
-        return "connection closed by the node (a TLS or SASL listener? kafkatop speaks PLAINTEXT only)"
-    return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")

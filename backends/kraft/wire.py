@@ -1,195 +1,28 @@
-"""The Kafka wire format, as much of it as kafkatop speaks itself where confluent-kafka has no API: the request
-header, Kafka's primitive types, and the ApiVersions (v3) and DescribeQuorum (v0–v2) messages.
+"""DescribeQuorum (API key 55, v0–v2) on Kafka's wire format (protocol/wire.py): the request body and the decoder.
 
-Schemas: clients/src/main/resources/common/message/*.json in apache/kafka. Every decoder is bounded: truncated or
-foreign bytes raise ProtocolError, never IndexError.
+Schemas: clients/src/main/resources/common/message/DescribeQuorum*.json in apache/kafka. Every decoder is bounded:
+truncated or foreign bytes raise ProtocolError, never IndexError.
 """
 
 from __future__ import annotations
 
-import base64
 import struct
 from dataclasses import dataclass
 
-from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC
-
-CLIENT_ID = "kafkatop"
-
-
-CLIENT_SOFTWARE = ("kafkatop", "0.1.0")  # ApiVersions v3+ rejects names outside [a-zA-Z0-9.-]
-
-
-API_PRODUCE = 0
-
-
-API_VERSIONS = 18
-
+from kafkatop.backends.protocol.wire import (
+    NO_TAGGED_FIELDS,
+    ProtocolError,
+    Reader,
+    encode_compact_string,
+    encode_uvarint,
+    format_uuid,
+)
 
 API_DESCRIBE_QUORUM = 55
 
 
-API_VERSIONS_VERSION = 3  # the first flexible version (Kafka 2.4+)
-
-
 DESCRIBE_QUORUM_VERSIONS = (0, 2)  # what this codec reads: v1 adds fetch times, v2 nodes and directory ids
-
-
-# Kafka's error codes (org.apache.kafka.common.protocol.Errors) that these two requests can plausibly return.
-ERROR_NAMES = {
-    -1: "UNKNOWN_SERVER_ERROR",
-    3: "UNKNOWN_TOPIC_OR_PARTITION",
-    5: "LEADER_NOT_AVAILABLE",
-    6: "NOT_LEADER_OR_FOLLOWER",
-    7: "REQUEST_TIMED_OUT",
-    8: "BROKER_NOT_AVAILABLE",
-    13: "NETWORK_EXCEPTION",
-    15: "COORDINATOR_NOT_AVAILABLE",
-    31: "CLUSTER_AUTHORIZATION_FAILED",
-    34: "ILLEGAL_SASL_STATE",
-    35: "UNSUPPORTED_VERSION",
-    41: "NOT_CONTROLLER",
-    42: "INVALID_REQUEST",
-    56: "KAFKA_STORAGE_ERROR",
-    104: "INCONSISTENT_CLUSTER_ID",
-}
-
-
-def error_name(code: int) -> str:
-    return ERROR_NAMES.get(code, f"error code {code}")
-
-
-class ProtocolError(KafkatopError):
-    """Bytes that do not decode as the expected Kafka response."""
-
-
-# --- the codec: Kafka's primitive types -----------------------------------------------------------------------------
-def encode_uvarint(value: int) -> bytes:
-    """Unsigned LEB128, as Kafka's compact lengths and tagged-field headers use."""
-    if value < 0:
-        raise ValueError(f"uvarint of a negative number: {value}")
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def encode_compact_string(value: str | None) -> bytes:
-    """Length + 1 as a uvarint (0 = null), then UTF-8."""
-    if value is None:
-        return b"\x00"
-    data = value.encode("utf-8")
-    return encode_uvarint(len(data) + 1) + data
-
-
-def encode_nullable_string(value: str | None) -> bytes:
-    """int16 length (-1 = null), then UTF-8: the request header's client id, even in flexible versions."""
-    if value is None:
-        return struct.pack(">h", -1)
-    data = value.encode("utf-8")
-    return struct.pack(">h", len(data)) + data
-
-
-NO_TAGGED_FIELDS = b"\x00"
-
-
-def format_uuid(raw: bytes) -> str | None:
-    """Kafka's Uuid.toString(): URL-safe base64 without padding; the all-zero uuid (ZERO_UUID) is None."""
-    if raw == bytes(16):
-        return None
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-class Reader:
-    """Reads Kafka's primitive types from one response; any overrun is a ProtocolError, never an IndexError."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > len(self.data):
-            raise ProtocolError(f"response truncated: wanted {n} bytes at offset {self.pos} of {len(self.data)}")
-        chunk = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return chunk
-
-    def _unpack(self, fmt: str, size: int) -> int:
-        value: int = struct.unpack(fmt, self.take(size))[0]
-        return value
-
-    def int16(self) -> int:
-        return self._unpack(">h", 2)
-
-    def uint16(self) -> int:
-        return self._unpack(">H", 2)
-
-    def int32(self) -> int:
-        return self._unpack(">i", 4)
-
-    def int64(self) -> int:
-        return self._unpack(">q", 8)
-
-    def uuid(self) -> bytes:
-        return self.take(16)
-
-    def uvarint(self) -> int:
-        value = shift = 0
-        while True:
-            byte = self.take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-            if shift > 63:
-                raise ProtocolError(f"varint longer than 10 bytes at offset {self.pos}")
-
-    def compact_nullable_string(self) -> str | None:
-        n = self.uvarint()
-        if n == 0:
-            return None
-        return self.take(n - 1).decode("utf-8", errors="replace")
-
-    def compact_string(self) -> str:
-        value = self.compact_nullable_string()
-        if value is None:
-            raise ProtocolError(f"null where a string is required at offset {self.pos}")
-        return value
-
-    def compact_array_length(self) -> int:
-        """Length + 1 as a uvarint; null (0) reads as empty, since no field read here is nullable."""
-        return max(self.uvarint() - 1, 0)
-
-    def array_length(self) -> int:
-        """int32 length of a non-flexible array (-1 = null, read as empty)."""
-        return max(self.int32(), 0)
-
-    def skip_tagged_fields(self) -> None:
-        """Skip a tagged-field section: none of the tags of these messages is needed, known or not."""
-        for _ in range(self.uvarint()):
-            self.uvarint()  # the tag
-            self.take(self.uvarint())
-
-    def end(self) -> None:
-        if self.pos != len(self.data):
-            raise ProtocolError(f"{len(self.data) - self.pos} unread bytes after the response")
-
-
-# --- the two requests -----------------------------------------------------------------------------------------------
-def encode_request(
-    api_key: int, api_version: int, correlation_id: int, body: bytes, client_id: str = CLIENT_ID
-) -> bytes:
-    """Size-prefixed request with header v2 (flexible), which every request version sent here uses."""
-    header = struct.pack(">hhi", api_key, api_version, correlation_id) + encode_nullable_string(client_id)
-    frame = header + NO_TAGGED_FIELDS + body
-    return struct.pack(">i", len(frame)) + frame
-
-
-def api_versions_body() -> bytes:
-    name, version = CLIENT_SOFTWARE
-    return encode_compact_string(name) + encode_compact_string(version) + NO_TAGGED_FIELDS
 
 
 def describe_quorum_body(topic: str = METADATA_TOPIC, partition: int = METADATA_PARTITION) -> bytes:
@@ -203,35 +36,6 @@ def describe_quorum_body(topic: str = METADATA_TOPIC, partition: int = METADATA_
         + NO_TAGGED_FIELDS  # topic
         + NO_TAGGED_FIELDS  # request
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ApiVersions:
-    correlation_id: int
-    error_code: int
-    versions: dict[int, tuple[int, int]]  # api key -> (min, max)
-
-
-def decode_api_versions(payload: bytes) -> ApiVersions:
-    """An ApiVersions response (after the size). Its header is v0 even for v3: the client cannot know yet."""
-    r = Reader(payload)
-    correlation_id = r.int32()
-    error_code = r.int16()
-    versions: dict[int, tuple[int, int]] = {}
-    if error_code == 35:
-        # UNSUPPORTED_VERSION comes as a v0 body, so an old broker can still say what it supports.
-        for _ in range(r.array_length()):
-            key, lo, hi = r.int16(), r.int16(), r.int16()
-            versions[key] = (lo, hi)
-        return ApiVersions(correlation_id, error_code, versions)
-    for _ in range(r.compact_array_length()):
-        key, lo, hi = r.int16(), r.int16(), r.int16()
-        r.skip_tagged_fields()
-        versions[key] = (lo, hi)
-    r.int32()  # throttle time
-    r.skip_tagged_fields()  # supported and finalized features
-    r.end()
-    return ApiVersions(correlation_id, error_code, versions)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
+from kafkatop.backends.model.operations import OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
 
@@ -24,7 +25,7 @@ MARK = "kafkatop_recording"
 
 RecordKind = Literal[
     "cluster", "cluster-failed", "nodes", "ensemble", "ensemble-failed", "zookeeper", "consoles", "action",
-    "action-finished",
+    "action-finished", "operation",
 ]  # fmt: skip
 Source = Literal["control", "ensemble", "zookeeper", "clients"]  # what the live view had beside the cluster poll
 
@@ -73,7 +74,7 @@ class ActionDone:
 
 Payload = (
     ClusterSnapshot | NodesSnapshot | EnsembleSnapshot | QuorumSnapshot | ZooKeeperPush | ConsoleActivity
-    | ActionTaken | ActionDone | SourceFailed
+    | ActionTaken | ActionDone | SourceFailed | OperationStep
 )  # fmt: skip
 PAYLOADS: dict[str, Any] = {
     "cluster": ClusterSnapshot,
@@ -85,6 +86,7 @@ PAYLOADS: dict[str, Any] = {
     "consoles": ConsoleActivity,
     "action": ActionTaken,
     "action-finished": ActionDone,
+    "operation": OperationStep,
 }
 assert set(PAYLOADS) == set(get_args(RecordKind))
 _TIMED = ("cluster", "nodes", "ensemble")  # snapshots with a taken_at: written as "same" when nothing else changed

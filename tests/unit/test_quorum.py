@@ -17,24 +17,26 @@ import pytest
 
 from kafkatop.backends.kraft.quorum import QuorumSource, to_snapshot
 from kafkatop.backends.kraft.wire import (
-    NO_TAGGED_FIELDS,
     DescribeQuorum,
-    ProtocolError,
     QuorumPartition,
-    Reader,
     ReplicaState,
-    api_versions_body,
-    decode_api_versions,
     decode_describe_quorum,
     describe_quorum_body,
+)
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.protocol.wire import (
+    NO_TAGGED_FIELDS,
+    ProtocolError,
+    Reader,
+    api_versions_body,
+    decode_api_versions,
     encode_compact_string,
     encode_request,
     encode_uvarint,
     error_name,
     format_uuid,
 )
-from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import SourceUnavailable
 
 BROKER_APIVERSIONS = bytes.fromhex(
     "0000000100004a00000000000d000001000400120000020001000a0000030000000d0000080002000900000900010009"

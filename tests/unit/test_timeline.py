@@ -21,6 +21,7 @@ from kafkatop.backends.model.cluster import (
 )
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView, Delivery
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.quorum import QuorumReplica, QuorumSnapshot
 from kafkatop.backends.model.zookeeper import (
@@ -586,3 +587,39 @@ def test_threads_feeding_at_once_lose_nothing() -> None:
 def test_unknown_action_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown action 'reboot'"):
         Timeline().record_action("reboot", "broker-1")
+
+
+# --- operations -----------------------------------------------------------------------------------------------------
+def test_an_election_is_an_incident_whose_steps_are_the_leaders_it_moved() -> None:
+    timeline = Timeline()
+    moved_away = (part(0, 3, (1, 2, 3), 4), part(1, 1, (1, 2, 3), 7))  # partition 0's preferred leader is 1
+    timeline.observe_nodes(nodes(T0))
+    timeline.observe_cluster(cluster(T0, moved_away))
+    election = OperationKind.LEADER_ELECTION
+    timeline.record_operation(OperationStep(election, OperationPhase.STARTED, "elect", "purchases"), T0 + 1)
+    timeline.record_operation(OperationStep(election, OperationPhase.DONE, "elected", "purchases"), T0 + 1.2)
+    timeline.observe_nodes(nodes(T0 + 1.3))  # a process view says nothing of the leaders: the incident stays open
+    assert timeline.snapshot().incidents[-1].open
+    timeline.observe_cluster(cluster(T0 + 1.5, (part(0, 1, (1, 2, 3), 5), HEALTHY[1])))
+    incident = timeline.snapshot().incidents[-1]
+    assert (incident.trigger, incident.title, incident.announced) == (
+        Trigger.LEADER_ELECTION, "leader election on purchases", True,
+    )  # fmt: skip
+    assert steps(incident) == [
+        (EventKind.OPERATION, 0.0, 0.0),
+        (EventKind.OPERATION, 0.2, 0.2),
+        (EventKind.LEADER_CHANGED, 0.5, 0.3),
+    ]
+    assert incident.ended_at == T0 + 1.5 and not incident.recovered
+
+
+def test_a_config_change_is_an_event_without_an_incident() -> None:
+    timeline = Timeline()
+    baseline(timeline)
+    step = OperationStep(OperationKind.CONFIG_CHANGE, OperationPhase.DONE, "min.insync.replicas=2 on purchases")
+    timeline.record_operation(step, T0 + 1)
+    snapshot = timeline.snapshot()
+    assert snapshot.incidents == ()
+    assert [(e.kind, e.text, e.after) for e in snapshot.events[-1:]] == [
+        (EventKind.OPERATION, "min.insync.replicas=2 on purchases", "done")
+    ]

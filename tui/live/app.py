@@ -34,6 +34,7 @@ from kafkatop.tui.live.messages import (
     ClusterPolled,
     EnsemblePolled,
     NodesPolled,
+    OperationRecorded,
     PollFailed,
     ReplayProgressed,
 )
@@ -361,6 +362,10 @@ class KafkatopApp(App[None]):
         self.main_screen.query_one(ProducerPanel).show_deliveries(message.activity.deliveries)
         self.main_screen.query_one(ConsumerPanel).show_drained(message.activity)
         if message.timeline is not None and message.timeline is not self.view.timeline:
+            self._show(timeline=self._timeline(message.timeline))
+
+    def on_operation_recorded(self, message: OperationRecorded) -> None:
+        if not self.shutting_down and message.timeline is not self.view.timeline:
             self._show(timeline=self._timeline(message.timeline))
 
     @on(DataTable.RowHighlighted, "#nodes")

@@ -19,6 +19,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodesSnapshot
+from kafkatop.backends.model.operations import OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.recording import (
     ActionDone,
@@ -37,6 +38,7 @@ from kafkatop.tui.live.messages import (
     ClusterPolled,
     EnsemblePolled,
     NodesPolled,
+    OperationRecorded,
     PollFailed,
 )
 
@@ -109,6 +111,14 @@ class Feed:
         self._record(at, "action", taken)
         self.timeline.record_action(taken.action, taken.node, at, broker_id=taken.broker_id)
 
+    def operation(self, step: OperationStep, at: float | None = None) -> None:
+        """An operator's step (an election, a reassignment, a config change, …), told when it happens: sent,
+        progressing, done, failed. Callable from any thread."""
+        at = time.time() if at is None else at
+        self._record(at, "operation", step)
+        self.timeline.record_operation(step, at)
+        self._post(OperationRecorded(step, self.timeline.snapshot()))
+
     def failed(self, source: str, reason: str, at: float) -> None:
         """A poll failed (told on the UI thread): only recorded here; the app shows it."""
         kind: RecordKind = "cluster-failed" if source == "admin" else "ensemble-failed"
@@ -156,6 +166,8 @@ class Feed:
             self.consoles(p, at)
         elif isinstance(p, ActionTaken):
             self.action(p, at)
+        elif isinstance(p, OperationStep):
+            self.operation(p, at)
         elif isinstance(p, ActionDone):
             self._post(ActionFinished(p.what, p.error))
         elif isinstance(p, SourceFailed):

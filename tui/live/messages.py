@@ -11,6 +11,7 @@ from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot
+from kafkatop.backends.model.operations import OperationStep
 from kafkatop.backends.ports import EnsembleView
 
 
@@ -51,6 +52,14 @@ class ClientsDrained(Message):
 
     activity: ConsoleActivity
     timeline: TimelineSnapshot | None = None
+
+
+@dataclass
+class OperationRecorded(Message):
+    """An operator's step (an election, a reassignment, …) told to the timeline."""
+
+    step: OperationStep
+    timeline: TimelineSnapshot
 
 
 @dataclass

@@ -61,6 +61,8 @@ class _Incident:
     ended_at: float | None = None
     recovered_at: float | None = None
     omitted: int = 0
+    subject: str | None = None  # an operation's topic
+    settle_at: float | None = None  # an operation's end: the incident ends with the first cluster view after it
 
     def covers(self, event: TimelineEvent) -> bool:
         return (event.node is not None and event.node in self.nodes) or (
@@ -99,6 +101,7 @@ class _Incident:
             ended_at=self.ended_at,
             recovered_after_s=None if self.recovered_at is None else self.recovered_at - self.started_at,
             omitted_steps=self.omitted,
+            subject=self.subject,
         )
 
 
@@ -141,21 +144,26 @@ class Incidents:
         elif inc is not None:
             inc.add(record)
 
-    def open(self, record: Record, trigger: Trigger, announced: bool) -> None:
+    def open(self, record: Record, trigger: Trigger, announced: bool, subject: str | None = None) -> None:
         e = record.event
         latest = self.items[-1] if self.items else None
         if latest is not None and latest.ended_at is None:
             latest.ended_at = e.at  # superseded: it did not recover before the next one began
-        inc = _Incident(next(self._numbers), trigger, announced, e.node, e.broker_id, e.at)
+        inc = _Incident(next(self._numbers), trigger, announced, e.node, e.broker_id, e.at, subject=subject)
         inc.add(record)
         # A start begins from a degraded cluster (its node is down): recovery needs no further loss to be seen.
         inc.degraded = inc.degraded or self._healthy(e.at) is False
         self.items.append(inc)
 
-    def check_recovered(self, at: float) -> None:
+    def check_recovered(self, at: float, *, cluster_view: bool = False) -> None:
+        """After a view taken at `at`; `cluster_view`: a view of brokers and partitions (metadata, ZooKeeper)."""
         inc = self.items[-1] if self.items else None
         if inc is None or inc.ended_at is not None or at < inc.started_at:
             return  # a view older than the incident says nothing of its end
+        if inc.settle_at is not None:
+            if cluster_view and at >= inc.settle_at:
+                inc.ended_at = at  # an operation: done, and the cluster seen since (its leader moves are in)
+            return
         healthy = self._healthy(at)
         if healthy is None:
             return

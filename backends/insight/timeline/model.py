@@ -26,6 +26,7 @@ class EventKind(StrEnum):
     PRODUCER_ERROR = "producer error"
     CONSUMER_ERROR = "consumer error"
     RECOVERED = "recovered"  # every node up, every broker alive, every partition led with a full ISR
+    OPERATION = "operation"  # an operator's step from kafkatop: an election, a reassignment, a config change, …
 
 
 class Trigger(StrEnum):
@@ -37,6 +38,8 @@ class Trigger(StrEnum):
     RESTART = "restart"
     PROCESS_EXITED = "process exited"  # by itself: a crash, an OOM kill, someone else's kill
     BROKER_LOST = "broker lost"  # left the cluster with no process seen going (not a local node, or not watched)
+    LEADER_ELECTION = "leader election"  # from kafkatop: ends once the cluster is seen after it is done
+    REASSIGNMENT = "reassignment"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,7 @@ class Incident:
     ended_at: float | None  # RECOVERED, or the next incident's start; None while open
     recovered_after_s: float | None
     omitted_steps: int = 0  # beyond MAX_INCIDENT_STEPS
+    subject: str | None = None  # an operation's topic
 
     @property
     def open(self) -> bool:
@@ -86,7 +90,7 @@ class Incident:
     @property
     def title(self) -> str:
         """As a UI names it: kill -9 broker-2, controlled shutdown of broker-3, broker 4 lost."""
-        return title(self.trigger, self.node, self.broker_id)
+        return title(self.trigger, self.node, self.broker_id, self.subject)
 
     def first(
         self, kind: EventKind, *, broker_id: int | None = None, partition: TopicPartition | None = None
@@ -120,7 +124,12 @@ class TimelineSnapshot:
         return self.incidents[-1] if self.incidents and self.incidents[-1].open else None
 
 
-def title(trigger: Trigger, node: str | None, broker_id: int | None) -> str:
+OPERATION_TRIGGERS = frozenset({Trigger.LEADER_ELECTION, Trigger.REASSIGNMENT})
+
+
+def title(trigger: Trigger, node: str | None, broker_id: int | None, subject: str | None = None) -> str:
+    if trigger in OPERATION_TRIGGERS:
+        return f"{trigger.value} on {subject}" if subject else trigger.value
     who = node or (f"broker {broker_id}" if broker_id is not None else "?")
     if trigger is Trigger.STOP:
         return f"controlled shutdown of {who}"

@@ -41,6 +41,7 @@ from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, T
 from kafkatop.backends.model.cluster import ClusterSnapshot, PartitionView, TopicPartition
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import (
     BrokerDeregistered,
@@ -105,6 +106,11 @@ _ACTION_TRIGGERS: dict[str, Trigger] = {
 }
 
 
+# Operations whose effects (leaders, ISRs, replicas moving) are told as the steps of an incident.
+_OPERATION_TRIGGERS = {
+    OperationKind.LEADER_ELECTION: Trigger.LEADER_ELECTION,
+    OperationKind.REASSIGNMENT: Trigger.REASSIGNMENT,
+}
 # A node found in this state without an action of ours: what most likely happened to it.
 _GONE_TRIGGERS = {
     NodeState.KILLED: Trigger.KILL,
@@ -171,6 +177,26 @@ class Timeline:
             record = self._add(action_event(action, node, at, broker_id), "kafkatop")
             if record is not None:
                 self._incidents.open(record, trigger, announced=True)
+
+    def record_operation(self, step: OperationStep, at: float | None = None) -> None:
+        """An operator's step (election, reassignment, config change, …). An election or a reassignment opens an
+        incident when it starts, so the leader and ISR changes it causes are its steps, timed from it; it ends with
+        the first cluster view after its last step."""
+        at = time.time() if at is None else at
+        event = TimelineEvent(at, EventKind.OPERATION, "kafkatop", step.text, before=step.kind.value,
+                              after=step.phase.value)  # fmt: skip
+        with self._lock:
+            record = self._add(event, "kafkatop")
+            if record is None:
+                return
+            trigger = _OPERATION_TRIGGERS.get(step.kind)
+            if trigger is not None and step.phase is OperationPhase.STARTED:
+                self._incidents.open(record, trigger, announced=True, subject=step.topic)
+                return
+            self._incidents.place(record, None)
+            latest = self._incidents.latest
+            if step.phase.final and latest is not None and latest.ended_at is None and latest.trigger is trigger:
+                latest.settle_at = at
 
     # --- processes ----------------------------------------------------------------------------------------------
     def observe_nodes(self, snapshot: NodesSnapshot) -> None:
@@ -239,7 +265,7 @@ class Timeline:
             self._alive[key] = alive
             if snapshot.controller_id is not None or key not in self._controllers:
                 self._controllers[key] = snapshot.controller_id
-            self._check_recovered(at)
+            self._check_recovered(at, cluster_view=True)
 
     def _diff_brokers(
         self, snapshot: ClusterSnapshot, was: set[int], alive: set[int], channel: str, source: str
@@ -433,5 +459,5 @@ class Timeline:
             self._incidents.place(record, None)
         return record
 
-    def _check_recovered(self, at: float) -> None:
-        self._incidents.check_recovered(at)
+    def _check_recovered(self, at: float, *, cluster_view: bool = False) -> None:
+        self._incidents.check_recovered(at, cluster_view=cluster_view)

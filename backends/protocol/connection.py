@@ -1,0 +1,121 @@
+"""One socket to one broker, speaking the requests of protocol/wire.py: every read and write bounded by a deadline,
+the versions agreed with ApiVersions first. PLAINTEXT listeners only (no TLS, no SASL): `require_plaintext` refuses
+a secured cluster up front, naming Kafka's own tool for the same thing."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+
+from kafkatop.backends.model.addresses import socket_error_reason
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.protocol.wire import (
+    API_VERSIONS,
+    API_VERSIONS_VERSION,
+    ApiVersions,
+    ProtocolError,
+    api_versions_body,
+    decode_api_versions,
+    encode_request,
+    error_name,
+)
+
+MAX_FRAME = 16 * 1024 * 1024  # a larger "size" means the peer is not speaking Kafka (HTTP, TLS, ZooKeeper…)
+
+
+class Unsupported(ProtocolError):
+    """The broker does not offer a version of the request that kafkatop speaks."""
+
+
+def security_protocol(connection: KafkaConnection) -> str:
+    return connection.client_settings.get("security.protocol", "PLAINTEXT").upper()
+
+
+def require_plaintext(connection: KafkaConnection, what: str, kafka_tool: str) -> None:
+    """Refuse, before any socket, a cluster whose listeners kafkatop's own protocol code cannot speak."""
+    protocol = security_protocol(connection)
+    if protocol != "PLAINTEXT":
+        raise Unsupported(
+            f"kafkatop speaks {what} over PLAINTEXT only, and this cluster's listeners are {protocol}: use "
+            f"{kafka_tool} --command-config FILE for it"
+        )
+
+
+class BrokerConnection:
+    """One socket, one request at a time, every read and write bounded by `deadline` (time.monotonic())."""
+
+    def __init__(self, host: str, port: int, deadline: float) -> None:
+        self.deadline = deadline
+        self.address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        self.sock = socket.create_connection((host, port), timeout=self._left())
+        self.correlation_id = 0
+        self._versions: ApiVersions | None = None
+
+    def __enter__(self) -> BrokerConnection:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _left(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("timed out")
+        return left
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def api_versions(self) -> ApiVersions:
+        """What the broker serves (asked once per connection)."""
+        if self._versions is None:
+            versions = decode_api_versions(self.request(API_VERSIONS, API_VERSIONS_VERSION, api_versions_body()))
+            if versions.error_code:
+                raise Unsupported(f"{self.address} answered ApiVersions with {error_name(versions.error_code)}")
+            self._versions = versions
+        return self._versions
+
+    def version_for(self, api_key: int, name: str, spoken: tuple[int, int]) -> int:
+        """The highest version of `api_key` both sides speak; Unsupported (saying which) when there is none."""
+        offered = self.api_versions().versions.get(api_key)
+        if offered is None:
+            raise Unsupported(f"{self.address} does not offer {name} (a Kafka too old for it?)")
+        version = min(offered[1], spoken[1])
+        if version < max(offered[0], spoken[0]):
+            raise Unsupported(
+                f"{self.address} offers {name} v{offered[0]}–v{offered[1]} only; "
+                f"kafkatop reads v{spoken[0]}–v{spoken[1]}"
+            )
+        return version
+
+    def request(self, api_key: int, api_version: int, body: bytes, *, flexible: bool = True) -> bytes:
+        """Send one request and return its response's bytes after the size (the header included)."""
+        self.correlation_id += 1
+        self.sock.settimeout(self._left())
+        self.sock.sendall(encode_request(api_key, api_version, self.correlation_id, body, flexible=flexible))
+        size = struct.unpack(">i", self._read(4))[0]
+        if not 4 <= size <= MAX_FRAME:
+            raise ProtocolError(f"a {size}-byte frame: not a Kafka PLAINTEXT listener (TLS, HTTP, ZooKeeper…?)")
+        payload = self._read(size)
+        if struct.unpack(">i", payload[:4])[0] != self.correlation_id:
+            raise ProtocolError("the response answers another request (correlation id mismatch)")
+        return payload
+
+    def _read(self, n: int) -> bytes:
+        chunks = []
+        while n > 0:
+            self.sock.settimeout(self._left())
+            chunk = self.sock.recv(min(n, 1 << 20))
+            if not chunk:
+                raise ConnectionResetError("closed by the peer")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+
+def os_reason(e: OSError, timeout_s: float) -> str:
+    """An OSError of a BrokerConnection, in words."""
+    if isinstance(e, ConnectionResetError | BrokenPipeError):
+        return "connection closed by the node (a TLS or SASL listener? kafkatop speaks PLAINTEXT only)"
+    return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")
