@@ -610,7 +610,7 @@ def test_an_election_is_an_incident_whose_steps_are_the_leaders_it_moved() -> No
         (EventKind.OPERATION, 0.2, 0.2),
         (EventKind.LEADER_CHANGED, 0.5, 0.3),
     ]
-    assert incident.ended_at == T0 + 1.5 and not incident.recovered
+    assert incident.ended_at == T0 + 1.5 and incident.operation and not incident.recovered
 
 
 def test_a_config_change_is_an_event_without_an_incident() -> None:

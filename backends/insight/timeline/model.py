@@ -88,6 +88,11 @@ class Incident:
         return self.recovered_after_s is not None
 
     @property
+    def operation(self) -> bool:
+        """An election or a reassignment from kafkatop: it ends, done or not, rather than recovers."""
+        return self.trigger in OPERATION_TRIGGERS
+
+    @property
     def title(self) -> str:
         """As a UI names it: kill -9 broker-2, controlled shutdown of broker-3, broker 4 lost."""
         return title(self.trigger, self.node, self.broker_id, self.subject)

@@ -54,6 +54,7 @@ KIND_STYLE = {
     EventKind.ISR_EXPANDED: "green",
     EventKind.PROCESS_STARTED: "green",
     EventKind.BROKER_REGISTERED: "green",
+    EventKind.OPERATION: "bold cyan",
 }
 
 
@@ -116,14 +117,14 @@ class TimelinePane(LivePane, Vertical):
         selected = self._selected
         table.clear()
         for incident in reversed(timeline.incidents):
-            recovered = (
-                _s(incident.recovered_after_s).strip()
-                if incident.recovered
-                else "in progress"
-                if incident.open
-                else "not recovered"
-            )
-            style = "green" if incident.recovered else "yellow" if incident.open else "dim"
+            if incident.open:
+                recovered, style = "in progress", "yellow"
+            elif incident.operation and incident.ended_at is not None:
+                recovered, style = f"done, {incident.ended_at - incident.started_at:.2f} s", "cyan"
+            elif incident.recovered:
+                recovered, style = _s(incident.recovered_after_s).strip(), "green"
+            else:
+                recovered, style = "not recovered", "dim"
             table.add_row(
                 str(incident.number),
                 Text(incident.title, style="bold" if incident.announced else ""),
