@@ -7,7 +7,8 @@ for `__cluster_metadata` partition 0. Schemas: clients/src/main/resources/common
 Either kind of listener answers: a KRaft broker forwards DescribeQuorum to the active controller (since Kafka 3.0,
 KAFKA-12967), which is what `--bootstrap-server` does; a controller listener answers it itself, but only the quorum
 leader does (`--bootstrap-controller`): another controller answers NOT_LEADER_OR_FOLLOWER and the next address is
-tried. ZooKeeper-mode brokers do not offer the API at all. PLAINTEXT listeners only: no TLS, no SASL.
+tried. ZooKeeper-mode brokers do not offer the API at all. TLS and SASL as the client settings say
+(protocol/security.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from kafkatop.backends.kraft.wire import (
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC, QuorumReplica, QuorumSnapshot
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, security_protocol
+from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
+from kafkatop.backends.protocol.security import SecurityError
 from kafkatop.backends.protocol.wire import API_PRODUCE, ProtocolError, error_name
 
 SOURCE = "quorum"
@@ -109,13 +111,6 @@ class QuorumSource:
         self.last_response: tuple[int, bytes] | None = None
 
     def poll(self) -> QuorumSnapshot:
-        protocol = security_protocol(self.connection)
-        if protocol != "PLAINTEXT":
-            raise SourceUnavailable(
-                SOURCE,
-                f"kafkatop reads the quorum over PLAINTEXT only, and this cluster's listeners are {protocol} "
-                "(kafka-metadata-quorum.sh --command-config FILE describe --status shows it)",
-            )
         reasons = []
         for host, port in self.addresses:
             address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -127,7 +122,9 @@ class QuorumSource:
 
     def _describe(self, host: str, port: int, address: str) -> QuorumSnapshot:
         try:
-            conn = BrokerConnection(host, port, time.monotonic() + self.timeout_s)
+            conn = BrokerConnection(host, port, time.monotonic() + self.timeout_s, self.connection.client_settings)
+        except SecurityError as e:
+            raise _TryNext(str(e)) from None
         except OSError as e:
             raise _TryNext(f"{address}: {os_reason(e, self.timeout_s)}") from None
         try:

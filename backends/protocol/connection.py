@@ -1,15 +1,19 @@
 """One socket to one broker, speaking the requests of protocol/wire.py: every read and write bounded by a deadline,
-the versions agreed with ApiVersions first. PLAINTEXT listeners only (no TLS, no SASL): `require_plaintext` refuses
-a secured cluster up front, naming Kafka's own tool for the same thing."""
+the versions agreed with ApiVersions first, over TLS and SASL when the client settings say so (security.py).
+`require_supported` refuses up front what these connections cannot speak (GSSAPI, OAUTHBEARER), naming Kafka's own
+tool for the same thing."""
 
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 import time
+from collections.abc import Mapping
 
 from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.protocol.security import SecurityError, authenticate, tls_context, unsupported
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     API_VERSIONS_VERSION,
@@ -32,25 +36,60 @@ def security_protocol(connection: KafkaConnection) -> str:
     return connection.client_settings.get("security.protocol", "PLAINTEXT").upper()
 
 
-def require_plaintext(connection: KafkaConnection, what: str, kafka_tool: str) -> None:
-    """Refuse, before any socket, a cluster whose listeners kafkatop's own protocol code cannot speak."""
-    protocol = security_protocol(connection)
-    if protocol != "PLAINTEXT":
-        raise Unsupported(
-            f"kafkatop speaks {what} over PLAINTEXT only, and this cluster's listeners are {protocol}: use "
-            f"{kafka_tool} --command-config FILE for it"
-        )
+def require_supported(connection: KafkaConnection, what: str, kafka_tool: str) -> None:
+    """Refuse, before any socket, a cluster whose security kafkatop's own protocol code cannot speak."""
+    why = unsupported(connection.client_settings)
+    if why is not None:
+        raise Unsupported(f"kafkatop cannot send {what} itself with {why}: use {kafka_tool} --command-config FILE")
 
 
 class BrokerConnection:
-    """One socket, one request at a time, every read and write bounded by `deadline` (time.monotonic())."""
+    """One socket, one request at a time, every read and write bounded by `deadline` (time.monotonic()).
 
-    def __init__(self, host: str, port: int, deadline: float) -> None:
+    `settings`: the connection's client settings (KafkaConnection.client_settings): TLS and SASL as they say;
+    PLAINTEXT without them. OSError when the broker cannot be reached, SecurityError when TLS or SASL fail."""
+
+    def __init__(self, host: str, port: int, deadline: float, settings: Mapping[str, str] | None = None) -> None:
         self.deadline = deadline
         self.address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        self.sock = socket.create_connection((host, port), timeout=self._left())
+        settings = settings or {}
+        protocol = settings.get("security.protocol", "PLAINTEXT").strip().upper()
+        why = unsupported(settings)
+        if why is not None:
+            raise SecurityError(f"kafkatop's own requests cannot use {why}")
+        sock = socket.create_connection((host, port), timeout=self._left())
+        if protocol.endswith("SSL"):
+            sock = self._tls(sock, host, settings)
+        self.sock: socket.socket = sock
         self.correlation_id = 0
         self._versions: ApiVersions | None = None
+        if protocol.startswith("SASL_"):
+            try:
+                self.api_versions()
+                authenticate(lambda key, v, body: self.request(key, v, body, flexible=False), settings, self.address)
+            except BaseException:
+                self.close()
+                raise
+
+    def _tls(self, sock: socket.socket, host: str, settings: Mapping[str, str]) -> socket.socket:
+        try:
+            context = tls_context(settings)
+            sock.settimeout(self._left())
+            return context.wrap_socket(sock, server_hostname=host)
+        except ssl.SSLCertVerificationError as e:
+            sock.close()
+            raise SecurityError(
+                f"{self.address}: the broker's TLS certificate is not trusted ({e.verify_message}): check "
+                "ssl.truststore.location (or ssl.endpoint.identification.algorithm) in the client properties"
+            ) from None
+        except ssl.SSLError as e:
+            sock.close()
+            raise SecurityError(
+                f"{self.address}: TLS failed ({e.reason or e}): does this listener speak TLS?"
+            ) from None
+        except BaseException:
+            sock.close()
+            raise
 
     def __enter__(self) -> BrokerConnection:
         return self
@@ -117,5 +156,5 @@ class BrokerConnection:
 def os_reason(e: OSError, timeout_s: float) -> str:
     """An OSError of a BrokerConnection, in words."""
     if isinstance(e, ConnectionResetError | BrokenPipeError):
-        return "connection closed by the node (a TLS or SASL listener? kafkatop speaks PLAINTEXT only)"
+        return "connection closed by the node (a TLS or SASL listener? see security.protocol)"
     return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")

@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, Producer
 
+from kafkatop.backends.kraft.quorum import QuorumSource
 from kafkatop.backends.lab.certs import cert_pem, new_ca
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.tui.cli.common import client_settings
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.cli.parser import build_parser
@@ -96,6 +98,11 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
 
     assert sorted(produce_and_consume(bootstrap, client)) == sorted(f"m{i}".encode() for i in range(20))
 
+    # kafkatop's own protocol code (DescribeQuorum here) speaks the brokers' TLS and SASL from the same settings.
+    parsed = build_parser().parse_args(["describe", *given])
+    quorum = QuorumSource(KafkaConnection.parse(bootstrap, client_settings(parsed)), timeout_s=20).poll()
+    assert (quorum.leader_id, quorum.source) == (1, bootstrap)
+
     if security != "sasl_ssl":
         return
     # Kafka's own tool reads the same file, and describes the same partitions (less Kafka 4's Elr fields).
@@ -120,6 +127,13 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
         f"kafkatop: kafka: cannot talk to {bootstrap}: "
         "authentication failed: wrong user name or password (SASL SCRAM-SHA-512)\n"
     )
+    wrong_args = build_parser().parse_args(
+        ["describe", "--bootstrap-server", bootstrap, "--command-config", str(wrong)]
+    )
+    with pytest.raises(SourceUnavailable) as refused:
+        QuorumSource(KafkaConnection.parse(bootstrap, client_settings(wrong_args)), timeout_s=10).poll()
+    said.append(str(refused.value))
+    assert "SASL SCRAM-SHA-512 authentication failed (SASL_AUTHENTICATION_FAILED)" in str(refused.value)
 
     _, other = new_ca("another lab")
     other_ca = tmp_path / "other-ca.pem"

@@ -501,7 +501,7 @@ def test_poll_says_why_every_address_failed(serve: Callable[[Handler], str]) -> 
     assert raised.value.reason.split("; ") == [
         f"{zk_mode} answered ApiVersions with UNSUPPORTED_VERSION",
         f"{http}: a 1213486160-byte frame: not a Kafka PLAINTEXT listener (TLS, HTTP, ZooKeeper…?)",
-        f"{hangs_up}: connection closed by the node (a TLS or SASL listener? kafkatop speaks PLAINTEXT only)",
+        f"{hangs_up}: connection closed by the node (a TLS or SASL listener? see security.protocol)",
         f"{not_leader} answered DescribeQuorum with NOT_LEADER_OR_FOLLOWER (this controller is not the quorum leader)",
     ]
 

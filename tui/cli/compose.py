@@ -127,14 +127,9 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
     mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
     title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
     admin = _admin(args, connection, stack)
-    quorum = connection
     if snap.security != "plaintext":
-        # kafkatop's DescribeQuorum speaks PLAINTEXT only: a secured lab's controllers still listen so, on 127.0.0.1.
-        controllers = [n.node for n in snap.nodes if n.node.is_controller]
-        ports = [n.controller_port or n.port for n in controllers]
-        quorum = KafkaConnection.parse(",".join(f"127.0.0.1:{p}" for p in ports))
         title += f" · {snap.security.upper()}"
-    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, quorum), title, zookeeper, startup=lab.up)
+    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=lab.up)
 
 
 def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
