@@ -244,10 +244,12 @@ def closest_name(name: str, known: Sequence[str]) -> str | None:
 
 
 def _known_entry(name: str, known: ResourceConfigs) -> ConfigEntry | None:
-    entry = known.entry(name)
-    if entry is None and known.resource.kind != "topic" and (m := _LISTENER_PREFIX.fullmatch(name)):
-        entry = known.entry(m[1])  # a listener's own setting: listener.name.<listener>.<broker config>
-    return entry
+    """The entry that says whether `name` exists and can change. A listener's own setting
+    (listener.name.<listener>.<broker config>) is the broker config's: Kafka describes one that is set as read-only,
+    yet changes it."""
+    if known.resource.kind != "topic" and (m := _LISTENER_PREFIX.fullmatch(name)):
+        return known.entry(m[1])
+    return known.entry(name)
 
 
 def check_change(
