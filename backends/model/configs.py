@@ -252,6 +252,13 @@ def _known_entry(name: str, known: ResourceConfigs) -> ConfigEntry | None:
     return known.entry(name)
 
 
+def is_read_only(configs: ResourceConfigs, name: str) -> bool:
+    """Whether Kafka cannot change `name` while the broker runs, as check_change judges it (a listener's own setting
+    by its broker config's flag)."""
+    entry = _known_entry(name, configs)
+    return entry is not None and entry.is_read_only
+
+
 def check_change(
     current: ResourceConfigs,
     to_set: Mapping[str, str],

@@ -19,6 +19,7 @@ from kafkatop.backends.model.configs import (
     ResourceConfigs,
     check_change,
     check_value,
+    is_read_only,
     parse_alter,
     parse_delete,
     split_items,
@@ -254,3 +255,9 @@ def test_resource_words() -> None:
     assert str(TOPIC) == "topic purchases" and str(BROKER) == "broker 1"
     assert str(DEFAULTS) == "the broker defaults (cluster-wide)" and DEFAULTS.name == ""
     assert ResourceConfigs(TOPIC, ()).overrides == ()
+
+
+def test_read_only_as_the_screen_shows_it() -> None:
+    broker = recorded_configs(BROKER)
+    assert is_read_only(broker, "log.dirs") and not is_read_only(broker, "log.cleaner.threads")
+    assert not is_read_only(broker, "listener.name.plaintext.ssl.truststore.password")

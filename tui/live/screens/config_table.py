@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
 
-from kafkatop.backends.model.configs import ConfigEntry, ResourceConfigs
+from kafkatop.backends.model.configs import ConfigEntry, ResourceConfigs, is_read_only
 
 SET_HERE = "bold cyan"  # a value set on this very topic or broker: what an edit changes and a delete removes
 DEFAULT = "dim"  # Kafka's built-in default: nothing anyone set
@@ -39,7 +39,7 @@ def detail(configs: ResourceConfigs, entry: ConfigEntry) -> Text:
         out.append(f" · set on {configs.resource} ({entry.source.value})", style=SET_HERE)
     else:
         out.append(f" · from {entry.source.value}")
-    if entry.is_read_only:
+    if is_read_only(configs, entry.name):
         out.append(" · read-only: set in server.properties, then restart the broker", style="yellow")
     if entry.is_sensitive:
         out.append(" · sensitive: never shown", style="yellow")

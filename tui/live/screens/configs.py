@@ -21,7 +21,13 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
-from kafkatop.backends.model.configs import ConfigEntry, ConfigResource, ResourceConfigs, check_change
+from kafkatop.backends.model.configs import (
+    ConfigEntry,
+    ConfigResource,
+    ResourceConfigs,
+    check_change,
+    is_read_only,
+)
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConfigAdmin
 from kafkatop.tui.live.screens.config_table import ConfigTable, detail
@@ -136,7 +142,7 @@ class ConfigsScreen(ModalScreen[None]):
         entry = self.query_one(ConfigTable).selected
         if entry is None or self.configs is None:
             return
-        if entry.is_read_only:
+        if is_read_only(self.configs, entry.name):
             self._status(check_change(self.configs, {entry.name: ""}, ())[0], error=True)
             return
         self.editing = entry.name
