@@ -227,11 +227,14 @@ class PartitionTable(ScrollView, can_focus=True):
                 cells[key] = self._cells[key]
                 continue
             state = states[key]
-            min_isr = state[6]
+            read = state[6]
             cells[key] = partition_row(
-                partitions[key], bool(state[-1]), str(state[-3]), str(state[-2]),
-                min_isr if isinstance(min_isr, int) else None,
-            )  # fmt: skip
+                partitions[key],
+                bool(state[-1]),
+                str(state[-3]),
+                str(state[-2]),
+                read if isinstance(read, int) else None,
+            )
             dirty.append(index)
         self._keys, self._cells, self._states, self._trends = keys, cells, states, trends
         self._total = total
