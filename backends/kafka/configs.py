@@ -235,8 +235,8 @@ class ConfigAdmin:
         if answer.error_code:
             code = config_error_name(answer.error_code)
             if code == "UNKNOWN_TOPIC_OR_PARTITION":
-                raise ConfigRefused(f"topic {resource.name!r} does not exist ({answer.error})", resource=resource,
-                                    code=code)  # fmt: skip
+                said = f"topic {resource.name!r} does not exist ({answer.error}): `kafkatop describe` lists the topics"
+                raise ConfigRefused(said, resource=resource, code=code)
             raise ConfigError(f"cannot read the configs of {resource}: {answer.error}", resource=resource, code=code)
         return ResourceConfigs(resource, tuple(sorted(answer.entries, key=lambda e: e.name)))
 

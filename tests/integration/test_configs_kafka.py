@@ -181,7 +181,10 @@ def test_refusals_change_nothing(node: KraftNode, capsys: pytest.CaptureFixture[
     status, out, err = kafkatop(node, capsys, "--broker", str(NODE_ID), "--alter", "log.dirs=/tmp/elsewhere")
     assert status == 2 and err.startswith("kafkatop: Cannot change broker 1: log.dirs is read-only")
     status, out, err = kafkatop(node, capsys, "--topic", "no-such-topic")
-    assert (status, err) == (2, "kafkatop: topic 'no-such-topic' does not exist (UNKNOWN_TOPIC_OR_PARTITION)")
+    assert (status, err) == (
+        2, "kafkatop: topic 'no-such-topic' does not exist (UNKNOWN_TOPIC_OR_PARTITION): `kafkatop describe` lists the "
+        "topics",
+    )  # fmt: skip
     status, out, err = kafkatop(node, capsys, "--broker", "7")
     assert (status, err) == (2, "kafkatop: broker 7 is not in the cluster (its live brokers: 1): give one of those ids")
     assert _topic_lines(node, capsys) == before
