@@ -7,10 +7,11 @@ depends on a port can be given a recording, a replay or a test double instead. N
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.nodes import NodesSnapshot
@@ -87,6 +88,24 @@ class TopicAdmin(Protocol):
     ) -> None: ...
 
     def delete_topic(self, name: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ConfigAdmin(Protocol):
+    """The configs of a topic, a broker or the broker defaults, read and changed; each call bounded by its own timeout.
+    Failures are ConfigError; ConfigRefused when the change was wrong (kafkatop's checks, or Kafka's): nothing
+    changed."""
+
+    def describe(
+        self, resource: ConfigResource, expect: tuple[Mapping[str, str], Sequence[str]] | None = None
+    ) -> ResourceConfigs:
+        """Every entry, by name; `expect` (set, deleted): a change just made, waited for until it shows."""
+        ...
+
+    def alter(self, resource: ConfigResource, to_set: Mapping[str, str], to_delete: Sequence[str]) -> None:
+        """Checked, validated by Kafka (validate_only), then made: all of it, or nothing."""
+        ...
 
     def close(self) -> None: ...
 

@@ -96,7 +96,7 @@ CLI: list[Any] = [
         ["--topic", "t"],
         {},
         {},
-        "--topic is an option of chaos, counts, create-topic, describe, durability, not of the "
+        "--topic is an option of chaos, configs, counts, create-topic, describe, durability, not of the "
         "live view: give the command",
     ),
     (

@@ -136,6 +136,7 @@ def test_headless_commands_never_show_the_password(
         ["durability", "--topic", TOPIC, "--records", "200", "--fault", "none", *given, *state, "--timeout", "3",
          "--delivery-timeout", "5"],
         ["chaos", "--topic", TOPIC, "--steps", "1", *given, *state],
+        ["configs", "--topic", TOPIC, "--alter", "retention.ms=1", *given, *state, "--timeout", "2"],
     ]  # fmt: skip
     said = []
     for argv in commands:

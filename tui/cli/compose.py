@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kafkatop.backends import ports
 from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.configs import ConfigAdmin
 from kafkatop.backends.kafka.consoles import Consoles
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
@@ -211,6 +212,8 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         chosen.poll_cluster, chosen.control, chosen.ensemble, chosen.topic_admin or _topic_admin(connection), consoles,
         chosen.startup,
         spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
+        # The demo's mock has no DescribeConfigs: its brokers say so, and the Configs screen shows it.
+        configs=ConfigAdmin(connection, timeout_s=10.0),
     )  # fmt: skip
     return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
 

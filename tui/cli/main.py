@@ -23,6 +23,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli import topics
 
         return topics.cmd_create_topic(args) if command == "create-topic" else topics.cmd_describe(args)
+    if command == "configs":
+        from kafkatop.tui.cli.configs import cmd_configs
+
+        return cmd_configs(args)
     if command == "durability":
         from kafkatop.tui.cli.durability import cmd_durability
 

@@ -63,8 +63,8 @@ def build_parser() -> RootParser:
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each. A command's options may "
-        "come before or after it, with the same meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 "
+        "describe, configs; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each. A command's "
+        "options may come before or after it, with the same meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 "
         "interrupted.",
     )
     p.option(
@@ -171,11 +171,47 @@ def build_parser() -> RootParser:
     _json(describe, "the topics and partitions as JSON (the model's codec)")
     _timeout(describe, 15.0, "request timeout")
 
+    _add_configs(command("configs", **CONFIGS))
     _add_durability(command("durability", **DURABILITY))
     _add_counts(command("counts", **COUNTS))
     _add_chaos(command("chaos", **CHAOS))
     p.offer_command_options()
     return p
+
+
+CONFIGS: dict[str, str] = {
+    "help": "a topic's, a broker's or the broker defaults' configs; set or delete them (as kafka-configs.sh)",
+    "description": "Describes the configs of a topic (--topic), a broker (--broker) or every broker "
+    "(--broker-defaults: the cluster-wide dynamic defaults), in kafka-configs.sh --describe's layout: the values "
+    "set on it, or every value with --all, each with its synonyms. --alter and --delete change them in one "
+    "IncrementalAlterConfigs, checked first (unknown or read-only names, values of the wrong type, deletes of what "
+    "is not set), then validated by Kafka, then made. Sensitive values are never printed.",
+    "epilog": "Exit codes: 0 done; 1 Kafka could not be asked (unreachable, a cluster without DescribeConfigs); 2 bad "
+    "input or refused by Kafka (its error name and message are shown; nothing was changed).",
+}
+
+
+def _add_configs(configs: Parser) -> None:
+    _lab_options(configs, spec_file=False)
+    _client_options(configs)
+    configs.option("--topic", metavar="NAME", type=text("a topic name"), help="a topic's configs",
+                   shown="one of --topic, --broker, --broker-defaults")  # fmt: skip
+    configs.option("--broker", metavar="ID", type=whole(0, what="a broker id"), help="a broker's configs",
+                   shown="one of --topic, --broker, --broker-defaults")  # fmt: skip
+    configs.option("--broker-defaults", action="store_true",
+                   help="the defaults of every broker (kafka-configs --entity-type brokers "
+                   "--entity-default)")  # fmt: skip
+    configs.option("--all", dest="all_configs", action="store_true",
+                   help="every config, not only those set on it (kafka-configs --describe --all)")  # fmt: skip
+    configs.option("--alter", "--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
+                   type=text("NAME=VALUE[,NAME=VALUE…]"),
+                   help="set configs; repeatable; a list value in brackets: cleanup.policy=[compact,delete]",
+                   shown="none")  # fmt: skip
+    configs.option("--delete-config", "--delete", dest="delete_config", action="append", metavar="NAME[,NAME…]",
+                   type=text("a config name"), help="remove configs set on it (back to the inherited value); "
+                   "repeatable", shown="none")  # fmt: skip
+    _json(configs, "the configs as JSON (after the change, with --alter or --delete)")
+    _timeout(configs, 15.0, "for each request and the change")
 
 
 DURABILITY: dict[str, str] = {

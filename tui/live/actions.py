@@ -11,10 +11,13 @@ from textual.app import SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
 from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.screens.configs import ConfigsScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
 from kafkatop.tui.live.screens.durability import DurabilityScreen
@@ -144,6 +147,29 @@ class ClusterActions:
         kind = app.view.nodes.kind if app.view.nodes is not None else None
         app.push_screen(DurabilityScreen(app.sources.durability, topic, can_restart=kind != "attach"))
 
+    def configs(self, *, node: str | None, broker: int | None, topic: str | None) -> None:
+        """The Configs screen of a broker (by the process highlighted, or the broker in Brokers) or a topic."""
+        app = self.app
+        if app.sources.configs is None:
+            app.notify("configs cannot be read here", severity="warning")
+            return
+        if node is not None:
+            view = app.view.nodes.node(node) if app.view.nodes is not None else None
+            if view is None or view.node_id is None or view.role not in (ProcessRole.BROKER, ProcessRole.COMBINED):
+                app.notify(f"{node} is not a broker: C shows a broker's configs, or a topic's in Partitions",
+                           severity="warning")  # fmt: skip
+                return
+            broker = view.node_id
+        if broker is not None:
+            resource = ConfigResource.broker(broker)
+        elif topic is not None:
+            resource = ConfigResource.topic(topic)
+        else:
+            app.notify("C shows the configs of the topic highlighted in Partitions, or of the broker highlighted in "
+                       "Brokers or in the process table (0)", severity="warning", timeout=5)  # fmt: skip
+            return
+        app.push_screen(ConfigsScreen(app.sources.configs, resource))
+
 
 class PaletteHost(Protocol):
     def action_node(self, action: NodeAction) -> None: ...
@@ -151,6 +177,7 @@ class PaletteHost(Protocol):
     def action_create_topic(self) -> None: ...
     def action_delete_topic(self) -> None: ...
     def action_durability(self) -> None: ...
+    def action_configs(self) -> None: ...
     def action_refresh(self) -> None: ...
     def action_help(self) -> None: ...
     def action_tab(self, index: int) -> None: ...
@@ -171,6 +198,7 @@ def palette(app: PaletteHost) -> Iterator[SystemCommand]:
         ("Create a topic", "c", app.action_create_topic),
         ("Delete the highlighted topic", "d in Partitions", app.action_delete_topic),
         ("Durability check", "v: sequenced records while a leader fails, then read back", app.action_durability),
+        ("Configs of the highlighted topic or broker", "C: view, set, delete (as kafka-configs)", app.action_configs),
         ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
         ("Filter the table's rows", "/: topic, partition, group, key or value", app.action_filter),
         ("Go to the process table", "0", app.action_processes),

@@ -97,6 +97,7 @@ class KafkatopApp(App[None]):
         Binding("c", "create_topic", "Create topic"),
         Binding("d", "delete_topic", "Delete topic", show=False),
         Binding("v", "durability", "Durability check", show=False),
+        Binding("C", "configs", "Configs", show=False),
         Binding("0", "processes", "Processes", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
@@ -105,7 +106,7 @@ class KafkatopApp(App[None]):
         Binding("minus", "replay('slower')", "Slower"),
     ]
     REPLAY_ACTIONS = frozenset({"replay"})
-    LIVE_ACTIONS = frozenset({"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh"})
+    LIVE_ACTIONS = frozenset({"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh", "configs"})
 
     def __init__(
         self,
@@ -519,6 +520,15 @@ class KafkatopApp(App[None]):
 
     def action_durability(self) -> None:
         self.cluster_actions.durability(self.main_screen.query_one(PartitionTable).selected_topic)
+
+    def action_configs(self) -> None:
+        """C: the configs of the broker highlighted in the process table or Brokers, or of the topic in Partitions."""
+        focused, tab = self.focused, self.main_screen.query_one(TabbedContent).active
+        self.cluster_actions.configs(
+            node=focused.selected_name if isinstance(focused, NodeTable) else None,
+            broker=self.main_screen.query_one(BrokerTable).selected_broker if tab == "tab-brokers" else None,
+            topic=self.main_screen.query_one(PartitionTable).selected_topic if tab == "tab-partitions" else None,
+        )
 
     def act(self, what: str, call: Callable[[], object]) -> None:
         """Runs `call` in the action worker; its end is an ActionFinished, told as a notice."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.ports import (
+    ConfigAdmin,
     Consoles,
     DurabilityRunFactory,
     EnsembleView,
@@ -45,3 +46,4 @@ class Sources:
     durability: DurabilityRunFactory | None = None  # (settings, on_progress) -> a check
     zookeeper: ZooKeeperWatch | None = None  # ZooKeeper mode: Kafka's znodes, changes pushed by watches
     recorder: Recorder | None = None  # --record FILE: every delivery and action, for --replay
+    configs: ConfigAdmin | None = None  # topic and broker configs (the Configs screen, C)

@@ -31,9 +31,12 @@ key or value; Enter keeps it, Escape clears it)
 
 **Topics**: `c` create a topic · `d` delete the topic highlighted in Partitions (a confirmation names it) · pick one
 topic or all above the table · `v` durability check: sequenced records while the leader of a partition is killed,
-then read back (lost, duplicated, out of order).
+then read back (lost, duplicated, out of order) · `C` configs of the topic highlighted in Partitions, or of the
+broker highlighted in Brokers or the process table: their sources, Enter edits, `x` deletes a value set there (as
+`kafka-configs.sh`; Kafka's refusal is shown, nothing is changed).
 
-**Rows**: yellow = under-replicated (ISR smaller than the replicas) · red = offline (no leader: `Leader: -1`) ·
+**Rows**: yellow = under-replicated (ISR smaller than the replicas) · magenta, `!` by **min isr** = under min ISR
+(ISR below min.insync.replicas: acks=all writes are refused) · red = offline (no leader: `Leader: -1`) ·
 a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
 leader or ISR.
 

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
-from kafkatop.tui.live.widgets.tables import VI_KEYS
+from kafkatop.tui.live.widgets.tables import VI_KEYS, highlighted_key
 
 
 class BrokerTable(LivePane, DataTable[str | Text]):
@@ -47,3 +47,8 @@ class BrokerTable(LivePane, DataTable[str | Text]):
         self.clear()
         for key, row in rows.items():
             self.add_row(*row, key=key)
+
+    @property
+    def selected_broker(self) -> int | None:
+        key = highlighted_key(self)
+        return int(key) if key is not None else None

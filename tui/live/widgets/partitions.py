@@ -1,5 +1,7 @@
 """The partition table: what `kafka-topics.sh --describe` prints, live, with watermarks and faults coloured; a row
-whose leader or ISR just changed is highlighted for a moment, so a failover is seen, not hunted for."""
+whose leader or ISR just changed is highlighted for a moment, so a failover is seen, not hunted for. Beside the ISR,
+the topic's min.insync.replicas: a partition whose ISR is below it refuses acks=all writes (NOT_ENOUGH_REPLICAS), which
+under-replicated alone does not say."""
 
 from __future__ import annotations
 
@@ -55,9 +57,22 @@ def _leader(leader: int, offline: bool, preferred: bool, style: str) -> Cell:
     return ((str(leader), style),)
 
 
-def partition_row(p: Partition, changed: bool = False, isr_trend: str = "", rate_trend: str = "") -> tuple[Cell, ...]:
-    """A row's cells as styled pieces; the styled ones are shared between rows in the same state."""
-    fault = "bold red" if p.offline else "yellow" if p.under_replicated else ""
+UNDER_MIN_ISR = "bold magenta"  # acks=all producers are refused: worse than under-replicated, not yet offline
+
+
+def _min_isr(min_isr: int | None, under: bool) -> Cell:
+    if min_isr is None:
+        return (("-", "dim"),)
+    return ((f"{min_isr} !", UNDER_MIN_ISR),) if under else ((str(min_isr), ""),)
+
+
+def partition_row(
+    p: Partition, changed: bool = False, isr_trend: str = "", rate_trend: str = "", min_isr: int | None = None
+) -> tuple[Cell, ...]:
+    """A row's cells as styled pieces; the styled ones are shared between rows in the same state. `min_isr`: the
+    topic's min.insync.replicas (None: not read)."""
+    under_min_isr = p.under_min_isr(min_isr)
+    fault = "bold red" if p.offline else UNDER_MIN_ISR if under_min_isr else "yellow" if p.under_replicated else ""
     style = f"{fault} reverse" if changed else fault
     return (
         ((p.topic, fault),),
@@ -65,6 +80,7 @@ def partition_row(p: Partition, changed: bool = False, isr_trend: str = "", rate
         _leader(p.leader, p.offline, p.leader_is_preferred, style),
         _ids(p.replicas, p.offline_replicas),
         _ids(p.isr, (), style),
+        _min_isr(min_isr, under_min_isr),
         (("-" if p.low_watermark is None else str(p.low_watermark), ""),),
         (("-" if p.high_watermark is None else str(p.high_watermark), ""),),
         (("-" if p.messages is None else str(p.messages), ""),),
@@ -108,9 +124,12 @@ class PartitionTable(ScrollView, can_focus=True):
     """Drawn line by line (Textual's line API) from cells cached per row. A refresh where every one of 1,000 rows
     changed (a broker died) redraws only the visible rows, and builds cells only for rows whose state changed."""
 
-    COLUMNS = ("topic", "partition", "leader", "replicas", "isr", "low", "high", "messages", "isr history", "msg/s")
+    COLUMNS = (
+        "topic", "partition", "leader", "replicas", "isr", "min isr", "low", "high", "messages", "isr history", "msg/s",
+    )  # fmt: skip
     # What goes first when the terminal is narrow: the watermarks (messages says their difference), then the trends;
-    # topic, partition, leader, replicas and ISR always stay.
+    # topic, partition, leader, replicas, ISR and min ISR always stay (min ISR is left out where no topic's is known:
+    # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it).
     DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
     BINDINGS = [
         Binding("up,k", "cursor(-1)", show=False),
@@ -146,6 +165,7 @@ class PartitionTable(ScrollView, can_focus=True):
         self._total = 0
         self._last: tuple[ClusterSnapshot, str | None, float, HistorySnapshot | None] | None = None
         self._columns: tuple[int, ...] = tuple(range(len(self.COLUMNS)))  # those that fit the width
+        self._min_isr_known = False  # whether any shown topic's min.insync.replicas was read
 
     @property
     def row_count(self) -> int:
@@ -172,9 +192,15 @@ class PartitionTable(ScrollView, can_focus=True):
         total = 0
         changed_at = history.changed_at if history is not None else {}
         trends: dict[Windows, tuple[str, str]] = {}
-        for p in snapshot.partitions:
-            if topic is not None and p.topic != topic:
-                continue
+        min_isr_known = False
+        shown = (
+            (p, t.min_insync_replicas)
+            for t in snapshot.topics
+            if topic is None or t.name == topic
+            for p in t.partitions
+        )
+        for p, min_isr in shown:
+            min_isr_known = min_isr_known or min_isr is not None
             total += 1
             key = f"{p.topic}-{p.id}"
             if needle and not (matches(needle, key) or needle.strip() == str(p.id)):
@@ -188,8 +214,8 @@ class PartitionTable(ScrollView, can_focus=True):
                 drawn = trends.get(windows) or self._trends.get(windows)
                 isr_trend, rate_trend = trends[windows] = drawn or _trend_text(windows)
             states[key] = (
-                p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, isr_trend,
-                rate_trend, changed,
+                p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, min_isr,
+                isr_trend, rate_trend, changed,
             )  # fmt: skip
             partitions[key] = p
         keys = list(states)
@@ -201,7 +227,14 @@ class PartitionTable(ScrollView, can_focus=True):
                 cells[key] = self._cells[key]
                 continue
             state = states[key]
-            cells[key] = partition_row(partitions[key], bool(state[-1]), str(state[-3]), str(state[-2]))
+            read = state[6]
+            cells[key] = partition_row(
+                partitions[key],
+                bool(state[-1]),
+                str(state[-3]),
+                str(state[-2]),
+                read if isinstance(read, int) else None,
+            )
             dirty.append(index)
         self._keys, self._cells, self._states, self._trends = keys, cells, states, trends
         self._total = total
@@ -218,8 +251,9 @@ class PartitionTable(ScrollView, can_focus=True):
             if row_widths
             else [len(c) for c in self.COLUMNS]
         )
-        if widths != self._widths or not same_rows:
+        if widths != self._widths or not same_rows or min_isr_known != self._min_isr_known:
             self._widths = widths
+            self._min_isr_known = min_isr_known
             self._fit()
             self._strips.clear()
         else:
@@ -240,6 +274,8 @@ class PartitionTable(ScrollView, can_focus=True):
         """The columns that fit the width, dropping DROPPED_FIRST in order (a wide table still scrolls)."""
         room = self.size.width or 10_000
         columns = list(range(len(self.COLUMNS)))
+        if not self._min_isr_known:
+            columns.remove(self.COLUMNS.index("min isr"))
         for name in self.DROPPED_FIRST:
             if sum(self._widths[i] + 2 for i in columns) <= room:
                 break
@@ -380,9 +416,12 @@ class PartitionsPane(LivePane, Vertical):
         partitions = sum(len(t.partitions) for t in shown)
         urp = sum(len(t.under_replicated) for t in shown)
         offline = sum(len(t.offline) for t in shown)
+        under_min_isr = sum(len(t.under_min_isr) for t in shown)
         summary = Text(f"{len(shown)} topic(s), {partitions} partition(s)")
         if urp:
             summary.append(f"  {urp} under-replicated", style="bold yellow")
+        if under_min_isr:
+            summary.append(f"  {under_min_isr} under min ISR (acks=all refused)", style=f"{UNDER_MIN_ISR}")
         if offline:
             summary.append(f"  {offline} offline", style="bold red")
         if topic is not None and shown:
