@@ -6,7 +6,7 @@ error name and message, and nothing is changed.
 Spoken over kafkatop's own wire protocol code (protocol/configs.py says why not confluent-kafka's), one bounded
 connection per broker asked, every call within `timeout_s`. A broker's configs are asked of that broker (Kafka
 answers only for itself); a topic's and the cluster-wide defaults of any broker (a KRaft broker forwards a change
-to the controller). PLAINTEXT listeners only, as the quorum pane.
+to the controller). TLS and SASL as the client settings say (protocol/security.py).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ from kafkatop.backends.protocol.configs import (
     incremental_alter_configs_body,
     metadata_brokers_body,
 )
-from kafkatop.backends.protocol.connection import BrokerConnection, os_reason, security_protocol
+from kafkatop.backends.protocol.connection import BrokerConnection, os_reason
+from kafkatop.backends.protocol.security import SecurityError, unsupported
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     ProtocolError,
@@ -92,7 +93,9 @@ class _Exchange:
         conn = self.conns.get(address)
         if conn is None:
             try:
-                conn = BrokerConnection(host, port, self.deadline)
+                conn = BrokerConnection(host, port, self.deadline, self.admin.connection.client_settings)
+            except SecurityError as e:
+                raise ConfigError(f"{address}: {e}" if address not in str(e) else str(e)) from None
             except (OSError, TimeoutError) as e:
                 raise self._fail(address, e) from None
             self.conns[address] = conn
@@ -193,11 +196,11 @@ class ConfigAdmin:
         """Nothing stays open between calls: each opens and closes its own connections."""
 
     def _exchange(self) -> _Exchange:
-        protocol = security_protocol(self.connection)
-        if protocol != "PLAINTEXT":
+        why = unsupported(self.connection.client_settings)
+        if why is not None:
             raise ConfigError(
-                f"kafkatop reads and changes configs over PLAINTEXT only, and this cluster's listeners are {protocol}: "
-                "use kafka-configs.sh --command-config FILE for it",
+                f"kafkatop cannot read or change configs itself with {why}: use kafka-configs.sh --command-config "
+                "FILE for it",
                 code="UNSUPPORTED",
             )
         return _Exchange(self)

@@ -102,6 +102,10 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     parsed = build_parser().parse_args(["describe", *given])
     quorum = QuorumSource(KafkaConnection.parse(bootstrap, client_settings(parsed)), timeout_s=20).poll()
     assert (quorum.leader_id, quorum.source) == (1, bootstrap)
+    code, out, err = run(capsys, "configs", "--topic", TOPIC, "--alter", "retention.ms=3600000", *given)
+    assert (code, out, err) == (0, "Completed updating config for topic secured.\n", "")
+    code, out, err = run(capsys, "configs", "--topic", TOPIC, *given)
+    assert code == 0 and out.startswith("Dynamic configs for topic secured are:\n  retention.ms=3600000 "), out + err
 
     if security != "sasl_ssl":
         return
