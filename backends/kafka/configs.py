@@ -39,10 +39,9 @@ from kafkatop.backends.protocol.configs import (
     incremental_alter_configs_body,
     metadata_brokers_body,
 )
-from kafkatop.backends.protocol.connection import BrokerConnection, os_reason
+from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
 from kafkatop.backends.protocol.security import SecurityError, unsupported
 from kafkatop.backends.protocol.wire import (
-    API_VERSIONS,
     ProtocolError,
     Reader,
     response_reader,
@@ -70,7 +69,6 @@ class _Exchange:
         self.admin = admin
         self.deadline = time.monotonic() + admin.timeout_s
         self.conns: dict[str, BrokerConnection] = {}
-        self.offered: dict[str, dict[int, tuple[int, int]]] = {}
         self._brokers: list[BrokerAddress] | None = None
 
     def __enter__(self) -> _Exchange:
@@ -146,42 +144,15 @@ class _Exchange:
 
     def version(self, conn: BrokerConnection, api_key: int, name: str, spoken: tuple[int, int]) -> int:
         try:
-            offered = self._offered(conn).get(api_key)
+            if api_key in (API_DESCRIBE_CONFIGS, API_INCREMENTAL_ALTER_CONFIGS) and (
+                api_key not in conn.api_versions().versions
+            ):
+                raise ConfigError(f"{conn.address} {_NO_DESCRIBE_CONFIGS}", code="UNSUPPORTED")
+            return conn.version_for(api_key, name, spoken)
+        except Unsupported as e:
+            raise ConfigError(str(e), code="UNSUPPORTED") from None
         except (OSError, TimeoutError, ProtocolError) as e:
             raise self._fail(conn.address, e) from None
-        if offered is None:
-            if api_key in (API_DESCRIBE_CONFIGS, API_INCREMENTAL_ALTER_CONFIGS):
-                raise ConfigError(f"{conn.address} {_NO_DESCRIBE_CONFIGS}", code="UNSUPPORTED")
-            raise ConfigError(f"{conn.address} does not offer {name}", code="UNSUPPORTED")
-        version = min(offered[1], spoken[1])
-        if version < max(offered[0], spoken[0]):
-            raise ConfigError(
-                f"{conn.address} offers {name} v{offered[0]}–v{offered[1]}; kafkatop speaks v{spoken[0]}–v{spoken[1]}",
-                code="UNSUPPORTED",
-            )
-        return version
-
-    def _offered(self, conn: BrokerConnection) -> dict[int, tuple[int, int]]:
-        if conn.address not in self.offered:
-            try:
-                versions = conn.api_versions().versions
-            except ProtocolError:
-                # An ApiVersions v3 refusal that does not decode (the librdkafka mock's): ask in v0, as librdkafka does.
-                versions = self._offered_v0(conn)
-            self.offered[conn.address] = versions
-        return self.offered[conn.address]
-
-    @staticmethod
-    def _offered_v0(conn: BrokerConnection) -> dict[int, tuple[int, int]]:
-        r = Reader(conn.request(API_VERSIONS, 0, b"", flexible=False))
-        r.int32()  # correlation id
-        if (code := r.int16()) != 0:
-            raise ProtocolError(f"ApiVersions v0 answered with {config_error_name(code)}")
-        versions = {}
-        for _ in range(r.array_length()):
-            key, low, high = r.int16(), r.int16(), r.int16()
-            versions[key] = (low, high)
-        return versions
 
 
 class ConfigAdmin:

@@ -21,10 +21,12 @@ from kafkatop.backends.protocol.wire import (
     ProtocolError,
     api_versions_body,
     decode_api_versions,
+    decode_api_versions_v0,
     encode_request,
     error_name,
 )
 
+UNSUPPORTED_VERSION = 35
 MAX_FRAME = 16 * 1024 * 1024  # a larger "size" means the peer is not speaking Kafka (HTTP, TLS, ZooKeeper…)
 
 
@@ -109,7 +111,14 @@ class BrokerConnection:
     def api_versions(self) -> ApiVersions:
         """What the broker serves (asked once per connection)."""
         if self._versions is None:
-            versions = decode_api_versions(self.request(API_VERSIONS, API_VERSIONS_VERSION, api_versions_body()))
+            payload = self.request(API_VERSIONS, API_VERSIONS_VERSION, api_versions_body())
+            try:
+                versions = decode_api_versions(payload)
+            except ProtocolError:
+                versions = ApiVersions(0, UNSUPPORTED_VERSION, {})  # a v3 refusal that does not decode (the mock's)
+            if versions.error_code == UNSUPPORTED_VERSION:
+                # As librdkafka does: ask again in v0, which every broker reads.
+                versions = decode_api_versions_v0(self.request(API_VERSIONS, 0, b"", flexible=False))
             if versions.error_code:
                 raise Unsupported(f"{self.address} answered ApiVersions with {error_name(versions.error_code)}")
             self._versions = versions

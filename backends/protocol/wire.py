@@ -270,6 +270,19 @@ class ApiVersions:
     versions: dict[int, tuple[int, int]]  # api key -> (min, max)
 
 
+def decode_api_versions_v0(payload: bytes) -> ApiVersions:
+    """An ApiVersions v0 response: what a broker that cannot read v3 (the librdkafka mock's) still answers."""
+    r = Reader(payload)
+    correlation_id = r.int32()
+    error_code = r.int16()
+    versions: dict[int, tuple[int, int]] = {}
+    for _ in range(r.array_length()):
+        key, lo, hi = r.int16(), r.int16(), r.int16()
+        versions[key] = (lo, hi)
+    r.end()
+    return ApiVersions(correlation_id, error_code, versions)
+
+
 def decode_api_versions(payload: bytes) -> ApiVersions:
     """An ApiVersions response (after the size). Its header is v0 even for v3: the client cannot know yet."""
     r = Reader(payload)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from kafkatop.backends.insight.timeline.model import EventKind
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.configs import ConfigAdmin
 from kafkatop.backends.model.configs import ConfigResource
@@ -197,10 +198,12 @@ def test_a_sensitive_value_is_never_printed(
     status, out, err = kafkatop(node, capsys, "--broker", str(NODE_ID), "--alter", f"{name}={SECRET}")
     assert (status, out, err) == (0, "Completed updating config for broker 1.", "")
     try:
+        line = f"  {name}=null sensitive=true synonyms={{DYNAMIC_BROKER_CONFIG:{name}=null}}"
+        # The broker applies a change from the metadata log a moment after it is acknowledged.
+        wait_for(lambda: line in kafkatop(node, capsys, "--broker", str(NODE_ID))[1].splitlines(), what="the change")
         printed = [kafkatop(node, capsys, "--broker", str(NODE_ID), *extra) for extra in ((), ("--all",), ("--json",))]
         for status, out, err in printed:
             assert status == 0 and SECRET not in out + err
-        line = f"  {name}=null sensitive=true synonyms={{DYNAMIC_BROKER_CONFIG:{name}=null}}"
         assert line in printed[0][1].splitlines()
         assert line in kafka_configs(node, tmp_path, *ENTITIES["broker"][0], "--describe").splitlines()
         [entry] = [e for e in json.loads(printed[2][1])["entries"] if e["name"] == name]
@@ -254,6 +257,12 @@ async def test_the_configs_screen_edits_and_shows_kafkas_refusal(node: KraftNode
                  what="min.insync.replicas back to the broker's")  # fmt: skip
         await pilot.press("escape")  # leave: the table has the focus, so the screen closes
         await pilot_until(pilot, lambda: not isinstance(app.screen, ConfigsScreen), "the screen closed")
+        # Both changes are on the timeline, in the screen's words; a refused one is not.
+        told = [e.text for e in app.feed.timeline.snapshot().events if e.kind is EventKind.OPERATION]
+        assert told == [
+            "min.insync.replicas=2 set on topic purchases",
+            "min.insync.replicas deleted from topic purchases",
+        ]
     # Put back what the other tests of this module started from.
     admin.alter(topic, {"min.insync.replicas": "1"}, ())
     source.close()

@@ -106,6 +106,7 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     assert (code, out, err) == (0, "Completed updating config for topic secured.\n", "")
     code, out, err = run(capsys, "configs", "--topic", TOPIC, *given)
     assert code == 0 and out.startswith("Dynamic configs for topic secured are:\n  retention.ms=3600000 "), out + err
+    assert run(capsys, "configs", "--topic", TOPIC, "--delete", "retention.ms", *given)[0] == 0  # as it was
 
     if security != "sasl_ssl":
         return

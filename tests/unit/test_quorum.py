@@ -491,7 +491,7 @@ def test_poll_tries_the_next_address(serve: Callable[[Handler], str]) -> None:
 
 
 def test_poll_says_why_every_address_failed(serve: Callable[[Handler], str]) -> None:
-    zk_mode = serve(replay(AV_UNSUPPORTED))
+    zk_mode = serve(replay(AV_UNSUPPORTED, AV_UNSUPPORTED))  # refuses v3, then the v0 asked as librdkafka does
     http = serve(lambda conn: (read_request(conn), conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")))
     hangs_up = serve(lambda conn: None)
     not_leader = serve(replay(CONTROLLER_APIVERSIONS, v2_response(partition_error=6)))

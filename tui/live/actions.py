@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
@@ -168,7 +169,12 @@ class ClusterActions:
             app.notify("C shows the configs of the topic highlighted in Partitions, or of the broker highlighted in "
                        "Brokers or in the process table (0)", severity="warning", timeout=5)  # fmt: skip
             return
-        app.push_screen(ConfigsScreen(app.sources.configs, resource))
+        subject = topic if broker is None else None
+
+        def changed(said: str) -> None:
+            app.feed.operation(OperationStep(OperationKind.CONFIG_CHANGE, OperationPhase.DONE, said, subject))
+
+        app.push_screen(ConfigsScreen(app.sources.configs, resource, changed))
 
 
 class PaletteHost(Protocol):

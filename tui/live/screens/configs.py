@@ -9,7 +9,7 @@ is behind it). Escape leaves a field; Escape again closes the screen. Reads and 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -68,10 +68,14 @@ class ConfigsScreen(ModalScreen[None]):
         Binding("r", "reload", "Reload"),
     ]
 
-    def __init__(self, admin: ConfigAdmin, resource: ConfigResource) -> None:
+    def __init__(
+        self, admin: ConfigAdmin, resource: ConfigResource, changed: Callable[[str], object] | None = None
+    ) -> None:
+        """`changed(said)`: told of each change made (from a worker thread), e.g. to put it on the timeline."""
         super().__init__()
         self.admin = admin
         self.resource = resource
+        self.changed = changed
         self.configs: ResourceConfigs | None = None
         self.editing: str | None = None  # the name in the edit field
         self.drafts: dict[str, str] = {}  # what was typed per name, kept when the field is left or refused
@@ -186,6 +190,8 @@ class ConfigsScreen(ModalScreen[None]):
         except Exception as e:  # noqa: BLE001 - a refusal is shown in the screen
             self.post_message(ConfigsFailed(_failure(e), refused=True))
             return
+        if self.changed is not None:
+            self.changed(said)
         self.post_message(Altered(to_set, to_delete, said))
 
     def on_altered(self, message: Altered) -> None:
