@@ -7,12 +7,13 @@ depends on a port can be given a recording, a replay or a test double instead. N
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
+from kafkatop.backends.model.elections import ElectionResults, ElectionType
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.recording import Payload, RecordKind
@@ -88,6 +89,30 @@ class TopicAdmin(Protocol):
 
     def delete_topic(self, name: str) -> None: ...
 
+    def add_partitions(self, name: str, total: int, *, validate_only: bool = False) -> None:
+        """To `total` partitions; validated by Kafka first, so a refusal changes nothing."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LeaderElections(Protocol):
+    """Preferred and unclean leader elections (Kafka's ElectLeaders): Kafka's answer for each partition comes back as
+    a result; a refusal of the whole request raises ElectionError."""
+
+    @property
+    def note(self) -> str | None:
+        """Who elects, when not Kafka's own controller (the demo's): said wherever an election is shown."""
+        ...
+
+    def elect(self, election_type: ElectionType, partitions: Sequence[TopicPartition] | None) -> ElectionResults: ...
+
+    def log_ends(
+        self, snapshot: ClusterSnapshot, replicas: Mapping[TopicPartition, int]
+    ) -> tuple[dict[TopicPartition, int], list[str]]:
+        """Each partition's given replica's log end offset (partition -> broker id), and why any was not read."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -160,3 +185,4 @@ class Recorder(Protocol):
 # (settings, on_progress) -> a check bound to the cluster and its node control.
 DurabilityRunFactory = Callable[[DurabilitySettings, Callable[[DurabilityProgress], None]], DurabilityRun]
 TopicAdminFactory = Callable[[], TopicAdmin]
+LeaderElectionsFactory = Callable[[], LeaderElections]

@@ -31,6 +31,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.chaos import cmd_chaos
 
         return cmd_chaos(args)
+    if command in ("elect-leaders", "add-partitions"):
+        from kafkatop.tui.cli import elect
+
+        return elect.cmd_elect_leaders(args) if command == "elect-leaders" else elect.cmd_add_partitions(args)
     if command == "counts":
         from kafkatop.tui.cli.counts import cmd_counts
 
