@@ -10,8 +10,8 @@ from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
 
 DEMO_ELECTIONS = (
-    "DEMO: the demo's own controller elects (the librdkafka mock has no ElectLeaders), by Kafka's rules; its replicas "
-    "share one log, so an unclean election loses nothing here, where on Kafka it loses what the new leader lacks"
+    "DEMO: the demo's controller elects, by Kafka's rules (the mock has no ElectLeaders); its replicas share one "
+    "log, so an unclean election loses nothing here"
 )
 
 

@@ -180,6 +180,22 @@ def loss_text(c: ElectionCandidate) -> str:
     )
 
 
+def loss_brief(c: ElectionCandidate) -> str:
+    """What an unclean election of `c` loses, in a few words: "loses 40 records (offsets 100–139)"."""
+    if not c.unclean or c.new_leader is None:
+        return ""
+    if c.log_end is not None and c.high_watermark is not None:
+        lost = c.records_lost or 0
+        if not lost:
+            return f"loses nothing acknowledged up to the last high watermark known ({c.high_watermark})"
+        return f"loses {lost} acknowledged record(s): offsets {c.log_end}–{c.high_watermark - 1}"
+    if c.log_end is not None:
+        return f"loses every acknowledged record above offset {c.log_end} (high watermark unknown)"
+    if c.high_watermark is not None:
+        return f"loses what broker {c.new_leader} lacks below offset {c.high_watermark} (its log end is unknown)"
+    return f"loses what broker {c.new_leader} never copied (its log end is unknown)"
+
+
 def loss_summary(plan: ElectionPlan) -> str:
     """One line: what the unclean moves of `plan` can lose, altogether."""
     moves = plan.unclean_moves

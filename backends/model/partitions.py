@@ -9,9 +9,8 @@ MAX_PARTITIONS_PER_REQUEST = 100_000
 
 
 KEY_WARNING = (
-    "keys will map to other partitions: the default partitioner sends a keyed record to hash(key) % partitions, so "
-    "with more partitions most keys land on another partition than before — a key's new records no longer follow "
-    "its old ones (ordering per key breaks), and consumers keeping state per key see it split"
+    "keys will map to other partitions: a keyed record goes to hash(key) % partitions, so most keys move to another "
+    "partition, and a key's new records no longer follow its old ones (ordering per key breaks)"
 )
 
 

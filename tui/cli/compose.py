@@ -24,7 +24,14 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.recording import RecordingHeader, Source
-from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
+from kafkatop.backends.ports import (
+    DurabilityRun,
+    DurabilityRunFactory,
+    EnsembleView,
+    LeaderElectionsFactory,
+    NodeControl,
+    TopicAdminFactory,
+)
 from kafkatop.spark.client import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
 from kafkatop.tui.cli.ending import Ending, say
@@ -58,6 +65,7 @@ class Chosen:
     startup: Callable[[], object] | None = None  # the lab's start-up, run in a worker once the app is on screen
     topic_admin: TopicAdminFactory | None = None  # None: Kafka's own CreateTopics / DeleteTopics
     consoles: Consoles | None = None  # None: the consoles of any cluster
+    elections: LeaderElectionsFactory | None = None  # None: Kafka's own ElectLeaders
 
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
@@ -65,6 +73,15 @@ def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
         from kafkatop.backends.kafka.topics import TopicAdmin
 
         return TopicAdmin(connection, timeout_s=15.0)
+
+    return make
+
+
+def _elections(connection: KafkaConnection) -> LeaderElectionsFactory:
+    def make() -> ports.LeaderElections:
+        from kafkatop.backends.kafka.elections import LeaderElector
+
+        return LeaderElector(connection, timeout_s=30.0)
 
     return make
 
@@ -142,6 +159,7 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     from kafkatop.backends.demo.cluster import start_demo_cluster
     from kafkatop.backends.demo.consoles import DemoConsoles
     from kafkatop.backends.demo.control import DemoControl
+    from kafkatop.backends.demo.elections import DemoElections
     from kafkatop.backends.demo.source import DemoSource
     from kafkatop.backends.demo.topics import DemoTopicAdmin
 
@@ -159,7 +177,7 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     title = "DEMO · librdkafka mock, 3 brokers"
     return Chosen(
         demo.connection, source.poll, control, None, title, banner=DEMO_BANNER,
-        topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles,
+        topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles, elections=lambda: DemoElections(control),
     )  # fmt: skip
 
 
@@ -216,6 +234,7 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         chosen.poll_cluster, chosen.control, chosen.ensemble, chosen.topic_admin or _topic_admin(connection), consoles,
         chosen.startup,
         spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
+        elections=chosen.elections or _elections(connection),
     )  # fmt: skip
     return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
 

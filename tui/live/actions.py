@@ -4,20 +4,28 @@ its end comes back as an ActionFinished."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from textual.app import SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from kafkatop.backends.insight.elections import finished_text, plan_topic, started_text
+from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.elections import ElectionPlan, ElectionType
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
+from kafkatop.backends.ports import LeaderElections
 from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.screens.add_partitions import AddPartitionsScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
 from kafkatop.tui.live.screens.durability import DurabilityScreen
+from kafkatop.tui.live.screens.elect_leaders import ElectionScopes, ElectLeadersScreen
 from kafkatop.tui.live.sources import Sources
 from kafkatop.tui.live.state import LiveView
 
@@ -144,6 +152,96 @@ class ClusterActions:
         kind = app.view.nodes.kind if app.view.nodes is not None else None
         app.push_screen(DurabilityScreen(app.sources.durability, topic, can_restart=kind != "attach"))
 
+    # --- leader elections and new partitions ----------------------------------------------------------------------
+    def elect(
+        self, election_type: ElectionType, partition: TopicPartition | None, shown: tuple[TopicPartition, ...] = ()
+    ) -> None:
+        """The election screen for the highlighted partition's topic (the scope and kind can change there); what it
+        returns is sent, told to the timeline before and after."""
+        app = self.app
+        factory = app.sources.elections
+        snapshot = app.view.cluster
+        if factory is None or snapshot is None:
+            app.notify("leader elections need a cluster kafkatop can reach", severity="warning")
+            return
+        if partition is None:
+            app.notify("no partition here to elect a leader for", severity="warning")
+            return
+        elections = factory()
+        note = elections.note
+
+        def read_log_ends(wanted: Mapping[TopicPartition, int]) -> tuple[dict[TopicPartition, int], list[str]]:
+            return elections.log_ends(snapshot, wanted)
+
+        def chosen(plan: ElectionPlan | None) -> None:
+            if plan is None or not plan.moving:
+                elections.close()
+                return
+            app.act(started_text(plan), lambda: self._elect(elections, plan, note))
+
+        screen = ElectLeadersScreen(
+            snapshot, election_type, ElectionScopes(partition, shown if len(shown) > 0 else ()),
+            high_watermarks=app.feed.history.last_high_watermarks(), read_log_ends=read_log_ends, note=note,
+        )  # fmt: skip
+        app.push_screen(screen, chosen)
+
+    def _elect(self, elections: LeaderElections, plan: ElectionPlan, note: str | None) -> None:
+        feed, kind = self.app.feed, OperationKind.LEADER_ELECTION
+        topic = plan_topic(plan)
+        by = " (the demo's controller)" if note else ""
+        try:
+            feed.operation(OperationStep(kind, OperationPhase.STARTED, started_text(plan) + by, topic))
+            try:
+                results = elections.elect(plan.election_type, [c.partition for c in plan.moving])
+            except KafkatopError as e:
+                feed.operation(OperationStep(kind, OperationPhase.FAILED, f"{plan.election_type.word} leader "
+                                             f"election failed: {e}", topic))  # fmt: skip
+                raise
+            phase = OperationPhase.FAILED if results.failed and not results.elected else OperationPhase.DONE
+            feed.operation(OperationStep(kind, phase, finished_text(results), topic))
+            if results.failed:
+                raise KafkatopError(finished_text(results))
+        finally:
+            elections.close()
+
+    def add_partitions(self, topic: str | None) -> None:
+        app = self.app
+        factory = app.sources.topic_admin
+        about = app.view.cluster.topic(topic) if app.view.cluster is not None and topic is not None else None
+        if factory is None or about is None:
+            app.notify("highlight a row of the topic to add partitions to", severity="warning")
+            return
+        current = len(about.partitions)
+
+        def validate(total: int) -> None:
+            admin = factory()
+            try:
+                admin.add_partitions(about.name, total, validate_only=True)
+            finally:
+                admin.close()
+
+        def chosen(total: int | None) -> None:
+            if total is None:
+                return
+            kind = OperationKind.ADD_PARTITIONS
+
+            def run() -> None:
+                text = f"add partitions: {about.name} {current} → {total}"
+                app.feed.operation(OperationStep(kind, OperationPhase.STARTED, text, about.name))
+                admin = factory()
+                try:
+                    admin.add_partitions(about.name, total)
+                except KafkatopError as e:
+                    app.feed.operation(OperationStep(kind, OperationPhase.FAILED, f"{text} failed: {e}", about.name))
+                    raise
+                finally:
+                    admin.close()
+                app.feed.operation(OperationStep(kind, OperationPhase.DONE, f"{text}: done", about.name))
+
+            app.act(f"topic {about.name}: {current} → {total} partitions", run)
+
+        app.push_screen(AddPartitionsScreen(about.name, current, validate), chosen)
+
 
 class PaletteHost(Protocol):
     def action_node(self, action: NodeAction) -> None: ...
@@ -151,6 +249,8 @@ class PaletteHost(Protocol):
     def action_create_topic(self) -> None: ...
     def action_delete_topic(self) -> None: ...
     def action_durability(self) -> None: ...
+    def action_elect(self, kind: str) -> None: ...
+    def action_add_partitions(self) -> None: ...
     def action_refresh(self) -> None: ...
     def action_help(self) -> None: ...
     def action_tab(self, index: int) -> None: ...
@@ -171,6 +271,9 @@ def palette(app: PaletteHost) -> Iterator[SystemCommand]:
         ("Create a topic", "c", app.action_create_topic),
         ("Delete the highlighted topic", "d in Partitions", app.action_delete_topic),
         ("Durability check", "v: sequenced records while a leader fails, then read back", app.action_durability),
+        ("Elect preferred leaders", "e in Partitions: the moves shown first", lambda: app.action_elect("PREFERRED")),
+        ("Elect unclean leaders", "E in Partitions: says what can be lost, asks", lambda: app.action_elect("UNCLEAN")),
+        ("Add partitions to the highlighted topic", "P in Partitions", app.action_add_partitions),
         ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
         ("Filter the table's rows", "/: topic, partition, group, key or value", app.action_filter),
         ("Go to the process table", "0", app.action_processes),

@@ -23,6 +23,7 @@ from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
 from kafkatop.backends.model.recording import ActionDone, Recorded
@@ -97,6 +98,9 @@ class KafkatopApp(App[None]):
         Binding("c", "create_topic", "Create topic"),
         Binding("d", "delete_topic", "Delete topic", show=False),
         Binding("v", "durability", "Durability check", show=False),
+        Binding("e", "elect('PREFERRED')", "Elect leaders", show=False),
+        Binding("E", "elect('UNCLEAN')", "Unclean election", show=False),
+        Binding("P", "add_partitions", "Add partitions", show=False),
         Binding("0", "processes", "Processes", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
@@ -105,7 +109,9 @@ class KafkatopApp(App[None]):
         Binding("minus", "replay('slower')", "Slower"),
     ]
     REPLAY_ACTIONS = frozenset({"replay"})
-    LIVE_ACTIONS = frozenset({"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh"})
+    LIVE_ACTIONS = frozenset(
+        {"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh", "elect", "add_partitions"}
+    )
 
     def __init__(
         self,
@@ -519,6 +525,27 @@ class KafkatopApp(App[None]):
 
     def action_durability(self) -> None:
         self.cluster_actions.durability(self.main_screen.query_one(PartitionTable).selected_topic)
+
+    def _in_partitions(self, key: str, does: str) -> bool:
+        """Whether the Partitions tab is shown; if not, says how to get there (its keys act on its rows)."""
+        if self.main_screen.query_one(TabbedContent).active == "tab-partitions":
+            return True
+        number = next(i for i, p in enumerate(self.visible_tabs(), start=1) if p.id == "tab-partitions")
+        self.notify(
+            f"{key} {does} in Partitions: press {number}, pick a row, then {key}", severity="warning", timeout=5
+        )
+        return False
+
+    def action_elect(self, kind: str) -> None:
+        key = "e" if kind == "PREFERRED" else "E"
+        if self._in_partitions(key, "elects leaders for the highlighted partition's topic"):
+            table = self.main_screen.query_one(PartitionTable)
+            shown = table.shown_partitions if table.filter_text else ()
+            self.cluster_actions.elect(ElectionType(kind), table.selected_partition, shown)
+
+    def action_add_partitions(self) -> None:
+        if self._in_partitions("P", "adds partitions to the highlighted topic"):
+            self.cluster_actions.add_partitions(self.main_screen.query_one(PartitionTable).selected_topic)
 
     def act(self, what: str, call: Callable[[], object]) -> None:
         """Runs `call` in the action worker; its end is an ActionFinished, told as a notice."""

@@ -14,6 +14,7 @@ from kafkatop.backends.ports import (
     Consoles,
     DurabilityRunFactory,
     EnsembleView,
+    LeaderElectionsFactory,
     NodeControl,
     Recorder,
     SparkCounts,
@@ -45,3 +46,4 @@ class Sources:
     durability: DurabilityRunFactory | None = None  # (settings, on_progress) -> a check
     zookeeper: ZooKeeperWatch | None = None  # ZooKeeper mode: Kafka's znodes, changes pushed by watches
     recorder: Recorder | None = None  # --record FILE: every delivery and action, for --replay
+    elections: LeaderElectionsFactory | None = None  # preferred and unclean leader elections
