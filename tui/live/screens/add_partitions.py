@@ -103,7 +103,7 @@ class AddPartitionsScreen(ModalScreen[int | None]):
         added = total - self.current
         self._state(f"{by}: {self.current} → {total}. Enter or y adds {added} partition(s); Escape cancels.", "bold")
         button = self.query_one("#add", Button)
-        button.label = f"Add {added} (Enter/y)"
+        button.label = f"Add {added} (y)"
         button.variant = "warning"
         button.focus()  # y is a key again (in the field it would be typed)
 

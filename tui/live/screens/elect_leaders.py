@@ -34,6 +34,10 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 LogEndReader = Callable[[Mapping[TopicPartition, int]], tuple[dict[TopicPartition, int], list[str]]]
 
 
+def _partitions(n: int) -> str:
+    return f"{n} partition{'' if n == 1 else 's'}"
+
+
 @dataclass(frozen=True)
 class ElectionScopes:
     """What the election may be about, from the partition table: its highlighted row and the rows it shows."""
@@ -55,12 +59,12 @@ class ElectionScopes:
 
     def label(self, snapshot: ClusterSnapshot) -> str:
         if self.scope == "all" or self.partition is None:
-            return f"every topic ({len(snapshot.partitions)} partitions)"
+            return f"every topic ({_partitions(len(snapshot.partitions))})"
         if self.scope == "partition":
             return f"partition {self.partition}"
         if self.scope == "shown":
             return f"the {len(self.shown)} rows shown"
-        return f"topic {self.partition.topic} ({len(self.partitions(snapshot) or ())} partitions)"
+        return f"topic {self.partition.topic} ({_partitions(len(self.partitions(snapshot) or ()))})"
 
     def keys(self) -> str:
         offered = [("t", "topic", "this topic"), ("p", "partition", "this partition")]
