@@ -87,7 +87,9 @@ def app() -> KafkatopApp:
     polls: Iterator[ClusterSnapshot] = iter([healthy(), after_restart()])
     last = after_restart()
     sources = Sources(
-        lambda: next(polls, last), topic_admin=ValidatingAdmin, elections=RecordedElections  # type: ignore[arg-type]
+        lambda: next(polls, last),
+        topic_admin=ValidatingAdmin,
+        elections=RecordedElections,  # type: ignore[arg-type]
     )
     return KafkatopApp(sources, Settings(poll_interval_s=0.01, ensemble_interval_s=86_400), clock=lambda: TAKEN_AT)
 
