@@ -117,6 +117,7 @@ def plan_election(
             candidate = _preferred(p, alive)
         else:
             high = p.high_watermark if p.high_watermark is not None else (high_watermarks or {}).get(tp)
+            high = high if high is not None and high >= 0 else None  # a negative offset is none known
             candidate = _unclean(p, alive, high, (log_ends or {}).get(tp))
         if candidate is None:
             not_needed.append(tp)

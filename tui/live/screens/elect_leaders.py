@@ -261,7 +261,7 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
             return
         lines = [f"{c.partition} → {c.new_leader}: {loss_brief(c)}" for c in plan.unclean_moves]
         more = [f"… and {len(lines) - 3} more"] if len(lines) > 3 else []
-        detail = "\n".join([loss_summary(plan), *lines[:3], *more])
+        detail = "\n".join(["It loses acknowledged records:", loss_summary(plan), *lines[:3], *more])
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -269,8 +269,7 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
 
         count = len(plan.unclean_moves)
         self.app.push_screen(
-            ConfirmScreen(f"Elect {count} out-of-sync leader(s)? This can lose acknowledged records.",
-                          yes="Elect unclean", detail=detail),
+            ConfirmScreen(f"Elect {count} out-of-sync leader(s)?", yes="Elect unclean", detail=detail),
             answered,
         )  # fmt: skip
 
