@@ -84,8 +84,8 @@ class LogEndsRead(Message):
 def plan_table(plan: ElectionPlan) -> Table | Text:
     if not plan.candidates:
         kind = plan.election_type
-        why = "led by its preferred leader" if kind is ElectionType.PREFERRED else "led: none is without a leader"
-        return Text(f"Nothing to elect: every partition here is {why}.", style="dim")
+        led = "led by its preferred leader" if kind is ElectionType.PREFERRED else "led: none is without a leader"
+        return Text(f"Nothing to elect: every partition here is {led}.", style="dim")
     table = Table(box=None, pad_edge=False, expand=True, header_style="bold")
     table.add_column("partition", overflow="fold", max_width=28)
     table.add_column("leader", justify="right", no_wrap=True)
