@@ -20,7 +20,7 @@ from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind
 from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.elections import (
     ELECTION_NOT_NEEDED,
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
@@ -29,7 +29,9 @@ from kafkatop.backends.model.elections import (
     ElectionType,
 )
 from kafkatop.backends.model.topics import TopicError
+from kafkatop.backends.recording.file import read_recording
 from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.add_partitions import AddPartitionsScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.elect_leaders import ElectLeadersScreen
@@ -261,3 +263,34 @@ async def test_the_keys_act_in_partitions_only_and_say_where(demo: Any) -> None:
         notices = [n.message for n in app._notifications]
         assert any("e elects leaders" in n and "press 1" in n for n in notices)
         assert any("P adds partitions" in n for n in notices)
+
+
+# --- a recorded election, replayed ------------------------------------------------------------------------------------
+RECORDED = Path(__file__).parents[1] / "fixtures" / "recordings" / "kraft-4.1-preferred-election.jsonl.gz"
+
+
+def never_polled() -> ClusterSnapshot:
+    raise AssertionError("a replay polls nothing")
+
+
+async def test_a_recorded_election_replays_as_an_incident_and_its_keys_act_on_nothing() -> None:
+    """Recorded with `kafkatop --bootstrap-server … --record` on a Kafka 4.1 lab (a controller and 3 brokers): a
+    preferred election of every topic, a kill -9 of broker 1, its start (`kafkatop start 1`), and `e` on orders."""
+    recording = read_recording(RECORDED)
+    replay = Replay(recording, paused=True)
+    app = KafkatopApp(Sources(never_polled), Settings(), replay=replay)
+    async with app.run_test(size=(120, 36)) as pilot:
+        replay.step(len(recording.entries))
+        await pilot_until(pilot, lambda: replay.state().ended, "the whole recording")
+        incidents = app.timeline.snapshot().incidents
+        assert [i.trigger.value for i in incidents] == ["leader election", "kill -9", "start", "leader election"]
+        last = incidents[-1]
+        assert last.subject == "orders" and last.ended_at is not None
+        moved = {str(s.event.partition) for s in last.steps if s.event.kind is EventKind.LEADER_CHANGED}
+        assert moved == {"orders-2", "orders-5"}  # broker 1's partitions, back to it
+        assert last.steps[0].event.text == "preferred leader election: orders-2 2 → 1, orders-5 3 → 1"
+        for key in ("e", "E", "P"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert "a replay only plays back what was recorded" in [n.message for n in app._notifications][-1]
+            assert len(app.screen_stack) == 1
