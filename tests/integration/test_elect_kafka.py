@@ -11,7 +11,10 @@ it; without it the tests are skipped.
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
+import select
 import subprocess
 import time
 from collections.abc import Iterator
@@ -90,6 +93,27 @@ class Lab:
 
     def kafkatop(self, *argv: str) -> subprocess.CompletedProcess[str]:
         return kafkatop(*argv, "--bootstrap-server", self.bootstrap, cwd=self.tmp)
+
+    def typed(self, answer: str, *argv: str) -> tuple[int, str, str]:
+        """kafkatop with a terminal for stdin and stderr, `answer` typed: (exit status, stdout, the terminal)."""
+        leader, follower = pty.openpty()
+        try:
+            os.write(leader, f"{answer}\n".encode())
+            done = kafkatop(*argv, "--bootstrap-server", self.bootstrap, cwd=self.tmp, stdin=follower,
+                            stdout=subprocess.PIPE, stderr=follower)  # fmt: skip
+            shown = b""
+            while select.select([leader], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        finally:
+            os.close(follower)
+            os.close(leader)
+        return done.returncode, done.stdout, shown.decode(errors="replace")
 
     def produce(self, topic: str, partition: int, count: int, tag: str) -> None:
         producer = Producer({"bootstrap.servers": self.bootstrap, "acks": "all", "log_level": 0})
@@ -218,14 +242,14 @@ def test_preferred_election_puts_back_leaders_a_restart_left_moved(lab: Lab) -> 
 # --- unclean --------------------------------------------------------------------------------------------------------
 def test_unclean_election_asks_first_then_loses_what_it_said(lab: Lab) -> None:
     try:
-        made = lab.kafka_tool("kafka-topics.sh", "--create", "--topic", "risky", "--replica-assignment", "2:3,2:3")
+        made = lab.kafka_tool("kafka-topics.sh", "--create", "--topic", "risky", "--replica-assignment", "2:3,2:3,2:3")
         assert made.returncode == 0, made.stdout + made.stderr
         wait_for(lambda: in_sync(lab, "risky"), 30, 0.2, "risky led and in sync")
-        for p in (0, 1):
+        for p in (0, 1, 2):
             lab.produce("risky", p, 100, "copied")
         wait_for(lambda: all(p.high_watermark == 100 for p in lab.partitions("risky", full=True).values()), 30, 0.2)
         lab.kill(3)  # the follower: the ISR shrinks to broker 2 alone
-        for p in (0, 1):
+        for p in (0, 1, 2):
             lab.produce("risky", p, 40, "only-on-2")  # acknowledged with acks=all: the ISR is {2}
         lab.kill(2)  # the last in-sync replica
         lab.start(3)  # alive, 40 records behind, not in the ISR (nor in Kafka 4's ELR)
@@ -248,16 +272,29 @@ def test_unclean_election_asks_first_then_loses_what_it_said(lab: Lab) -> None:
         ]
         assert lab.partitions("risky")[0].leader == NO_LEADER
 
-        ours = lab.kafkatop(*asked, "--yes")
+        # On a terminal it asks: anything but "yes" sends nothing.
+        status, out, terminal = lab.typed("no", *asked)
+        assert (status, out) == (1, ""), terminal
+        assert 'type "yes" to elect these out-of-sync leaders' in terminal
+        assert "not confirmed: nothing was sent" in terminal
+        assert lab.partitions("risky")[0].leader == NO_LEADER
+        status, out, terminal = lab.typed("yes", *asked)
+        assert (status, out) == (0, "Successfully completed leader election (UNCLEAN) for partitions risky-0\n"), (
+            terminal
+        )
+
+        ours = lab.kafkatop(
+            "elect-leaders", "--election-type", "unclean", "--topic", "risky", "--partition", "2", "--yes"
+        )
         theirs = lab.kafka_tool("kafka-leader-election.sh", "--election-type", "unclean", "--topic", "risky",
                                 "--partition", "1")  # fmt: skip
         assert ours.returncode == theirs.returncode == 0, ours.stderr + theirs.stderr
-        assert ours.stdout == "Successfully completed leader election (UNCLEAN) for partitions risky-0\n"
-        assert theirs.stdout == ours.stdout.replace("risky-0", "risky-1")
+        assert ours.stdout == "Successfully completed leader election (UNCLEAN) for partitions risky-2\n"
+        assert theirs.stdout == ours.stdout.replace("risky-2", "risky-1")
         led = wait_for(lambda: all(p.leader == 3 for p in lab.partitions("risky", full=True).values()) and
                        lab.partitions("risky", full=True), 30, 0.5, "risky led by broker 3")  # fmt: skip
         # What kafkatop said would be lost is what was lost: the log now ends where broker 3's did.
-        assert {pid: p.high_watermark for pid, p in led.items()} == {0: 100, 1: 100}
+        assert {pid: p.high_watermark for pid, p in led.items()} == {0: 100, 1: 100, 2: 100}
 
         again = ("elect-leaders", "--election-type", "unclean", "--topic", "risky", "--partition", "0")
         ours, theirs = lab.kafkatop(*again), lab.kafka_tool("kafka-leader-election.sh", *again[1:])

@@ -125,11 +125,10 @@ def _confirmed(plan: ElectionPlan, yes: bool) -> bool:
             "nothing was sent: an unclean election needs a confirmation (above: what it loses); add --yes to go "
             "ahead, or --dry-run to only look"
         )
-    try:
-        answer = input('kafkatop: type "yes" to elect these out-of-sync leaders (anything else cancels): ')
-    except EOFError:
-        answer = ""
-    return answer.strip().lower() == "yes"
+    # The question goes to stderr, as the rest of what is not Kafka's answer: stdout stays kafka-leader-election.sh's.
+    sys.stderr.write('kafkatop: type "yes" to elect these out-of-sync leaders (anything else cancels): ')
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() == "yes"
 
 
 def cmd_elect_leaders(args: argparse.Namespace) -> int:

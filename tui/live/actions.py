@@ -167,7 +167,11 @@ class ClusterActions:
         if partition is None:
             app.notify("no partition here to elect a leader for", severity="warning")
             return
-        elections = factory()
+        try:
+            elections = factory()
+        except KafkatopError as e:
+            app.notify(str(e), title="leader election", severity="error", timeout=8)
+            return
         note = elections.note
 
         def read_log_ends(wanted: Mapping[TopicPartition, int]) -> tuple[dict[TopicPartition, int], list[str]]:
