@@ -5,6 +5,7 @@ refusal to add partitions — driven through the live view's keys `e`, `E` and `
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,17 @@ from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind
 from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.elections import LeaderElector
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import (
     ELECTION_NOT_NEEDED,
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
     PREFERRED_LEADER_NOT_AVAILABLE,
     UNKNOWN_TOPIC_OR_PARTITION,
+    ElectionError,
     ElectionType,
 )
 from kafkatop.backends.model.topics import TopicError
@@ -265,7 +271,7 @@ async def test_the_keys_act_in_partitions_only_and_say_where(demo: Any) -> None:
         assert any("P adds partitions" in n for n in notices)
 
 
-# --- a recorded election, replayed ------------------------------------------------------------------------------------
+# --- a recorded election, replayed ---------------------------------------------------------------------------------
 RECORDED = Path(__file__).parents[1] / "fixtures" / "recordings" / "kraft-4.1-preferred-election.jsonl.gz"
 
 
@@ -294,3 +300,39 @@ async def test_a_recorded_election_replays_as_an_incident_and_its_keys_act_on_no
             await pilot.pause()
             assert "a replay only plays back what was recorded" in [n.message for n in app._notifications][-1]
             assert len(app.screen_stack) == 1
+
+
+# --- the adapters, where the mock cannot do what is asked -----------------------------------------------------------
+def test_a_cluster_without_elect_leaders_or_create_partitions_says_so(mock_cluster: MockCluster) -> None:
+    """The librdkafka mock offers neither ElectLeaders nor CreatePartitions: one clear line each, nothing changed."""
+    mock_cluster.create_topic("t", 2, 3)
+    connection = KafkaConnection.parse(mock_cluster.bootstrap_servers)
+    with LeaderElector(connection, timeout_s=5.0) as elector, pytest.raises(ElectionError) as refused:
+        elector.elect(PREFERRED, [TopicPartition("t", 0)])
+    assert str(refused.value).startswith(
+        "cannot run a preferred leader election: this cluster does not offer ElectLeaders"
+    )
+    with TopicAdmin(connection, timeout_s=5.0) as admin, pytest.raises(TopicError) as not_added:
+        admin.add_partitions("t", 4)
+    assert str(not_added.value).startswith(
+        "Cannot add partitions to topic 't': CreatePartitions (KIP-195) not supported"
+    )
+    assert len(mock_cluster_partitions(connection, "t")) == 2
+
+
+def mock_cluster_partitions(connection: KafkaConnection, topic: str) -> list[int]:
+    source = AdminSource(connection, timeout_s=2.0)
+    try:
+        found = source.poll(topics_only=True).topic(topic)
+    finally:
+        source.close()
+    return [p.id for p in found.partitions] if found is not None else []
+
+
+def test_an_election_that_gets_no_answer_ends_within_its_timeout() -> None:
+    """confluent-kafka's elect_leaders takes no timeout of its own: the elector's socket.timeout.ms bounds it."""
+    with LeaderElector(KafkaConnection.parse("127.0.0.1:1"), timeout_s=1.5) as elector:
+        started = time.monotonic()
+        with pytest.raises(ElectionError, match="Timeout waiting for election results: no answer from 127.0.0.1:1"):
+            elector.elect(PREFERRED, None)
+        assert time.monotonic() - started < 5.0
