@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
+from kafkatop.backends.model.elections import ElectionResults, ElectionType
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.reassignment import Ongoing, ReassignmentPlan, TopicPartitionKey
 from kafkatop.backends.model.recording import Payload, RecordKind
 from kafkatop.backends.model.spark import JobProgress, SparkStatus, TopicCounts
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
@@ -88,6 +90,47 @@ class TopicAdmin(Protocol):
     ) -> None: ...
 
     def delete_topic(self, name: str) -> None: ...
+
+    def add_partitions(self, name: str, total: int, *, validate_only: bool = False) -> None:
+        """To `total` partitions; validated by Kafka first, so a refusal changes nothing."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LeaderElections(Protocol):
+    """Preferred and unclean leader elections (Kafka's ElectLeaders): Kafka's answer for each partition comes back as
+    a result; a refusal of the whole request raises ElectionError."""
+
+    @property
+    def note(self) -> str | None:
+        """Who elects, when not Kafka's own controller (the demo's): said wherever an election is shown."""
+        ...
+
+    def elect(self, election_type: ElectionType, partitions: Sequence[TopicPartition] | None) -> ElectionResults: ...
+
+    def log_ends(
+        self, snapshot: ClusterSnapshot, replicas: Mapping[TopicPartition, int]
+    ) -> tuple[dict[TopicPartition, int], list[str]]:
+        """Each partition's given replica's log end offset (partition -> broker id), and why any was not read."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class Reassignments(Protocol):
+    """Partition reassignments (AlterPartitionReassignments, ListPartitionReassignments) and their replication
+    throttle; each call bounded by its own timeout. Kafka's refusal is a ReassignmentError."""
+
+    def execute(
+        self, plan: ReassignmentPlan, throttle_bytes: int | None = None, *, every: bool = False
+    ) -> tuple[str, ...]: ...
+
+    def ongoing(self, topics: Mapping[str, Sequence[int]] | None = None) -> dict[TopicPartitionKey, Ongoing]: ...
+
+    def cancel(self, keys: Sequence[TopicPartitionKey]) -> tuple[str, ...]: ...
+
+    def clear_throttle(self, topics: Sequence[str], brokers: Sequence[int]) -> list[str]: ...
 
     def close(self) -> None: ...
 
@@ -179,3 +222,4 @@ class Recorder(Protocol):
 # (settings, on_progress) -> a check bound to the cluster and its node control.
 DurabilityRunFactory = Callable[[DurabilitySettings, Callable[[DurabilityProgress], None]], DurabilityRun]
 TopicAdminFactory = Callable[[], TopicAdmin]
+LeaderElectionsFactory = Callable[[], LeaderElections]

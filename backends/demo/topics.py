@@ -30,5 +30,13 @@ class DemoTopicAdmin:
     def delete_topic(self, name: str) -> None:
         self._control.delete_topic(name)
 
+    def add_partitions(self, name: str, total: int, *, validate_only: bool = False) -> None:
+        raise TopicError(
+            f"Cannot add partitions to topic '{name}' in the demo: the librdkafka mock makes a topic's partitions "
+            "once, when it creates the topic, and has no CreatePartitions. Run a lab cluster (kafkatop up) for a real "
+            "Kafka.",
+            topic=name,
+        )
+
     def close(self) -> None:
         """Nothing to close: the controller belongs to the demo."""

@@ -196,6 +196,12 @@ class History:
             for tp in [tp for tp in self._watermarks if (Metric.RECORDS_PER_S, tp) not in self._series]:
                 del self._watermarks[tp]
 
+    def last_high_watermarks(self) -> dict[TopicPartition, int]:
+        """The last high watermark known of each partition, also of one whose high watermark cannot be read now (no
+        leader): what an unclean election's loss is counted up to."""
+        with self._lock:
+            return {tp: high for tp, (high, _) in self._watermarks.items()}
+
     def snapshot(self) -> HistorySnapshot:
         with self._lock:
             return HistorySnapshot(

@@ -95,13 +95,27 @@ def propose(
     cap = math.ceil(len(partitions) * rf / len(targets))  # replicas per broker, at most
     load: Counter[int] = Counter()
     chosen: dict[int, list[int]] = {}
-    # Pass 1: keep what can stay (in order, so a kept first replica stays the preferred leader).
+    # Pass 1: keep what can stay. A broker holding more than its share sheds the surplus, one replica per partition
+    # (so no partition loses all of its replicas), a follower rather than the preferred leader. With fewer replicas
+    # than now, a partition keeps its preferred leader and then the least loaded of the others.
+    now = Counter(b for p in partitions for b in p.replicas if b in targets)
+    surplus = {b: max(0, now[b] - cap) for b in targets}
     for p in partitions:
-        keep: list[int] = []
-        for b in p.replicas:
-            if b in targets and len(keep) < rf and load[b] < cap:
-                keep.append(b)
-                load[b] += 1
+        staying = [b for b in p.replicas if b in targets]
+        if len(staying) > rf:
+            keep = staying[:1] if load[staying[0]] < cap else []
+            for b in sorted(staying[1:], key=lambda b: (load[b], staying.index(b))):
+                if len(keep) < rf and load[b] < cap:
+                    keep.append(b)
+        else:
+            keep = list(staying)
+            over = [b for b in keep if surplus[b] > 0]
+            if over:
+                drop = max(over, key=lambda b: (surplus[b], keep.index(b)))
+                keep.remove(drop)
+                surplus[drop] -= 1
+        for b in keep:
+            load[b] += 1
         chosen[p.id] = keep
     # Pass 2: fill each partition up to rf from the least loaded brokers, a rack not used yet first.
     for p in partitions:
@@ -112,6 +126,24 @@ def propose(
             best = min(candidates, key=lambda b: (racks.get(b) in used_racks if racks.get(b) else False, load[b], b))
             replicas.append(best)
             load[best] += 1
+    # Pass 2b: a broker over its share (a partition with no room left elsewhere took it) hands a replica to one
+    # under its share, in a partition that has the first and not the second.
+    for _ in range(len(partitions) * rf):
+        over = [b for b in targets if load[b] > cap]
+        under = [b for b in targets if load[b] < cap]
+        if not over or not under:
+            break
+        moved = False
+        for p in partitions:
+            replicas = chosen[p.id]
+            if over[0] in replicas and under[0] not in replicas:
+                replicas[replicas.index(over[0])] = under[0]
+                load[over[0]] -= 1
+                load[under[0]] += 1
+                moved = True
+                break
+        if not moved:
+            break
     # Pass 3: preferred leaders spread evenly; a partition keeps its current first replica while under the share.
     leader_cap = math.ceil(len(partitions) / len(targets))
     leaders: Counter[int] = Counter()

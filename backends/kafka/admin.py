@@ -234,6 +234,8 @@ class AdminSource:
                 failures.setdefault(describe_error(exc), []).append(str(tp))
                 continue
             res = fut.result()
+            if res.offset < 0:
+                continue  # librdkafka's OFFSET_INVALID (-1001), answered while a partition has no leader: unknown
             out[tp] = (res.offset, res.leader_epoch)
         for reason, names in failures.items():
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")

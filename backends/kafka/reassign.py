@@ -107,12 +107,15 @@ class ReassignAdmin:
             )
         return response
 
-    def execute(self, plan: ReassignmentPlan, throttle_bytes: int | None = None) -> tuple[str, ...]:
-        """Start the plan's changes (and the throttle first, when given); the partitions started, by name. A
-        partition Kafka refuses is named with Kafka's reason (ReassignmentError) after the others started."""
+    def execute(
+        self, plan: ReassignmentPlan, throttle_bytes: int | None = None, *, every: bool = False
+    ) -> tuple[str, ...]:
+        """Start the plan's changes (`every`: its unchanged partitions too, as a plan file asks) and the throttle
+        first, when given; the partitions started, by name. A partition Kafka refuses is named with Kafka's reason
+        (ReassignmentError) after the others started."""
         if throttle_bytes is not None:
             self.set_throttle(plan, throttle_bytes)
-        response = self._alter(plan.targets())
+        response = self._alter(plan.targets(every=every))
         refused = [r for r in response.partitions if r.error_code]
         if refused:
             said = "; ".join(f"{r.topic}-{r.partition}: {_kafka_said(r.error_code, r.error_message)}" for r in refused)
@@ -168,27 +171,20 @@ class ReassignAdmin:
                 (),
             )
 
-    def clear_throttle(self, plan: ReassignmentPlan) -> list[str]:
-        """As --verify once every partition is done: the throttle configs removed; what was cleared, in the tool's
-        words."""
+    def clear_throttle(self, topics: Sequence[str], brokers: Sequence[int]) -> list[str]:
+        """As --verify once every partition is done: the throttle configs removed from `brokers` (the cluster's, as
+        Kafka's tool does) and `topics`, wherever they are set; its lines, as it prints them."""
         configs = self._configs()
-        said = []
-        brokers = sorted({b for m in plan.moves for b in (*m.current, *m.target)})
-        cleared = []
         for broker in brokers:
             resource = ConfigResource.broker(broker)
-            set_here = _set_here(configs, resource, BROKER_THROTTLES)
-            if set_here:
+            if set_here := _set_here(configs, resource, BROKER_THROTTLES):
                 configs.alter(resource, {}, set_here)
-                cleared.append(broker)
-        if cleared:
-            said.append(f"Clearing broker-level throttles on brokers {','.join(map(str, cleared))}")
-        for topic in sorted({m.topic for m in plan.moves}):
+        said = [f"Clearing broker-level throttles on brokers {','.join(map(str, sorted(brokers)))}"]
+        for topic in sorted(set(topics)):
             resource = ConfigResource.topic(topic)
-            set_here = _set_here(configs, resource, TOPIC_THROTTLES)
-            if set_here:
+            if set_here := _set_here(configs, resource, TOPIC_THROTTLES):
                 configs.alter(resource, {}, set_here)
-                said.append(f"Clearing topic-level throttles on topic {topic}")
+            said.append(f"Clearing topic-level throttles on topic {topic}")
         return said
 
 

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from confluent_kafka import TopicCollection
-from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic, ResourceType
+from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic, ResourceType
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
 from kafkatop.backends.kafka import handles
@@ -23,6 +23,7 @@ from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.partitions import partition_count_problem
 from kafkatop.backends.model.topics import TopicError, validate_new_topic, validate_topic_name
 
 
@@ -136,6 +137,31 @@ class TopicAdmin:
             if code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
                 raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code) from None
             raise self._error("delete", name, e) from None
+
+    # --- add partitions ---------------------------------------------------------------------------------------------
+    def add_partitions(self, name: str, total: int, *, validate_only: bool = False) -> None:
+        """CreatePartitions: `name` to `total` partitions (the new total, as kafka-topics --alter --partitions). Asked
+        with validate_only first, so a refusal (Kafka's words: fewer partitions, an unknown topic, a policy) changes
+        nothing; then for real, unless `validate_only`."""
+        if (name_problem := validate_topic_name(name)) is not None:
+            raise TopicError(name_problem, topic=name)
+        if (problem := partition_count_problem(name, None, total)) is not None:
+            raise TopicError(f"Cannot add partitions to topic '{name}': {problem}", topic=name)
+        for only in (True,) if validate_only else (True, False):
+            deadline = self._deadline()
+            futures = self._client().create_partitions(
+                [NewPartitions(name, total)],
+                validate_only=only,
+                operation_timeout=self.timeout_s * 0.8,
+                request_timeout=self.timeout_s,
+            )
+            try:
+                self._result(futures[name], deadline)
+            except Exception as e:  # noqa: BLE001 - every failure becomes a TopicError naming the topic
+                code = failure(e)[0]
+                if code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
+                    raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code) from None
+                raise self._error("add partitions to", name, e) from None
 
     # --- describe ---------------------------------------------------------------------------------------------------
     def _start_configs(self, names: Sequence[str]) -> dict[ConfigResource, Future[Any]]:

@@ -259,6 +259,17 @@ def is_read_only(configs: ResourceConfigs, name: str) -> bool:
     return entry is not None and entry.is_read_only
 
 
+# Broker configs Kafka takes dynamically but never lists in DescribeConfigs unless set (DynamicConfig.Broker): the
+# replication throttle of kafka-reassign-partitions.sh --throttle, and the log-dir move rate. Each a rate in bytes/s.
+DYNAMIC_ONLY_BROKER_CONFIGS = frozenset(
+    {
+        "leader.replication.throttled.rate",
+        "follower.replication.throttled.rate",
+        "replica.alter.log.dirs.io.max.bytes.per.second",
+    }
+)
+
+
 def check_change(
     current: ResourceConfigs,
     to_set: Mapping[str, str],
@@ -280,6 +291,11 @@ def check_change(
         problems.append(f"{name} is both set and deleted: give it once")
     for name in [*to_set, *(n for n in to_delete if n not in to_set)]:
         entry = _known_entry(name, known)
+        # Described (read-only, oddly) once set, unknown before: Kafka changes them either way.
+        if current.resource.kind != "topic" and name in DYNAMIC_ONLY_BROKER_CONFIGS:
+            if name in to_set and not to_set[name].isdigit():
+                problems.append(f"{name}={to_set[name]!r}: a rate in bytes per second, a whole number")
+            continue
         if entry is None:
             near = closest_name(name, known.names)
             hint = f": did you mean {near}?" if near else f" ({len(known.names)} names are known; --all lists them)"

@@ -65,8 +65,8 @@ class ReassignmentPlan:
         """Replicas to copy to a new broker (what costs time and network)."""
         return sum(len(m.adding) for m in self.moves)
 
-    def targets(self) -> dict[TopicPartitionKey, tuple[int, ...]]:
-        return {m.key: m.target for m in self.changes}
+    def targets(self, *, every: bool = False) -> dict[TopicPartitionKey, tuple[int, ...]]:
+        return {m.key: m.target for m in (self.moves if every else self.changes)}
 
     def with_target(self, topic: str, partition: int, target: tuple[int, ...]) -> ReassignmentPlan:
         """The same plan with one partition's replicas edited (by the user)."""
@@ -139,6 +139,11 @@ def parse_plan_json(text: str, where: str) -> dict[TopicPartitionKey, tuple[int,
     return out
 
 
+# Right after AlterPartitionReassignments is answered, a partition can be neither listed as moving nor seen at its
+# target yet (the metadata a poll reads lags the controller): until this long after the start, that is not an end.
+SETTLE_S = 10.0
+
+
 class Stage(StrEnum):
     """Where one partition's reassignment is (KIP-455: the replica set grows, the new ones catch up, then shrinks)."""
 
@@ -177,6 +182,11 @@ class ReassignmentStatus:
     @property
     def running(self) -> tuple[PartitionProgress, ...]:
         return tuple(p for p in self.partitions if p.stage not in (Stage.DONE, Stage.NOT_STARTED))
+
+    def ended(self, since_start_s: float) -> bool:
+        """Nothing moves any more: all done, or (once the metadata has had SETTLE_S to catch up) some partitions
+        neither moving nor at their target — a cancel, or another tool's change."""
+        return self.done or (not self.running and since_start_s >= SETTLE_S)
 
 
 @dataclass(frozen=True, slots=True)

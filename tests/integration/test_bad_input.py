@@ -96,8 +96,8 @@ CLI: list[Any] = [
         ["--topic", "t"],
         {},
         {},
-        "--topic is an option of chaos, configs, counts, create-topic, describe, durability, not of the "
-        "live view: give the command",
+        "--topic is an option of add-partitions, chaos, configs, counts, create-topic, describe, durability, "
+        "elect-leaders, reassign, not of the live view: give the command",
     ),
     (
         ["--config", "retention.ms=1", "create-topic", "t", *CREATE],

@@ -25,7 +25,14 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.recording import RecordingHeader, Source
-from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory, EnsembleView, NodeControl, TopicAdminFactory
+from kafkatop.backends.ports import (
+    DurabilityRun,
+    DurabilityRunFactory,
+    EnsembleView,
+    LeaderElectionsFactory,
+    NodeControl,
+    TopicAdminFactory,
+)
 from kafkatop.spark.client import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
 from kafkatop.tui.cli.ending import Ending, say
@@ -59,6 +66,7 @@ class Chosen:
     startup: Callable[[], object] | None = None  # the lab's start-up, run in a worker once the app is on screen
     topic_admin: TopicAdminFactory | None = None  # None: Kafka's own CreateTopics / DeleteTopics
     consoles: Consoles | None = None  # None: the consoles of any cluster
+    elections: LeaderElectionsFactory | None = None  # None: Kafka's own ElectLeaders
 
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
@@ -68,6 +76,29 @@ def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
         return TopicAdmin(connection, timeout_s=15.0)
 
     return make
+
+
+def _elections(connection: KafkaConnection) -> LeaderElectionsFactory:
+    def make() -> ports.LeaderElections:
+        from kafkatop.backends.kafka.elections import LeaderElector
+
+        return LeaderElector(connection, timeout_s=30.0)
+
+    return make
+
+
+def _reassignments(connection: KafkaConnection) -> ports.Reassignments:
+    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.reassign import ReassignAdmin
+
+    def metadata() -> ClusterSnapshot:  # to find the controller: one Metadata request, made when a request is sent
+        source = AdminSource(connection, timeout_s=10.0, include_internal=True)
+        try:
+            return source.poll(topics_only=True)
+        finally:
+            source.close()
+
+    return ReassignAdmin(connection, metadata, timeout_s=30.0)
 
 
 def _ensemble(zookeeper: str | None, connection: KafkaConnection) -> Callable[[], EnsembleView]:
@@ -138,6 +169,7 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     from kafkatop.backends.demo.cluster import start_demo_cluster
     from kafkatop.backends.demo.consoles import DemoConsoles
     from kafkatop.backends.demo.control import DemoControl
+    from kafkatop.backends.demo.elections import DemoElections
     from kafkatop.backends.demo.source import DemoSource
     from kafkatop.backends.demo.topics import DemoTopicAdmin
 
@@ -155,7 +187,7 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     title = "DEMO · librdkafka mock, 3 brokers"
     return Chosen(
         demo.connection, source.poll, control, None, title, banner=DEMO_BANNER,
-        topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles,
+        topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles, elections=lambda: DemoElections(control),
     )  # fmt: skip
 
 
@@ -214,6 +246,9 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         spark=spark, durability=_durability(connection, chosen.control), zookeeper=watch, recorder=recorder,
         # The demo's mock has no DescribeConfigs: its brokers say so, and the Configs screen shows it.
         configs=ConfigAdmin(connection, timeout_s=10.0),
+        elections=chosen.elections or _elections(connection),
+        # The demo's mock has no AlterPartitionReassignments: `m` says so there.
+        reassignments=None if chosen.banner == DEMO_BANNER else _reassignments(connection),
     )  # fmt: skip
     return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
 

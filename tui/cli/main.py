@@ -27,6 +27,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.configs import cmd_configs
 
         return cmd_configs(args)
+    if command == "reassign":
+        from kafkatop.tui.cli.reassign import cmd_reassign
+
+        return cmd_reassign(args)
     if command == "durability":
         from kafkatop.tui.cli.durability import cmd_durability
 
@@ -35,6 +39,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.chaos import cmd_chaos
 
         return cmd_chaos(args)
+    if command in ("elect-leaders", "add-partitions"):
+        from kafkatop.tui.cli import elect
+
+        return elect.cmd_elect_leaders(args) if command == "elect-leaders" else elect.cmd_add_partitions(args)
     if command == "counts":
         from kafkatop.tui.cli.counts import cmd_counts
 

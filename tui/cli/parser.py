@@ -63,9 +63,9 @@ def build_parser() -> RootParser:
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe, configs; durability, chaos; counts (Spark). `kafkatop COMMAND --help` for each. A command's "
-        "options may come before or after it, with the same meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 "
-        "interrupted.",
+        "describe, add-partitions; operations: elect-leaders, reassign, configs; durability, chaos; counts (Spark). "
+        "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
+        "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
     p.option(
         "--bootstrap-server", metavar="HOST:PORT[,…]", type=host_ports, help="attach to this cluster",
@@ -172,9 +172,12 @@ def build_parser() -> RootParser:
     _timeout(describe, 15.0, "request timeout")
 
     _add_configs(command("configs", **CONFIGS))
+    _add_reassign(command("reassign", **REASSIGN))
     _add_durability(command("durability", **DURABILITY))
     _add_counts(command("counts", **COUNTS))
     _add_chaos(command("chaos", **CHAOS))
+    _add_elect_leaders(command("elect-leaders", **ELECT_LEADERS))
+    _add_add_partitions(command("add-partitions", **ADD_PARTITIONS))
     p.offer_command_options()
     return p
 
@@ -212,6 +215,41 @@ def _add_configs(configs: Parser) -> None:
                    "repeatable", shown="none")  # fmt: skip
     _json(configs, "the configs as JSON (after the change, with --alter or --delete)")
     _timeout(configs, 15.0, "for each request and the change")
+
+
+REASSIGN: dict[str, str] = {
+    "help": "move replicas between brokers, change replication factors (as kafka-reassign-partitions.sh)",
+    "description": "Proposes where a topic's replicas go (--topic with --brokers and/or --replication-factor: "
+    "balanced, rack-aware, the fewest replicas moved) or takes kafka-reassign-partitions.sh's JSON (--plan FILE), "
+    "and prints the current and proposed assignment as that tool's --generate does; --execute starts it (optionally "
+    "--throttle B/s), --wait follows it to its end. --status is --verify (and clears the throttle once done), "
+    "--list the reassignments in progress, --cancel reverts them.",
+    "epilog": "Exit codes: 0 done; 1 Kafka refused or could not be asked (its error name and message are shown); "
+    "2 bad input or a plan that cannot run (a dead or unknown broker, a replication factor above the brokers): "
+    "nothing was sent; 130 interrupted (a reassignment started goes on: --status, --cancel).",
+}
+
+
+def _add_reassign(r: Parser) -> None:
+    _lab_options(r, spec_file=False)
+    _client_options(r)
+    r.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic whose replicas to move",
+             shown="none")  # fmt: skip
+    r.option("--brokers", "--replicas", dest="brokers", metavar="ID,ID,…", type=text("broker ids, e.g. 1,2,3"),
+             help="the brokers the topic's replicas go to", shown="the live brokers")  # fmt: skip
+    r.option("--replication-factor", type=COUNT, metavar="N", help="replicas of each partition", shown="as now")
+    r.option("--plan", metavar="FILE", type=text("a file"), help="kafka-reassign-partitions.sh's JSON plan "
+             "(--reassignment-json-file)", shown="a proposal")  # fmt: skip
+    r.option("--execute", action="store_true", help="start it (without: only print the plan)")
+    r.option("--throttle", type=whole(1, what="bytes per second"), metavar="B/S",
+             help="limit replication traffic while it runs (removed by --status once done)", shown="none")  # fmt: skip
+    r.option("--wait", action="store_true", help="follow it until every partition is done")
+    r.option("--status", "--verify", dest="status", action="store_true",
+             help="where each partition of the plan is; clears the throttle once all are done")  # fmt: skip
+    r.option("--list", action="store_true", help="the reassignments in progress")
+    r.option("--cancel", action="store_true", help="revert the reassignments in progress (of --topic or --plan)")
+    _json(r, "the current and proposed assignments as JSON")
+    _timeout(r, 30.0, "per request")
 
 
 DURABILITY: dict[str, str] = {
@@ -313,3 +351,58 @@ def _add_chaos(chaos: Parser) -> None:
                  help="the consumer group reading the topic (a new member joins at once only once the last run's "
                  "consumer has left)")  # fmt: skip
     _json(chaos, "the report as JSON (steps go to stderr)")
+
+
+ELECT_LEADERS: dict[str, str] = {
+    "help": "elect preferred (or unclean) leaders, as kafka-leader-election.sh",
+    "description": "Asks the controller to elect leaders (Kafka's ElectLeaders) and prints its answer in "
+    "kafka-leader-election.sh's lines. preferred: partitions go back to their preferred leader (the first replica) "
+    "where it is alive and in the ISR. unclean: a partition without a leader gets an out-of-sync replica as leader, "
+    "losing what that replica never copied: kafkatop says what first (reading the replica's log end offset) and asks "
+    '(--yes, or "yes" typed).',
+    "epilog": "Exit codes: 0 done (or nothing to do); 1 a partition could not be elected (Kafka's reason printed), "
+    "an unclean election not confirmed, or a cluster error; 2 bad input (options, an unknown topic or partition), "
+    "nothing sent.",
+}
+
+
+def _election_type(value: str) -> str:
+    return value.strip().lower()
+
+
+def _add_elect_leaders(elect: Parser) -> None:
+    _lab_options(elect, spec_file=False)
+    _client_options(elect)
+    elect.option("--election-type", required=True, type=_election_type, choices=("preferred", "unclean"),
+                 help="preferred: back to the first replica; unclean: a leader for a partition that has none, in "
+                 "sync or not")  # fmt: skip
+    elect.option("--topic", metavar="NAME", type=text("a topic name"),
+                 help="this topic's partitions (kafka-leader-election.sh needs --partition too)",
+                 shown="none")  # fmt: skip
+    elect.option("--partition", type=whole(0, what="a partition"), metavar="P", help="with --topic: only this one",
+                 shown="every partition of --topic")  # fmt: skip
+    elect.option("--all-topic-partitions", action="store_true", help="every partition of the cluster")
+    elect.option("--path-to-json-file", metavar="FILE", type=text("a file"),
+                 help='the partitions, as kafka-leader-election.sh reads them: {"partitions": [{"topic": "t", '
+                 '"partition": 0}]}', shown="none")  # fmt: skip
+    elect.option("--dry-run", action="store_true", help="print what would move and what Kafka would answer; send "
+                 "nothing")  # fmt: skip
+    elect.option("--yes", action="store_true", help="an unclean election without asking (it can lose records)")
+    _timeout(elect, 30.0, "request timeout, as kafka-leader-election.sh's")
+
+
+ADD_PARTITIONS: dict[str, str] = {
+    "help": "more partitions for a topic, as kafka-topics.sh --alter --partitions N",
+    "description": "Raises a topic's partition count to N (the new total; Kafka never lowers it), validated by "
+    "Kafka first. Keyed records map to partitions by hash(key) % partitions: most keys move to another partition, "
+    "so their order across the change is lost.",
+}
+
+
+def _add_add_partitions(add: Parser) -> None:
+    _lab_options(add, spec_file=False)
+    _client_options(add)
+    add.option("--topic", required=True, metavar="NAME", type=text("a topic name"), help="the topic")
+    add.option("--partitions", type=COUNT, required=True, metavar="N", help="the new total, above the current count")
+    add.option("--dry-run", action="store_true", help="let Kafka validate it (validate_only), and change nothing")
+    _timeout(add, 30.0, "request timeout")

@@ -4,24 +4,35 @@ its end comes back as an ActionFinished."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from textual.app import SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
+from kafkatop.backends.insight.elections import finished_text, plan_topic, started_text
+from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.configs import ConfigResource
+from kafkatop.backends.model.elections import ElectionPlan, ElectionType
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeAction
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.reassignment import SETTLE_S, ReassignmentPlan, ReassignmentStatus, Stage, progress
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
+from kafkatop.backends.ports import LeaderElections, Reassignments
 from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.screens.add_partitions import AddPartitionsScreen
 from kafkatop.tui.live.screens.configs import ConfigsScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
 from kafkatop.tui.live.screens.durability import DurabilityScreen
+from kafkatop.tui.live.screens.elect_leaders import ElectionScopes, ElectLeadersScreen
+from kafkatop.tui.live.screens.reassign import ReassignRequest, ReassignScreen
 from kafkatop.tui.live.sources import Sources
 from kafkatop.tui.live.state import LiveView
 
@@ -48,9 +59,17 @@ class Host(Protocol):
     def act(self, what: str, call: Callable[[], object]) -> None: ...
 
 
+FOLLOW_S = 1.0  # how often a running reassignment is looked at
+
+
+def _csv(ids: tuple[int, ...]) -> str:
+    return ",".join(map(str, ids))
+
+
 class ClusterActions:
     def __init__(self, app: Host) -> None:
         self.app = app
+        self.reassigning: ReassignmentPlan | None = None  # the plan kafkatop is following, if one
 
     def node(self, action: NodeAction, name: str | None) -> None:
         app = self.app
@@ -176,6 +195,184 @@ class ClusterActions:
 
         app.push_screen(ConfigsScreen(app.sources.configs, resource, changed))
 
+    # --- leader elections and new partitions ----------------------------------------------------------------------
+    def elect(
+        self, election_type: ElectionType, partition: TopicPartition | None, shown: tuple[TopicPartition, ...] = ()
+    ) -> None:
+        """The election screen for the highlighted partition's topic (the scope and kind can change there); what it
+        returns is sent, told to the timeline before and after."""
+        app = self.app
+        factory = app.sources.elections
+        snapshot = app.view.cluster
+        if factory is None or snapshot is None:
+            app.notify("leader elections need a cluster kafkatop can reach", severity="warning")
+            return
+        if partition is None:
+            app.notify("no partition here to elect a leader for", severity="warning")
+            return
+        try:
+            elections = factory()
+        except KafkatopError as e:
+            app.notify(str(e), title="leader election", severity="error", timeout=8)
+            return
+        note = elections.note
+
+        def read_log_ends(wanted: Mapping[TopicPartition, int]) -> tuple[dict[TopicPartition, int], list[str]]:
+            return elections.log_ends(snapshot, wanted)
+
+        def chosen(plan: ElectionPlan | None) -> None:
+            if plan is None or not plan.moving:
+                elections.close()
+                return
+            app.act(started_text(plan), lambda: self._elect(elections, plan, note))
+
+        screen = ElectLeadersScreen(
+            snapshot, election_type, ElectionScopes(partition, shown if len(shown) > 0 else ()),
+            high_watermarks=app.feed.history.last_high_watermarks(), read_log_ends=read_log_ends, note=note,
+        )  # fmt: skip
+        app.push_screen(screen, chosen)
+
+    def _elect(self, elections: LeaderElections, plan: ElectionPlan, note: str | None) -> None:
+        feed, kind = self.app.feed, OperationKind.LEADER_ELECTION
+        topic = plan_topic(plan)
+        by = " (the demo's controller)" if note else ""
+        try:
+            feed.operation(OperationStep(kind, OperationPhase.STARTED, started_text(plan) + by, topic))
+            try:
+                results = elections.elect(plan.election_type, [c.partition for c in plan.moving])
+            except KafkatopError as e:
+                feed.operation(OperationStep(kind, OperationPhase.FAILED, f"{plan.election_type.word} leader "
+                                             f"election failed: {e}", topic))  # fmt: skip
+                raise
+            phase = OperationPhase.FAILED if results.failed and not results.elected else OperationPhase.DONE
+            feed.operation(OperationStep(kind, phase, finished_text(results), topic))
+            if results.failed:
+                raise KafkatopError(finished_text(results))
+        finally:
+            elections.close()
+
+    # --- reassignments ------------------------------------------------------------------------------------------
+    def reassign(self, topic: str | None) -> None:
+        """`m`: the reassignment screen for the highlighted topic; while one of kafkatop's runs, `m` offers to cancel
+        it. What the screen returns is started and followed in the action worker, each step on the timeline."""
+        app = self.app
+        admin, snapshot = app.sources.reassignments, app.view.cluster
+        if admin is None:
+            app.notify("the demo's mock cluster has no partition reassignment (AlterPartitionReassignments): run a "
+                       "lab cluster (kafkatop --kafka-home DIR) to try it", severity="warning", timeout=6)  # fmt: skip
+            return
+        if self.reassigning is not None:
+            running = self.reassigning
+
+            def cancel(yes: bool | None) -> None:
+                if yes:
+                    app.act("reassignment cancelled", lambda: admin.cancel([m.key for m in running.changes]))
+
+            names = ", ".join(m.name for m in running.changes[:6]) + (" …" if len(running.changes) > 6 else "")
+            question = "Cancel the running reassignment?"
+            detail = f"Kafka puts {names} back on the replicas they had before it began."
+            app.push_screen(ConfirmScreen(question, yes="Cancel it", detail=detail), cancel)
+            return
+        if snapshot is None or topic is None or snapshot.topic(topic) is None:
+            app.notify("highlight a row of the topic whose replicas to move", severity="warning")
+            return
+
+        def chosen(request: ReassignRequest | None) -> None:
+            if request is not None:
+                self.reassigning = request.plan
+                app.act(f"reassignment of {topic} done", lambda: self._reassign(admin, request))
+
+        app.push_screen(ReassignScreen(snapshot, topic), chosen)
+
+    def _reassign(self, admin: Reassignments, request: ReassignRequest) -> None:
+        """Start it, then follow each partition's stage from the polls until all are done (or it is cancelled):
+        every change a step on the timeline; the throttle removed at the end, as --verify does."""
+        feed, kind, plan = self.app.feed, OperationKind.REASSIGNMENT, request.plan
+        topic = plan.changes[0].topic
+        throttle = f", throttled to {request.throttle_bytes} B/s" if request.throttle_bytes else ""
+        moving = ", ".join(f"{m.name} {_csv(m.current)}→{_csv(m.target)}" for m in plan.changes)
+        try:
+            feed.operation(OperationStep(kind, OperationPhase.STARTED, f"reassign {moving}{throttle}", topic))
+            try:
+                admin.execute(plan, request.throttle_bytes)
+            except KafkatopError as e:
+                feed.operation(OperationStep(kind, OperationPhase.FAILED, f"reassignment refused: {e}", topic))
+                raise
+            seen: dict[str, str] = {}
+            started = time.monotonic()
+            worker = get_current_worker()
+            while not worker.is_cancelled:
+                cluster = self.app.view.cluster  # the latest poll's snapshot (immutable): no extra request
+                if cluster is not None:
+                    status = progress(plan, cluster, admin.ongoing({topic: [m.partition for m in plan.changes]}))
+                    for p in status.partitions:
+                        settling = p.stage is Stage.NOT_STARTED and time.monotonic() - started < SETTLE_S
+                        if seen.get(p.move.name) != p.text and p.stage is not Stage.DONE and not settling:
+                            step = OperationStep(kind, OperationPhase.PROGRESS, f"{p.move.name}: {p.text}", topic)
+                            feed.operation(step)
+                        seen[p.move.name] = p.text
+                    if status.ended(time.monotonic() - started):
+                        self._reassigned(admin, request, status, [b.id for b in cluster.brokers], moving)
+                        return
+                time.sleep(FOLLOW_S)
+        finally:
+            self.reassigning = None
+
+    def _reassigned(
+        self, admin: Reassignments, request: ReassignRequest, status: ReassignmentStatus, brokers: list[int],
+        moving: str,
+    ) -> None:  # fmt: skip
+        """Nothing moves any more: the throttle removed (as --verify does), and done or cancelled told."""
+        topic = request.plan.changes[0].topic
+        if request.throttle_bytes:
+            admin.clear_throttle([topic], brokers)
+        if status.done:
+            text, phase = f"reassignment of {topic} done: {moving}", OperationPhase.DONE
+        else:
+            text = "reassignment cancelled: " + "; ".join(f"{p.move.name} {p.text}" for p in status.partitions)
+            phase = OperationPhase.CANCELLED
+        self.app.feed.operation(OperationStep(OperationKind.REASSIGNMENT, phase, text, topic))
+        if not status.done:
+            raise KafkatopError(f"the reassignment of {topic} was cancelled before it was done")
+
+    def add_partitions(self, topic: str | None) -> None:
+        app = self.app
+        factory = app.sources.topic_admin
+        about = app.view.cluster.topic(topic) if app.view.cluster is not None and topic is not None else None
+        if factory is None or about is None:
+            app.notify("highlight a row of the topic to add partitions to", severity="warning")
+            return
+        current = len(about.partitions)
+
+        def validate(total: int) -> None:
+            admin = factory()
+            try:
+                admin.add_partitions(about.name, total, validate_only=True)
+            finally:
+                admin.close()
+
+        def chosen(total: int | None) -> None:
+            if total is None:
+                return
+            kind = OperationKind.ADD_PARTITIONS
+
+            def run() -> None:
+                text = f"add partitions: {about.name} {current} → {total}"
+                app.feed.operation(OperationStep(kind, OperationPhase.STARTED, text, about.name))
+                admin = factory()
+                try:
+                    admin.add_partitions(about.name, total)
+                except KafkatopError as e:
+                    app.feed.operation(OperationStep(kind, OperationPhase.FAILED, f"{text} failed: {e}", about.name))
+                    raise
+                finally:
+                    admin.close()
+                app.feed.operation(OperationStep(kind, OperationPhase.DONE, f"{text}: done", about.name))
+
+            app.act(f"topic {about.name}: {current} → {total} partitions", run)
+
+        app.push_screen(AddPartitionsScreen(about.name, current, validate), chosen)
+
 
 class PaletteHost(Protocol):
     def action_node(self, action: NodeAction) -> None: ...
@@ -184,6 +381,8 @@ class PaletteHost(Protocol):
     def action_delete_topic(self) -> None: ...
     def action_durability(self) -> None: ...
     def action_configs(self) -> None: ...
+    def action_elect(self, kind: str) -> None: ...
+    def action_add_partitions(self) -> None: ...
     def action_refresh(self) -> None: ...
     def action_help(self) -> None: ...
     def action_tab(self, index: int) -> None: ...
@@ -205,6 +404,9 @@ def palette(app: PaletteHost) -> Iterator[SystemCommand]:
         ("Delete the highlighted topic", "d in Partitions", app.action_delete_topic),
         ("Durability check", "v: sequenced records while a leader fails, then read back", app.action_durability),
         ("Configs of the highlighted topic or broker", "C: view, set, delete (as kafka-configs)", app.action_configs),
+        ("Elect preferred leaders", "e in Partitions: the moves shown first", lambda: app.action_elect("PREFERRED")),
+        ("Elect unclean leaders", "E in Partitions: says what can be lost, asks", lambda: app.action_elect("UNCLEAN")),
+        ("Add partitions to the highlighted topic", "P in Partitions", app.action_add_partitions),
         ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
         ("Filter the table's rows", "/: topic, partition, group, key or value", app.action_filter),
         ("Go to the process table", "0", app.action_processes),

@@ -23,6 +23,7 @@ from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
 from kafkatop.backends.model.recording import ActionDone, Recorded
@@ -98,6 +99,10 @@ class KafkatopApp(App[None]):
         Binding("d", "delete_topic", "Delete topic", show=False),
         Binding("v", "durability", "Durability check", show=False),
         Binding("C", "configs", "Configs", show=False),
+        Binding("e", "elect('PREFERRED')", "Elect leaders", show=False),
+        Binding("E", "elect('UNCLEAN')", "Unclean election", show=False),
+        Binding("P", "add_partitions", "Add partitions", show=False),
+        Binding("m", "reassign", "Reassign", show=False),
         Binding("0", "processes", "Processes", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
@@ -106,7 +111,10 @@ class KafkatopApp(App[None]):
         Binding("minus", "replay('slower')", "Slower"),
     ]
     REPLAY_ACTIONS = frozenset({"replay"})
-    LIVE_ACTIONS = frozenset({"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh", "configs"})
+    LIVE_ACTIONS = frozenset(
+        {"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh", "configs", "elect",
+         "add_partitions", "reassign"}
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -529,6 +537,32 @@ class KafkatopApp(App[None]):
             broker=self.main_screen.query_one(BrokerTable).selected_broker if tab == "tab-brokers" else None,
             topic=self.main_screen.query_one(PartitionTable).selected_topic if tab == "tab-partitions" else None,
         )
+
+    def _in_partitions(self, key: str, does: str) -> bool:
+        """Whether the Partitions tab is shown; if not, says how to get there (its keys act on its rows)."""
+        if self.main_screen.query_one(TabbedContent).active == "tab-partitions":
+            return True
+        number = next(i for i, p in enumerate(self.visible_tabs(), start=1) if p.id == "tab-partitions")
+        self.notify(
+            f"{key} {does} in Partitions: press {number}, pick a row, then {key}", severity="warning", timeout=5
+        )
+        return False
+
+    def action_elect(self, kind: str) -> None:
+        key = "e" if kind == "PREFERRED" else "E"
+        if self._in_partitions(key, "elects leaders for the highlighted partition's topic"):
+            table = self.main_screen.query_one(PartitionTable)
+            shown = table.shown_partitions if table.filter_text else ()
+            self.cluster_actions.elect(ElectionType(kind), table.selected_partition, shown)
+
+    def action_reassign(self) -> None:
+        if self.cluster_actions.reassigning is not None or self._in_partitions("m", "moves the highlighted topic's "
+                                                                                "replicas"):  # fmt: skip
+            self.cluster_actions.reassign(self.main_screen.query_one(PartitionTable).selected_topic)
+
+    def action_add_partitions(self) -> None:
+        if self._in_partitions("P", "adds partitions to the highlighted topic"):
+            self.cluster_actions.add_partitions(self.main_screen.query_one(PartitionTable).selected_topic)
 
     def act(self, what: str, call: Callable[[], object]) -> None:
         """Runs `call` in the action worker; its end is an ActionFinished, told as a notice."""

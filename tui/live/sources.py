@@ -15,7 +15,9 @@ from kafkatop.backends.ports import (
     Consoles,
     DurabilityRunFactory,
     EnsembleView,
+    LeaderElectionsFactory,
     NodeControl,
+    Reassignments,
     Recorder,
     SparkCounts,
     TopicAdminFactory,
@@ -47,3 +49,5 @@ class Sources:
     zookeeper: ZooKeeperWatch | None = None  # ZooKeeper mode: Kafka's znodes, changes pushed by watches
     recorder: Recorder | None = None  # --record FILE: every delivery and action, for --replay
     configs: ConfigAdmin | None = None  # topic and broker configs (the Configs screen, C)
+    elections: LeaderElectionsFactory | None = None  # preferred and unclean leader elections
+    reassignments: Reassignments | None = None  # partition reassignments (m); None where the cluster has none

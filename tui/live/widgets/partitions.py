@@ -368,6 +368,19 @@ class PartitionTable(ScrollView, can_focus=True):
             return None
         return cell_text(self._cells[self._keys[self.cursor_row]][0])
 
+    @property
+    def selected_partition(self) -> TopicPartition | None:
+        if not self._keys:
+            return None
+        cells = self._cells[self._keys[self.cursor_row]]
+        return TopicPartition(cell_text(cells[0]), int(cell_text(cells[1])))
+
+    @property
+    def shown_partitions(self) -> tuple[TopicPartition, ...]:
+        """The rows on show: the picked topic's (or every topic's), narrowed by the filter."""
+        rows = (self._cells[key] for key in self._keys)
+        return tuple(TopicPartition(cell_text(cells[0]), int(cell_text(cells[1]))) for cells in rows)
+
 
 class Summary(Widget):
     """One line repainted in place (a Static's update would re-lay out the screen on every count change)."""
