@@ -128,7 +128,9 @@ def propose(
             load[best] += 1
     # Pass 2b: a broker over its share (a partition with no room left elsewhere took it) hands a replica to one
     # under its share, in a partition that has the first and not the second.
-    for _ in range(len(partitions) * rf):
+    # Not when only replicas are dropped: a lower replication factor is expected to copy nothing.
+    only_dropping = all(len(chosen[p.id]) == rf and set(chosen[p.id]) <= set(p.replicas) for p in partitions)
+    for _ in range(0 if only_dropping else len(partitions) * rf):
         over = [b for b in targets if load[b] > cap]
         under = [b for b in targets if load[b] < cap]
         if not over or not under:

@@ -609,6 +609,7 @@ def test_an_election_is_an_incident_whose_steps_are_the_leaders_it_moved() -> No
         (EventKind.OPERATION, 0.0, 0.0),
         (EventKind.OPERATION, 0.2, 0.2),
         (EventKind.LEADER_CHANGED, 0.5, 0.3),
+        (EventKind.OPERATION, 0.5, 0.0),  # its end, seen in the metadata
     ]
     assert incident.ended_at == T0 + 1.5 and incident.operation and not incident.recovered
 
@@ -623,3 +624,19 @@ def test_a_config_change_is_an_event_without_an_incident() -> None:
     assert [(e.kind, e.text, e.after) for e in snapshot.events[-1:]] == [
         (EventKind.OPERATION, "min.insync.replicas=2 on purchases", "done")
     ]
+
+
+def test_a_reassignment_shrinking_isrs_on_its_way_ends_when_done_not_when_they_are_full_again() -> None:
+    timeline = Timeline()
+    baseline(timeline)
+    move = OperationKind.REASSIGNMENT
+    timeline.record_operation(OperationStep(move, OperationPhase.STARTED, "reassign", "purchases"), T0 + 1)
+    timeline.observe_cluster(cluster(T0 + 2, (part(0, 2, (2, 3), 5), HEALTHY[1])))  # a replica dropped: shrunk
+    timeline.observe_cluster(cluster(T0 + 3))  # full again: no "recovered" for an operation
+    assert timeline.snapshot().incidents[-1].open
+    timeline.record_operation(OperationStep(move, OperationPhase.DONE, "done", "purchases"), T0 + 3.5)
+    timeline.observe_cluster(cluster(T0 + 4))
+    incident = timeline.snapshot().incidents[-1]
+    assert incident.ended_at == T0 + 4 and [
+        s.event.after for s in incident.steps if s.event.kind is EventKind.OPERATION
+    ] == ["started", "done", "seen"]

@@ -12,7 +12,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kafkatop.backends.insight.timeline.log import EventLog, Record
-from kafkatop.backends.insight.timeline.model import EventKind, Incident, IncidentStep, TimelineEvent, Trigger, title
+from kafkatop.backends.insight.timeline.model import (
+    OPERATION_TRIGGERS,
+    EventKind,
+    Incident,
+    IncidentStep,
+    TimelineEvent,
+    Trigger,
+    title,
+)
 
 MAX_INCIDENTS = 20
 
@@ -160,9 +168,17 @@ class Incidents:
         inc = self.items[-1] if self.items else None
         if inc is None or inc.ended_at is not None or at < inc.started_at:
             return  # a view older than the incident says nothing of its end
-        if inc.settle_at is not None:
-            if cluster_view and at >= inc.settle_at:
-                inc.ended_at = at  # an operation: done, and the cluster seen since (its leader moves are in)
+        if inc.trigger in OPERATION_TRIGGERS:
+            # An operation ends when it is done and the cluster has been seen since (its leader moves are in), not
+            # when the ISRs it shrinks on its way are full again.
+            if cluster_view and inc.settle_at is not None and at >= inc.settle_at:
+                what = title(inc.trigger, inc.node, inc.broker_id, inc.subject)
+                event = TimelineEvent(at, EventKind.OPERATION, "kafkatop", f"{what}: its end seen in the metadata, "
+                                      f"{at - inc.started_at:.1f} s after it began", after="seen")  # fmt: skip
+                record = self.log.add(event, "kafkatop")
+                if record is not None:
+                    inc.add(record)
+                inc.ended_at = at
             return
         healthy = self._healthy(at)
         if healthy is None:

@@ -31,10 +31,11 @@ key or value; Enter keeps it, Escape clears it)
 
 **Topics**: `c` create a topic · `d` delete the topic highlighted in Partitions (a confirmation names it) · `P` add
 partitions to it (Kafka validates the new count first) · `e` elect preferred leaders (`E` unclean: says what can be
-lost, and asks) for its partitions, the moves shown before anything is sent · pick one
-topic or all above the table · `v` durability check: sequenced records while the leader of a partition is killed,
-then read back (lost, duplicated, out of order) · `C` configs of the topic highlighted in Partitions, or of the
-broker highlighted in Brokers or the process table: their sources, Enter edits, `x` deletes a value set there (as
+lost, and asks) for its partitions, the moves shown before anything is sent · pick one topic or all above the table ·
+`m` move its replicas: other brokers, another replication factor, from a proposal you can edit row by row; the
+timeline follows it (`m` again cancels it) · `v` durability check: sequenced records while the leader of a partition
+is killed, then read back (lost, duplicated, out of order) · `C` configs of the topic highlighted in Partitions, or of
+the broker highlighted in Brokers or the process table: their sources, Enter edits, `x` deletes a value set there (as
 `kafka-configs.sh`; Kafka's refusal is shown, nothing is changed).
 
 **Rows**: yellow = under-replicated (ISR smaller than the replicas) · magenta, `!` by **min isr** = under min ISR
