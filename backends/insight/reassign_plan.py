@@ -107,6 +107,10 @@ def propose(
             for b in sorted(staying[1:], key=lambda b: (load[b], staying.index(b))):
                 if len(keep) < rf and load[b] < cap:
                     keep.append(b)
+            # Over the share rather than copy anything: a lower replication factor only drops replicas.
+            for b in sorted((b for b in staying if b not in keep), key=lambda b: (load[b], staying.index(b))):
+                if len(keep) < rf:
+                    keep.append(b)
         else:
             keep = list(staying)
             over = [b for b in keep if surplus[b] > 0]
