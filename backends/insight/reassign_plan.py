@@ -99,7 +99,11 @@ def propose(
     # (so no partition loses all of its replicas), a follower rather than the preferred leader. With fewer replicas
     # than now, a partition keeps its preferred leader and then the least loaded of the others.
     now = Counter(b for p in partitions for b in p.replicas if b in targets)
-    surplus = {b: max(0, now[b] - cap) for b in targets}
+    # A lower replication factor on the same brokers copies nothing: replicas are only dropped, evenly where they can.
+    only_dropping = rf < max(len(p.replicas) for p in partitions) and all(
+        set(p.replicas) <= set(targets) for p in partitions
+    )
+    surplus = {b: 0 if only_dropping else max(0, now[b] - cap) for b in targets}
     for p in partitions:
         staying = [b for b in p.replicas if b in targets]
         if len(staying) > rf:
@@ -132,8 +136,6 @@ def propose(
             load[best] += 1
     # Pass 2b: a broker over its share (a partition with no room left elsewhere took it) hands a replica to one
     # under its share, in a partition that has the first and not the second.
-    # Not when only replicas are dropped: a lower replication factor is expected to copy nothing.
-    only_dropping = all(len(chosen[p.id]) == rf and set(chosen[p.id]) <= set(p.replicas) for p in partitions)
     for _ in range(0 if only_dropping else len(partitions) * rf):
         over = [b for b in targets if load[b] > cap]
         under = [b for b in targets if load[b] < cap]

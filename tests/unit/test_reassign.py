@@ -108,6 +108,11 @@ def test_replication_factor_up_adds_only_and_down_removes_only() -> None:
     down = propose(cluster([(1, 2, 3)] * 3, brokers=3), "t6", replication_factor=2)
     assert all(len(m.target) == 2 and not m.adding for m in down.moves)
     assert sorted(loads([m.target for m in down.moves])[0].values()) == [2, 2, 2]
+    # One partition already at the lower factor, on a broker over its share: it stays, nothing is copied.
+    mixed = propose(
+        cluster([(1, 3), (3, 2, 1), (1, 4, 3), (2, 4, 1), (4, 3, 2), (2, 1, 4)]), "t6", replication_factor=2
+    )
+    assert mixed.replicas_moved == 0 and mixed.moves[0].target == (1, 3)
 
 
 def test_moving_off_a_broker_leaves_nothing_on_it() -> None:

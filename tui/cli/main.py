@@ -27,6 +27,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.configs import cmd_configs
 
         return cmd_configs(args)
+    if command == "groups":
+        from kafkatop.tui.cli.groups import cmd_groups
+
+        return cmd_groups(args)
     if command == "reassign":
         from kafkatop.tui.cli.reassign import cmd_reassign
 

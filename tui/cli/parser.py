@@ -63,7 +63,8 @@ def build_parser() -> RootParser:
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe, add-partitions; operations: elect-leaders, reassign, configs; durability, chaos; counts (Spark). "
+        "describe, add-partitions; operations: elect-leaders, reassign, configs, groups; durability, chaos; counts "
+        "(Spark). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -173,6 +174,7 @@ def build_parser() -> RootParser:
 
     _add_configs(command("configs", **CONFIGS))
     _add_reassign(command("reassign", **REASSIGN))
+    _add_groups(command("groups", **GROUPS))
     _add_durability(command("durability", **DURABILITY))
     _add_counts(command("counts", **COUNTS))
     _add_chaos(command("chaos", **CHAOS))
@@ -250,6 +252,31 @@ def _add_reassign(r: Parser) -> None:
     r.option("--cancel", action="store_true", help="revert the reassignments in progress (of --topic or --plan)")
     _json(r, "the current and proposed assignments as JSON")
     _timeout(r, 30.0, "per request")
+
+
+GROUPS: dict[str, str] = {
+    "help": "list, describe and delete consumer groups (as kafka-consumer-groups.sh)",
+    "description": "Lists the consumer groups (--list, or no --group), describes them in kafka-consumer-groups.sh "
+    "--describe's layouts (committed offsets, log end and lag per partition by default; --members; --state), or "
+    "deletes them (--delete: Kafka refuses a group that has members, and says so).",
+    "epilog": "Exit codes: 0 done; 1 Kafka could not be asked, or refused a deletion (its error name and message are "
+    "shown); 2 bad input (an unknown group).",
+}
+
+
+def _add_groups(g: Parser) -> None:
+    _lab_options(g, spec_file=False)
+    _client_options(g)
+    g.option("--group", action="append", metavar="GROUP", type=text("a group id"), help="a group; repeatable",
+             shown="all, with --all-groups")  # fmt: skip
+    g.option("--all-groups", action="store_true", help="every group")
+    g.option("--list", action="store_true", help="the groups' names")
+    g.option("--describe", action="store_true", help="describe them (the default with --group)")
+    g.option("--offsets", action="store_true", help="committed offsets, log end and lag per partition (the default)")
+    g.option("--members", action="store_true", help="the members and how many partitions each has")
+    g.option("--state", action="store_true", help="coordinator, assignment strategy, state, members")
+    g.option("--delete", action="store_true", help="delete the --group(s): refused by Kafka while one has members")
+    _timeout(g, 15.0, "to read or delete the groups")
 
 
 DURABILITY: dict[str, str] = {

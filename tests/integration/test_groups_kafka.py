@@ -1,0 +1,114 @@
+"""`kafkatop groups` against a real Apache Kafka, compared with kafka-consumer-groups.sh on the same node line for line
+(rows sorted: Kafka's tool prints them in its hash order): --list, and --describe's offsets, --members and --state for
+a group with an active member and for an empty one, the stderr line of a group without members; --delete refused for
+the active group (Kafka's NON_EMPTY_GROUP) and done for the empty one. Set KAFKA_HOME to run."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka import Consumer, Producer
+
+from kafkatop.tui.cli.main import main
+from tests.conftest import wait_for
+from tests.integration.test_real_kafka import KraftNode, create_topic
+
+pytestmark = pytest.mark.kafka
+
+TOPIC = "purchases"
+
+
+@pytest.fixture(scope="module")
+def groups(kafka: KraftNode) -> Iterator[KraftNode]:
+    """`idle`: 15 records read and committed, then left; `busy`: a member polling (heartbeats on librdkafka's thread)
+    until the module ends."""
+    create_topic(kafka, TOPIC, 3)
+    producer = Producer({"bootstrap.servers": kafka.bootstrap})
+    for i in range(60):
+        producer.produce(TOPIC, f"r{i}".encode(), key=str(i).encode())
+    assert producer.flush(20) == 0
+    del producer
+    idle = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "idle", "auto.offset.reset": "earliest",
+                     "enable.auto.commit": False})  # fmt: skip
+    idle.subscribe([TOPIC])
+    read = 0
+    for _ in range(200):
+        msg = idle.poll(0.2)
+        if msg is not None and msg.error() is None:
+            read += 1
+            if read == 15:
+                idle.commit(msg, asynchronous=False)
+                break
+    idle.close()
+    stop = threading.Event()
+    busy = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "busy", "auto.offset.reset": "earliest",
+                     "client.id": "busy-client"})  # fmt: skip
+    busy.subscribe([TOPIC])
+
+    def polling() -> None:
+        while not stop.is_set():
+            busy.poll(0.2)
+
+    thread = threading.Thread(target=polling, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: "busy-client" in tool(kafka, "--describe", "--group", "busy", "--members"), timeout_s=30,
+                 what="the busy group's member")  # fmt: skip
+        yield kafka
+    finally:
+        stop.set()
+        thread.join(5)
+        busy.close()
+
+
+def tool(node: KraftNode, *argv: str) -> str:
+    done = subprocess.run(
+        [str(node.home / "bin" / "kafka-consumer-groups.sh"), "--bootstrap-server", node.bootstrap, *argv],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return done.stdout + "\n--stderr--\n" + done.stderr.strip()
+
+
+def ours(node: KraftNode, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(["groups", *argv, "--bootstrap-server", node.bootstrap])
+    out, err = capsys.readouterr()
+    return code, out + "\n--stderr--\n" + err.strip()
+
+
+def lines(text: str) -> list[str]:
+    out, _, err = text.partition("\n--stderr--\n")
+    return sorted(out.splitlines()) + ["--stderr--", *err.splitlines()]
+
+
+@pytest.mark.parametrize("view", [(), ("--members",), ("--state",)], ids=["offsets", "members", "state"])
+@pytest.mark.parametrize("group", ["busy", "idle"])
+def test_describe_is_kafka_consumer_groups_line_for_line(
+    groups: KraftNode, capsys: pytest.CaptureFixture[str], group: str, view: tuple[str, ...]
+) -> None:
+    code, text = ours(groups, capsys, "--describe", "--group", group, *view)
+    assert code == 0
+    assert lines(text) == lines(tool(groups, "--describe", "--group", group, *view))
+    if group == "idle" and not view:
+        rows = [line.split() for line in text.partition("\n--stderr--\n")[0].splitlines() if line.startswith("idle ")]
+        assert sum(int(r[3]) for r in rows if r[3] != "-") == 15  # what it committed, over 3 partitions
+        assert "Consumer group 'idle' has no active members." in text
+
+
+def test_list_and_delete(groups: KraftNode, capsys: pytest.CaptureFixture[str]) -> None:
+    code, text = ours(groups, capsys, "--list")
+    assert code == 0 and lines(text) == lines(tool(groups, "--list"))
+    assert ours(groups, capsys, "--delete", "--group", "busy") == (1, (
+        "Error: Deletion of some consumer groups failed:\n"
+        "* Group 'busy' could not be deleted due to: NON_EMPTY_GROUP: The group is not empty.\n"
+        "\n--stderr--\n"
+    ))  # fmt: skip
+    assert ours(groups, capsys, "--delete", "--group", "idle") == (
+        0,
+        "Deletion of requested consumer groups ('idle') was successful.\n\n--stderr--\n",
+    )
+    assert "idle" not in tool(groups, "--list").split("--stderr--")[0].split()
+    code, text = ours(groups, capsys, "--describe", "--group", "idle")
+    assert code == 2 and "no consumer group 'idle' in the cluster" in text
