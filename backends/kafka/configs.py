@@ -31,7 +31,6 @@ from kafkatop.backends.protocol.configs import (
     INCREMENTAL_ALTER_CONFIGS_VERSIONS,
     METADATA_VERSIONS,
     BrokerAddress,
-    config_error_name,
     decode_describe_configs,
     decode_incremental_alter_configs,
     decode_metadata_brokers,
@@ -44,6 +43,7 @@ from kafkatop.backends.protocol.security import SecurityError, unsupported
 from kafkatop.backends.protocol.wire import (
     ProtocolError,
     Reader,
+    error_name,
     response_reader,
 )
 
@@ -207,7 +207,7 @@ class ConfigAdmin:
         body = describe_configs_body(resource, version)
         answer = ex.exchange(conn, API_DESCRIBE_CONFIGS, version, body, decode_describe_configs)
         if answer.error_code:
-            code = config_error_name(answer.error_code)
+            code = error_name(answer.error_code)
             if code == "UNKNOWN_TOPIC_OR_PARTITION":
                 said = f"topic {resource.name!r} does not exist ({answer.error}): `kafkatop describe` lists the topics"
                 raise ConfigRefused(said, resource=resource, code=code)
@@ -237,7 +237,7 @@ class ConfigAdmin:
                     conn, API_INCREMENTAL_ALTER_CONFIGS, version, body, decode_incremental_alter_configs
                 )
                 if code:
-                    name = config_error_name(code)
+                    name = error_name(code)
                     said = f"{name}: {message}" if message else name
                     error = ConfigRefused if name in _REFUSALS else ConfigError
                     raise error(f"Kafka refused the change to {resource}: {said}. Nothing was changed.",

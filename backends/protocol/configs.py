@@ -33,19 +33,6 @@ METADATA_VERSIONS = (9, 12)  # the flexible ones (Kafka 2.4+)
 DESCRIBE_CONFIGS_VERSIONS = (1, 4)  # v1: sources and synonyms; v3: types; v4: flexible
 INCREMENTAL_ALTER_CONFIGS_VERSIONS = (0, 1)  # v1: flexible
 
-# Kafka's error codes these requests return, beside those wire.py names.
-CONFIG_ERROR_NAMES = {
-    40: "INVALID_CONFIG",
-    44: "POLICY_VIOLATION",
-    73: "TOPIC_DELETION_DISABLED",
-    89: "THROTTLING_QUOTA_EXCEEDED",
-}
-
-
-def config_error_name(code: int) -> str:
-    return CONFIG_ERROR_NAMES.get(code) or error_name(code)
-
-
 _RESOURCE_TYPES = {"topic": 2, "broker": 4, "broker-defaults": 4}  # ConfigResource.Type: TOPIC 2, BROKER 4
 
 # DescribeConfigsResponse's ConfigSource codes, by the admin client's names.
@@ -167,7 +154,7 @@ class DescribedConfigs:
         """Kafka's error name and message, or None."""
         if not self.error_code:
             return None
-        name = config_error_name(self.error_code)
+        name = error_name(self.error_code)
         return f"{name}: {self.error_message}" if self.error_message else name
 
 
