@@ -1,11 +1,12 @@
-"""Deleting consumer groups (kafka-consumer-groups.sh --delete), through one AdminClient, each request bounded.
-Kafka refuses a group with members (NON_EMPTY_GROUP) or one it does not know (GROUP_ID_NOT_FOUND); each group's
-answer comes back on its own, with Kafka's error name and message."""
+"""Deleting consumer groups (kafka-consumer-groups.sh --delete), through one AdminClient, and a group's committed
+offsets of some partitions (--delete-offsets: OffsetDelete, spoken by kafkatop itself), each request bounded. Kafka
+refuses a group with members (NON_EMPTY_GROUP), one it does not know (GROUP_ID_NOT_FOUND), and the offsets of a topic
+the group still consumes (GROUP_SUBSCRIBED_TO_TOPIC); each answer comes back with Kafka's error name."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -15,6 +16,18 @@ from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
+from kafkatop.backends.protocol.offset_delete import (
+    API_FIND_COORDINATOR,
+    API_OFFSET_DELETE,
+    FIND_COORDINATOR_VERSIONS,
+    OFFSET_DELETE_VERSIONS,
+    decode_find_coordinator,
+    decode_offset_delete,
+    find_coordinator_body,
+    offset_delete_body,
+)
+from kafkatop.backends.protocol.wire import ProtocolError, error_name, response_reader
 
 
 class GroupAdmin:
@@ -58,3 +71,55 @@ class GroupAdmin:
                 text = self.connection.redact(text).removeprefix("Broker: ").rstrip(".") + "."
                 out[group_id] = f"{code}: {text}" if code and not text.startswith(code) else text
         return out
+
+
+# OffsetDelete answers a partition with a code only: Kafka's tool prints its exception's message; these are its words.
+_PARTITION_ERRORS = {
+    3: "This server does not host this topic-partition.",
+    86: "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.",
+}
+
+
+def _partition_error(code: int) -> str:
+    message = _PARTITION_ERRORS.get(code)
+    return f"{error_name(code)}: {message}" if message else error_name(code)
+
+
+def delete_offsets(
+    connection: KafkaConnection, group: str, partitions: Mapping[str, Sequence[int]], timeout_s: float = 15.0
+) -> dict[tuple[str, int], str | None]:
+    """Delete `group`'s committed offsets of these partitions (OffsetDelete, to the group's coordinator): each
+    partition's outcome, None when deleted, else Kafka's error name (GROUP_SUBSCRIBED_TO_TOPIC: the group still
+    consumes the topic). A refusal of the whole request (GROUP_ID_NOT_FOUND, …) is a KafkatopError."""
+    require_supported(connection, "OffsetDelete", "kafka-consumer-groups.sh")
+    deadline = time.monotonic() + timeout_s
+    settings = connection.client_settings
+    reasons: list[str] = []
+    for host, port in connection.addresses:
+        try:
+            with BrokerConnection(host, port, deadline, settings) as conn:
+                version = conn.version_for(API_FIND_COORDINATOR, "FindCoordinator", FIND_COORDINATOR_VERSIONS)
+                found = decode_find_coordinator(
+                    response_reader(conn.request(API_FIND_COORDINATOR, version, find_coordinator_body(group, version))),
+                    version,
+                )
+            if found.error_code:
+                said = error_name(found.error_code) + (f": {found.error_message}" if found.error_message else "")
+                raise KafkatopError(f"no coordinator for group {group!r}: {said}")
+            with BrokerConnection(found.host, found.port, deadline, settings) as conn:
+                version = conn.version_for(API_OFFSET_DELETE, "OffsetDelete", OFFSET_DELETE_VERSIONS)
+                payload = conn.request(
+                    API_OFFSET_DELETE, version, offset_delete_body(group, partitions), flexible=False
+                )
+            response = decode_offset_delete(response_reader(payload, flexible=False))
+        except Unsupported as e:
+            raise KafkatopError(str(e)) from None
+        except (OSError, ProtocolError) as e:
+            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s) if isinstance(e, OSError) else e}")
+            continue
+        if response.error_code:
+            raise KafkatopError(
+                f"Kafka refused to delete offsets of group {group!r}: {error_name(response.error_code)}"
+            )
+        return {(t, p): (_partition_error(code) if code else None) for t, p, code in response.partitions}
+    raise KafkatopError(f"cannot delete offsets of group {group!r}: " + "; ".join(reasons))

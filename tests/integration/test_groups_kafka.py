@@ -1,7 +1,8 @@
 """`kafkatop groups` against a real Apache Kafka, compared with kafka-consumer-groups.sh on the same node line for line
 (rows sorted: Kafka's tool prints them in its hash order): --list, and --describe's offsets, --members and --state for
-a group with an active member and for an empty one, the stderr line of a group without members; --delete refused for
-the active group (Kafka's NON_EMPTY_GROUP) and done for the empty one. Set KAFKA_HOME to run."""
+a group with an active member and for an empty one, the stderr line of a group without members; --delete-offsets
+refused while the group consumes the topic (GROUP_SUBSCRIBED_TO_TOPIC) and done for a partition of the empty group;
+--delete refused for the active group (Kafka's NON_EMPTY_GROUP) and done for the empty one. Set KAFKA_HOME to run."""
 
 from __future__ import annotations
 
@@ -105,6 +106,17 @@ def test_list_and_delete(groups: KraftNode, capsys: pytest.CaptureFixture[str]) 
         "* Group 'busy' could not be deleted due to: NON_EMPTY_GROUP: The group is not empty.\n"
         "\n--stderr--\n"
     ))  # fmt: skip
+    code, text = ours(groups, capsys, "--delete-offsets", "--group", "busy", "--topic", TOPIC)
+    assert code == 1 and text.splitlines()[1:4] == [
+        "Error: Encountered some partition-level error, see the follow-up details.", "",
+        "TOPIC           PARTITION  STATUS         ",
+    ]  # fmt: skip
+    assert text.count("Error: GROUP_SUBSCRIBED_TO_TOPIC: Deleting offsets of a topic is forbidden while") == 3
+    code, text = ours(groups, capsys, "--delete-offsets", "--group", "idle", "--topic", f"{TOPIC}:0")
+    assert (code, text.splitlines()[0]) == (0, "Request succeeded for deleting offsets from group idle.")
+    assert f"{TOPIC:<15} 0          Successful" in text
+    described = tool(groups, "--describe", "--group", "idle").split("--stderr--")[0]
+    assert not any(line.split()[:3] == ["idle", TOPIC, "0"] for line in described.splitlines())
     assert ours(groups, capsys, "--delete", "--group", "idle") == (
         0,
         "Deletion of requested consumer groups ('idle') was successful.\n\n--stderr--\n",

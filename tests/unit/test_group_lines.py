@@ -1,7 +1,13 @@
 """kafka-consumer-groups.sh's layouts, on lines Kafka 4.1's tool printed for the same groups (a console consumer's
-group `g3` with one member on 6 partitions, and `g1`, empty, coordinated by broker 2)."""
+group `g3` with one member on 6 partitions, and `g1`, empty, coordinated by broker 2); and the FindCoordinator and
+OffsetDelete codecs of --delete-offsets, on responses a Kafka 4.1 node gave."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
 
 from kafkatop.backends.insight.group_lines import members_lines, offsets_lines, state_lines
 from kafkatop.backends.model.cluster import (
@@ -12,6 +18,13 @@ from kafkatop.backends.model.cluster import (
     GroupState,
     TopicPartition,
 )
+from kafkatop.backends.protocol.offset_delete import (
+    OffsetDeleteResponse,
+    decode_find_coordinator,
+    decode_offset_delete,
+    offset_delete_body,
+)
+from kafkatop.backends.protocol.wire import ProtocolError, response_reader
 
 MEMBER = "console-consumer-c68acb7b-1b06-4f41-9e65-3c904ef64200"
 G3 = ConsumerGroup(
@@ -49,3 +62,27 @@ def test_members_and_state() -> None:
         "GROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                #MEMBERS",
         "g1              127.0.0.1:26001  (2)      -                    Empty                0",
     ]
+
+
+# --- OffsetDelete, on responses a Kafka 4.1 node gave ----------------------------------------------------------------
+RECORDED = json.loads((Path(__file__).parents[1] / "fixtures" / "groups" / "offset_delete.json").read_text())
+
+
+def test_find_coordinator_batched_and_not() -> None:
+    version = RECORDED["find_version"]
+    found = decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2"])), version)
+    assert (found.node_id, found.host, found.port, found.error_code) == (1, "127.0.0.1", 28000, 0)
+    v3 = decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2_v3"])), 3)
+    assert (v3.node_id, v3.port, v3.error_code) == (1, 28000, 0)
+
+
+def test_offset_delete_per_partition_and_whole() -> None:
+    done = decode_offset_delete(response_reader(bytes.fromhex(RECORDED["delete_od2"]), flexible=False))
+    assert done == OffsetDeleteResponse(0, (("nope", 0, 3), ("t", 0, 0)))  # an unknown topic: UNKNOWN_TOPIC_...
+    nope = decode_offset_delete(response_reader(bytes.fromhex(RECORDED["delete_nope"]), flexible=False))
+    assert nope == OffsetDeleteResponse(69, ())  # GROUP_ID_NOT_FOUND
+    payload = bytes.fromhex(RECORDED["delete_od2"])
+    for cut in range(4, len(payload) - 1, 2):
+        with pytest.raises(ProtocolError):
+            decode_offset_delete(response_reader(payload[:cut], flexible=False))
+    assert offset_delete_body("g", {"t": [1, 0]}).hex() == "00016700000001000174000000020000000000000001"

@@ -10,7 +10,7 @@ import time
 
 from kafkatop.backends.insight.group_lines import NO_ACTIVE, members_lines, offsets_lines, state_lines
 from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.group_admin import GroupAdmin
+from kafkatop.backends.kafka.group_admin import GroupAdmin, delete_offsets
 from kafkatop.backends.model.cluster import ClusterSnapshot, GroupState
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.tui.cli.common import connection
@@ -38,6 +38,10 @@ def cmd_groups(args: argparse.Namespace) -> int:
     views = [f for f, v in (("--members", args.members), ("--state", args.state), ("--offsets", args.offsets)) if v]
     if len(views) > 1:
         raise UsageError(f"{' and '.join(views)} together: give one (kafka-consumer-groups.sh takes one too)")
+    if args.delete_offsets:
+        return _delete_offsets(args)
+    if args.topic:
+        raise UsageError("--topic names what --delete-offsets deletes: give --delete-offsets with it")
     if args.delete:
         if not args.group:
             raise UsageError("--delete needs --group G (repeatable): which groups to delete")
@@ -67,6 +71,49 @@ def cmd_groups(args: argparse.Namespace) -> int:
         if lines:
             print("\n".join(lines))
     return DONE
+
+
+def _partitions(args: argparse.Namespace) -> dict[str, list[int]]:
+    """--topic t (every partition, from the metadata) or t:0,2, as kafka-consumer-groups.sh takes them."""
+    wanted: dict[str, list[int] | None] = {}
+    for item in args.topic:
+        name, _, listed = item.partition(":")
+        try:
+            wanted[name] = [int(p) for p in listed.split(",")] if listed else None
+        except ValueError:
+            raise UsageError(f"--topic {item!r}: TOPIC or TOPIC:0,1,2 (partition numbers)") from None
+    snapshot = _snapshot(args, [])
+    out: dict[str, list[int]] = {}
+    for name, listed in wanted.items():
+        topic = snapshot.topic(name)
+        if topic is None:
+            raise UsageError(f"no topic {name!r} in the cluster: give a topic the group committed offsets for")
+        ids = [p.id for p in topic.partitions]
+        unknown = [p for p in listed or () if p not in ids]
+        if unknown:
+            raise UsageError(f"{name} has no partition {', '.join(map(str, unknown))} (it has 0-{len(ids) - 1})")
+        out[name] = listed or ids
+    return out
+
+
+def _delete_offsets(args: argparse.Namespace) -> int:
+    """As --delete-offsets: Kafka's first line, then a row per partition (STATUS: Successful or Kafka's error)."""
+    if not args.group or len(args.group) != 1 or not args.topic:
+        raise UsageError("--delete-offsets needs one --group G and --topic T (or T:0,1)")
+    group = args.group[0]
+    outcome = delete_offsets(connection(args), group, _partitions(args), timeout_s=args.timeout)
+    failed = any(v is not None for v in outcome.values())
+    if failed:
+        print("\nError: Encountered some partition-level error, see the follow-up details.")
+    else:
+        print(f"Request succeeded for deleting offsets from group {group}.")
+    print()
+    width = max([15, *(len(t) for t, _ in outcome)])
+    print(f"{'TOPIC':<{width}} {'PARTITION':<10} {'STATUS':<15}")
+    for (topic, partition), error in sorted(outcome.items()):
+        status = "Successful" if error is None else f"Error: {error}"
+        print(f"{topic:<{width}} {partition:<10} {status:<15}")
+    return FAILED if failed else DONE
 
 
 def _delete(args: argparse.Namespace) -> int:

@@ -276,6 +276,11 @@ def _add_groups(g: Parser) -> None:
     g.option("--members", action="store_true", help="the members and how many partitions each has")
     g.option("--state", action="store_true", help="coordinator, assignment strategy, state, members")
     g.option("--delete", action="store_true", help="delete the --group(s): refused by Kafka while one has members")
+    g.option("--delete-offsets", action="store_true",
+             help="delete the --group's committed offsets of --topic: refused while the group consumes it")  # fmt: skip
+    g.option("--topic", action="append", metavar="TOPIC[:P,P…]", type=text("a topic, or TOPIC:PARTITIONS"),
+             help="with --delete-offsets: a topic (all its partitions) or some of its partitions; repeatable",
+             shown="none")  # fmt: skip
     _timeout(g, 15.0, "to read or delete the groups")
 
 

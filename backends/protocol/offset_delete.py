@@ -1,0 +1,87 @@
+"""FindCoordinator (API key 10, v3–v6) and OffsetDelete (47, v0): what kafka-consumer-groups.sh --delete-offsets
+sends, spoken here because confluent-kafka has no OffsetDelete. OffsetDelete goes to the group's coordinator, found
+first. Schemas: clients/src/main/resources/common/message/{FindCoordinator,OffsetDelete}*.json in apache/kafka.
+Decoders are bounded: truncated or foreign bytes raise ProtocolError."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from kafkatop.backends.protocol.wire import (
+    NO_TAGGED_FIELDS,
+    ProtocolError,
+    Reader,
+    encode_array,
+    encode_compact_array,
+    encode_compact_string,
+    encode_string,
+    int32,
+)
+
+API_FIND_COORDINATOR = 10
+API_OFFSET_DELETE = 47
+FIND_COORDINATOR_VERSIONS = (3, 6)  # v3: flexible; v4+: batched (KIP-699)
+OFFSET_DELETE_VERSIONS = (0, 0)
+GROUP_KEY = 0  # CoordinatorType.GROUP
+
+
+def find_coordinator_body(group: str, version: int) -> bytes:
+    if version >= 4:
+        return struct.pack(">b", GROUP_KEY) + encode_compact_array([encode_compact_string(group)]) + NO_TAGGED_FIELDS
+    return encode_compact_string(group) + struct.pack(">b", GROUP_KEY) + NO_TAGGED_FIELDS
+
+
+@dataclass(frozen=True, slots=True)
+class Coordinator:
+    node_id: int
+    host: str
+    port: int
+    error_code: int
+    error_message: str | None
+
+
+def decode_find_coordinator(r: Reader, version: int) -> Coordinator:
+    """After the response header (v1)."""
+    r.int32()  # throttle time
+    if version >= 4:
+        if r.compact_array_length() != 1:
+            raise ProtocolError("FindCoordinator answered for another number of groups than the one asked")
+        r.compact_string()  # the key
+        node, host, port = r.int32(), r.compact_string(), r.int32()
+        code, message = r.int16(), r.compact_nullable_string()
+        r.skip_tagged_fields()
+    else:
+        code, message = r.int16(), r.compact_nullable_string()
+        node, host, port = r.int32(), r.compact_string(), r.int32()
+    r.skip_tagged_fields()
+    r.end()
+    return Coordinator(node, host, port, code, message)
+
+
+def offset_delete_body(group: str, partitions: Mapping[str, Sequence[int]]) -> bytes:
+    topics = [
+        encode_string(topic) + encode_array([int32(p) for p in sorted(ps)]) for topic, ps in sorted(partitions.items())
+    ]
+    return encode_string(group) + encode_array(topics)
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteResponse:
+    error_code: int  # the whole request's: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP, NOT_COORDINATOR, …
+    partitions: tuple[tuple[str, int, int], ...]  # (topic, partition, error code)
+
+
+def decode_offset_delete(r: Reader) -> OffsetDeleteResponse:
+    """After the response header (v0)."""
+    code = r.int16()
+    r.int32()  # throttle time
+    out = []
+    for _ in range(r.array_length()):
+        topic = r.string()
+        for _ in range(r.array_length()):
+            partition, error = r.int32(), r.int16()
+            out.append((topic, partition, error))
+    r.end()
+    return OffsetDeleteResponse(code, tuple(out))
