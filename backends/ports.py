@@ -135,6 +135,19 @@ class Reassignments(Protocol):
     def close(self) -> None: ...
 
 
+class GroupTools(Protocol):
+    """Deleting consumer groups and a group's committed offsets; Kafka's answer per group or partition is None (done)
+    or its error name and message. KafkatopError when Kafka could not be asked."""
+
+    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]: ...
+
+    def delete_offsets(
+        self, group: str, partitions: Mapping[str, Sequence[int]]
+    ) -> dict[tuple[str, int], str | None]: ...
+
+    def close(self) -> None: ...
+
+
 class ConfigAdmin(Protocol):
     """The configs of a topic, a broker or the broker defaults, read and changed; each call bounded by its own timeout.
     Failures are ConfigError; ConfigRefused when the change was wrong (kafkatop's checks, or Kafka's): nothing

@@ -123,3 +123,21 @@ def delete_offsets(
             )
         return {(t, p): (_partition_error(code) if code else None) for t, p, code in response.partitions}
     raise KafkatopError(f"cannot delete offsets of group {group!r}: " + "; ".join(reasons))
+
+
+class GroupTools:
+    """The Groups tab's deletions, as the GroupTools port: each call opens what it needs and closes it."""
+
+    def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
+        self.connection = connection
+        self.timeout_s = timeout_s
+
+    def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
+        with GroupAdmin(self.connection, self.timeout_s) as admin:
+            return admin.delete_groups(group_ids)
+
+    def delete_offsets(self, group: str, partitions: Mapping[str, Sequence[int]]) -> dict[tuple[str, int], str | None]:
+        return delete_offsets(self.connection, group, partitions, self.timeout_s)
+
+    def close(self) -> None:
+        """Nothing stays open between calls."""

@@ -13,8 +13,15 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Consumer, Producer
 
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.group_admin import GroupTools
+from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main
-from tests.conftest import wait_for
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.groups import GroupsPanel
+from tests.conftest import pilot_until, wait_for
 from tests.integration.test_real_kafka import KraftNode, create_topic
 
 pytestmark = pytest.mark.kafka
@@ -96,6 +103,35 @@ def test_describe_is_kafka_consumer_groups_line_for_line(
         rows = [line.split() for line in text.partition("\n--stderr--\n")[0].splitlines() if line.startswith("idle ")]
         assert sum(int(r[3]) for r in rows if r[3] != "-") == 15  # what it committed, over 3 partitions
         assert "Consumer group 'idle' has no active members." in text
+
+
+async def test_the_groups_tab_says_kafka_s_refusals(groups: KraftNode) -> None:
+    """`x` and `X` on the active group: asked first, refused by Kafka with its reason, nothing changed."""
+    connection = KafkaConnection.parse(groups.bootstrap)
+    source = AdminSource(connection, timeout_s=5.0)
+    app = KafkatopApp(Sources(source.poll, group_tools=GroupTools(connection)), Settings(poll_interval_s=0.5))
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            panel = app.query_one(GroupsPanel)
+            await pilot.press("5")
+            await pilot_until(pilot, lambda: panel.selected_group is not None, "a group highlighted")
+            for _ in range(4):
+                if panel.selected_group == "busy":
+                    break
+                await pilot.press("j")
+            assert panel.selected_group == "busy"
+            for key, says in (("x", "NON_EMPTY_GROUP"), ("X", "GROUP_SUBSCRIBED_TO_TOPIC")):
+                await pilot.press(key)
+                await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+                await pilot.press("y")
+
+                def refused(says: str = says) -> bool:
+                    return app.last_action is not None and says in (app.last_action.error or "")
+
+                await pilot_until(pilot, refused, says)
+    finally:
+        source.close()
+    assert "busy" in tool(groups, "--list").split("--stderr--")[0].split()
 
 
 def test_list_and_delete(groups: KraftNode, capsys: pytest.CaptureFixture[str]) -> None:

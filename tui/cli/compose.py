@@ -87,6 +87,12 @@ def _elections(connection: KafkaConnection) -> LeaderElectionsFactory:
     return make
 
 
+def _group_tools(connection: KafkaConnection) -> ports.GroupTools:
+    from kafkatop.backends.kafka.group_admin import GroupTools
+
+    return GroupTools(connection)
+
+
 def _reassignments(connection: KafkaConnection) -> ports.Reassignments:
     from kafkatop.backends.kafka.admin import AdminSource
     from kafkatop.backends.kafka.reassign import ReassignAdmin
@@ -249,6 +255,7 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         elections=chosen.elections or _elections(connection),
         # The demo's mock has no AlterPartitionReassignments: `m` says so there.
         reassignments=None if chosen.banner == DEMO_BANNER else _reassignments(connection),
+        group_tools=None if chosen.banner == DEMO_BANNER else _group_tools(connection),
     )  # fmt: skip
     return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
 

@@ -335,6 +335,57 @@ class ClusterActions:
         if not status.done:
             raise KafkatopError(f"the reassignment of {topic} was cancelled before it was done")
 
+    # --- consumer groups --------------------------------------------------------------------------------------------
+    def delete_group(self, group_id: str | None, offsets_only: bool) -> None:
+        """`x`: delete the highlighted group; `X`: its committed offsets of every topic it has them for. Each asks
+        first, says what its consumers do next, and tells Kafka's refusal (members, or topics still consumed)."""
+        app = self.app
+        tools, snapshot = app.sources.group_tools, app.view.cluster
+        if tools is None:
+            app.notify("the demo's mock cluster cannot delete groups or offsets (no DeleteGroups, no OffsetDelete): "
+                       "run a lab cluster to try it", severity="warning", timeout=6)  # fmt: skip
+            return
+        group = next((g for g in snapshot.groups if g.group_id == group_id), None) if snapshot else None
+        if group is None:
+            app.notify("highlight a group in the Groups tab first", severity="warning")
+            return
+        partitions: dict[str, list[int]] = {}
+        for o in group.offsets:
+            partitions.setdefault(o.topic, []).append(o.partition)
+        if offsets_only and not partitions:
+            app.notify(f"group {group.group_id} has no committed offsets to delete", severity="warning")
+            return
+        then = "its consumers start again from auto.offset.reset (latest, unless they say earliest)"
+        if offsets_only:
+            question = f"Delete group {group.group_id}'s committed offsets of {', '.join(sorted(partitions))}?"
+            detail = f"Next time {then}. Kafka refuses while the group consumes a topic."
+        else:
+            question = f"Delete consumer group {group.group_id}?"
+            detail = f"Its committed offsets go with it: {then}. Kafka refuses while it has members."
+
+        def delete() -> None:
+            kind, done = OperationKind.GROUP_CHANGE, OperationPhase.DONE
+            if offsets_only:
+                outcome = tools.delete_offsets(group.group_id, partitions)
+                refused = sorted({why for why in outcome.values() if why is not None})
+                if refused:
+                    raise KafkatopError(f"Kafka refused to delete offsets of group {group.group_id}: "
+                                        + "; ".join(refused))  # fmt: skip
+                text = f"group {group.group_id}'s committed offsets of {', '.join(sorted(partitions))} deleted"
+            else:
+                why = tools.delete_groups([group.group_id]).get(group.group_id)
+                if why is not None:
+                    raise KafkatopError(f"Kafka refused to delete group {group.group_id}: {why}")
+                text = f"consumer group {group.group_id} deleted"
+            app.feed.operation(OperationStep(kind, done, text))
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                what = "offsets deleted" if offsets_only else "deleted"
+                app.act(f"group {group.group_id}: {what}", delete)
+
+        app.push_screen(ConfirmScreen(question, yes="Delete", detail=detail), go)
+
     def add_partitions(self, topic: str | None) -> None:
         app = self.app
         factory = app.sources.topic_admin
@@ -384,6 +435,7 @@ class PaletteHost(Protocol):
     def action_elect(self, kind: str) -> None: ...
     def action_add_partitions(self) -> None: ...
     def action_reassign(self) -> None: ...
+    def action_delete_group(self, offsets_only: bool) -> None: ...
     def action_refresh(self) -> None: ...
     def action_help(self) -> None: ...
     def action_tab(self, index: int) -> None: ...
@@ -412,6 +464,12 @@ def palette(app: PaletteHost) -> Iterator[SystemCommand]:
             "Move the highlighted topic's replicas",
             "m in Partitions: reassign (as kafka-reassign-partitions)",
             app.action_reassign,
+        ),
+        ("Delete the highlighted consumer group", "x in Groups (asks first)", lambda: app.action_delete_group(False)),
+        (
+            "Delete the highlighted group's committed offsets",
+            "X in Groups (asks first)",
+            lambda: app.action_delete_group(True),
         ),
         ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
         ("Filter the table's rows", "/: topic, partition, group, key or value", app.action_filter),

@@ -103,6 +103,8 @@ class KafkatopApp(App[None]):
         Binding("E", "elect('UNCLEAN')", "Unclean election", show=False),
         Binding("P", "add_partitions", "Add partitions", show=False),
         Binding("m", "reassign", "Reassign", show=False),
+        Binding("x", "delete_group(False)", "Delete group", show=False),
+        Binding("X", "delete_group(True)", "Delete group offsets", show=False),
         Binding("0", "processes", "Processes", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
@@ -113,7 +115,7 @@ class KafkatopApp(App[None]):
     REPLAY_ACTIONS = frozenset({"replay"})
     LIVE_ACTIONS = frozenset(
         {"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh", "configs", "elect",
-         "add_partitions", "reassign"}
+         "add_partitions", "reassign", "delete_group"}
     )  # fmt: skip
 
     def __init__(
@@ -554,6 +556,15 @@ class KafkatopApp(App[None]):
             table = self.main_screen.query_one(PartitionTable)
             shown = table.shown_partitions if table.filter_text else ()
             self.cluster_actions.elect(ElectionType(kind), table.selected_partition, shown)
+
+    def action_delete_group(self, offsets_only: bool) -> None:
+        if self.main_screen.query_one(TabbedContent).active != "tab-groups":
+            key = "X" if offsets_only else "x"
+            number = next(i for i, p in enumerate(self.visible_tabs(), start=1) if p.id == "tab-groups")
+            self.notify(f"{key} acts on the group highlighted in Groups: press {number}, pick a group, then {key}",
+                        severity="warning", timeout=5)  # fmt: skip
+            return
+        self.cluster_actions.delete_group(self.main_screen.query_one(GroupsPanel).selected_group, offsets_only)
 
     def action_reassign(self) -> None:
         if self.cluster_actions.reassigning is not None or self._in_partitions("m", "moves the highlighted topic's "

@@ -15,6 +15,7 @@ from kafkatop.backends.ports import (
     Consoles,
     DurabilityRunFactory,
     EnsembleView,
+    GroupTools,
     LeaderElectionsFactory,
     NodeControl,
     Reassignments,
@@ -51,3 +52,4 @@ class Sources:
     configs: ConfigAdmin | None = None  # topic and broker configs (the Configs screen, C)
     elections: LeaderElectionsFactory | None = None  # preferred and unclean leader elections
     reassignments: Reassignments | None = None  # partition reassignments (m); None where the cluster has none
+    group_tools: GroupTools | None = None  # deleting groups and their offsets (x, X in Groups)

@@ -38,6 +38,9 @@ is killed, then read back (lost, duplicated, out of order) · `C` configs of the
 the broker highlighted in Brokers or the process table: their sources, Enter edits, `x` deletes a value set there (as
 `kafka-configs.sh`; Kafka's refusal is shown, nothing is changed).
 
+**Groups**: `x` delete the highlighted consumer group · `X` delete its committed offsets (each asks first; Kafka
+refuses while the group has members, or consumes the topic)
+
 **Rows**: yellow = under-replicated (ISR smaller than the replicas) · magenta, `!` by **min isr** = under min ISR
 (ISR below min.insync.replicas: acks=all writes are refused) · red = offline (no leader: `Leader: -1`) ·
 a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
