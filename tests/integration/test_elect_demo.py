@@ -342,16 +342,20 @@ async def test_the_demo_says_it_cannot_reassign_or_delete_groups(demo: Any) -> N
     """The mock has no AlterPartitionReassignments, DeleteGroups or OffsetDelete: m, x and X say so, and nothing
     opens (compose.py gives the demo neither port)."""
     app = make_app(demo)
+
+    def said() -> str:
+        return str([n.message for n in app._notifications][-1])
+
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot_until(pilot, lambda: app.query_one(PartitionTable).row_count > 0, "partitions")
         await pilot.press("m")
         await pilot.pause()
-        assert "has no partition reassignment (AlterPartitionReassignments)" in [n.message for n in app._notifications][-1]
+        assert "has no partition reassignment (AlterPartitionReassignments)" in said()
         await pilot.press("x")  # not in Groups: says where
         await pilot.pause()
-        assert "x acts on the group highlighted in Groups" in [n.message for n in app._notifications][-1]
+        assert "x acts on the group highlighted in Groups" in said()
         await pilot.press("5")
         await pilot.press("x")
         await pilot.pause()
-        assert "cannot delete groups or offsets" in [n.message for n in app._notifications][-1]
+        assert "cannot delete groups or offsets" in said()
         assert app.screen is app.main_screen

@@ -113,8 +113,10 @@ def _status_lines(status: ReassignmentStatus) -> list[str]:
 
 
 def _status(admin: ReassignAdmin, cluster: _Cluster, plan: ReassignmentPlan) -> ReassignmentStatus:
-    return progress(plan, cluster(), admin.ongoing({t: [p for tt, p in plan.targets(every=True) if tt == t]
-                                                    for t in {m.topic for m in plan.moves}}))  # fmt: skip
+    asked: dict[str, list[int]] = {}
+    for m in plan.moves:
+        asked.setdefault(m.topic, []).append(m.partition)
+    return progress(plan, cluster(), admin.ongoing(asked))
 
 
 def _verify(admin: ReassignAdmin, cluster: _Cluster, plan: ReassignmentPlan) -> int:
