@@ -15,6 +15,7 @@ from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
+from kafkatop.backends.model.messages import Isolation, Page, SearchProgress, SearchRequest, Seek
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.reassignment import Ongoing, ReassignmentPlan, TopicPartitionKey
@@ -144,6 +145,23 @@ class GroupTools(Protocol):
     def delete_offsets(
         self, group: str, partitions: Mapping[str, Sequence[int]]
     ) -> dict[tuple[str, int], str | None]: ...
+
+    def close(self) -> None: ...
+
+
+class MessageBrowser(Protocol):
+    """Pages of one partition's records and searches over a range, read with assign() and no group. Each call
+    blocks (a worker's); a refused request raises BrowseRefused, an unreachable partition ClientError."""
+
+    def page(self, topic: str, partition: int, seek: Seek, isolation: Isolation = ..., size: int = ...) -> Page: ...
+
+    def previous(self, page: Page, size: int = ...) -> Page: ...
+
+    def next(self, page: Page, size: int = ...) -> Page: ...
+
+    def search(
+        self, request: SearchRequest, on_progress: Callable[[SearchProgress], None], cancelled: Callable[[], bool]
+    ) -> SearchProgress: ...
 
     def close(self) -> None: ...
 

@@ -64,14 +64,14 @@ _NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 # Controls (ESC would drive the terminal), invisible format characters (bidi overrides, zero-width), line and
 # paragraph separators: shown as escapes, so one record stays one visible line.
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
 def _escape_char(ch: str) -> str:
     named = _NAMED_ESCAPES.get(ch)
     if named is not None:
         return named
-    if unicodedata.category(ch) not in _HIDDEN_CATEGORIES:
+    if unicodedata.category(ch) not in HIDDEN_CATEGORIES:
         return ch
     cp = ord(ch)
     if cp < 0x100:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kafkatop.backends import ports
 from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.browser import MessageBrowser
 from kafkatop.backends.kafka.configs import ConfigAdmin
 from kafkatop.backends.kafka.consoles import Consoles
 from kafkatop.backends.model.cluster import ClusterSnapshot
@@ -232,6 +233,8 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         stack.callback(watch.close)
     consoles = chosen.consoles or Consoles(connection)
     stack.callback(consoles.close)
+    browser = MessageBrowser(connection)
+    stack.callback(browser.close)
     spark = _spark_counts(args, connection)
     stack.callback(spark.close)  # before the cluster: a live query reads it until then
     recorder = None
@@ -256,6 +259,7 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         # The demo's mock has no AlterPartitionReassignments: `m` says so there.
         reassignments=None if chosen.banner == DEMO_BANNER else _reassignments(connection),
         group_tools=None if chosen.banner == DEMO_BANNER else _group_tools(connection),
+        browser=browser,
     )  # fmt: skip
     return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
 

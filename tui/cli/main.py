@@ -31,6 +31,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.groups import cmd_groups
 
         return cmd_groups(args)
+    if command == "consume":
+        from kafkatop.tui.cli.consume import cmd_consume
+
+        return cmd_consume(args)
     if command == "reassign":
         from kafkatop.tui.cli.reassign import cmd_reassign
 

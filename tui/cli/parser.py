@@ -63,8 +63,8 @@ def build_parser() -> RootParser:
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe, add-partitions; operations: elect-leaders, reassign, configs, groups; durability, chaos; counts "
-        "(Spark). "
+        "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, consume; durability, chaos; "
+        "counts (Spark). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -175,6 +175,7 @@ def build_parser() -> RootParser:
     _add_configs(command("configs", **CONFIGS))
     _add_reassign(command("reassign", **REASSIGN))
     _add_groups(command("groups", **GROUPS))
+    _add_consume(command("consume", **CONSUME))
     _add_durability(command("durability", **DURABILITY))
     _add_counts(command("counts", **COUNTS))
     _add_chaos(command("chaos", **CHAOS))
@@ -282,6 +283,45 @@ def _add_groups(g: Parser) -> None:
              help="with --delete-offsets: a topic (all its partitions) or some of its partitions; repeatable",
              shown="none")  # fmt: skip
     _timeout(g, 15.0, "to read or delete the groups")
+
+
+CONSUME: dict[str, str] = {
+    "help": "print a topic's records from an offset, a time or the beginning to the end, then exit (as kcat -C -e)",
+    "description": "Reads each partition of --topic (or one, --partition) from the start you give — an offset "
+    "(negative: that many before the end, as kcat -o -N), the first record at or after a time, or the beginning "
+    "(the default) — to its end as it was when reached, then exits. It joins no consumer group: no offsets are "
+    "committed, no group sees it. Values print one per line as kafka-console-consumer.sh prints them (null for "
+    "none); --format takes kcat's tokens; --json prints kcat -J's fields. Records of one partition come in "
+    "order; partitions interleave.",
+    "epilog": "Format tokens: %t topic, %p partition, %o offset, %k key, %v or %s value, %K key length, %S value "
+    "length, %T timestamp (ms), %h headers, %e leader epoch, %% a %; \\n \\t escapes. A newline ends each record "
+    "unless the format ends with one. Exit codes: 0 done (the count on stderr); 1 Kafka could not be read; 2 bad "
+    "input (an unknown topic or partition, a bad offset, time or format).",
+}
+
+
+def _add_consume(c: Parser) -> None:
+    _lab_options(c, spec_file=False)
+    _client_options(c)
+    c.option("--topic", required=True, metavar="TOPIC", type=text("a topic name"), help="the topic to read")
+    c.option("--partition", type=whole(0, what="a partition number"), metavar="P", help="one partition",
+             shown="all")  # fmt: skip
+    c.option("--offset", type=whole(-(2**62), what="an offset"), metavar="N",
+             help="start at offset N of each partition; -N: N records before its end",
+             shown="the beginning")  # fmt: skip
+    c.option("--timestamp", metavar="TIME", type=text("a time"),
+             help="start at each partition's first record at or after TIME: ISO 8601 (local time unless a zone is "
+             "given), HH:MM today, an age (15m ago) or ms since the epoch", shown="the beginning")  # fmt: skip
+    c.option("--from-beginning", action="store_true", help="start at the beginning, as kafka-console-consumer.sh",
+             shown="on, without --offset or --timestamp")  # fmt: skip
+    c.option("--max-messages", type=COUNT, metavar="N", help="stop after N records", shown="all to the end")
+    c.option("--format", metavar="FMT", type=str, help="kcat-style output format, e.g. '%%p %%o %%k %%v'",
+             shown="the value")  # fmt: skip
+    _json(c, "one JSON object per record (kcat -J's fields)")
+    c.option("--isolation-level", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
+             help="read_committed skips aborted transactions' records and stops at the last stable offset",
+             shown="read_uncommitted")  # fmt: skip
+    _timeout(c, 10.0, "with nothing read")
 
 
 DURABILITY: dict[str, str] = {

@@ -50,6 +50,7 @@ from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
 from kafkatop.tui.live.widgets.groups import GroupsPanel
+from kafkatop.tui.live.widgets.messages import MessagesPanel
 from kafkatop.tui.live.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
@@ -61,8 +62,8 @@ from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.timeline import TimelinePane
 
 TAB_IDS = (
-    "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble", "tab-spark",
-    "tab-timeline",
+    "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-messages", "tab-groups", "tab-log",
+    "tab-ensemble", "tab-spark", "tab-timeline",
 )  # fmt: skip
 
 
@@ -105,6 +106,7 @@ class KafkatopApp(App[None]):
         Binding("m", "reassign", "Reassign", show=False),
         Binding("x", "delete_group(False)", "Delete group", show=False),
         Binding("X", "delete_group(True)", "Delete group offsets", show=False),
+        Binding("b", "browse", "Browse messages", show=False),
         Binding("0", "processes", "Processes", show=False),
         *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
@@ -115,7 +117,7 @@ class KafkatopApp(App[None]):
     REPLAY_ACTIONS = frozenset({"replay"})
     LIVE_ACTIONS = frozenset(
         {"node", "add_broker", "create_topic", "delete_topic", "durability", "refresh", "configs", "elect",
-         "add_partitions", "reassign", "delete_group"}
+         "add_partitions", "reassign", "delete_group", "browse"}
     )  # fmt: skip
 
     def __init__(
@@ -213,6 +215,8 @@ class KafkatopApp(App[None]):
                 yield ProducerPanel(self.sources.clients)
             with TabPane("Consume", id="tab-consume"):
                 yield ConsumerPanel(self.sources.clients)
+            with TabPane("Messages", id="tab-messages"):
+                yield MessagesPanel(self.sources.browser, clock=self._clock)
             with TabPane("Groups", id="tab-groups"):
                 yield GroupsPanel(self.sources.clients)
             with TabPane("Log", id="tab-log"):
@@ -570,6 +574,15 @@ class KafkatopApp(App[None]):
         if self.cluster_actions.reassigning is not None or self._in_partitions("m", "moves the highlighted topic's "
                                                                                 "replicas"):  # fmt: skip
             self.cluster_actions.reassign(self.main_screen.query_one(PartitionTable).selected_topic)
+
+    def action_browse(self) -> None:
+        """b (and Enter in Partitions): the highlighted partition's newest records in Messages; elsewhere, the tab."""
+        selected = None
+        if self.main_screen.query_one(TabbedContent).active == "tab-partitions":
+            selected = self.main_screen.query_one(PartitionTable).selected_partition
+        self.show_tab("tab-messages")
+        if selected is not None:
+            self.main_screen.query_one(MessagesPanel).open(selected.topic, selected.partition)
 
     def action_add_partitions(self) -> None:
         if self._in_partitions("P", "adds partitions to the highlighted topic"):

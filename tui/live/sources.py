@@ -17,6 +17,7 @@ from kafkatop.backends.ports import (
     EnsembleView,
     GroupTools,
     LeaderElectionsFactory,
+    MessageBrowser,
     NodeControl,
     Reassignments,
     Recorder,
@@ -53,3 +54,4 @@ class Sources:
     elections: LeaderElectionsFactory | None = None  # preferred and unclean leader elections
     reassignments: Reassignments | None = None  # partition reassignments (m); None where the cluster has none
     group_tools: GroupTools | None = None  # deleting groups and their offsets (x, X in Groups)
+    browser: MessageBrowser | None = None  # the Messages tab: pages and searches of a partition, in no group

@@ -138,6 +138,7 @@ class PartitionTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", show=False),
         Binding("home,g", "cursor(-1_000_000)", show=False),
         Binding("end,G", "cursor(1_000_000)", show=False),
+        Binding("enter", "app.browse", "Browse messages", show=False),
     ]
     DEFAULT_CSS = """
     PartitionTable > .partition-table--header { text-style: bold; }

@@ -1,0 +1,360 @@
+"""The message browser: pages of one partition's records, a search over a bounded range, and a plain read for
+`kafkatop consume` — each a Consumer that assign()s partitions and joins no group.
+
+librdkafka wants a group.id even so; each consumer gets a random one it never uses: with assign(), no
+auto-commit and no offset store, nothing is ever sent to a group coordinator, and no group's offsets move.
+`enable.partition.eof` tells where a partition ends (its high watermark, or under read_committed its last stable
+offset), as kcat -e does, so a read stops at the end instead of waiting for more.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
+from typing import Any
+
+from confluent_kafka import (
+    TIMESTAMP_CREATE_TIME,
+    TIMESTAMP_LOG_APPEND_TIME,
+    Consumer,
+    KafkaError,
+    KafkaException,
+    Message,
+)
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from kafkatop.backends.insight.payloads import compile_search
+from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.consoles import ClientError, check_partition
+from kafkatop.backends.model.messages import (
+    MAX_MATCHES,
+    PAGE_SIZE,
+    BrowsedRecord,
+    BrowseRefused,
+    Isolation,
+    Page,
+    SearchProgress,
+    SearchRequest,
+    Seek,
+    SeekKind,
+    TimestampType,
+    Watermarks,
+)
+
+BATCH = 1_000  # records per consume() call: one call into librdkafka for many records
+POLL_S = 0.1  # how long one consume() waits, and so how soon a cancel or a stop is seen
+PROGRESS_EVERY_S = 0.1
+
+_TIMESTAMP_TYPES = {
+    TIMESTAMP_CREATE_TIME: TimestampType.CREATE_TIME,
+    TIMESTAMP_LOG_APPEND_TIME: TimestampType.LOG_APPEND_TIME,
+}
+
+
+def headers_of(m: Message) -> tuple[tuple[str, bytes | None], ...]:
+    raw = m.headers()
+    if not raw:
+        return ()
+    pairs = raw.items() if isinstance(raw, dict) else raw
+    return tuple((name, value.encode() if isinstance(value, str) else value) for name, value in pairs)
+
+
+def record_of(m: Message) -> BrowsedRecord:
+    ts_type, ts = m.timestamp()
+    kind = _TIMESTAMP_TYPES.get(ts_type, TimestampType.NOT_AVAILABLE)
+    headers = headers_of(m)
+    return BrowsedRecord(
+        str(m.topic()), int(m.partition() or 0), int(m.offset() or 0), ts if kind is not TimestampType.NOT_AVAILABLE
+        else None, kind, m.key(), m.value(), headers, m.leader_epoch(),
+    )  # fmt: skip
+
+
+class MessageBrowser:
+    """Pages of a partition (one consumer per isolation level, kept warm between pages), searches (a consumer each,
+    so paging goes on while one runs) and plain reads. Every call blocks: the app calls it from thread workers."""
+
+    def __init__(self, connection: KafkaConnection, timeout_s: float = 10.0) -> None:
+        self.connection = connection
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()  # one page at a time per consumer
+        self._consumers: dict[Isolation, Consumer] = {}
+        self._closed = False
+
+    # --- consumers -----------------------------------------------------------------------------------------------
+    def _new_consumer(self, isolation: Isolation) -> Consumer:
+        config = self.connection.config("kafkatop-browser")
+        config.update({
+            "group.id": f"kafkatop-browser-{secrets.token_hex(4)}",  # required by librdkafka, never joined
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "auto.offset.reset": "earliest",  # an offset deleted meanwhile (retention): from the log start
+            "enable.partition.eof": True,
+            "isolation.level": isolation,
+            "fetch.wait.max.ms": 100,  # at the end of a partition, an empty fetch comes back this soon
+        })  # fmt: skip
+        try:
+            return handles.consumer(config)
+        except (KafkaException, ValueError, TypeError) as e:
+            raise ClientError(f"invalid client configuration: {self.connection.redact(describe_error(e))}") from None
+
+    def _page_consumer(self, isolation: Isolation) -> Consumer:
+        if self._closed:
+            raise ClientError("the message browser is closed")
+        consumer = self._consumers.get(isolation)
+        if consumer is None:
+            consumer = self._consumers[isolation] = self._new_consumer(isolation)
+        return consumer
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            box: list[Any] = list(self._consumers.values())
+            self._consumers.clear()
+        handles.release(box)
+
+    # --- what a topic holds --------------------------------------------------------------------------------------
+    def _partitions(self, consumer: Consumer, topic: str) -> list[int]:
+        try:
+            metadata = consumer.list_topics(topic, timeout=self.timeout_s)
+        except KafkaException as e:
+            raise ClientError(f"cannot read topic '{topic}': {describe_error(e)}") from None
+        found = metadata.topics.get(topic)
+        if found is None or found.error is not None and found.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART:
+            raise BrowseRefused(f"no topic '{topic}' in the cluster")
+        if found.error is not None:
+            raise ClientError(f"cannot read topic '{topic}': {error_text(found.error)}")
+        return sorted(found.partitions)
+
+    def _watermarks(self, consumer: Consumer, topic: str, partition: int) -> Watermarks:
+        try:
+            low, high = consumer.get_watermark_offsets(
+                KafkaTopicPartition(topic, partition), timeout=self.timeout_s, cached=False
+            )
+        except KafkaException as e:
+            raise ClientError(f"cannot read where {topic}-{partition} starts and ends: {describe_error(e)}") from None
+        return Watermarks(partition, int(low), int(high))
+
+    def watermarks(self, topic: str, partitions: Sequence[int] | None = None) -> tuple[Watermarks, ...]:
+        """Each partition's log start and end (all of the topic's when `partitions` is None)."""
+        with self._lock:
+            consumer = self._page_consumer("read_uncommitted")
+            return self._watermarks_of(consumer, topic, partitions)
+
+    def _watermarks_of(
+        self, consumer: Consumer, topic: str, partitions: Sequence[int] | None
+    ) -> tuple[Watermarks, ...]:
+        known = self._partitions(consumer, topic)
+        for p in partitions or ():
+            try:
+                check_partition(topic, p, len(known))
+            except ClientError as e:
+                raise BrowseRefused(str(e)) from None
+        return tuple(self._watermarks(consumer, topic, p) for p in (partitions if partitions is not None else known))
+
+    # --- where a read starts -------------------------------------------------------------------------------------
+    def _start(self, consumer: Consumer, topic: str, wm: Watermarks, seek: Seek, size: int) -> tuple[int, str | None]:
+        """The first offset to read for `seek`, and a note when it is not what was asked."""
+        if seek.kind is SeekKind.BEGINNING:
+            return wm.low, None
+        if seek.kind is SeekKind.END:
+            return max(wm.low, wm.high - size), None
+        assert seek.value is not None
+        if seek.kind is SeekKind.OFFSET:
+            offset = seek.value if seek.value >= 0 else wm.high + seek.value  # kcat's -o -N: N before the end
+            if offset < wm.low:
+                return wm.low, f"offset {offset} is before the log start: from {wm.low}"
+            if offset > wm.high:
+                return wm.high, f"offset {offset} is past the end: the partition ends at {wm.high}"
+            return offset, None
+        return self._offset_for_time(consumer, topic, wm, seek.value)
+
+    def _offset_for_time(self, consumer: Consumer, topic: str, wm: Watermarks, ms: int) -> tuple[int, str | None]:
+        """ListOffsets by time: the first record whose timestamp is at or after `ms`."""
+        try:
+            [found] = consumer.offsets_for_times([KafkaTopicPartition(topic, wm.partition, ms)], timeout=self.timeout_s)
+        except KafkaException as e:
+            raise ClientError(f"cannot look up a time in {topic}-{wm.partition}: {describe_error(e)}") from None
+        if found.error is not None:
+            raise ClientError(f"cannot look up a time in {topic}-{wm.partition}: {error_text(found.error)}")
+        if found.offset >= 0:
+            return max(wm.low, int(found.offset)), None
+        # -1: no record at or after the time. A broker without a time index (librdkafka's mock cluster) answers so
+        # for every time: the newest record's timestamp tells, and then the log is searched by halves.
+        if wm.count == 0:
+            return wm.high, "the partition is empty"
+        newest = self._timestamp_at(consumer, topic, wm.partition, wm.high - 1)
+        if newest is None or newest < ms:
+            return wm.high, "no record at or after that time: at the end"
+        lo, hi = wm.low, wm.high - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            ts = self._timestamp_at(consumer, topic, wm.partition, mid)
+            if ts is not None and ts >= ms:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo, None
+
+    def _timestamp_at(self, consumer: Consumer, topic: str, partition: int, offset: int) -> int | None:
+        with closing(self._scan(consumer, topic, {partition: offset}, {partition: offset + 1}, lambda: False)) as read:
+            return next((record_of(m).timestamp_ms for m in read), None)
+
+    # --- reading -------------------------------------------------------------------------------------------------
+    def _scan(
+        self,
+        consumer: Consumer,
+        topic: str,
+        starts: dict[int, int],
+        ends: dict[int, int],
+        stopped: Callable[[], bool],
+        batch: int = BATCH,
+    ) -> Generator[Message, None, None]:
+        """The records of each partition from its start up to its end (exclusive) or the partition's end, whichever
+        comes first. Stops when `stopped()` says so; a ClientError when nothing arrives for timeout_s."""
+        left = {p: end for p, end in ends.items() if starts[p] < end}
+        if not left:
+            return
+        consumer.assign([KafkaTopicPartition(topic, p, starts[p]) for p in left])
+        try:
+            quiet_since = time.monotonic()
+            while left and not stopped():
+                messages = consumer.consume(batch, POLL_S)
+                if not messages:
+                    if time.monotonic() - quiet_since > self.timeout_s:
+                        where = ", ".join(f"{topic}-{p}" for p in sorted(left))
+                        raise ClientError(f"nothing read from {where} in {self.timeout_s:g} s: is its leader up?")
+                    continue
+                quiet_since = time.monotonic()
+                for m in messages:
+                    err = m.error()
+                    p = m.partition()
+                    if err is not None:
+                        if err.code() == KafkaError._PARTITION_EOF:
+                            left.pop(p, None)  # type: ignore[arg-type]
+                            continue
+                        raise ClientError(f"reading {topic}-{p}: {error_text(err)}")
+                    end = left.get(p)  # type: ignore[arg-type]
+                    if end is None:
+                        continue  # a partition already read to its end, or a record fetched before a re-assign
+                    offset = m.offset()
+                    if offset is None or offset < starts[p]:  # type: ignore[index]
+                        continue
+                    if offset >= end:
+                        left.pop(p)  # type: ignore[arg-type]
+                        continue
+                    yield m
+                    if offset + 1 >= end:
+                        left.pop(p)  # type: ignore[arg-type]
+        except KafkaException as e:
+            raise ClientError(f"reading {topic}: {describe_error(e)}") from None
+        finally:
+            consumer.unassign()
+
+    def page(
+        self, topic: str, partition: int, seek: Seek, isolation: Isolation = "read_uncommitted", size: int = PAGE_SIZE
+    ) -> Page:
+        """Up to `size` records of `partition` from where `seek` points."""
+        if size < 1:
+            raise BrowseRefused(f"a page holds at least 1 record, not {size}")
+        with self._lock:
+            consumer = self._page_consumer(isolation)
+            [wm] = self._watermarks_of(consumer, topic, [partition])
+            start, note = self._start(consumer, topic, wm, seek, size)
+            end = min(wm.high, start + size)
+            read = self._scan(consumer, topic, {partition: start}, {partition: end}, lambda: False, size)
+            with closing(read):
+                records = tuple(record_of(m) for m in read)
+        return Page(topic, partition, start, records, wm.low, wm.high, isolation, note)
+
+    def previous(self, page: Page, size: int = PAGE_SIZE) -> Page:
+        """The page before `page` (from the log start at most)."""
+        start = Seek.offset(max(page.low, page.start - size))
+        return self.page(page.topic, page.partition, start, page.isolation, size)
+
+    def next(self, page: Page, size: int = PAGE_SIZE) -> Page:
+        return self.page(page.topic, page.partition, Seek.offset(page.next_start), page.isolation, size)
+
+    def search(
+        self,
+        request: SearchRequest,
+        on_progress: Callable[[SearchProgress], None],
+        cancelled: Callable[[], bool],
+    ) -> SearchProgress:
+        """Reads the request's range once, matching each record; reports progress about every 0.1 s and once at the
+        end (done, cancelled or failed). A consumer of its own: pages can be read meanwhile."""
+        try:
+            matches_record = compile_search(request)
+        except ValueError as e:
+            raise BrowseRefused(str(e)) from None
+        began = time.monotonic()
+        found: list[BrowsedRecord] = []
+        scanned = matches = total = 0
+
+        def progress(**end: Any) -> SearchProgress:
+            return SearchProgress(scanned, total, matches, tuple(found), time.monotonic() - began, **end)
+
+        box: list[Any] = [self._new_consumer(request.isolation)]
+        try:
+            consumer = box[0]
+            wms = self._watermarks_of(consumer, request.topic, request.partitions)
+            starts = {w.partition: min(w.high, max(w.low, request.start if request.start is not None else w.low))
+                      for w in wms}  # fmt: skip
+            ends = {w.partition: w.high for w in wms}
+            total = min(request.limit, sum(ends[p] - starts[p] for p in starts))
+            reported = began
+            with closing(self._scan(consumer, request.topic, starts, ends, cancelled)) as scan:
+                for m in scan:
+                    scanned += 1
+                    if matches_record(m.key(), m.value(), headers_of(m)):
+                        matches += 1
+                        if len(found) < MAX_MATCHES:
+                            found.append(record_of(m))
+                    if scanned >= request.limit:
+                        break
+                    if scanned % 1024 == 0 and time.monotonic() - reported >= PROGRESS_EVERY_S:
+                        reported = time.monotonic()
+                        on_progress(progress())
+            last = progress(done=True, cancelled=cancelled())
+        except ClientError as e:
+            last = progress(done=True, error=str(e))
+        finally:
+            consumer = scan = None  # type: ignore[assignment]  # the box holds the last reference
+            handles.release(box)
+        on_progress(last)
+        return last
+
+    def read(
+        self,
+        topic: str,
+        partitions: Sequence[int] | None,
+        seek: Seek,
+        on_record: Callable[[Message], None],
+        isolation: Isolation = "read_uncommitted",
+        max_records: int | None = None,
+        stopped: Callable[[], bool] = lambda: False,
+    ) -> int:
+        """`kafkatop consume`: each partition from `seek` to its end, records handed over as they arrive (in order
+        within a partition); returns how many. A timestamp seeks each partition to its first record at or after it."""
+        box: list[Any] = [self._new_consumer(isolation)]
+        count = 0
+        try:
+            consumer = box[0]
+            wms = self._watermarks_of(consumer, topic, partitions)
+            starts = {w.partition: self._start(consumer, topic, w, seek, max_records or 0)[0] for w in wms}
+            # An END seek without a count reads nothing, as kcat -o end -e.
+            ends = {w.partition: w.high for w in wms}
+            with closing(self._scan(consumer, topic, starts, ends, stopped)) as scan:
+                for m in scan:
+                    on_record(m)
+                    count += 1
+                    if max_records is not None and count >= max_records:
+                        break
+        finally:
+            consumer = scan = None  # type: ignore[assignment]  # the box holds the last reference
+            handles.release(box)
+        return count

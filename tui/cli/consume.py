@@ -1,0 +1,151 @@
+"""`kafkatop consume`: a topic's records from where you say to the end of each partition, then exit — kcat -C -e,
+joining no group. Values print as kafka-console-consumer.sh prints them (one per line, `null` for none), or in a
+kcat-style --format, or as JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import re
+import sys
+import time
+from typing import Any, BinaryIO
+
+from confluent_kafka import Message
+
+from kafkatop.backends.insight.seek import parse_time
+from kafkatop.backends.kafka.browser import MessageBrowser, record_of
+from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek, TimestampType
+from kafkatop.tui.cli.common import connection
+from kafkatop.tui.cli.exits import DONE, UsageError, err
+
+# kcat's -f tokens, and two of its own: %v (the value, as %s) and %e (the leader epoch).
+FORMAT_TOKENS = {
+    "t": "topic", "p": "partition", "o": "offset", "k": "key", "s": "value", "v": "value", "K": "key length",
+    "S": "value length", "T": "timestamp (ms)", "h": "headers (name=value,…)", "e": "leader epoch", "%": "a %",
+}  # fmt: skip
+_TOKEN = re.compile(r"%(.)|\\(.)", re.DOTALL)
+_ESCAPES = {"n": b"\n", "t": b"\t", "r": b"\r", "\\": b"\\", "0": b"\0"}
+_TSTYPES = {TimestampType.CREATE_TIME: "create", TimestampType.LOG_APPEND_TIME: "logappend"}
+
+
+def compile_format(fmt: str) -> list[str | bytes]:
+    """The format as literal bytes and token letters; an unknown token is bad input naming the ones there are."""
+    parts: list[str | bytes] = []
+    at = 0
+    for m in _TOKEN.finditer(fmt):
+        parts.append(fmt[at : m.start()].encode())
+        at = m.end()
+        token, escape = m.group(1), m.group(2)
+        if token is not None:
+            if token not in FORMAT_TOKENS:
+                known = ", ".join(f"%{t} {what}" for t, what in FORMAT_TOKENS.items())
+                raise UsageError(f"--format: no token %{token}; there are {known}")
+            parts.append(b"%" if token == "%" else token)
+        else:
+            parts.append(_ESCAPES.get(escape, b"\\" + escape.encode()))
+    parts.append(fmt[at:].encode())
+    if not fmt.endswith(("\n", "\\n")):
+        parts.append(b"\n")  # one record per line unless the format says otherwise
+    return [p for p in parts if p]
+
+
+def _payload(data: bytes | None) -> bytes:
+    return b"null" if data is None else data  # as kafka-console-consumer.sh prints a missing key or value
+
+
+def render(parts: list[str | bytes], r: BrowsedRecord) -> bytes:
+    out = bytearray()
+    for part in parts:
+        if isinstance(part, bytes):
+            out += part
+        elif part in "sv":
+            out += _payload(r.value)
+        elif part == "k":
+            out += _payload(r.key)
+        else:
+            out += str(_field(part, r)).encode()
+    return bytes(out)
+
+
+def _field(token: str, r: BrowsedRecord) -> object:
+    if token == "h":
+        return ",".join(f"{name}={(value or b'').decode('utf-8', 'replace')}" for name, value in r.headers)
+    return {
+        "t": r.topic, "p": r.partition, "o": r.offset, "K": len(r.key) if r.key is not None else -1,
+        "S": len(r.value) if r.value is not None else -1, "T": r.timestamp_ms if r.timestamp_ms is not None else -1,
+        "e": r.leader_epoch if r.leader_epoch is not None else -1,
+    }[token]  # fmt: skip
+
+
+def _json_bytes(out: dict[str, Any], name: str, data: bytes | None) -> None:
+    if data is None:
+        out[name] = None
+        return
+    try:
+        out[name] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        out[name] = base64.b64encode(data).decode()
+        out[f"{name}_encoding"] = "base64"
+
+
+def as_json(r: BrowsedRecord) -> bytes:
+    """kcat -J's fields (headers as its flat name, value list), with the leader epoch; bytes that are not UTF-8 as
+    base64, said so by a `*_encoding` field."""
+    out: dict[str, Any] = {
+        "topic": r.topic, "partition": r.partition, "offset": r.offset,
+        "tstype": _TSTYPES.get(r.timestamp_type, "none"), "ts": r.timestamp_ms if r.timestamp_ms is not None else -1,
+        "leader_epoch": r.leader_epoch,
+    }  # fmt: skip
+    if r.headers:
+        flat: list[str | None] = []
+        for name, value in r.headers:
+            flat.append(name)
+            flat.append(None if value is None else value.decode("utf-8", "replace"))
+        out["headers"] = flat
+    _json_bytes(out, "key", r.key)
+    _json_bytes(out, "payload", r.value)
+    return json.dumps(out, ensure_ascii=False).encode() + b"\n"
+
+
+def _seek(args: argparse.Namespace) -> Seek:
+    given = [name for name, v in (("--offset", args.offset), ("--timestamp", args.timestamp),
+                                  ("--from-beginning", args.from_beginning or None)) if v is not None]  # fmt: skip
+    if len(given) > 1:
+        raise UsageError(f"{' and '.join(given)} together: give one place to start")
+    if args.offset is not None:
+        return Seek.offset(args.offset)
+    if args.timestamp is not None:
+        try:
+            return Seek.timestamp(parse_time(args.timestamp, time.time()))
+        except ValueError as e:
+            raise UsageError(f"--timestamp {e}") from None
+    return BEGINNING  # as kcat: a read that ends at the end starts at the beginning
+
+
+def cmd_consume(args: argparse.Namespace) -> int:
+    seek = _seek(args)
+    if args.json and args.format is not None:
+        raise UsageError("--json and --format together: give one")
+    parts = compile_format(args.format if args.format is not None else "%v")
+    out: BinaryIO = sys.stdout.buffer
+
+    def write(m: Message) -> None:
+        record = record_of(m)
+        out.write(as_json(record) if args.json else render(parts, record))
+
+    browser = MessageBrowser(connection(args), timeout_s=args.timeout)
+    try:
+        partitions = None if args.partition is None else [args.partition]
+        count = browser.read(args.topic, partitions, seek, write, args.isolation_level, args.max_messages)
+        out.flush()
+    except BrokenPipeError:
+        # The reader left (| head): nothing more to say to it, nor at exit, when Python flushes stdout again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return DONE
+    finally:
+        browser.close()
+    err(f"{count} record{'s' if count != 1 else ''} read")  # stderr, as kafka-console-consumer.sh's count
+    return DONE

@@ -1,0 +1,337 @@
+"""The message browser: one partition's records a page at a time from an offset, a time, the beginning or the end;
+each record's key, value (JSON pretty-printed and highlighted, text, or a hex dump), headers, timestamp, offset,
+leader epoch and size; and a search over a bounded range, with progress and cancel. It joins no group.
+
+Pages and searches run in thread workers through the MessageBrowser port; a search reports about ten times a
+second and keeps the first matches, so the event loop only ever draws a page and a counter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Checkbox, DataTable, Input, Static
+from textual.worker import Worker, get_current_worker
+
+from kafkatop.backends.insight.payloads import pretty, preview
+from kafkatop.backends.insight.seek import age_text, parse_seek
+from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.messages import (
+    BrowsedRecord,
+    Isolation,
+    Page,
+    SearchProgress,
+    SearchRequest,
+    Seek,
+    SeekKind,
+    TimestampType,
+)
+from kafkatop.backends.ports import MessageBrowser
+from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.fields import error_text
+from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.tables import KeyedTable
+from kafkatop.tui.live.widgets.topic_input import TopicInput
+
+COLUMNS = ("offset", "time", "key", "value", "size")
+KEY_WIDTH, VALUE_WIDTH = 16, 60
+
+
+def time_text(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def record_row(r: BrowsedRecord) -> tuple[str | Text, ...]:
+    key = Text(preview(r.key, KEY_WIDTH), style="dim" if r.key is None else "")
+    value = Text(preview(r.value, VALUE_WIDTH), style="dim" if r.value is None else "")
+    return str(r.offset), time_text(r.timestamp_ms)[5:], key, value, str(r.size)
+
+
+def _payload(title: str, data: bytes | None) -> list[RenderableType]:
+    kind, text = pretty(data, hex_width=8)  # 8 bytes a line: a hex dump fits a pane of 46 columns
+    head = Text.assemble((title, "bold"), (f" · {kind}" + (f", {len(data)} B" if data else ""), "dim"))
+    if kind == "json":
+        return [head, Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")]
+    if kind in ("null", "empty"):
+        return [head]
+    return [head, Text(text, style="cyan" if kind == "binary" else "")]
+
+
+def record_detail(r: BrowsedRecord, now: float) -> RenderableType:
+    """Everything the record holds, for the detail pane."""
+    stamp = "no timestamp" if r.timestamp_ms is None else (
+        f"{time_text(r.timestamp_ms)} ({age_text(r.timestamp_ms, now)}), {r.timestamp_ms}")  # fmt: skip
+    kind = "" if r.timestamp_type is TimestampType.NOT_AVAILABLE else f" · {r.timestamp_type.value}"
+    epoch = "-" if r.leader_epoch is None else str(r.leader_epoch)
+    parts: list[RenderableType] = [
+        Text.assemble((f"{r.topic}-{r.partition} @ {r.offset}", "bold"), f" · leader epoch {epoch} · {r.size} B"),
+        Text(f"{stamp}{kind}"),
+    ]
+    if r.headers:
+        parts.append(Text("headers", style="bold"))
+        for name, value in r.headers:
+            parts.append(Text(f"  {preview(name.encode(), 40)} = {preview(value, 200)}"))
+    parts += [Text(""), *_payload("key", r.key), Text(""), *_payload("value", r.value)]
+    return Group(*parts)
+
+
+class MessagesPanel(LivePane, Vertical):
+    """Browse a partition page by page, look at one record in full, search a range."""
+
+    BINDINGS = [
+        Binding("left_square_bracket", "page(-1)", "Previous page"),
+        Binding("right_square_bracket", "page(1)", "Next page"),
+        Binding("less_than_sign", "seek('beginning')", "Beginning"),
+        Binding("greater_than_sign", "seek('end')", "End"),
+        Binding("f", "find", "Search"),
+    ]
+
+    def __init__(self, browser: MessageBrowser | None, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
+        self.browser = browser
+        self.clock = clock
+        self.snapshot: ClusterSnapshot | None = None
+        self.page: Page | None = None
+        self.results: SearchProgress | None = None  # shown in the table instead of the page, once done
+        self._records: dict[str, BrowsedRecord] = {}
+        self._search: Worker[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="browse-what"):
+            yield TopicInput("topic", id="browse-topic")
+            yield Input(placeholder="partition", id="browse-partition", compact=True)
+            yield Input(placeholder="from: offset, -N, 10:30, 15m ago, end", id="browse-from", compact=True)
+            yield Checkbox("read_committed", False, compact=True, id="browse-committed")
+        with Horizontal(id="browse-search"):
+            yield Input(placeholder="search key, value, headers (f)", id="search-text", compact=True)
+            yield Checkbox("regex", False, compact=True, id="search-regex")
+            yield Checkbox("all partitions", False, compact=True, id="search-all")
+            yield Button("Search", compact=True, id="search-run")
+        yield Static("", id="browse-status", classes="status")
+        with Horizontal(id="browse-body"):
+            yield KeyedTable(id="message-table")
+            with VerticalScroll(id="message-detail-box"):
+                yield Static("", id="message-detail")
+
+    def on_mount(self) -> None:
+        self.query_one("#browse-topic", TopicInput).compact = True
+        self.query_one("#message-table", DataTable).add_columns(*COLUMNS)
+        if self.browser is None:
+            self._status(Text("the message browser reads a live cluster: a replay holds no records", style="yellow"))
+        else:
+            self._status(Text("pick a topic and a partition, then Enter (or b on a partition in the Partitions tab)",
+                              style="dim"))  # fmt: skip
+
+    def draw(self, view: LiveView) -> None:
+        if view.cluster is not None and view.cluster is not self.snapshot:
+            self.snapshot = view.cluster
+            self.query_one("#browse-topic", TopicInput).follow(view.cluster)
+
+    # --- what the fields ask for -------------------------------------------------------------------------------
+    def _status(self, text: Text | str, error: bool = False) -> None:
+        shown = text if isinstance(text, Text) else Text(text, style="bold red" if error else "")
+        self.query_one("#browse-status", Static).update(shown)
+
+    @property
+    def isolation(self) -> Isolation:
+        return "read_committed" if self.query_one("#browse-committed", Checkbox).value else "read_uncommitted"
+
+    def _where(self) -> tuple[str, int] | None:
+        """The topic and partition in the fields, or None after saying what is wrong."""
+        topic = self.query_one("#browse-topic", Input).value.strip()
+        text = self.query_one("#browse-partition", Input).value.strip()
+        if not topic:
+            self._status("topic: pick the topic to browse (↓ lists them)", error=True)
+            return None
+        known = self.snapshot.topic(topic) if self.snapshot is not None else None
+        if self.snapshot is not None and known is None:
+            self._status(f"no topic '{topic}' in the cluster (↓ lists the topics)", error=True)
+            return None
+        count = len(known.partitions) if known is not None else None
+        if not text and count == 1:
+            text = "0"
+        if not text.isdigit() or (count is not None and int(text) >= count):
+            which = f"0–{count - 1}" if count else "a number"
+            self._status(f"partition: {text or 'none given'} is not one of {topic}'s ({which})", error=True)
+            return None
+        return topic, int(text)
+
+    def open(self, topic: str, partition: int, at: str = "end") -> None:
+        """Browse `partition` of `topic` from `at` (the Partitions tab's b and Enter: its newest records)."""
+        self.query_one("#browse-topic", Input).value = topic
+        self.query_one("#browse-partition", Input).value = str(partition)
+        self.query_one("#browse-from", Input).value = at
+        self._go()
+
+    @on(Input.Submitted, "#browse-topic, #browse-partition, #browse-from")
+    @on(Checkbox.Changed, "#browse-committed")
+    def _go(self) -> None:
+        where = self._where()
+        if where is None:
+            return
+        try:
+            seek = parse_seek(self.query_one("#browse-from", Input).value, self.clock())
+        except ValueError as e:
+            self._status(f"from: {e}", error=True)
+            return
+        topic, partition = where
+        self._read(lambda b: b.page(topic, partition, seek, self.isolation))
+
+    def action_page(self, step: int) -> None:
+        page = self.page
+        if page is None:
+            self._go()
+            return
+        if step < 0 and not page.has_previous and self.results is None:
+            self._status(Text(f"{page.topic}-{page.partition} starts at offset {page.low}: no page before", "yellow"))
+            return
+        self._read(lambda b: b.previous(page) if step < 0 else b.next(page))
+
+    def action_seek(self, where: str) -> None:
+        self.query_one("#browse-from", Input).value = where
+        self._go()
+
+    def _read(self, call: Callable[[MessageBrowser], Page]) -> None:
+        if self.browser is None:
+            return
+        self._status(Text("reading…", style="dim"))
+        self._read_worker(self.browser, call)
+
+    @work(thread=True, group="browse", exclusive=True, exit_on_error=False)
+    def _read_worker(self, browser: MessageBrowser, call: Callable[[MessageBrowser], Page]) -> None:
+        try:
+            page = call(browser)
+        except Exception as e:  # noqa: BLE001 - shown, never raised: the app outlives any broker
+            self.app.call_from_thread(self._status, error_text(e), True)
+        else:
+            self.app.call_from_thread(self.show_page, page)
+
+    # --- drawing -----------------------------------------------------------------------------------------------
+    def show_page(self, page: Page) -> None:
+        self.page, self.results = page, None
+        self._fill(page.records)
+        where = f"{page.topic}-{page.partition}"
+        if page.records:
+            shown = f"offsets {page.records[0].offset}–{page.records[-1].offset}"
+        else:
+            shown = f"no record from offset {page.start}" + (" (the end)" if page.start >= page.high else "")
+        span = f"log {page.low}–{page.high - 1}" if page.high > page.low else "empty"
+        text = Text.assemble((where, "bold"), f" · {shown} · {span} ({page.high - page.low:,} records)")
+        if page.isolation == "read_committed":
+            text.append(" · read_committed", style="magenta")
+        if page.note:
+            text.append(f" · {page.note}", style="yellow")
+        text.append("  [ ] pages, < > ends, f search", style="dim")
+        self._status(text)
+
+    def _fill(self, records: tuple[BrowsedRecord, ...]) -> None:
+        table = self.query_one("#message-table", KeyedTable)
+        self._records = {f"{r.partition}:{r.offset}": r for r in records}
+        table.set_rows({key: record_row(r) for key, r in self._records.items()})
+        table.move_cursor(row=0)
+        self._detail(next(iter(self._records.values()), None))
+
+    @on(DataTable.RowHighlighted, "#message-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        self._detail(self._records.get(str(key)) if key is not None else None)
+
+    def _detail(self, record: BrowsedRecord | None) -> None:
+        box = self.query_one("#message-detail", Static)
+        box.update(record_detail(record, self.clock()) if record is not None else Text("no record", style="dim"))
+
+    @on(DataTable.RowSelected, "#message-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a search's match: its page."""
+        record = self._records.get(str(event.row_key.value))
+        if self.results is not None and record is not None:
+            self.query_one("#browse-partition", Input).value = str(record.partition)
+            self.query_one("#browse-from", Input).value = str(record.offset)
+            self._read(lambda b: b.page(record.topic, record.partition, Seek.offset(record.offset), self.isolation))
+
+    # --- search ------------------------------------------------------------------------------------------------
+    def action_find(self) -> None:
+        self.query_one("#search-text", Input).focus()
+
+    @property
+    def searching(self) -> bool:
+        return self._search is not None and self._search.is_running
+
+    @on(Input.Submitted, "#search-text")
+    @on(Button.Pressed, "#search-run")
+    def _search_or_stop(self) -> None:
+        if self.searching:
+            assert self._search is not None
+            self._search.cancel()
+            return
+        where = self._where()
+        text = self.query_one("#search-text", Input).value
+        if where is None or self.browser is None:
+            return
+        if not text:
+            self._status("search: type a text (or a regular expression, with regex ticked), then Enter", error=True)
+            return
+        topic, partition = where
+        everywhere = self.query_one("#search-all", Checkbox).value
+        # From the page shown when it was sought by offset or time; else (beginning, end, all partitions) from each
+        # partition's log start.
+        page, sought = self.page, self.query_one("#browse-from", Input).value
+        try:
+            by_place = parse_seek(sought, self.clock()).kind in (SeekKind.OFFSET, SeekKind.TIMESTAMP)
+        except ValueError:
+            by_place = False
+        start = page.start if page is not None and page.topic == topic and by_place and not everywhere else None
+        request = SearchRequest(
+            topic, text, regex=self.query_one("#search-regex", Checkbox).value,
+            partitions=None if everywhere else (partition,), start=start, isolation=self.isolation,
+        )  # fmt: skip
+        self.query_one("#search-run", Button).label = "Stop"
+        self._status(Text(f"searching {topic} for {text!r}…", style="dim"))
+        self._search = self._search_worker(self.browser, request)
+
+    @work(thread=True, group="search", exclusive=True, exit_on_error=False)
+    def _search_worker(self, browser: MessageBrowser, request: SearchRequest) -> None:
+        worker = get_current_worker()
+        try:
+            browser.search(request, lambda p: self.app.call_from_thread(self.show_search, request, p),
+                           lambda: worker.is_cancelled)  # fmt: skip
+        except Exception as e:  # noqa: BLE001 - shown, never raised
+            self.app.call_from_thread(self._search_failed, error_text(e))
+
+    def _search_failed(self, message: str) -> None:
+        self.query_one("#search-run", Button).label = "Search"
+        self._status(message, error=True)
+
+    def show_search(self, request: SearchRequest, progress: SearchProgress) -> None:
+        where = "all partitions" if request.partitions is None else f"{request.topic}-{request.partitions[0]}"
+        rate = f"{progress.records_per_s:,.0f} records/s"
+        counted = f"{progress.matches:,} match{'es' if progress.matches != 1 else ''} for {request.text!r} in " \
+                  f"{progress.scanned:,} of {progress.total:,} records of {where}"  # fmt: skip
+        if not progress.done:
+            share = progress.scanned / progress.total if progress.total else 1.0
+            self._status(Text.assemble(f"searching… {share:.0%} · {counted} · {rate}", (" · Enter or Stop cancels",
+                                                                                          "dim")))  # fmt: skip
+            return
+        self.query_one("#search-run", Button).label = "Search"
+        if progress.error is not None:
+            self._status(f"search stopped: {progress.error} ({counted})", error=True)
+            return
+        self.results = progress
+        self._fill(progress.found)
+        ended = "cancelled" if progress.cancelled else f"done in {progress.elapsed_s:.1f} s"
+        text = Text.assemble((f"{counted}", "bold"), f" · {ended} · {rate}")
+        if progress.matches > len(progress.found):
+            text.append(f" · the first {len(progress.found)} shown", style="yellow")
+        text.append("  Enter: the match's page", style="dim")
+        self._status(text)
