@@ -96,7 +96,7 @@ CLI: list[Any] = [
         ["--topic", "t"],
         {},
         {},
-        "--topic is an option of add-partitions, chaos, configs, counts, create-topic, describe, durability, "
+        "--topic is an option of add-partitions, chaos, configs, consume, counts, create-topic, describe, durability, "
         "elect-leaders, groups, reassign, not of the live view: give the command",
     ),
     (

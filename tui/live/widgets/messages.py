@@ -42,7 +42,7 @@ from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.tables import KeyedTable
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
-COLUMNS = ("offset", "time", "key", "value", "size")
+COLUMNS = ("offset", "time", "size", "key", "value")  # the value last: it takes what width is left
 KEY_WIDTH, VALUE_WIDTH = 16, 60
 
 
@@ -55,7 +55,7 @@ def time_text(ms: int | None) -> str:
 def record_row(r: BrowsedRecord) -> tuple[str | Text, ...]:
     key = Text(preview(r.key, KEY_WIDTH), style="dim" if r.key is None else "")
     value = Text(preview(r.value, VALUE_WIDTH), style="dim" if r.value is None else "")
-    return str(r.offset), time_text(r.timestamp_ms)[5:], key, value, str(r.size)
+    return str(r.offset), time_text(r.timestamp_ms)[5:], str(r.size), key, value
 
 
 def _payload(title: str, data: bytes | None) -> list[RenderableType]:
