@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from kafkatop.backends.model.consoles import HIDDEN_CATEGORIES as HIDDEN
@@ -91,7 +91,8 @@ def preview(data: bytes | None, width: int = 80) -> str:
     return escape_payload(data, width)
 
 
-Headers = tuple[tuple[str, bytes | None], ...]
+# As the client hands them over: a list of (name, value) pairs, values bytes (or str, or None).
+Headers = Sequence[tuple[str, bytes | str | None]] | None
 
 
 def compile_search(request: SearchRequest) -> Callable[[bytes | None, bytes | None, Headers], bool]:
@@ -125,6 +126,9 @@ def compile_search(request: SearchRequest) -> Callable[[bytes | None, bytes | No
             return True
         if key and k is not None and found(k):
             return True
-        return bool(headers and h and any(found(n.encode()) or (hv is not None and found(hv)) for n, hv in h))
+        if not (headers and h):
+            return False
+        return any(found(n.encode()) or (hv is not None and found(hv.encode() if isinstance(hv, str) else hv))
+                   for n, hv in h)  # fmt: skip
 
     return matches

@@ -310,7 +310,7 @@ class MessageBrowser:
             with closing(self._scan(consumer, request.topic, starts, ends, cancelled)) as scan:
                 for m in scan:
                     scanned += 1
-                    if matches_record(m.key(), m.value(), headers_of(m)):
+                    if matches_record(m.key(), m.value(), m.headers()):  # type: ignore[arg-type]
                         matches += 1
                         if len(found) < MAX_MATCHES:
                             found.append(record_of(m))

@@ -84,7 +84,8 @@ def test_a_page_from_each_kind_of_start(browser: MessageBrowser) -> None:
     assert [r.offset for r in browser.page(TOPIC, 2, Seek.offset(500), size=3).records] == [500, 501, 502]
     assert [r.offset for r in browser.page(TOPIC, 2, Seek.offset(-2)).records] == [998, 999]  # kcat's -o -2
     past = browser.page(TOPIC, 2, Seek.offset(5_000))
-    assert (past.start, past.records, past.note) == (1000, (), "offset 5000 is past the end: the partition ends at 1000")
+    said = "offset 5000 is past the end: the partition ends at 1000"
+    assert (past.start, past.records, past.note) == (1000, (), said)
     empty = browser.page("empty", 0, END)
     assert (empty.start, empty.records, empty.has_next, empty.has_previous) == (0, (), False, False)
 
@@ -190,7 +191,8 @@ def test_the_consume_command_reads_to_the_end_and_exits(cluster: MockCluster) ->
     assert done.stderr.decode().strip() == "kafkatop: 5 records read"
     formatted = _consume(cluster, "--topic", TOPIC, "--timestamp", str(BASE_MS + 9_975), "--format", "%p %o %k %T")
     assert sorted(formatted.stdout.decode().splitlines()) == sorted(
-        f"{p} {o} k{o} {BASE_MS + 10 * o}" for p in range(3) for o in (998, 999))
+        f"{p} {o} k{o} {BASE_MS + 10 * o}" for p in range(3) for o in (998, 999)
+    )
     lines = _consume(cluster, "--topic", TOPIC, "--partition", "0", "--max-messages", "2", "--json").stdout
     assert [json.loads(line)["offset"] for line in lines.splitlines()] == [0, 1]
     assert json.loads(lines.splitlines()[0])["headers"] == ["trace", "t-0-0"]

@@ -91,9 +91,14 @@ async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
         assert active(app) == "tab-spark"
         await pilot.press("8")
         assert active(app) == "tab-timeline"
-        await pilot.press("9")
-        assert active(app) == "tab-timeline"
-        assert "no tab 9 here: 1–8 are 1 Partitions" in [n.message for n in app._notifications][-1]
+        await pilot.press("9")  # Messages, the last tab (b shows it from anywhere)
+        assert active(app) == "tab-messages" and titles[8] == "Messages"
+        await pilot.press("1", "b")
+        assert active(app) == "tab-messages"
+        app.action_tab(10)
+        await pilot.pause()
+        assert active(app) == "tab-messages"
+        assert "no tab 10 here: 1–9 are 1 Partitions" in [n.message for n in app._notifications][-1]
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen) and app.screen.tabs == titles
         await pilot.press("escape")

@@ -46,4 +46,8 @@ def test_json_has_kcats_fields_and_says_when_bytes_are_base64() -> None:
                    "payload": '{"id": 7}'}  # fmt: skip
     binary = json.loads(as_json(BrowsedRecord("b", 0, 0, 5, TimestampType.LOG_APPEND_TIME, None, b"\xff\x00")))
     assert (binary["tstype"], binary["key"], binary["payload"], binary["payload_encoding"]) == (
-        "logappend", None, "/wA=", "base64")
+        "logappend",
+        None,
+        "/wA=",
+        "base64",
+    )

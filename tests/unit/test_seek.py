@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from kafkatop.backends.insight.seek import age_text, parse_seek, parse_time
 from kafkatop.backends.model.messages import BEGINNING, END, Seek, SeekKind
 
-NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc).timestamp()
+NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC).timestamp()
 
 
 @pytest.mark.parametrize(
@@ -19,9 +19,9 @@ NOW = datetime(2026, 11, 24, 12, 0, tzinfo=timezone.utc).timestamp()
         ("1200", Seek.offset(1200)), ("-50", Seek.offset(-50)), ("0", Seek.offset(0)),
         ("1795996800000", Seek.timestamp(1795996800000)),
         ("15m ago", Seek.timestamp(int((NOW - 900) * 1000))), ("2h ago", Seek.timestamp(int((NOW - 7200) * 1000))),
-        ("2026-11-24T10:30:00Z", Seek.timestamp(int(datetime(2026, 11, 24, 10, 30, tzinfo=timezone.utc).timestamp()
+        ("2026-11-24T10:30:00Z", Seek.timestamp(int(datetime(2026, 11, 24, 10, 30, tzinfo=UTC).timestamp()
                                                     * 1000))),
-        ("2026-11-24T10:30+01:00", Seek.timestamp(int(datetime(2026, 11, 24, 9, 30, tzinfo=timezone.utc).timestamp()
+        ("2026-11-24T10:30+01:00", Seek.timestamp(int(datetime(2026, 11, 24, 9, 30, tzinfo=UTC).timestamp()
                                                       * 1000))),
     ],
 )  # fmt: skip

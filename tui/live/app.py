@@ -62,8 +62,8 @@ from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.timeline import TimelinePane
 
 TAB_IDS = (
-    "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-messages", "tab-groups", "tab-log",
-    "tab-ensemble", "tab-spark", "tab-timeline",
+    "tab-partitions", "tab-brokers", "tab-produce", "tab-consume", "tab-groups", "tab-log", "tab-ensemble", "tab-spark",
+    "tab-timeline", "tab-messages",
 )  # fmt: skip
 
 
@@ -108,7 +108,7 @@ class KafkatopApp(App[None]):
         Binding("X", "delete_group(True)", "Delete group offsets", show=False),
         Binding("b", "browse", "Browse messages", show=False),
         Binding("0", "processes", "Processes", show=False),
-        *(Binding(str(i), f"tab({i})", show=False) for i in range(1, len(TAB_IDS) + 1)),
+        *(Binding(str(i), f"tab({i})", show=False) for i in range(1, min(len(TAB_IDS), 9) + 1)),
         Binding("p", "replay('toggle')", "Pause/play"),
         Binding("n", "replay('step')", "Step"),
         Binding("plus", "replay('faster')", "Faster"),
@@ -215,8 +215,6 @@ class KafkatopApp(App[None]):
                 yield ProducerPanel(self.sources.clients)
             with TabPane("Consume", id="tab-consume"):
                 yield ConsumerPanel(self.sources.clients)
-            with TabPane("Messages", id="tab-messages"):
-                yield MessagesPanel(self.sources.browser, clock=self._clock)
             with TabPane("Groups", id="tab-groups"):
                 yield GroupsPanel(self.sources.clients)
             with TabPane("Log", id="tab-log"):
@@ -227,6 +225,9 @@ class KafkatopApp(App[None]):
                 yield SparkPanel(self.sources.spark, clock=self._clock)
             with TabPane("Timeline", id="tab-timeline"):
                 yield TimelinePane()
+            # Last, so the tabs before keep their numbers; `b` shows it from anywhere (a lab's tenth tab has no digit).
+            with TabPane("Messages", id="tab-messages"):
+                yield MessagesPanel(self.sources.browser, clock=self._clock)
         yield FilterBar()
         yield Footer()
 

@@ -41,6 +41,13 @@ the broker highlighted in Brokers or the process table: their sources, Enter edi
 **Groups**: `x` delete the highlighted consumer group · `X` delete its committed offsets (each asks first; Kafka
 refuses while the group has members, or consumes the topic)
 
+**Messages**: `b` or Enter on a row of Partitions browses that partition (its newest records) · `from` takes an
+offset, `-N` (N before the end), `beginning`, `end` or a time (`2026-11-24T10:30`, `10:30`, `15m ago`) · `[` / `]`
+previous / next page · `<` / `>` the log start / end · the detail shows key, value (JSON pretty-printed, binary as
+hex), headers, timestamp and its type, leader epoch, size · `f` search key, value and headers (a text, or a regex on
+the bytes) over this partition or all, up to 1,000,000 records; Enter or Stop cancels; Enter on a match opens its
+page · `read_committed` skips aborted transactions. It joins no consumer group.
+
 **Rows**: yellow = under-replicated (ISR smaller than the replicas) · magenta, `!` by **min isr** = under min ISR
 (ISR below min.insync.replicas: acks=all writes are refused) · red = offline (no leader: `Leader: -1`) ·
 a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
@@ -66,6 +73,11 @@ with `--detach`).
 """
 
 
+def tab_key(number: int) -> str:
+    """The key of the tab shown `number`th: its digit, or for a tenth (a lab's Messages, the last tab) b."""
+    return str(number) if number <= 9 else "b"
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
@@ -76,7 +88,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Markdown(HELP.format(tabs=" · ".join(f"`{i}` {t}" for i, t in enumerate(self.tabs, start=1))))
+            tabs = " · ".join(f"`{tab_key(i)}` {t}" for i, t in enumerate(self.tabs, start=1))
+            yield Markdown(HELP.format(tabs=tabs))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -174,8 +174,12 @@ class MessagesPanel(LivePane, Vertical):
         self.query_one("#browse-from", Input).value = at
         self._go()
 
-    @on(Input.Submitted, "#browse-topic, #browse-partition, #browse-from")
     @on(Checkbox.Changed, "#browse-committed")
+    def _isolation_changed(self) -> None:
+        if self.page is not None:
+            self._go()  # the same place, read the other way
+
+    @on(Input.Submitted, "#browse-topic, #browse-partition, #browse-from")
     def _go(self) -> None:
         where = self._where()
         if where is None:
@@ -239,8 +243,10 @@ class MessagesPanel(LivePane, Vertical):
         table = self.query_one("#message-table", KeyedTable)
         self._records = {f"{r.partition}:{r.offset}": r for r in records}
         table.set_rows({key: record_row(r) for key, r in self._records.items()})
-        table.move_cursor(row=0)
-        self._detail(next(iter(self._records.values()), None))
+        # A page sought at the end: the newest record highlighted; any other: the first.
+        newest = self.results is None and self.query_one("#browse-from", Input).value.strip().lower() == "end"
+        table.move_cursor(row=len(records) - 1 if newest and records else 0)
+        self._detail(records[-1] if newest and records else records[0] if records else None)
 
     @on(DataTable.RowHighlighted, "#message-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
