@@ -3,6 +3,7 @@ not; and the message browser's search, as one predicate over key, value and head
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import unicodedata
@@ -18,12 +19,16 @@ PayloadKind = Literal["null", "empty", "json", "text", "binary"]
 _SHOWN_CONTROLS = frozenset("\n\r\t")
 
 
+# A payload beyond this is shown by its head: pretty-printing and highlighting megabytes would hold the event loop.
+SHOWN_BYTES = 64 * 1024
+
+
 def text_of(data: bytes) -> str | None:
     """The bytes as text when they are UTF-8 without hidden characters (controls but newline, CR and tab; format
     characters such as bidi overrides; line separators), which would drive or mislead a terminal; None otherwise:
-    shown as hex."""
+    shown as hex. A character cut at the end (a payload's head) is left out, not taken for binary."""
     try:
-        text = data.decode("utf-8")
+        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
     except UnicodeDecodeError:
         return None
     if text.isprintable() or all(c in _SHOWN_CONTROLS or unicodedata.category(c) not in HIDDEN for c in text):
@@ -55,7 +60,12 @@ def _json_value(text: str) -> object | None:
 
 
 def pretty(data: bytes | None, hex_width: int = 16) -> tuple[PayloadKind, str]:
-    """The bytes for a reader: (kind, text) with JSON indented, binary as a hex dump."""
+    """The bytes for a reader: (kind, text) with JSON indented, binary as a hex dump; beyond SHOWN_BYTES, the head
+    as text or hex, and how much more there is."""
+    if data is not None and len(data) > SHOWN_BYTES:
+        head, more = data[:SHOWN_BYTES], f"\n… {len(data) - SHOWN_BYTES:,} more bytes not shown"
+        text = text_of(head)
+        return ("text", text + more) if text is not None else ("binary", hex_dump(head, hex_width) + more)
     kind = kind_of(data)
     if data is None or kind in ("null", "empty"):
         return kind, ""
@@ -85,7 +95,7 @@ def preview(data: bytes | None, width: int = 80) -> str:
     binary as hex."""
     if data is None:
         return "null"
-    if text_of(data) is None:
+    if text_of(data[: width * 4 + 8]) is None:  # the head decides: a long payload costs no more than a short one
         shown = "0x" + data[: width // 2].hex()
         return shown[:width] + ("…" if len(data) * 2 + 2 > width else "")
     return escape_payload(data, width)

@@ -111,10 +111,11 @@ class MessageBrowser:
         return consumer
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            box: list[Any] = list(self._consumers.values())
-            self._consumers.clear()
+        """Never waits for a page being read (a dead broker holds one for timeout_s): a consumer still in use is
+        released once its reader lets go of it (model/lifetime.py)."""
+        self._closed = True
+        box: list[Any] = list(self._consumers.values())
+        self._consumers.clear()
         handles.release(box)
 
     # --- what a topic holds --------------------------------------------------------------------------------------

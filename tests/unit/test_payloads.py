@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kafkatop.backends.insight.payloads import compile_search, hex_dump, kind_of, pretty, preview
+from kafkatop.backends.insight.payloads import SHOWN_BYTES, compile_search, hex_dump, kind_of, pretty, preview
 from kafkatop.backends.model.messages import SearchRequest
 
 
@@ -77,3 +77,13 @@ def test_a_search_without_text_fields_or_a_valid_regex_is_refused_with_the_reaso
         compile_search(SearchRequest("t", "x", fields=()))
     with pytest.raises(ValueError, match="not a regular expression: missing \\)"):
         compile_search(SearchRequest("t", "(", regex=True))
+
+
+def test_a_large_payload_shows_its_head_and_how_much_more() -> None:
+    big = json.dumps({"rows": ["é" * 10] * 20_000}, ensure_ascii=False).encode()
+    kind, text = pretty(big)
+    assert kind == "text" and text.startswith('{"rows": ["éééééééééé"')
+    assert text.endswith(f"… {len(big) - SHOWN_BYTES:,} more bytes not shown")
+    kind, text = pretty(b"\x00" * (SHOWN_BYTES + 10), hex_width=8)
+    assert kind == "binary" and text.endswith("… 10 more bytes not shown")
+    assert preview("é".encode() * 100_000, 10).startswith("éééééééééé")  # a cut character is not binary
