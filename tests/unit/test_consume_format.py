@@ -24,9 +24,10 @@ def test_escapes_and_the_newline_that_ends_each_record() -> None:
     assert render(compile_format("%o"), RECORD) == b"41\n"
 
 
-def test_a_missing_key_or_value_prints_null_as_kafka_console_consumer() -> None:
+def test_a_missing_key_or_value_prints_as_kcat_or_as_kafka_console_consumer() -> None:
     tombstone = BrowsedRecord("orders", 0, 1, None, TimestampType.NOT_AVAILABLE, None, None)
-    assert render(compile_format("%k %v %K %S %T %e"), tombstone) == b"null null -1 -1 -1 -1\n"
+    assert render(compile_format("%k|%v %K %S %T %e"), tombstone) == b"| -1 -1 -1 -1\n"  # kcat -f
+    assert render(compile_format("%v"), tombstone, b"null") == b"null\n"  # the default: the console consumer's
 
 
 def test_binary_is_written_as_it_is() -> None:

@@ -1,6 +1,6 @@
 """`kafkatop consume`: a topic's records from where you say to the end of each partition, then exit — kcat -C -e,
-joining no group. Values print as kafka-console-consumer.sh prints them (one per line, `null` for none), or in a
-kcat-style --format, or as JSON lines."""
+joining no group. Values print as kafka-console-consumer.sh prints them (one per line, `null` for none), or as kcat
+prints them: in a --format of its tokens (nothing for none), or as kcat -J's JSON lines."""
 
 from __future__ import annotations
 
@@ -52,19 +52,17 @@ def compile_format(fmt: str) -> list[str | bytes]:
     return [p for p in parts if p]
 
 
-def _payload(data: bytes | None) -> bytes:
-    return b"null" if data is None else data  # as kafka-console-consumer.sh prints a missing key or value
-
-
-def render(parts: list[str | bytes], r: BrowsedRecord) -> bytes:
+def render(parts: list[str | bytes], r: BrowsedRecord, null: bytes = b"") -> bytes:
+    """The record in the format; a missing key or value as `null`: nothing, as kcat's -f prints it (the default
+    output passes b"null", as kafka-console-consumer.sh prints it)."""
     out = bytearray()
     for part in parts:
         if isinstance(part, bytes):
             out += part
         elif part in "sv":
-            out += _payload(r.value)
+            out += null if r.value is None else r.value
         elif part == "k":
-            out += _payload(r.key)
+            out += null if r.key is None else r.key
         else:
             out += str(_field(part, r)).encode()
     return bytes(out)
@@ -107,7 +105,7 @@ def as_json(r: BrowsedRecord) -> bytes:
         out["headers"] = flat
     _json_bytes(out, "key", r.key)
     _json_bytes(out, "payload", r.value)
-    return json.dumps(out, ensure_ascii=False).encode() + b"\n"
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 def _seek(args: argparse.Namespace) -> Seek:
@@ -130,11 +128,12 @@ def cmd_consume(args: argparse.Namespace) -> int:
     if args.json and args.format is not None:
         raise UsageError("--json and --format together: give one")
     parts = compile_format(args.format if args.format is not None else "%v")
+    null = b"" if args.format is not None else b"null"
     out: BinaryIO = sys.stdout.buffer
 
     def write(m: Message) -> None:
         record = record_of(m)
-        out.write(as_json(record) if args.json else render(parts, record))
+        out.write(as_json(record) if args.json else render(parts, record, null))
 
     browser = MessageBrowser(connection(args), timeout_s=args.timeout)
     try:

@@ -36,6 +36,7 @@ from kafkatop.backends.model.messages import (
     TimestampType,
 )
 from kafkatop.backends.ports import MessageBrowser
+from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import error_text
 from kafkatop.tui.live.widgets.pane import LivePane
@@ -95,6 +96,7 @@ class MessagesPanel(LivePane, Vertical):
         Binding("less_than_sign", "seek('beginning')", "Beginning"),
         Binding("greater_than_sign", "seek('end')", "End"),
         Binding("f", "find", "Search"),
+        Binding("o", "from_field", "From…", show=False),
     ]
 
     def __init__(self, browser: MessageBrowser | None, clock: Callable[[], float] = time.time) -> None:
@@ -236,7 +238,7 @@ class MessagesPanel(LivePane, Vertical):
             text.append(" · read_committed", style="magenta")
         if page.note:
             text.append(f" · {page.note}", style="yellow")
-        text.append("  [ ] pages, < > ends, f search", style="dim")
+        text.append("  [ ] pages, < > ends, o from, f search, Enter: the record", style="dim")
         self._status(text)
 
     def _fill(self, records: tuple[BrowsedRecord, ...]) -> None:
@@ -259,16 +261,27 @@ class MessagesPanel(LivePane, Vertical):
 
     @on(DataTable.RowSelected, "#message-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
-        """Enter on a search's match: its page."""
+        """Enter on a search's match: its page; on a record of a page: the record on a screen of its own."""
         record = self._records.get(str(event.row_key.value))
-        if self.results is not None and record is not None:
-            self.query_one("#browse-partition", Input).value = str(record.partition)
-            self.query_one("#browse-from", Input).value = str(record.offset)
-            self._read(lambda b: b.page(record.topic, record.partition, Seek.offset(record.offset), self.isolation))
+        if record is None:
+            return
+        if self.results is None:
+            title = f"{record.topic}-{record.partition} @ {record.offset} · Escape closes"
+            self.app.push_screen(RecordScreen(record_detail(record, self.clock()), title))
+            return
+        self.query_one("#browse-partition", Input).value = str(record.partition)
+        self.query_one("#browse-from", Input).value = str(record.offset)
+        self._read(lambda b: b.page(record.topic, record.partition, Seek.offset(record.offset), self.isolation))
 
     # --- search ------------------------------------------------------------------------------------------------
     def action_find(self) -> None:
         self.query_one("#search-text", Input).focus()
+
+    def action_from_field(self) -> None:
+        """o: the `from` field, to type an offset or a time (Enter reads from there)."""
+        field = self.query_one("#browse-from", Input)
+        field.focus()
+        field.select_all()
 
     @property
     def searching(self) -> bool:
@@ -335,7 +348,8 @@ class MessagesPanel(LivePane, Vertical):
             return
         self.results = progress
         self._fill(progress.found)
-        ended = "cancelled" if progress.cancelled else f"done in {progress.elapsed_s:.1f} s"
+        took = f"{progress.elapsed_s:.1f} s" if progress.elapsed_s >= 1 else f"{progress.elapsed_s * 1000:.0f} ms"
+        ended = "cancelled" if progress.cancelled else f"done in {took}"
         text = Text.assemble((f"{counted}", "bold"), f" · {ended} · {rate}")
         if progress.matches > len(progress.found):
             text.append(f" · the first {len(progress.found)} shown", style="yellow")
