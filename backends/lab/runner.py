@@ -310,7 +310,9 @@ class NodeRunner:
         """Signal all, then wait for all, so a group of brokers shuts down in parallel."""
         sig = signal.SIGKILL if final is NodeState.KILLED else signal.SIGTERM
         targets: list[tuple[NodeSpec, RunningNode]] = []
-        with self.state.lock:
+        # The intent is on disk before the signal: a shutdown takes seconds, and meanwhile a refresh_from_disk (an
+        # add-broker, another kafkatop) would read the old intent back, and the stopped node be taken for failed.
+        with self.state.file_lock():
             for node in nodes:
                 self.state.intent[node.name] = final if keep_intent else NodeState.DOWN
                 run = self.state.running.get(node.name)
@@ -324,6 +326,7 @@ class NodeRunner:
                     continue
                 signal_group(run.pid, sig)
                 targets.append((node, run))
+            self.state.save()
         deadline = time.monotonic() + timeout_s
         for _node, run in targets:
             if not wait_exit(run, max(0.0, deadline - time.monotonic())):

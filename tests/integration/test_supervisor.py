@@ -8,6 +8,7 @@ import json
 import os
 import random
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,6 +165,26 @@ def test_kraft_formats_storage_once_and_a_second_up_attaches(kafka41: Path, clus
     # Closing the attached one stops nothing: those nodes are not its own.
     again.close()
     assert all(psutil.pid_exists(pids[n]) for n in ("broker-1", "broker-2"))
+
+
+def test_a_stop_records_its_intent_before_the_node_is_gone(kafka41: Path, clusters: Clusters) -> None:
+    """Before: the intent was saved once the node had exited; an add-broker meanwhile read the old one back from
+    disk, and the node, stopped from the app, showed as failed ("exited by itself")."""
+    cluster = clusters.make(kafka41, name="intent", brokers=2)
+    cluster.up(timeout_s=60)
+    stopping = threading.Thread(target=cluster.stop, args=("broker-2",))
+    stopping.start()
+    try:
+        log = cluster.state_dir / "logs" / "broker-2.log"
+        wait_for(lambda: "shutting down" in log.read_text(), timeout_s=10, what="broker-2 signalled")
+        on_disk = {n["name"]: n.get("intent") for n in json.loads((cluster.state_dir / "cluster.json").read_text())[
+            "nodes"]}  # fmt: skip
+        assert on_disk["broker-2"] == "down"  # the stand-in takes 200 ms to shut down: it is still there
+        added = cluster.add_broker(timeout_s=30)  # what refreshed from disk and saved in the app
+    finally:
+        stopping.join(15)
+    assert added.state is NodeState.UP
+    assert cluster.refresh().node("broker-2").state is NodeState.DOWN
 
 
 def test_port_in_use_names_the_holder_and_starts_nothing(kafka39: Path, clusters: Clusters) -> None:
