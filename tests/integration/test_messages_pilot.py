@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from confluent_kafka import Producer
-from textual.widgets import Input, TabbedContent
+from textual.widgets import Input, Select, TabbedContent
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.browser import MessageBrowser
@@ -95,7 +95,20 @@ async def test_browsing_paging_and_searching_by_key(cluster: MockCluster) -> Non
             assert panel.results is not None
             assert (panel.results.matches, panel.results.scanned) == (1, PER_PARTITION)
             assert "1 match for 'book' in 240 of 240 records of orders-1" in _status(panel)
-            await pilot.press("escape")
+            # One field only: the key k77 is found among keys, not among values.
+            for searched, found in (("key", 1), ("value", 0)):
+                panel.query_one("#search-in", Select).value = searched
+                panel.query_one("#search-text", Input).value = "k77"
+                panel.results = None
+                await pilot.click("#search-run")
+                await pilot_until(pilot, lambda: panel.results is not None, f"the search in {searched}")
+                assert panel.results is not None and panel.results.matches == found
+            panel.query_one("#search-in", Select).value = "everywhere"
+            panel.query_one("#search-text", Input).value = "book"
+            panel.results = None
+            await pilot.click("#search-run")
+            await pilot_until(pilot, lambda: panel.results is not None, "the search again")
+            panel.query_one("#message-table").focus()
             await pilot.press("enter")  # the match's page
             await pilot_until(pilot, lambda: panel.results is None and panel.page is not None, "the match's page")
             assert panel.page is not None and (panel.page.partition, panel.page.start) == (1, 77)

@@ -59,7 +59,7 @@ class RecordedPages:
     def search(
         self, request: SearchRequest, on_progress: Callable[[SearchProgress], None], cancelled: Callable[[], bool]
     ) -> SearchProgress:
-        found = tuple(_record(1, o) for o in (103, 108, 113))
+        found = tuple(_record(1, o) for o in (100, 106, 112))  # JSON values holding "book"
         done = SearchProgress(140, 140, 3, found, 0.5, done=True)
         on_progress(done)
         return done

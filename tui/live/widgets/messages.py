@@ -19,16 +19,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Checkbox, DataTable, Input, Static
+from textual.widgets import Button, Checkbox, DataTable, Input, Select, Static
 from textual.worker import Worker, get_current_worker
 
 from kafkatop.backends.insight.payloads import pretty, preview
 from kafkatop.backends.insight.seek import age_text, parse_seek
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.messages import (
+    SEARCH_FIELDS,
     BrowsedRecord,
     Isolation,
     Page,
+    SearchField,
     SearchProgress,
     SearchRequest,
     Seek,
@@ -43,6 +45,10 @@ from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.tables import KeyedTable
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
+# What the search looks at: every field, or one.
+SEARCHED: dict[str, tuple[SearchField, ...]] = {
+    "everywhere": SEARCH_FIELDS, "key": ("key",), "value": ("value",), "headers": ("headers",),
+}  # fmt: skip
 COLUMNS = ("offset", "time", "size", "key", "value")  # the value last: it takes what width is left
 KEY_WIDTH, VALUE_WIDTH = 16, 60
 
@@ -116,7 +122,9 @@ class MessagesPanel(LivePane, Vertical):
             yield Input(placeholder="from: offset, -N, 10:30, 15m ago, end", id="browse-from", compact=True)
             yield Checkbox("read_committed", False, compact=True, id="browse-committed")
         with Horizontal(id="browse-search"):
-            yield Input(placeholder="search key, value, headers (f)", id="search-text", compact=True)
+            yield Input(placeholder="search (f)", id="search-text", compact=True)
+            yield Select([(f, f) for f in SEARCHED], value="everywhere", allow_blank=False, compact=True,
+                         id="search-in")  # fmt: skip
             yield Checkbox("regex", False, compact=True, id="search-regex")
             yield Checkbox("all partitions", False, compact=True, id="search-all")
             yield Button("Search", compact=True, id="search-run")
@@ -311,8 +319,9 @@ class MessagesPanel(LivePane, Vertical):
         except ValueError:
             by_place = False
         start = page.start if page is not None and page.topic == topic and by_place and not everywhere else None
+        searched = str(self.query_one("#search-in", Select).value)
         request = SearchRequest(
-            topic, text, regex=self.query_one("#search-regex", Checkbox).value,
+            topic, text, regex=self.query_one("#search-regex", Checkbox).value, fields=SEARCHED[searched],
             partitions=None if everywhere else (partition,), start=start, isolation=self.isolation,
         )  # fmt: skip
         self.query_one("#search-run", Button).label = "Stop"
