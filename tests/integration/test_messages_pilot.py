@@ -61,6 +61,10 @@ async def test_browsing_paging_and_searching_by_key(cluster: MockCluster) -> Non
             assert panel.page is not None
             assert (panel.page.partition, panel.page.start, panel.page.next_start) == (1, 190, 240)
             assert "orders-1 · offsets 190–239 · log 0–239 (240 records)" in _status(panel)
+            shown = panel.page
+            await pilot.press("right_square_bracket")  # at the end: the newest page again, not an empty one
+            await pilot_until(pilot, lambda: panel.page is not shown, "the newest page again")
+            assert panel.page is not None and (panel.page.start, len(panel.page.records)) == (190, 50)
             await pilot.press("left_square_bracket")
             await pilot_until(pilot, lambda: panel.page is not None and panel.page.start == 140, "the page before")
             await pilot.press("less_than_sign")

@@ -26,6 +26,7 @@ from kafkatop.backends.insight.payloads import pretty, preview
 from kafkatop.backends.insight.seek import age_text, parse_seek
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.messages import (
+    END,
     SEARCH_FIELDS,
     BrowsedRecord,
     Isolation,
@@ -200,7 +201,8 @@ class MessagesPanel(LivePane, Vertical):
             self._status(f"from: {e}", error=True)
             return
         topic, partition = where
-        self._read(lambda b: b.page(topic, partition, seek, self.isolation))
+        isolation = self.isolation  # read here: the worker's thread never touches a widget
+        self._read(lambda b: b.page(topic, partition, seek, isolation))
 
     def action_page(self, step: int) -> None:
         page = self.page
@@ -209,6 +211,9 @@ class MessagesPanel(LivePane, Vertical):
             return
         if step < 0 and not page.has_previous and self.results is None:
             self._status(Text(f"{page.topic}-{page.partition} starts at offset {page.low}: no page before", "yellow"))
+            return
+        if step > 0 and not page.has_next:  # at the end: the newest page again, with what arrived since
+            self._read(lambda b: b.page(page.topic, page.partition, END, page.isolation))
             return
         self._read(lambda b: b.previous(page) if step < 0 else b.next(page))
 
@@ -279,7 +284,8 @@ class MessagesPanel(LivePane, Vertical):
             return
         self.query_one("#browse-partition", Input).value = str(record.partition)
         self.query_one("#browse-from", Input).value = str(record.offset)
-        self._read(lambda b: b.page(record.topic, record.partition, Seek.offset(record.offset), self.isolation))
+        isolation = self.isolation
+        self._read(lambda b: b.page(record.topic, record.partition, Seek.offset(record.offset), isolation))
 
     # --- search ------------------------------------------------------------------------------------------------
     def action_find(self) -> None:
