@@ -152,8 +152,9 @@ def test_a_cluster_gone_away_is_said_in_words(cluster: MockCluster) -> None:
             cluster.set_broker_down(broker)
         with pytest.raises(ClientError) as failed:
             browser.page(TOPIC, 0, Seek.offset(10))
-        assert "orders-0" in str(failed.value) or "orders" in str(failed.value)
-        assert "Traceback" not in str(failed.value)
+        said = str(failed.value)
+        del failed  # its traceback holds the consumer's frames: close() below must get the last reference
+        assert said.startswith("cannot read topic 'orders': ") or said.startswith("nothing read from orders-0"), said
     finally:
         for broker in (1, 2, 3):
             cluster.set_broker_up(broker)
@@ -167,14 +168,14 @@ def test_a_cluster_gone_away_is_said_in_words(cluster: MockCluster) -> None:
 
 
 def test_every_consumer_handle_is_freed(cluster: MockCluster) -> None:
-    before = lifetime.kept_count()
+    before, parked = lifetime.kept_count(), lifetime.parked_count()  # process-wide: other tests' handles too
     browser = MessageBrowser(KafkaConnection.parse(cluster.bootstrap_servers))
     browser.page(TOPIC, 0, BEGINNING)
     browser.page(TOPIC, 0, BEGINNING, isolation="read_committed")
     browser.search(SearchRequest(TOPIC, "book", partitions=(0,)), lambda _: None, lambda: False)
     browser.close()
     wait_for(lambda: lifetime.kept_count() == before, timeout_s=10, what="the browser's consumers released")
-    assert lifetime.parked_count() == 0
+    assert lifetime.parked_count() == parked
 
 
 def _consume(cluster: MockCluster, *argv: str) -> subprocess.CompletedProcess[bytes]:
