@@ -186,7 +186,8 @@ def test_lab_rebalance_m1_to_m7_over_three_consumers_then_two(
     # Eager rebalances, as the labs show them: everything revoked, then reassigned over the members left.
     drained(pool, records, changes)
     assert all(c.group == "shop" for c in changes)
-    c3_revoked = next(i for i, c in enumerate(changes) if (c.consumer, c.kind) == ("c3", "revoked"))
+    # c3's last revoke is the one at its stop: under load an extra rebalance can revoke it earlier too.
+    c3_revoked = max(i for i, c in enumerate(changes) if (c.consumer, c.kind) == ("c3", "revoked"))
     last = {c.consumer: set(c.partitions) for c in changes[c3_revoked:] if c.kind == "assigned"}
     assert set(last) == {"c1", "c2"} and last["c1"] | last["c2"] == all3 and not last["c1"] & last["c2"]
     assert {(c.consumer, c.kind) for c in changes[c3_revoked:]} >= {("c1", "revoked"), ("c2", "revoked")}
