@@ -210,6 +210,7 @@ def test_the_consume_command_reads_to_the_end_and_exits(cluster: MockCluster) ->
         (["--topic", TOPIC, "--offset", "3", "--from-beginning"], "kafkatop: --offset and --from-beginning together"),
         (["--topic", TOPIC, "--format", "%q"], "kafkatop: --format: no token %q"),
         (["--topic", TOPIC, "--json", "--format", "%v"], "kafkatop: --json and --format together"),
+        (["--topic", TOPIC, "--offset", "abc"], "kafkatop consume: argument --offset: expected an offset (1200, "),
     ],
 )
 def test_the_consume_command_refuses_bad_input_with_exit_2(cluster: MockCluster, argv: list[str], said: str) -> None:

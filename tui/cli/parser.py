@@ -17,6 +17,7 @@ from kafkatop.tui.cli.values import (
     host_ports,
     key_value,
     number,
+    offset,
     spark_master,
     text,
     whole,
@@ -306,7 +307,7 @@ def _add_consume(c: Parser) -> None:
     c.option("--topic", required=True, metavar="TOPIC", type=text("a topic name"), help="the topic to read")
     c.option("--partition", type=whole(0, what="a partition number"), metavar="P", help="one partition",
              shown="all")  # fmt: skip
-    c.option("--offset", type=whole(-(2**62), what="an offset"), metavar="N",
+    c.option("--offset", type=offset, metavar="N",
              help="start at offset N of each partition; -N: N records before its end",
              shown="the beginning")  # fmt: skip
     c.option("--timestamp", metavar="TIME", type=text("a time"),

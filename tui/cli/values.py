@@ -21,6 +21,15 @@ def text(what: str) -> Callable[[str], str]:
     return parse
 
 
+def offset(value: str) -> int:
+    """An offset: N, or -N for N records before the end (as kcat's -o -N)."""
+    try:
+        return int(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an offset (1200, or -50 for 50 before the end); not {value!r}"
+                                         ) from None  # fmt: skip
+
+
 def whole(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
     """A whole number in [low, high]."""
     bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
