@@ -59,8 +59,8 @@ class KafkaNotFound(KafkaInstallError):
         self.looked: tuple[str, ...] = tuple(looked)
         places = "; ".join(self.looked) if self.looked else "nowhere"
         super().__init__(
-            f"no Kafka installation found; looked in: {places}. Point kafkatop at one with --kafka-home DIR or "
-            "KAFKA_HOME=DIR (an Apache Kafka or Confluent Platform folder)."
+            f"no Kafka installation found; looked in: {places}. `kafkatop install` downloads Apache Kafka; or point "
+            "kafkatop at an installation with --kafka-home DIR or KAFKA_HOME=DIR."
         )
 
 
@@ -170,7 +170,7 @@ class KafkaInstall:
         if mode == "zk":
             raise ModeUnsupported(
                 f"{self} runs KRaft only: ZooKeeper mode was removed in Kafka 4.0; use --mode kraft, "
-                "or point --kafka-home at a Kafka 3.x"
+                "or point --kafka-home at a Kafka 3.x (`kafkatop install 3.9` downloads the last of them)"
             )
         raise ModeUnsupported(
             f"{self} has no production KRaft (from 3.3); use --mode zk, or point --kafka-home at a Kafka 3.3 or newer"
@@ -279,6 +279,12 @@ def open_install(home: str | Path) -> KafkaInstall:
     return found
 
 
+def installs_root(environ: Mapping[str, str] = os.environ) -> Path:
+    """$XDG_DATA_HOME/kafkatop/kafka (~/.local/share/kafkatop/kafka): where `kafkatop install` unpacks releases."""
+    base = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", str(Path.home()))) / ".local" / "share")
+    return Path(base) / "kafkatop" / "kafka"
+
+
 def _expand(pattern: str, environ: Mapping[str, str]) -> list[Path]:
     if pattern.startswith("~"):
         home = environ.get("HOME")
@@ -294,8 +300,10 @@ def find_kafka(
     *,
     environ: Mapping[str, str] = os.environ,
     usual_places: Sequence[str] | None = None,
+    mode: LabMode | None = None,
 ) -> KafkaInstall:
-    """Find the Kafka installation to use: --kafka-home, then KAFKA_HOME, then PATH, then the newest in usual places.
+    """Find the Kafka installation to use: --kafka-home, then KAFKA_HOME, then PATH, then the newest in kafkatop's own
+    installs and the usual places — the newest that runs `mode` when one does (--mode zk takes a 3.x over a 4.x).
 
     An explicit --kafka-home or a set KAFKA_HOME that is not a valid installation is an error at once: silently
     running some other Kafka than the one asked for would be worse than stopping.
@@ -342,7 +350,8 @@ def find_kafka(
 
     candidates: list[KafkaInstall] = []
     seen: set[Path] = set()
-    for pattern in USUAL_PLACES if usual_places is None else usual_places:
+    places = (str(installs_root(environ) / "kafka_*"), *USUAL_PLACES) if usual_places is None else usual_places
+    for pattern in places:
         paths = _expand(pattern, environ)
         if not paths:
             looked.append(f"{pattern} (no folder matches)")
@@ -356,6 +365,7 @@ def find_kafka(
                 seen.add(real)
                 candidates.append(found)
     if candidates:
+        runs_mode = [c for c in candidates if mode in c.supported_modes]
         # Newest wins; among equals, the first in the usual-places order.
-        return max(candidates, key=lambda c: (c.version.major, c.version.minor, c.version.patch))
+        return max(runs_mode or candidates, key=lambda c: (c.version.major, c.version.minor, c.version.patch))
     raise KafkaNotFound(looked)

@@ -21,6 +21,7 @@ from kafkatop.backends.lab.install import (
     Layout,
     detect_version,
     find_kafka,
+    installs_root,
     open_install,
 )
 
@@ -182,7 +183,7 @@ def test_check_mode_zookeeper_on_kafka_4() -> None:
         install_of("4.1.0").check_mode("zk")
     assert str(e.value) == (
         "Kafka 4.1.0 at /opt/kafka runs KRaft only: ZooKeeper mode was removed in Kafka 4.0; use --mode kraft, "
-        "or point --kafka-home at a Kafka 3.x"
+        "or point --kafka-home at a Kafka 3.x (`kafkatop install 3.9` downloads the last of them)"
     )
 
 
@@ -409,7 +410,8 @@ def test_not_found_lists_everywhere_looked(tmp_path: Path) -> None:
     message = str(e.value)
     assert message.startswith("no Kafka installation found; looked in: KAFKA_HOME (not set); PATH ")
     assert message.endswith(
-        "Point kafkatop at one with --kafka-home DIR or KAFKA_HOME=DIR (an Apache Kafka or Confluent Platform folder)."
+        "`kafkatop install` downloads Apache Kafka; or point kafkatop at an installation with --kafka-home DIR or "
+        "KAFKA_HOME=DIR."
     )
 
 
@@ -439,3 +441,19 @@ def test_real_kafka_home(kafka_home: Path) -> None:
     assert install.version.at_least(0, 8)
     install.check_mode(install.default_mode)
     assert install.stock_config(install.default_mode).is_file()
+
+
+def test_kafkatops_own_installs_are_found_and_zk_mode_takes_a_3x(tmp_path: Path) -> None:
+    """What `kafkatop install` unpacked ($XDG_DATA_HOME/kafkatop/kafka) is a usual place; --mode zk prefers the
+    newest install that runs ZooKeeper mode over a newer 4.x."""
+    root = tmp_path / "data" / "kafkatop" / "kafka"
+    newest = apache_4_1(root)
+    zk = apache_3_9(root)
+    environ = {"XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path / "home"), "PATH": ""}
+    assert installs_root(environ) == root
+    places = [str(installs_root(environ) / "kafka_*")]
+    assert find_kafka(environ=environ, usual_places=places).home == newest
+    assert find_kafka(environ=environ, usual_places=places, mode="zk").home == zk
+    assert find_kafka(environ=environ, usual_places=places, mode="kraft").home == newest
+    # the default places begin with kafkatop's own, so an equal version elsewhere does not win over it
+    assert find_kafka(environ=environ, mode="zk").home == zk

@@ -21,7 +21,6 @@ from kafkatop.tui.cli.exits import UsageError, err
 # attached cluster never load them, and the live view's first frame comes sooner.
 if TYPE_CHECKING:
     from kafkatop.backends.lab.cluster import LabCluster
-    from kafkatop.backends.lab.install import KafkaInstall
     from kafkatop.backends.lab.spec import ClusterSpec
 
 
@@ -60,12 +59,6 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         security=getattr(args, "security", None),
         broker_properties=tuple(props.items()),
     )
-
-
-def find_install(args: argparse.Namespace) -> KafkaInstall:
-    from kafkatop.backends.lab.install import find_kafka
-
-    return find_kafka(getattr(args, "kafka_home", None))
 
 
 def open_cluster(args: argparse.Namespace) -> LabCluster:

@@ -220,7 +220,7 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
             _need_terminal()
         chosen = _attach(args, connection, stack)
     else:
-        lab = None if args.demo else _lab_cluster(args)
+        lab = None if args.demo else _lab_cluster(args, interactive=terminal)
         if terminal:
             _need_terminal()
         chosen = _lab(args, settings, stack, lab()) if lab is not None else _demo(args, stack)
@@ -299,12 +299,13 @@ def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> Spar
     return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log")
 
 
-def _lab_cluster(args: argparse.Namespace) -> Callable[[], LabCluster] | None:
+def _lab_cluster(args: argparse.Namespace, *, interactive: bool) -> Callable[[], LabCluster] | None:
     """How to get the lab cluster to run, every input checked first (kafkatop.toml or --config, --name, --base-port,
-    --kafka-home, as `kafkatop up` reads them): an existing one by name, else a new one from a Kafka install; None
-    when there is no Kafka install (then the demo runs). Nothing is written until it is called."""
+    --kafka-home, as `kafkatop up` reads them): an existing one by name, else a new one from a Kafka install — offered
+    for download when there is none; None when the demo is to run instead. Nothing is written until it is called."""
     from kafkatop.backends.lab.cluster import LabCluster
-    from kafkatop.backends.lab.install import KafkaInstall, KafkaNotFound, find_kafka
+    from kafkatop.backends.lab.install import KafkaInstall, find_kafka
+    from kafkatop.tui.cli.install import find_or_offer
 
     spec = build_spec(args).validate()  # a bad kafkatop.toml is refused even when the demo would run instead
     root: Path = state_root(args)
@@ -313,9 +314,9 @@ def _lab_cluster(args: argparse.Namespace) -> Callable[[], LabCluster] | None:
     if (root / spec.name / "cluster.json").exists() and install is None:
         return lambda: LabCluster.open(root / spec.name)
     if install is None:
-        try:
-            install = find_kafka(None)
-        except KafkaNotFound:
+        # On a terminal: asked whether to download Kafka (or run the demo); elsewhere the demo, said in one line.
+        install = find_or_offer(args, spec.mode, demo_instead=True, interactive=interactive and _terminal())
+        if install is None:
             return None
     found = install
 
@@ -326,6 +327,10 @@ def _lab_cluster(args: argparse.Namespace) -> Callable[[], LabCluster] | None:
         return cluster
 
     return create
+
+
+def _terminal() -> bool:
+    return sys.stdout.isatty() and sys.stdin.isatty()
 
 
 def _need_terminal() -> None:

@@ -13,6 +13,10 @@ class UsageError(BadInput):
     """Bad input on the command line, worded for the user."""
 
 
+class Declined(Exception):  # noqa: N818 — a choice, not an error
+    """The user answered no to a question (download Kafka?): the command ends, nothing done, exit 0."""
+
+
 def err(message: str) -> None:
     try:
         print(f"kafkatop: {message}", file=sys.stderr)

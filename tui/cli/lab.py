@@ -22,13 +22,13 @@ from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.cli.common import (
     build_spec,
     connection,
-    find_install,
     ignore_interrupts,
     interrupt_on_termination,
     open_cluster,
     state_root,
 )
 from kafkatop.tui.cli.exits import BAD_INPUT, INTERRUPTED, err
+from kafkatop.tui.cli.install import find_or_offer
 from kafkatop.tui.format import human_duration, human_size
 
 
@@ -127,7 +127,8 @@ def security_text(snap: LabSnapshot) -> str:
 # --- commands -------------------------------------------------------------------------------------------------------
 def cmd_up(args: argparse.Namespace) -> int:
     spec = build_spec(args)
-    install = find_install(args)
+    install = find_or_offer(args, spec.mode, demo_instead=False)
+    assert install is not None  # with no demo to fall back on, it installs or raises
     cluster, notes = LabCluster.create_or_open(state_root(args), install, spec)
     for note in notes:
         print(note)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.tui.cli.exits import INTERRUPTED, err, exit_status
+from kafkatop.tui.cli.exits import DONE, INTERRUPTED, Declined, err, exit_status
 from kafkatop.tui.cli.parser import build_parser
 
 LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker"})
@@ -51,6 +51,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli import elect
 
         return elect.cmd_elect_leaders(args) if command == "elect-leaders" else elect.cmd_add_partitions(args)
+    if command == "install":
+        from kafkatop.tui.cli.install import cmd_install
+
+        return cmd_install(args)
     if command == "counts":
         from kafkatop.tui.cli.counts import cmd_counts
 
@@ -66,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         from kafkatop.tui.cli.compose import run_live_view
 
         return run_live_view(args)
+    except Declined as e:
+        err(str(e))
+        return DONE
     except KeyboardInterrupt:
         err("interrupted")
         return INTERRUPTED

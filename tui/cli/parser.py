@@ -65,7 +65,7 @@ def build_parser() -> RootParser:
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
         "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, consume; durability, chaos; "
-        "counts (Spark). "
+        "counts (Spark); install (download Apache Kafka). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -86,6 +86,8 @@ def build_parser() -> RootParser:
     _timeout(p, 2.0, "per-poll timeout")
     p.option("--detach", action="store_true", help="leave a lab cluster running when kafkatop exits")
     p.option("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
+    p.option("--yes", action="store_true", help="with no Kafka installed, download it without asking "
+             "(`kafkatop install`)")  # fmt: skip
     p.option("--record", metavar="FILE", type=text("a file name"), help="record the session (JSON lines; .gz "
              "compresses) for --replay", shown="no recording")  # fmt: skip
     p.option("--replay", metavar="FILE", type=text("a recording"), help="play a recording back, labelled REPLAY "
@@ -123,6 +125,8 @@ def build_parser() -> RootParser:
               "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
               "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
     up.option("--detach", action="store_true", help="return once ready and leave the cluster running")
+    up.option("--yes", action="store_true", help="with no Kafka installed (or none for --mode zk), download it "
+              "without asking")  # fmt: skip
     _timeout(up, 180.0, "start timeout")
 
     down = command("down", help="stop every node of a lab cluster (brokers first)")
@@ -173,6 +177,7 @@ def build_parser() -> RootParser:
     _json(describe, "the topics and partitions as JSON (the model's codec)")
     _timeout(describe, 15.0, "request timeout")
 
+    _add_install(command("install", **INSTALL))
     _add_configs(command("configs", **CONFIGS))
     _add_reassign(command("reassign", **REASSIGN))
     _add_groups(command("groups", **GROUPS))
@@ -186,6 +191,21 @@ def build_parser() -> RootParser:
     return p
 
 
+INSTALL: dict[str, str] = {
+    "help": "download Apache Kafka, check its SHA-512 and unpack it where kafkatop finds it",
+    "description": "Downloads Apache Kafka's binary release from Apache's download site (the current releases), "
+    "or its archive (older ones), checks it against the SHA-512 Apache publishes beside it, and unpacks it into "
+    "$XDG_DATA_HOME/kafkatop/kafka/kafka_SCALA-VERSION (~/.local/share/kafkatop/kafka), where `kafkatop` and "
+    "`kafkatop up` find it. An interrupted download resumes; a downloaded release is kept in "
+    "$XDG_CACHE_HOME/kafkatop/downloads, so installing it again reads no network. Java is checked first (Kafka 4 "
+    "brokers need Java 17).",
+    "epilog": "VERSION: 4.1.0, or 4.1 / 4 for the newest of that line; 3.9 is the last line with ZooKeeper mode "
+    "(`kafkatop up --mode zk`). A mirror is laid out as Apache's site: MIRROR/kafka/VERSION/kafka_SCALA-VERSION.tgz "
+    "beside its .sha512; give its root or its kafka/ folder, over http(s) or as a folder (file://). Exit codes: 0 "
+    "installed (or already there); 1 failed (network, checksum mismatch, disk full: said how, nothing half-made "
+    "kept); 2 bad input (no such version, a bad --mirror); 130 interrupted (the download resumes next time).",
+}
+
 CONFIGS: dict[str, str] = {
     "help": "a topic's, a broker's or the broker defaults' configs; set or delete them (as kafka-configs.sh)",
     "description": "Describes the configs of a topic (--topic), a broker (--broker) or every broker "
@@ -196,6 +216,17 @@ CONFIGS: dict[str, str] = {
     "epilog": "Exit codes: 0 done; 1 Kafka could not be asked (unreachable, a cluster without DescribeConfigs); 2 bad "
     "input or refused by Kafka (its error name and message are shown; nothing was changed).",
 }
+
+
+def _add_install(install: Parser) -> None:
+    install.add_argument("version", nargs="?", metavar="VERSION", type=text("a Kafka version"), default=None,
+                         help="the release: 4.1.0, or 4.1 for the newest 4.1.x (default: the newest 4.x)")  # fmt: skip
+    install.option("--scala", choices=("2.12", "2.13"), default="2.13", help="the Scala build", shown="2.13")
+    install.option("--mirror", metavar="URL", type=text("a URL or folder"),
+                   help="a mirror laid out as Apache's site (its root or its kafka/ folder), http(s):// or file://",
+                   shown="$KAFKATOP_KAFKA_MIRROR, else downloads.apache.org then archive.apache.org")  # fmt: skip
+    install.option("--list", action="store_true", help="what is installed, and which Kafka `kafkatop up` will use")
+    _timeout(install, 30.0, "give up on a download that sends nothing for this long (it resumes next time)")
 
 
 def _add_configs(configs: Parser) -> None:
