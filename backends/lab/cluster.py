@@ -109,9 +109,9 @@ class LabCluster:
         return cls(state), []
 
     @classmethod
-    def open(cls, state_dir: Path) -> LabCluster:
+    def open(cls, state_dir: Path, *, need_install: bool = True) -> LabCluster:
         """The cluster recorded at `state_dir`; a SupervisorError says what is missing or unreadable."""
-        return cls(LabState.load(state_dir))
+        return cls(LabState.load(state_dir, need_install=need_install))
 
     # --- starting ----------------------------------------------------------------------------------------------
     def up(self, timeout_s: float = 180.0, on_ready: Callable[[NodeSpec, float], None] | None = None) -> LabSnapshot:

@@ -24,7 +24,7 @@ from typing import Any
 
 import psutil
 
-from kafkatop.backends.lab.install import KafkaInstall, LabMode, open_install
+from kafkatop.backends.lab.install import KafkaHomeInvalid, KafkaInstall, KafkaVersion, LabMode, Layout, open_install
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, cluster_nodes
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.nodes import NodeState
@@ -130,8 +130,10 @@ class LabState:
         self.detached = False
 
     @classmethod
-    def load(cls, state_dir: Path) -> LabState:
-        """The state of the cluster at `state_dir`; a SupervisorError says what is missing or unreadable."""
+    def load(cls, state_dir: Path, *, need_install: bool = True) -> LabState:
+        """The state of the cluster at `state_dir`; a SupervisorError says what is missing or unreadable.
+        `need_install=False` (stopping, deleting) reads a cluster whose Kafka install is gone: its nodes are stopped
+        by pid, which needs no script."""
         path = state_dir / STATE_FILE
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -142,7 +144,21 @@ class LabState:
         except (OSError, ValueError) as e:
             raise SupervisorError(f"{path}: unreadable state file ({e}); move it away to start over") from None
         try:
-            install = open_install(data["kafka_home"])
+            try:
+                install = open_install(data["kafka_home"])
+            except KafkaHomeInvalid as e:
+                name = state_dir.name
+                if not need_install:
+                    home = Path(data["kafka_home"])
+                    version = KafkaVersion.parse(str(data.get("kafka_version", "0.0.0")))
+                    install = KafkaInstall(home, Layout.APACHE, version, home / "bin", home / "config", ".sh")
+                else:
+                    raise SupervisorError(
+                        f"lab cluster {name!r} runs Kafka from {data['kafka_home']}, which is no longer an "
+                        f"installation ({e.args[0].split(': ', 1)[-1].split(';')[0]}): put that Kafka back "
+                        "(`kafkatop install` unpacks it again from its kept download), or "
+                        f"`kafkatop down --name {name} --delete` to start over"
+                    ) from None
             spec = ClusterSpec(
                 **{**data["spec"], "broker_properties": tuple(map(tuple, data["spec"]["broker_properties"]))}
             )

@@ -61,11 +61,11 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
     )
 
 
-def open_cluster(args: argparse.Namespace) -> LabCluster:
+def open_cluster(args: argparse.Namespace, *, need_install: bool = True) -> LabCluster:
     from kafkatop.backends.lab.cluster import LabCluster
 
     name = args.name or build_spec(args).name
-    return LabCluster.open(state_root(args) / name)
+    return LabCluster.open(state_root(args) / name, need_install=need_install)
 
 
 def lab_client_properties(args: argparse.Namespace) -> Path | None:

@@ -220,7 +220,7 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
             _need_terminal()
         chosen = _attach(args, connection, stack)
     else:
-        lab = None if args.demo else _lab_cluster(args, interactive=terminal)
+        lab = None if args.demo else _lab_cluster(args, terminal=terminal)
         if terminal:
             _need_terminal()
         chosen = _lab(args, settings, stack, lab()) if lab is not None else _demo(args, stack)
@@ -299,7 +299,7 @@ def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> Spar
     return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log")
 
 
-def _lab_cluster(args: argparse.Namespace, *, interactive: bool) -> Callable[[], LabCluster] | None:
+def _lab_cluster(args: argparse.Namespace, *, terminal: bool) -> Callable[[], LabCluster] | None:
     """How to get the lab cluster to run, every input checked first (kafkatop.toml or --config, --name, --base-port,
     --kafka-home, as `kafkatop up` reads them): an existing one by name, else a new one from a Kafka install — offered
     for download when there is none; None when the demo is to run instead. Nothing is written until it is called."""
@@ -314,8 +314,10 @@ def _lab_cluster(args: argparse.Namespace, *, interactive: bool) -> Callable[[],
     if (root / spec.name / "cluster.json").exists() and install is None:
         return lambda: LabCluster.open(root / spec.name)
     if install is None:
-        # On a terminal: asked whether to download Kafka (or run the demo); elsewhere the demo, said in one line.
-        install = find_or_offer(args, spec.mode, demo_instead=True, interactive=interactive and _terminal())
+        if terminal and not _terminal():
+            return None  # the live view refuses at once for want of a terminal: nothing to offer
+        # On a terminal: asked whether to download Kafka (or run the demo); headless (a benchmark), the demo, said.
+        install = find_or_offer(args, spec.mode, demo_instead=True, interactive=terminal)
         if install is None:
             return None
     found = install

@@ -98,12 +98,12 @@ class ProgressBar:
                 tail += f"  {human_duration((p.total - p.done) / rate)} left"
         share = p.done / p.total if p.total else 0.0
         text = f"  {label}  {{bar}}  {figures}  {share:4.0%}{tail}"
-        room = max(10, width - len(text) + len("{bar}") - 1)
+        room = max(10, width - len(text) + len("{bar}") - 3)
         bar_width = min(30, room - 2)
         filled = int(share * bar_width)
         bar = "[" + "█" * filled + "·" * (bar_width - filled) + "]"
-        line = text.replace("{bar}", bar)[: width - 1]
-        self._write("\r" + line.ljust(width - 1))
+        line = text.replace("{bar}", bar)[: width - 3]  # room for the ^C a terminal echoes after it
+        self._write("\r" + line.ljust(width - 3))
 
     def finish(self) -> None:
         """End the line of the stage drawn so far (the next output starts on a line of its own)."""
@@ -113,6 +113,12 @@ class ProgressBar:
         elif self.stage == "download" and getattr(self, "last", None) is not None:
             took = time.monotonic() - self.started
             self._write(f"  downloaded {_mib(self.last.done - self.first)} in {took:.1f} s\n")
+        self.stage = None
+
+    def abort(self) -> None:
+        """Leave the line drawn as it is (a ^C may sit after it) and go on below it."""
+        if self.live and self.stage is not None:
+            self._write("\n")
         self.stage = None
 
     def note(self, text: str) -> None:
@@ -159,12 +165,20 @@ def run_install(args: argparse.Namespace, version: str | None, line: str = DEFAU
         if (installer.cache / release.filename).is_file():
             where = f"the download kept in {_home(installer.cache)}"
         else:
-            where = ", then ".join(s.name for s in installer.sites)
+            where = installer.sites[0].name  # the next sites are tried only on a 404, each said in a note
         print(f"installing {release} from {where} ({java})", flush=True)
     try:
         done = installer.install(release)
-    finally:
-        bar.finish()
+    except KeyboardInterrupt:
+        bar.abort()
+        part = installer.cache / f"{release.filename}.part"
+        if part.is_file():
+            err(f"{_mib(part.stat().st_size)} of {release.filename} kept: the same command resumes the download")
+        raise
+    except BaseException:
+        bar.abort()
+        raise
+    bar.finish()
     _report(done)
     return done
 
@@ -190,7 +204,7 @@ def cmd_install(args: argparse.Namespace) -> int:
         return _list(args)
     done = run_install(args, args.version)
     if done.how != "present":
-        print("next: `kafkatop` for a lab cluster from it in the live view, or `kafkatop up --detach`")
+        print("next: `kafkatop` starts a lab cluster from it (or `kafkatop up --detach`)")
     return DONE
 
 
@@ -298,10 +312,10 @@ def _offer(
         if demo_instead and not yes and _ask("  [d] the built-in demo meanwhile, [q] quit: ", "dq") == "d":
             return None
         raise
-    sites = ", then ".join(s.name for s in sites_for(getattr(args, "mirror", None)))
+    site = sites_for(getattr(args, "mirror", None))[0].name
     print(
-        f"kafkatop can download {what} from {sites}, check it against Apache's published SHA-512 and unpack it "
-        f"into {_home(installs_root())} ({java} is there to run it)."
+        f"kafkatop can download {what} from {site}, check it against the SHA-512 published beside it and unpack "
+        f"it into {_home(installs_root())} ({java} is there to run it)."
     )
     if not yes:
         choices = "ydq" if demo_instead else "yq"

@@ -193,7 +193,7 @@ def _follow(cluster: LabCluster) -> None:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    cluster = open_cluster(args)
+    cluster = open_cluster(args, need_install=False)  # a cluster whose Kafka was deleted can still be stopped
     restore = ignore_interrupts()
     try:
         cluster.down()
