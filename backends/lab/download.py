@@ -95,7 +95,11 @@ def read_text(url: str, *, stall_s: float = STALL_S, limit: int = 1 << 20) -> st
         if e.code in (404, 410):
             raise NotPublished(url, f"HTTP {e.code} {e.reason}") from None
         raise DownloadFailed(f"{url}: HTTP {e.code} {e.reason}") from None
-    except (URLError, OSError, http.client.HTTPException) as e:
+    except URLError as e:
+        if isinstance(e.reason, TimeoutError):
+            raise DownloadFailed(f"cannot read {url}: no answer for {stall_s:g} s") from None
+        raise DownloadFailed(f"cannot reach {urlsplit(url).netloc}: {_reason(e)}") from None
+    except (OSError, http.client.HTTPException) as e:
         raise DownloadFailed(f"cannot read {url}: {_stall_or_reason(e, stall_s)}") from None
     return data.decode("utf-8", "replace")
 

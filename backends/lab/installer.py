@@ -220,6 +220,11 @@ class KafkaInstaller:
             checksum_url, archive_url = site.checksum_url(release), site.archive_url(release)
             try:
                 text = read_text(checksum_url, stall_s=self.stall_s)
+            except DownloadFailed as e:
+                raise DownloadFailed(
+                    f"{e}; check the network (a proxy: HTTPS_PROXY), or use --mirror URL (a company mirror, or a "
+                    "folder holding the release)"
+                ) from None
             except NotPublished as e:
                 misses.append(checksum_url)
                 self.note(f"{release.filename} is not on {site.name} ({_why(e)})")

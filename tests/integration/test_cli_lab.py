@@ -129,6 +129,27 @@ def test_detached_cluster_is_driven_by_later_commands(lab: Lab) -> None:
     assert lab.run("down", "--delete").returncode == 0 and not (lab.state / "lab").exists()
 
 
+def test_a_lab_whose_kafka_was_deleted_says_so_and_can_still_be_taken_down(lab: Lab) -> None:
+    """A Kafka removed under a running lab (`rm -rf` of an install kafkatop unpacked): commands that need it say
+    what happened and what to do; `down --delete` stops the nodes by pid, which needs no script, and deletes."""
+    up = lab.run("up", "--detach", "--heap", "32m", "--brokers", "1", *lab.ports)
+    assert up.returncode == 0, up.stderr
+    pids = lab.recorded_alive()
+    assert len(pids) == 2
+    lab.home.rename(lab.home.with_name("moved-away"))
+    status = lab.run("status")
+    assert status.returncode == 1
+    assert status.stderr == (
+        f"kafkatop: lab cluster 'lab' runs Kafka from {lab.home}, which is no longer an installation (does not "
+        "exist): put that Kafka back (`kafkatop install` unpacks it again from its kept download), or `kafkatop down "
+        "--name lab --delete` to start over\n"
+    )
+    down = lab.run("down", "--delete")
+    assert down.returncode == 0, down.stderr
+    assert all(dead(pid) for pid in pids)
+    assert not (lab.state / "lab").exists()
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_foreground_up_stops_every_node_on_exit(lab: Lab, sig: signal.Signals) -> None:
     proc = lab.popen("up", "--heap", "32m", "--brokers", "2", *lab.ports)

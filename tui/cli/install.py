@@ -160,8 +160,8 @@ def run_install(args: argparse.Namespace, version: str | None, line: str = DEFAU
     installer = make_installer(args, bar)
     scala = getattr(args, "scala", None) or DEFAULT_SCALA
     release = installer.resolve(version, scala, line)
-    java = check_java(release.java_needed, f"{release}")  # before the download: no 130 MB for a broker that can't run
     if not (installer.data_root / release.name).is_dir():
+        java = check_java(release.java_needed, f"{release}")  # before the download, not after it
         if (installer.cache / release.filename).is_file():
             where = f"the download kept in {_home(installer.cache)}"
         else:
