@@ -308,11 +308,30 @@ class KafkaInstaller:
                         raise KafkaInstallError(
                             f"{release.filename} holds {member.name!r}, outside {release.name}/: not a Kafka release"
                         )
-                    # "data": no absolute paths, no links out of the folder, no device files, no setuid bits.
-                    tar.extract(member, staging, filter="data")
+                    _extract_safely(tar, member, staging)
                     self.on_progress(InstallProgress("extract", raw.tell(), total))
         except (tarfile.TarError, EOFError) as e:
             raise KafkaInstallError(f"{release.filename} cannot be unpacked: {e}") from None
+
+
+def _extract_safely(tar: tarfile.TarFile, member: tarfile.TarInfo, into: Path) -> None:
+    """Extract one member with tarfile's "data" filter (no absolute paths, nothing out of the folder, no device
+    files, no setuid bits); Pythons before 3.11.4 lack the filter, so the same rules are applied here."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extract(member, into, filter="data")
+        return
+    name = Path(member.name)
+    if name.is_absolute() or ".." in name.parts:
+        raise KafkaInstallError(f"the archive holds {member.name!r}, a path outside its folder: not a Kafka release")
+    if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+        raise KafkaInstallError(f"the archive holds {member.name!r}, a device or pipe: not a Kafka release")
+    if member.issym() or member.islnk():
+        base = into if member.islnk() else into / name.parent
+        target = (base / member.linkname).resolve()
+        if member.linkname.startswith("/") or not target.is_relative_to(into.resolve()):
+            raise KafkaInstallError(f"the archive holds {member.name!r}, a link out of its folder: not a Kafka release")
+    member.mode &= 0o755  # no setuid, setgid, sticky, or group/other write
+    tar.extract(member, into)
 
 
 def _valid(path: Path) -> KafkaInstall | None:

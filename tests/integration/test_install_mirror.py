@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import os
 import resource
 import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from collections.abc import Iterator
@@ -22,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.lab.download import DownloadFailed
-from kafkatop.backends.lab.install import find_kafka
+from kafkatop.backends.lab.install import KafkaInstallError, find_kafka
 from kafkatop.backends.lab.installer import (
     InstallProgress,
     KafkaInstaller,
@@ -452,3 +454,30 @@ def test_download_progress_reaches_the_whole_file(site: tuple[MirrorServer, byte
     assert [p.done for p in downloads] == sorted(p.done for p in downloads)
     extracts = [p for p in seen if p.stage == "extract"]
     assert extracts[-1].done == extracts[-1].total
+
+
+def _archive_reaching_out(top: str) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in ((f"{top}/LICENSE", b"x"), (f"{top}/../../evil", b"written outside")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("python", ["with tarfile's data filter", "before 3.11.4, without it"])
+def test_an_archive_reaching_out_of_its_folder_is_refused(
+    tmp_path: Path, homes: dict[str, str], monkeypatch: pytest.MonkeyPatch, python: str
+) -> None:
+    """A checksum only says the archive is the one published; the unpacking still refuses paths out of its folder,
+    with tarfile's "data" filter or, on a Python without it (Debian 12's 3.11.2), by the same rules."""
+    if python.startswith("with") and not hasattr(tarfile, "data_filter"):
+        pytest.skip("this Python's tarfile has no data filter")
+    if python.startswith("before"):
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    lay_out(tmp_path / "site", VERSION, archive=_archive_reaching_out(RELEASE.name))
+    with pytest.raises(KafkaInstallError, match=r"kafka_2\.13-4\.1\.0|outside its folder"):
+        installer(homes, mirror_sites(str(tmp_path / "site"))).install(RELEASE)
+    assert not (installs(homes).parent / "evil").exists() and not (installs(homes) / "evil").exists()
+    assert left_in(installs(homes)) == []
