@@ -47,6 +47,11 @@ class DiskFull(KafkaInstallError):
     """A write failed for want of space (or of a quota)."""
 
 
+def no_room(e: OSError) -> bool:
+    """A full disk, a full quota, or a file-size limit: each is "make room and run again"."""
+    return e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
 @dataclass(frozen=True, slots=True)
 class Fetched:
     size: int
@@ -230,7 +235,7 @@ def _transfer(url: str, part: Path, meta: _Meta, stall_s: float, progress: Progr
                     have += len(chunk)
                     progress(have, total)
         except OSError as e:
-            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            if no_room(e):
                 raise DiskFull(
                     f"no room to write {part} ({_reason(e)}, {_mib(have)} written): free some space there, or point "
                     "XDG_CACHE_HOME at a disk with room, and run again: the download resumes"
@@ -269,7 +274,7 @@ def _copy(source: Path, url: str, part: Path, progress: Progress) -> Fetched:
         part.unlink(missing_ok=True)
         raise NotPublished(url, "no such file") from None
     except OSError as e:
-        if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        if no_room(e):
             part.unlink(missing_ok=True)
             raise DiskFull(f"no room to write {part} ({_reason(e)}): free some space there and run again") from None
         raise DownloadFailed(f"cannot copy {source}: {_reason(e)}") from None

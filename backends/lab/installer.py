@@ -11,7 +11,6 @@ where kafkatop finds it, $XDG_DATA_HOME/kafkatop/kafka/kafka_SCALA-VERSION.
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import hashlib
 import os
@@ -30,6 +29,7 @@ from kafkatop.backends.lab.download import (
     DownloadFailed,
     NotPublished,
     download,
+    no_room,
     read_text,
 )
 from kafkatop.backends.lab.install import KafkaHomeInvalid, KafkaInstall, KafkaInstallError, installs_root, open_install
@@ -286,7 +286,7 @@ class KafkaInstaller:
                 )
             os.rename(top, target)  # atomic: the name kafkatop looks for appears whole or not at all
         except OSError as e:
-            if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            if no_room(e):
                 raise DiskFull(
                     f"no room to unpack {archive.name} into {self.data_root} ({e.strerror}); nothing was installed: "
                     "free some space there, or point XDG_DATA_HOME at a disk with room, and run again"
