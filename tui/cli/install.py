@@ -69,6 +69,7 @@ class ProgressBar:
         self.drawn_at = 0.0
         self.started = time.monotonic()
         self.first = 0
+        self.last: InstallProgress | None = None
 
     def update(self, p: InstallProgress) -> None:
         now = time.monotonic()
@@ -107,10 +108,10 @@ class ProgressBar:
 
     def finish(self) -> None:
         """End the line of the stage drawn so far (the next output starts on a line of its own)."""
-        if self.live and self.stage is not None:
+        if self.last is not None and self.live and self.stage is not None:
             self._draw(self.last)
             self._write("\n")
-        elif self.stage == "download" and getattr(self, "last", None) is not None:
+        elif self.last is not None and self.stage == "download":
             took = time.monotonic() - self.started
             self._write(f"  downloaded {_mib(self.last.done - self.first)} in {took:.1f} s\n")
         self.stage = None
@@ -209,27 +210,20 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from kafkatop.backends.lab.installer import cache_root
+    from kafkatop.backends.lab.installer import KafkaInstaller
 
-    root = installs_root()
-    installed = []
-    for path in sorted(root.glob("kafka_*")) if root.is_dir() else ():
-        try:
-            from kafkatop.backends.lab.install import open_install
-
-            installed.append(open_install(path))
-        except KafkatopError:
-            continue
-    print(f"installed by kafkatop in {_home(root)}:")
+    here = KafkaInstaller()
+    print(f"installed by kafkatop in {_home(here.data_root)}:")
+    installed = here.installed()
     if not installed:
         print("  none (`kafkatop install` downloads Apache Kafka)")
     for i in installed:
         modes = " and ".join("ZooKeeper" if m == "zk" else "KRaft" for m in i.supported_modes)
         print(f"  {i.home.name:<22} Kafka {i.version}  ({modes} mode)")
-    cached = sorted(cache_root().glob("kafka_*.tgz")) if cache_root().is_dir() else []
+    cached = here.cached()
     if cached:
         sizes = ", ".join(f"{c.name} ({_mib(c.stat().st_size)})" for c in cached)
-        print(f"downloads kept in {_home(cache_root())}: {sizes}")
+        print(f"downloads kept in {_home(here.cache)}: {sizes}")
     uses: tuple[tuple[LabMode | None, str], ...] = (
         (None, "`kafkatop up` uses"),
         ("zk", "`kafkatop up --mode zk` uses"),
