@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.lab.download import DownloadFailed
-from kafkatop.backends.lab.install import KafkaInstallError, find_kafka
+from kafkatop.backends.lab.install import KafkaInstallError, detect_version, find_kafka
 from kafkatop.backends.lab.installer import (
     InstallProgress,
     KafkaInstaller,
@@ -481,3 +481,43 @@ def test_an_archive_reaching_out_of_its_folder_is_refused(
         installer(homes, mirror_sites(str(tmp_path / "site"))).install(RELEASE)
     assert not (installs(homes).parent / "evil").exists() and not (installs(homes) / "evil").exists()
     assert left_in(installs(homes)) == []
+
+
+@pytest.mark.kafka
+def test_a_real_kafka_installed_from_a_mirror_runs_a_lab(
+    kafka_home: Path, tmp_path: Path, homes: dict[str, str]
+) -> None:
+    """End to end with a real Kafka: KAFKA_HOME packed as Apache packs a release, served by the mirror double,
+    installed by `kafkatop install`, then a one-broker lab from what was installed, which takes a topic."""
+    from tests.integration.test_supervisor import free_port_block
+
+    version = detect_version(kafka_home).text
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.add(kafka_home, arcname=f"kafka_2.13-{version}")
+    lay_out(tmp_path / "site", version, archive=buffer.getvalue())
+    env = {k: v for k, v in homes.items() if k != "KAFKA_HOME"}
+    state = tmp_path / "state"
+    port = free_port_block(8)
+    with mirror(tmp_path / "site") as server:
+        done = kafkatop("install", "--mirror", server.url, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+    home = installs(env) / f"kafka_2.13-{version}"
+    assert f"installed Kafka {version} at {home}" in done.stdout
+    lab = ("--name", "fetched", "--state-dir", str(state))
+    try:
+        # no --kafka-home: the lab takes what kafkatop installed (an equal version elsewhere comes after it)
+        up = kafkatop("up", *lab, "--brokers", "1", "--base-port", str(port), "--controller-port", str(port + 4),
+                      "--heap", "256m", "--detach",
+                      env=env | {"PATH": "/usr/bin:/bin"}, timeout=180)  # fmt: skip
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert f"Kafka {version} at {home}" in up.stdout
+        bootstrap = f"127.0.0.1:{port}"
+        made = kafkatop("create-topic", "t", "--partitions", "2", "--replication-factor", "1",
+                        "--bootstrap-server", bootstrap, env=env)  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        described = kafkatop("describe", "--topic", "t", "--bootstrap-server", bootstrap, env=env)
+        assert "PartitionCount: 2" in described.stdout, described.stdout + described.stderr
+    finally:
+        down = kafkatop("down", *lab, "--delete", env=env, timeout=120)
+        assert down.returncode == 0, down.stderr
