@@ -182,8 +182,7 @@ def pinned(line: str) -> str | None:
     """A release of `line` known to exist, for a site with no listing: the exact version, or a pin."""
     if _RELEASE_VERSION.fullmatch(line):
         return line
-    pin = PINNED.get(line)
-    return pin if pin is not None else None
+    return PINNED.get(line)
 
 
 def is_release_version(text: str) -> bool:
