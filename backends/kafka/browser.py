@@ -334,7 +334,7 @@ class MessageBrowser:
         topic: str,
         partitions: Sequence[int] | None,
         seek: Seek,
-        on_record: Callable[[Message], None],
+        on_record: Callable[[BrowsedRecord], None],
         isolation: Isolation = "read_uncommitted",
         max_records: int | None = None,
         stopped: Callable[[], bool] = lambda: False,
@@ -351,7 +351,7 @@ class MessageBrowser:
             ends = {w.partition: w.high for w in wms}
             with closing(self._scan(consumer, topic, starts, ends, stopped)) as scan:
                 for m in scan:
-                    on_record(m)
+                    on_record(record_of(m))
                     count += 1
                     if max_records is not None and count >= max_records:
                         break

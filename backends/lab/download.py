@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import http.client
 import json
-import shutil
 import socket
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ class NotPublished(KafkaInstallError):
     def __init__(self, url: str, why: str) -> None:
         super().__init__(f"{url}: {why}")
         self.url = url
+        self.why = why
 
 
 class DownloadFailed(KafkaInstallError):
@@ -50,12 +50,6 @@ class DiskFull(KafkaInstallError):
 def no_room(e: OSError) -> bool:
     """A full disk, a full quota, or a file-size limit: each is "make room and run again"."""
     return e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-
-
-@dataclass(frozen=True, slots=True)
-class Fetched:
-    size: int
-    resumed_from: int  # bytes already in the .part when this run began
 
 
 def _is_file(url: str) -> bool:
@@ -123,8 +117,8 @@ def download(
     attempts: int = ATTEMPTS,
     on_progress: Progress | None = None,
     on_note: Note | None = None,
-) -> Fetched:
-    """Bring `url` into `part`, resuming what `part` already holds. Returns when `part` holds the whole file."""
+) -> int:
+    """Bring `url` into `part`, resuming what `part` already holds; returns its size once it holds the whole file."""
     progress = on_progress or (lambda done, total: None)
     note = on_note or (lambda text: None)
     part.parent.mkdir(parents=True, exist_ok=True)
@@ -138,7 +132,7 @@ def download(
         try:
             size = _transfer(url, part, meta, stall_s, progress)
             part.with_name(part.name + ".json").unlink(missing_ok=True)
-            return Fetched(size, resumed_from)
+            return size
         except _Retry as e:
             have = part.stat().st_size if part.exists() else 0
             if attempt == attempts:
@@ -259,7 +253,7 @@ def _total_of(content_range: str | None) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def _copy(source: Path, url: str, part: Path, progress: Progress) -> Fetched:
+def _copy(source: Path, url: str, part: Path, progress: Progress) -> int:
     """A file:// mirror: a local copy, with the same progress (a network share can be slow too)."""
     try:
         total = source.stat().st_size
@@ -278,16 +272,8 @@ def _copy(source: Path, url: str, part: Path, progress: Progress) -> Fetched:
             part.unlink(missing_ok=True)
             raise DiskFull(f"no room to write {part} ({_reason(e)}): free some space there and run again") from None
         raise DownloadFailed(f"cannot copy {source}: {_reason(e)}") from None
-    return Fetched(total, 0)
+    return total
 
 
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB"
-
-
-def free_bytes(path: Path) -> int | None:
-    """Free space where `path` (or its nearest existing parent) is."""
-    for p in (path, *path.parents):
-        if p.exists():
-            return shutil.disk_usage(p).free
-    return None

@@ -279,10 +279,14 @@ def open_install(home: str | Path) -> KafkaInstall:
     return found
 
 
+def xdg_home(environ: Mapping[str, str], variable: str, fallback: str) -> Path:
+    """An XDG base folder: $XDG_DATA_HOME and the like, else its default under HOME (".local/share")."""
+    return Path(environ.get(variable) or Path(environ.get("HOME", str(Path.home()))) / fallback)
+
+
 def installs_root(environ: Mapping[str, str] = os.environ) -> Path:
     """$XDG_DATA_HOME/kafkatop/kafka (~/.local/share/kafkatop/kafka): where `kafkatop install` unpacks releases."""
-    base = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME", str(Path.home()))) / ".local" / "share")
-    return Path(base) / "kafkatop" / "kafka"
+    return xdg_home(environ, "XDG_DATA_HOME", ".local/share") / "kafkatop" / "kafka"
 
 
 def _expand(pattern: str, environ: Mapping[str, str]) -> list[Path]:

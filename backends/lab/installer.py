@@ -32,10 +32,18 @@ from kafkatop.backends.lab.download import (
     no_room,
     read_text,
 )
-from kafkatop.backends.lab.install import KafkaHomeInvalid, KafkaInstall, KafkaInstallError, installs_root, open_install
+from kafkatop.backends.lab.install import (
+    KafkaHomeInvalid,
+    KafkaInstall,
+    KafkaInstallError,
+    installs_root,
+    open_install,
+    xdg_home,
+)
 from kafkatop.backends.lab.releases import (
     APACHE_SITES,
     DEFAULT_LINE,
+    PINNED,
     Release,
     ReleaseInputError,
     Site,
@@ -45,7 +53,6 @@ from kafkatop.backends.lab.releases import (
     newest_of,
     parse_checksum,
     parse_listing,
-    pinned,
     short_digest,
 )
 
@@ -80,8 +87,7 @@ class ReleaseNotFound(ReleaseInputError):
 
 def cache_root(environ: Mapping[str, str] = os.environ) -> Path:
     """$XDG_CACHE_HOME/kafkatop/downloads (~/.cache/kafkatop/downloads): verified archives and partial downloads."""
-    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME", str(Path.home()))) / ".cache")
-    return Path(base) / "kafkatop" / "downloads"
+    return xdg_home(environ, "XDG_CACHE_HOME", ".cache") / "kafkatop" / "downloads"
 
 
 def _noop_progress(progress: InstallProgress) -> None:
@@ -134,7 +140,7 @@ class KafkaInstaller:
             if found is not None:
                 check_scala(scala, found)
                 return Release(found, scala)
-        fallback = pinned(wanted)
+        fallback = PINNED.get(wanted)
         if not listed_anywhere and fallback is not None:
             self.note(f"no release listing could be read; taking Kafka {fallback}, a known {wanted}.x release")
             return Release(fallback, scala)
@@ -344,4 +350,4 @@ def _valid(path: Path) -> KafkaInstall | None:
 
 
 def _why(e: KafkaInstallError) -> str:
-    return e.args[0].rpartition(": ")[2] if isinstance(e, NotPublished) else str(e)
+    return e.why if isinstance(e, NotPublished) else str(e)

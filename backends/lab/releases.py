@@ -178,13 +178,6 @@ def newest_of(line: str, versions: Sequence[str]) -> str | None:
     return max(matching, key=_key) if matching else None
 
 
-def pinned(line: str) -> str | None:
-    """A release of `line` known to exist, for a site with no listing: the exact version, or a pin."""
-    if _RELEASE_VERSION.fullmatch(line):
-        return line
-    return PINNED.get(line)
-
-
 def is_release_version(text: str) -> bool:
     return _RELEASE_VERSION.fullmatch(text) is not None
 

@@ -24,7 +24,15 @@ from typing import Any
 
 import psutil
 
-from kafkatop.backends.lab.install import KafkaHomeInvalid, KafkaInstall, KafkaVersion, LabMode, Layout, open_install
+from kafkatop.backends.lab.install import (
+    KafkaHomeInvalid,
+    KafkaInstall,
+    KafkaVersion,
+    LabMode,
+    Layout,
+    open_install,
+    xdg_home,
+)
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, cluster_nodes
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.nodes import NodeState
@@ -84,8 +92,7 @@ class LabSnapshot:
 
 
 def default_state_root(environ: Mapping[str, str] = os.environ) -> Path:
-    base = environ.get("XDG_STATE_HOME") or str(Path(environ.get("HOME", str(Path.home()))) / ".local" / "state")
-    return Path(base) / "kafkatop"
+    return xdg_home(environ, "XDG_STATE_HOME", ".local/state") / "kafkatop"
 
 
 def new_cluster_id() -> str:

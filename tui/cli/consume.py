@@ -13,10 +13,8 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from confluent_kafka import Message
-
 from kafkatop.backends.insight.seek import parse_time
-from kafkatop.backends.kafka.browser import MessageBrowser, record_of
+from kafkatop.backends.kafka.browser import MessageBrowser
 from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek, TimestampType
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import DONE, UsageError, err
@@ -131,8 +129,7 @@ def cmd_consume(args: argparse.Namespace) -> int:
     null = b"" if args.format is not None else b"null"
     out: BinaryIO = sys.stdout.buffer
 
-    def write(m: Message) -> None:
-        record = record_of(m)
+    def write(record: BrowsedRecord) -> None:
         out.write(as_json(record) if args.json else render(parts, record, null))
 
     browser = MessageBrowser(connection(args), timeout_s=args.timeout)

@@ -271,10 +271,10 @@ def find_or_offer(
     a terminal, done at once with --yes. None: run the demo instead (only when `demo_instead`, the live view)."""
     explicit = getattr(args, "kafka_home", None)
     try:
-        found = find_kafka(explicit, mode=mode)
+        found: KafkaInstall | None = find_kafka(explicit, mode=mode)
     except KafkaNotFound:
-        return _offer(args, None, mode, demo_instead, _interactive() if interactive is None else interactive)
-    if explicit or mode is None or mode in found.supported_modes:
+        found = None
+    if found is not None and (explicit or mode is None or mode in found.supported_modes):
         return found
     return _offer(args, found, mode, demo_instead, _interactive() if interactive is None else interactive)
 
