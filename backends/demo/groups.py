@@ -33,7 +33,7 @@ from kafkatop.backends.model.cluster import (
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, ConsumerView
 
-GROUP_NOTE = "from kafkatop's own consumers: the mock has no group APIs (ListGroups, DescribeGroups)"
+GROUP_NOTE = "members and state from kafkatop's own consumers: the mock has no group APIs (ListGroups, DescribeGroups)"
 
 
 # Consumers of the console that are (still) members of their group.

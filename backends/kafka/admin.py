@@ -27,7 +27,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, Resou
 
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported, unreachable_reason
-from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll
+from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll, GroupReadMode
 from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
@@ -57,19 +57,19 @@ class AdminSource:
         include_internal: bool = False,
         watch_groups: Iterable[str] = (),
         config_refresh_s: float = 30.0,
+        group_reads: GroupReadMode = "batched",
     ) -> None:
         self.connection = connection
         self.timeout_s = timeout_s
         self.include_internal = include_internal
         self.config_refresh_s = config_refresh_s
-        config = connection.config()
         self._created = time.monotonic()
         self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
         self._known_brokers: dict[int, Broker] = {}
         self._mode: ClusterMode | None = None
         self._min_isr: dict[str, int | None] = {}
         self._configs_read_at = float("-inf")
-        self._groups = GroupPoll(config, watch_groups, config_refresh_s)
+        self._groups = GroupPoll(connection, watch_groups, config_refresh_s, group_reads)
 
     @property
     def watch_groups(self) -> tuple[str, ...]:
@@ -78,6 +78,16 @@ class AdminSource:
     def watch(self, group_ids: Iterable[str]) -> None:
         """Report these groups too, from the next poll on, whether or not the cluster lists them."""
         self._groups.watch(group_ids)
+
+    @property
+    def group_reads(self) -> GroupReadMode:
+        """How consumer groups are read: batched per coordinator, or per group (group_poll.py says when)."""
+        return self._groups.mode
+
+    @property
+    def group_requests(self) -> dict[str, int]:
+        """The batched group reads' requests of the last poll, by API (empty the per-group way)."""
+        return self._groups.last_requests
 
     def close(self) -> None:
         self._groups.close()

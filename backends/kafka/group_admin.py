@@ -99,10 +99,9 @@ def delete_offsets(
         try:
             with BrokerConnection(host, port, deadline, settings) as conn:
                 version = conn.version_for(API_FIND_COORDINATOR, "FindCoordinator", FIND_COORDINATOR_VERSIONS)
-                found = decode_find_coordinator(
-                    response_reader(conn.request(API_FIND_COORDINATOR, version, find_coordinator_body(group, version))),
-                    version,
-                )
+                body = find_coordinator_body([group], version)
+                reader = response_reader(conn.request(API_FIND_COORDINATOR, version, body))
+                (found,) = decode_find_coordinator(reader, version, [group])
             if found.error_code:
                 said = error_name(found.error_code) + (f": {found.error_message}" if found.error_message else "")
                 raise KafkatopError(f"no coordinator for group {group!r}: {said}")

@@ -1,7 +1,12 @@
 """The consumer-group part of an AdminSource poll: which groups to ask about, where their coordinators are, which
 partitions to read their committed offsets for, and the ConsumerGroup snapshots built from the answers.
 
-Requests go through GroupReader (see group_reader.py), never through the poll's own AdminClient.
+Two ways to read them, never through the poll's own AdminClient:
+- batched (the default): kafkatop's own OffsetFetch and DescribeGroups, one of each per coordinator per poll
+  (group_batch.py). An idle group (Empty or Dead, as ListGroups says every poll) is described again only every
+  `config_refresh_s`: it has no members to change, and its state comes from ListGroups each poll;
+- per group: a librdkafka Consumer per group and an AdminClient call per group (group_reader.py), for clusters
+  kafkatop's own connections cannot speak to (GSSAPI, OAUTHBEARER) or that answer no OffsetFetch v6 (before 2.4).
 """
 
 from __future__ import annotations
@@ -10,17 +15,32 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from confluent_kafka import KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error, error_code, is_unsupported
+from kafkatop.backends.kafka.group_batch import BatchedGroupReader, GroupReads
 from kafkatop.backends.kafka.group_reader import COORDINATOR_MOVED, DESCRIPTION_WAIT_S, GroupReader
-from kafkatop.backends.kafka.groups import build_group
-from kafkatop.backends.model.cluster import OFFSETS_TOPIC, ConsumerGroup, Problem, TopicPartition, offsets_partition
+from kafkatop.backends.kafka.groups import build_described_group, build_group, group_state
+from kafkatop.backends.model.cluster import (
+    OFFSETS_TOPIC,
+    ConsumerGroup,
+    GroupState,
+    Problem,
+    TopicPartition,
+    offsets_partition,
+)
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.protocol.groups import DescribedGroup
+from kafkatop.backends.protocol.wire import error_name as error_name_of
 
 SOURCE = "admin"
+
+GroupReadMode = Literal["batched", "per-group"]
+
+_IDLE = frozenset({GroupState.EMPTY.value, GroupState.DEAD.value})
 
 
 @dataclass
@@ -34,12 +54,21 @@ class _GroupReads:
     down: dict[str, str] = field(default_factory=dict)  # groups not asked: their coordinator is down (why)
     descriptions: dict[str, Future[Any]] = field(default_factory=dict)
     offsets: dict[str, Future[list[Any]]] = field(default_factory=dict)
+    batches: list[Future[GroupReads]] = field(default_factory=list)  # the batched way: its reads
+    batched: set[str] = field(default_factory=set)  # the groups those reads ask about
 
 
 class GroupPoll:
     """Consumer groups, poll after poll: the groups listed or watched, described, with their committed offsets."""
 
-    def __init__(self, config: Mapping[str, Any], watch_groups: Iterable[str], config_refresh_s: float) -> None:
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        watch_groups: Iterable[str],
+        config_refresh_s: float,
+        mode: GroupReadMode = "batched",
+    ) -> None:
+        config = connection.config()
         # Groups to report even when the cluster does not list them (kafkatop's own consumers; brokers whose
         # ListGroups is restricted by ACLs; the librdkafka mock).
         self.watch_groups = tuple(watch_groups)
@@ -54,8 +83,24 @@ class GroupPoll:
         # Whether this cluster places groups as Kafka does (see _coordinators_down); learnt from DescribeGroups.
         self._placement_confirmed = False
         self._polls = 0
+        self._batch = (
+            BatchedGroupReader(connection) if mode == "batched" and BatchedGroupReader.speaks(connection) else None
+        )
+        # The batched way's last description of each group, and when it was read (see the module's docstring).
+        self._described: dict[str, tuple[DescribedGroup, float]] = {}
+        self._listed_state: dict[str, str] = {}  # by the last ListGroups answered
+        # KIP-848 groups (ListGroups' type CONSUMER), which DescribeGroups calls Dead: described by librdkafka's
+        # ConsumerGroupDescribe, one call per group (group_reader.py).
+        self._kip848: set[str] = set()
+        self.last_requests: dict[str, int] = {}  # the batched way's requests in the last poll, by API
+
+    @property
+    def mode(self) -> GroupReadMode:
+        return "batched" if self._batch is not None else "per-group"
 
     def close(self) -> None:
+        if self._batch is not None:
+            self._batch.close()
         self._reader.close()
 
     def watch(self, group_ids: Iterable[str]) -> None:
@@ -146,8 +191,39 @@ class GroupPoll:
         self._ask(reads, sorted(set(self.watch_groups) | self._listed_before))
         return reads
 
+    def _ask_batched(self, reads: _GroupReads, group_ids: list[str]) -> None:
+        """The batched way: one read of these groups (offsets; descriptions but of idle groups described lately)."""
+        assert self._batch is not None
+        new = [g for g in group_ids if g not in reads.down and g not in reads.batched]
+        if not new:
+            return
+        reads.down.update(self._coordinators_down(reads.metadata, new))
+        asked = [g for g in new if g not in reads.down]
+        if not asked:
+            return
+        now = time.monotonic()
+        describe = [g for g in asked if g not in self._kip848 and not self._idle_described(g, now)]
+        kip848 = [g for g in asked if g in self._kip848]
+        if kip848 and self._groups_describable:
+            reads.descriptions.update(self._reader.describe(kip848))
+        named = {name: [tp.partition for tp in tps] for name, tps in reads.partitions.items()}
+        brokers = [(b.host, b.port) for b in reads.metadata.brokers.values()]
+        reads.batches.append(self._batch.start(asked, describe, named, brokers, reads.deadline.end))
+        reads.batched.update(asked)
+
+    def _idle_described(self, group_id: str, now: float) -> bool:
+        """Whether the group was idle when last described and still is, by a description younger than the refresh."""
+        last = self._described.get(group_id)
+        if last is None or now - last[1] >= self.config_refresh_s:
+            return False
+        state = self._listed_state.get(group_id, last[0].state)
+        return last[0].state in _IDLE and state == last[0].state
+
     def _ask(self, reads: _GroupReads, group_ids: list[str]) -> None:
         """Starts DescribeGroups and the committed-offset reads of the groups not asked yet in this poll."""
+        if self._batch is not None:
+            self._ask_batched(reads, group_ids)
+            return
         new = [g for g in group_ids if g not in reads.down and g not in reads.offsets]
         if not new:
             return
@@ -175,6 +251,8 @@ class GroupPoll:
                 listed = deadline.result(listed_f)
                 listed_state = {g.group_id: g.state for g in listed.valid}
                 self._listed_before = set(listed_state)
+                self._listed_state = {g: group_state(s).value for g, s in listed_state.items()}
+                self._kip848 = {g.group_id for g in listed.valid if getattr(g.type, "name", None) == "CONSUMER"}
                 # ListGroups goes to every broker: one line per distinct failure, not one per broker.
                 for reason in sorted({describe_error(KafkaException(err)) for err in listed.errors}):
                     problems.append(Problem(SOURCE, "ListGroups", reason))
@@ -185,6 +263,8 @@ class GroupPoll:
             for gone in set(self._assigned_topics).difference(group_ids):
                 del self._assigned_topics[gone]
             self._ask(reads, group_ids)  # groups listed for the first time
+            if self._batch is not None:
+                return self._collect_batched(reads, group_ids, listed_state, high, problems)
 
             descriptions: dict[str, Any] = {}
             for g, fut in reads.descriptions.items():
@@ -223,6 +303,89 @@ class GroupPoll:
         finally:
             # Past every wait on this poll's deadline: which describing clients may go.
             self._reader.settle(coordinator_moved=coordinator_moved, unsupported=not self._groups_describable)
+
+    def _collect_batched(
+        self,
+        reads: _GroupReads,
+        group_ids: list[str],
+        listed_state: Mapping[str, Any],
+        high: Mapping[TopicPartition, tuple[int, int | None]],
+        problems: list[Problem],
+    ) -> tuple[ConsumerGroup, ...]:
+        offsets: dict[str, Any] = {}
+        descriptions: dict[str, DescribedGroup] = {}
+        coordinators: dict[str, int] = {}
+        failures: dict[str, str] = {}
+        requests: dict[str, int] = {}
+        now = time.monotonic()
+        for fut in reads.batches:
+            try:
+                got = reads.deadline.result(fut)
+            except Exception as e:  # noqa: BLE001 - a read that missed the deadline is this poll's problem, not a crash
+                problems.append(Problem(SOURCE, "consumer groups", describe_error(e)))
+                continue
+            offsets.update(got.offsets)
+            descriptions.update(got.descriptions)
+            coordinators.update(got.coordinators)
+            failures.update(got.failures)
+            for api, n in got.requests.items():
+                requests[api] = requests.get(api, 0) + n
+            if not got.describable:
+                self._groups_describable = False
+            if not got.offsets_readable:
+                self._batch = None  # read the per-group way from the next poll on (a Kafka before 2.4)
+        self.last_requests = requests
+        kip848: dict[str, Any] = {}
+        for g, fut in reads.descriptions.items():
+            try:
+                kip848[g] = reads.deadline.result(fut)
+            except Exception as e:  # noqa: BLE001
+                problems.append(Problem(SOURCE, f"DescribeGroups {g}", describe_error(e)))
+        for g, d in descriptions.items():
+            if not d.error_code:
+                self._described[g] = (d, now)
+                if coordinators.get(g) is not None:
+                    self._placement_confirmed = self._placement_confirmed or self._placed(
+                        reads.metadata, g, coordinators[g]
+                    )
+            else:
+                problems.append(Problem(SOURCE, f"DescribeGroups {g}", error_name_of(d.error_code)))
+        for gone in set(self._described).difference(group_ids):
+            del self._described[gone]
+        if group_ids and not self._groups_describable:
+            problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
+        high_marks = {tp: v[0] for tp, v in high.items()}
+        groups = []
+        for g in group_ids:
+            if g in reads.down:
+                problems.append(Problem(SOURCE, f"group {g}", reads.down[g]))
+            elif g in failures:
+                problems.append(Problem(SOURCE, f"group {g}", failures[g]))
+            fresh = descriptions.get(g)
+            described, note = fresh, None
+            if fresh is None and g in self._described and self._groups_describable:
+                described, read_at = self._described[g]
+                note = (
+                    f"members as described {now - read_at:.0f} s ago: an idle group is described every "
+                    f"{self.config_refresh_s:g} s; its state is this poll's"
+                )
+            if g in kip848:
+                groups.append(build_group(g, kip848[g], offsets.get(g), high_marks, listed_state.get(g)))
+                continue
+            groups.append(
+                build_described_group(
+                    g, described, coordinators.get(g), offsets.get(g), high_marks, listed_state.get(g), note
+                )
+            )
+        return tuple(groups)
+
+    @staticmethod
+    def _placed(metadata: Any, group_id: str, coordinator: int) -> bool:
+        offsets = metadata.topics.get(OFFSETS_TOPIC)
+        if offsets is None or not offsets.partitions:
+            return False
+        pm = offsets.partitions.get(offsets_partition(group_id, len(offsets.partitions)))
+        return pm is not None and pm.leader == coordinator
 
 
 def _assigned_topics(description: Any) -> set[str]:

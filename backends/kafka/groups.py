@@ -13,6 +13,7 @@ from kafkatop.backends.model.cluster import (
     GroupState,
     TopicPartition,
 )
+from kafkatop.backends.protocol.groups import CommittedOffset, DescribedGroup
 
 # confluent-kafka's ConsumerGroupState names → the coordinator's own state names.
 _STATES: dict[str, GroupState] = {
@@ -79,17 +80,13 @@ def _kip848_state(description: Any) -> GroupState:
     return GroupState.ASSIGNING
 
 
-def build_group(
-    group_id: str,
-    description: Any | None,
+def _group_offsets(
+    members: tuple[GroupMember, ...],
     committed: Iterable[Any] | None,
     high_watermarks: Mapping[TopicPartition, int | None],
-    listed_state: Any = None,
-) -> ConsumerGroup:
-    """One ConsumerGroup from a ConsumerGroupDescription (or None when it could not be described), the group's
-    committed offsets (confluent-kafka TopicPartitions; negative offsets mean "no commit"), and the partitions'
-    high watermarks from the same poll."""
-    members = tuple(member_from_description(m) for m in description.members) if description is not None else ()
+) -> tuple[GroupPartitionOffset, ...]:
+    """The group's partitions: those it committed on (`committed`: anything with topic, partition and offset;
+    negative offsets mean "no commit") and those assigned to its members now."""
     owner = {tp: m.member_id for m in members for tp in m.assignment}
     commits: dict[TopicPartition, int | None] = {}
     for tp in committed or ():
@@ -97,7 +94,7 @@ def build_group(
     # Assigned partitions without a commit yet still belong in the table: they are being consumed.
     for tp in owner:
         commits.setdefault(tp, None)
-    offsets = tuple(
+    return tuple(
         GroupPartitionOffset(
             topic=tp.topic,
             partition=tp.partition,
@@ -109,6 +106,20 @@ def build_group(
         # A partition named only to read offsets (see AdminSource) and never committed is not the group's.
         if commits[tp] is not None or tp in owner
     )
+
+
+def build_group(
+    group_id: str,
+    description: Any | None,
+    committed: Iterable[Any] | None,
+    high_watermarks: Mapping[TopicPartition, int | None],
+    listed_state: Any = None,
+) -> ConsumerGroup:
+    """One ConsumerGroup from a ConsumerGroupDescription (or None when it could not be described), the group's
+    committed offsets (confluent-kafka TopicPartitions; negative offsets mean "no commit"), and the partitions'
+    high watermarks from the same poll."""
+    members = tuple(member_from_description(m) for m in description.members) if description is not None else ()
+    offsets = _group_offsets(members, committed, high_watermarks)
     if description is not None:
         coordinator = getattr(description.coordinator, "id", None)
         protocol = group_protocol(getattr(description, "type", None))
@@ -126,3 +137,46 @@ def build_group(
             offsets=offsets,
         )
     return ConsumerGroup(group_id=group_id, state=group_state(listed_state), offsets=offsets)
+
+
+def build_described_group(
+    group_id: str,
+    described: DescribedGroup | None,
+    coordinator: int | None,
+    committed: Iterable[CommittedOffset] | None,
+    high_watermarks: Mapping[TopicPartition, int | None],
+    listed_state: Any = None,
+    note: str | None = None,
+) -> ConsumerGroup:
+    """One ConsumerGroup from kafkatop's own DescribeGroups and OffsetFetch answers (group_batch.py). `listed_state`,
+    from this poll's ListGroups, wins over the description's, which may be older (an idle group's: see GroupPoll)."""
+    if described is None or described.error_code:
+        return ConsumerGroup(
+            group_id=group_id,
+            state=group_state(listed_state),
+            coordinator=coordinator,
+            offsets=_group_offsets((), committed, high_watermarks),
+            note=note,
+        )
+    members = tuple(
+        GroupMember(
+            member_id=m.member_id,
+            client_id=m.client_id,
+            host=m.client_host.lstrip("/"),  # Java's InetAddress.toString(): "/127.0.0.1"
+            assignment=tuple(TopicPartition(t, p) for t, p in m.assignment),
+            group_instance_id=m.group_instance_id,
+        )
+        for m in described.members
+    )
+    return ConsumerGroup(
+        group_id=group_id,
+        state=group_state(listed_state if listed_state is not None else described.state),
+        # Kafka's protocol type: "consumer"; "" for a group that only commits offsets (confluent-kafka's "simple").
+        protocol_type=described.protocol_type or "simple",
+        protocol="classic",  # DescribeGroups describes classic groups (KIP-848's answer ConsumerGroupDescribe)
+        assignor=described.protocol_data or None,
+        coordinator=coordinator,
+        members=members,
+        offsets=_group_offsets(members, committed, high_watermarks),
+        note=note,
+    )

@@ -103,6 +103,10 @@ class _Lib:
             "rd_kafka_mock_broker_set_rack": (ctypes.c_int, [vp, i32, cp]),
             "rd_kafka_mock_broker_set_rtt": (ctypes.c_int, [vp, i32, ctypes.c_int]),
             "rd_kafka_mock_coordinator_set": (ctypes.c_int, [vp, cp, cp, i32]),
+            "rd_kafka_mock_push_request_errors_array": (
+                None,
+                [vp, ctypes.c_int16, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int)],
+            ),
             "rd_kafka_mock_start_request_tracking": (None, [vp]),
             "rd_kafka_mock_stop_request_tracking": (None, [vp]),
             "rd_kafka_mock_clear_requests": (None, [vp]),
@@ -260,6 +264,11 @@ class MockCluster:
             self._lib.c.rd_kafka_mock_coordinator_set(self._live(), b"group", group_id.encode(), broker_id),
             f"set the coordinator of group {group_id!r}",
         )
+
+    def push_request_errors(self, api_key: int, error_codes: list[int]) -> None:
+        """The next requests of `api_key` (to any broker) are answered with these Kafka error codes, one each."""
+        codes = (ctypes.c_int * len(error_codes))(*error_codes)
+        self._lib.c.rd_kafka_mock_push_request_errors_array(self._live(), api_key, len(error_codes), codes)
 
     # --- request tracking: what clients really sent, counted server-side --------------------------------------
     def start_request_tracking(self) -> None:

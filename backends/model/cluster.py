@@ -212,8 +212,8 @@ class ConsumerGroup:
     coordinator: int | None = None
     members: tuple[GroupMember, ...] = ()
     offsets: tuple[GroupPartitionOffset, ...] = ()
-    # Where the state and members come from when not from the coordinator's DescribeGroups, said as such: e.g. "from
-    # kafkatop's own consumers: the mock has no group APIs". None: from Kafka itself.
+    # Where the state and members come from when not from this poll's DescribeGroups, said as such: e.g. "members and
+    # state from kafkatop's own consumers: the mock has no group APIs". None: from this poll's answers.
     note: str | None = None
 
     @property

@@ -23,18 +23,24 @@ from kafkatop.backends.protocol.wire import (
 API_FIND_COORDINATOR = 10
 API_OFFSET_DELETE = 47
 FIND_COORDINATOR_VERSIONS = (3, 6)  # v3: flexible; v4+: batched (KIP-699)
+FIND_COORDINATOR_BATCHED_FROM = 4
 OFFSET_DELETE_VERSIONS = (0, 0)
 GROUP_KEY = 0  # CoordinatorType.GROUP
 
 
-def find_coordinator_body(group: str, version: int) -> bytes:
-    if version >= 4:
-        return struct.pack(">b", GROUP_KEY) + encode_compact_array([encode_compact_string(group)]) + NO_TAGGED_FIELDS
-    return encode_compact_string(group) + struct.pack(">b", GROUP_KEY) + NO_TAGGED_FIELDS
+def find_coordinator_body(groups: Sequence[str], version: int) -> bytes:
+    """v4+: any number of groups in one request; v3: exactly one."""
+    if version >= FIND_COORDINATOR_BATCHED_FROM:
+        keys = encode_compact_array([encode_compact_string(g) for g in groups])
+        return struct.pack(">b", GROUP_KEY) + keys + NO_TAGGED_FIELDS
+    if len(groups) != 1:
+        raise ProtocolError(f"FindCoordinator v{version} takes one group, not {len(groups)}")
+    return encode_compact_string(groups[0]) + struct.pack(">b", GROUP_KEY) + NO_TAGGED_FIELDS
 
 
 @dataclass(frozen=True, slots=True)
 class Coordinator:
+    key: str  # the group
     node_id: int
     host: str
     port: int
@@ -42,22 +48,26 @@ class Coordinator:
     error_message: str | None
 
 
-def decode_find_coordinator(r: Reader, version: int) -> Coordinator:
-    """After the response header (v1)."""
+def decode_find_coordinator(r: Reader, version: int, asked: Sequence[str]) -> list[Coordinator]:
+    """After the response header (v1): one Coordinator per group asked (`asked`, in order, names v3's answer)."""
     r.int32()  # throttle time
-    if version >= 4:
-        if r.compact_array_length() != 1:
-            raise ProtocolError("FindCoordinator answered for another number of groups than the one asked")
-        r.compact_string()  # the key
-        node, host, port = r.int32(), r.compact_string(), r.int32()
-        code, message = r.int16(), r.compact_nullable_string()
-        r.skip_tagged_fields()
+    out = []
+    if version >= FIND_COORDINATOR_BATCHED_FROM:
+        for _ in range(r.compact_array_length()):
+            key = r.compact_string()
+            node, host, port = r.int32(), r.compact_string(), r.int32()
+            code, message = r.int16(), r.compact_nullable_string()
+            r.skip_tagged_fields()
+            out.append(Coordinator(key, node, host, port, code, message))
     else:
         code, message = r.int16(), r.compact_nullable_string()
         node, host, port = r.int32(), r.compact_string(), r.int32()
+        out.append(Coordinator(asked[0], node, host, port, code, message))
     r.skip_tagged_fields()
     r.end()
-    return Coordinator(node, host, port, code, message)
+    if sorted(c.key for c in out) != sorted(asked):
+        raise ProtocolError("FindCoordinator answered for other groups than those asked")
+    return out
 
 
 def offset_delete_body(group: str, partitions: Mapping[str, Sequence[int]]) -> bytes:

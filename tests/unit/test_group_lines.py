@@ -70,10 +70,12 @@ RECORDED = json.loads((Path(__file__).parents[1] / "fixtures" / "groups" / "offs
 
 def test_find_coordinator_batched_and_not() -> None:
     version = RECORDED["find_version"]
-    found = decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2"])), version)
-    assert (found.node_id, found.host, found.port, found.error_code) == (1, "127.0.0.1", 28000, 0)
-    v3 = decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2_v3"])), 3)
-    assert (v3.node_id, v3.port, v3.error_code) == (1, 28000, 0)
+    (found,) = decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2"])), version, ["od2"])
+    assert (found.key, found.node_id, found.host, found.port, found.error_code) == ("od2", 1, "127.0.0.1", 28000, 0)
+    (v3,) = decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2_v3"])), 3, ["od2"])
+    assert (v3.key, v3.node_id, v3.port, v3.error_code) == ("od2", 1, 28000, 0)
+    with pytest.raises(ProtocolError):  # an answer for another group than the one asked
+        decode_find_coordinator(response_reader(bytes.fromhex(RECORDED["find_od2"])), version, ["other"])
 
 
 def test_offset_delete_per_partition_and_whole() -> None:

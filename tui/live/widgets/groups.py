@@ -102,7 +102,7 @@ class GroupsPanel(LivePane, Vertical):
         note = self.query_one("#group-note", Static)
         note.display = group is not None and group.note is not None
         if group is not None and group.note is not None:
-            note.update(Text(f"members and state {group.note}", style="dim"))
+            note.update(Text(group.note, style="dim"))
         rows = []
         if group is not None:
             owner = {tp: m for m in group.members for tp in m.assignment}

@@ -1,0 +1,103 @@
+"""The batched group reads (group_batch.py: OffsetFetch v8 and DescribeGroups, one each per coordinator) against a
+real Apache Kafka 4.1 node: every group's committed offsets, members and assignment the same as the per-group way
+(a Consumer and an AdminClient call per group), for 40 groups that only committed, a classic group with a member, and
+a KIP-848 group with one; and the requests that took. Set KAFKA_HOME to run."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+from confluent_kafka import Consumer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.model.cluster import ConsumerGroup, GroupState
+from kafkatop.backends.model.connection import KafkaConnection
+from tests.conftest import wait_for
+from tests.integration.test_real_kafka import KraftNode, create_topic
+
+pytestmark = pytest.mark.kafka
+
+TOPIC = "scaled"
+IDLE = [f"idle-{i:02}" for i in range(40)]
+
+
+@pytest.fixture(scope="module")
+def many_groups(kafka: KraftNode) -> Iterator[KraftNode]:
+    create_topic(kafka, TOPIC, 8)
+    for i, g in enumerate(IDLE):
+        committer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": g, "enable.auto.commit": False})
+        committer.commit(
+            offsets=[KafkaTopicPartition(TOPIC, p, i * 100 + p) for p in range(8) if (i + p) % 4],
+            asynchronous=False,
+        )
+        committer.close()
+    stop = threading.Event()
+    members = [
+        Consumer(
+            {
+                "bootstrap.servers": kafka.bootstrap,
+                "group.id": group,
+                "group.protocol": protocol,
+                "client.id": f"{group}-client",
+                "auto.offset.reset": "earliest",
+            }
+        )  # fmt: skip
+        for group, protocol in (("live-classic", "classic"), ("live-848", "consumer"))
+    ]
+    for m in members:
+        m.subscribe([TOPIC])
+
+    def polling() -> None:
+        while not stop.is_set():
+            for m in members:
+                m.poll(0.1)
+
+    thread = threading.Thread(target=polling, daemon=True)
+    thread.start()
+    try:
+        yield kafka
+    finally:
+        stop.set()
+        thread.join(5)
+        for m in members:
+            m.close()
+
+
+def seen(group: ConsumerGroup) -> tuple[object, ...]:
+    """What both ways must agree on (the note says how old an idle group's description is: the batched way's own)."""
+    members = tuple(sorted((m.client_id, m.host, m.assignment) for m in group.members))
+    return group.group_id, group.state, group.protocol, group.coordinator, members, group.offsets
+
+
+def test_batched_reads_are_the_per_group_reads(many_groups: KraftNode) -> None:
+    connection = KafkaConnection.parse(many_groups.bootstrap)
+    per_group = AdminSource(connection, timeout_s=5.0, group_reads="per-group")
+    batched = AdminSource(connection, timeout_s=5.0)
+    try:
+
+        def settled() -> tuple[tuple[ConsumerGroup, ...], tuple[ConsumerGroup, ...]] | None:
+            a, b = per_group.poll().groups, batched.poll().groups
+            live = {g.group_id: g for g in a if g.group_id.startswith("live-")}
+            if len(a) != 42 or any(g.state is not GroupState.STABLE or not g.members for g in live.values()):
+                return None
+            return (a, b) if [seen(g) for g in a] == [seen(g) for g in b] else None
+
+        a, b = wait_for(settled, timeout_s=60, what="both ways to read the same 42 groups")
+        assert batched.group_reads == "batched"
+        by_id = {g.group_id: g for g in b}
+        assert by_id["live-848"].protocol == "consumer" and by_id["live-classic"].protocol == "classic"
+        assert [(o.partition, o.committed) for o in by_id["idle-05"].offsets] == [
+            (0, 500), (1, 501), (2, 502), (4, 504), (5, 505), (6, 506)
+        ]  # fmt: skip
+        # One coordinator: one OffsetFetch for the 42 groups, one DescribeGroups for the classic ones not idle (the
+        # idle ones were described by an earlier poll: again every config_refresh_s), and no FindCoordinator.
+        last = batched.poll()
+        assert batched.group_requests == {"OffsetFetch": 1, "DescribeGroups": 1}
+        idle = next(g for g in last.groups if g.group_id == "idle-00")
+        assert idle.state is GroupState.EMPTY and idle.note is not None and "described every 30 s" in idle.note
+    finally:
+        per_group.close()
+        batched.close()
