@@ -534,7 +534,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             table: Any = app.query_one("#consumers")
 
             def consuming() -> bool:
-                return name in getattr(panel, "_rows", {}) and table.get_row(name)[2].plain == "consuming"
+                return name in (getattr(panel, "_rows", None) or {}) and table.get_row(name)[2].plain == "consuming"
 
             await wait_for(consuming, "the consumer to be consuming", START_TIMEOUT_S, pilot)
             await pilot.pause(0.5)  # let the start settle (the table redraws, the first drains)

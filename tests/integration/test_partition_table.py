@@ -8,7 +8,17 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 
 from kafkatop.backends.insight.history import History
-from kafkatop.tui.live.widgets.partitions import HIGHLIGHT_S, PartitionTable
+from kafkatop.backends.model.cluster import (
+    Broker,
+    ClusterSnapshot,
+    ConsumerGroup,
+    GroupPartitionOffset,
+    GroupState,
+    Partition,
+    Topic,
+)
+from kafkatop.tui.live.widgets.line_table import LineTable
+from kafkatop.tui.live.widgets.partitions import HIGHLIGHT_S, PartitionsPane, PartitionTable
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 
 
@@ -47,3 +57,67 @@ async def test_changed_rows_are_highlighted_for_a_moment() -> None:
         assert "reverse" not in styles(table, "purchases-1", "leader")  # the moment has passed
         table.show(after, "purchases", TAKEN_AT + 10)
         assert table.row_count == 3 and table.selected_topic == "purchases"
+
+
+# --- one row per topic ----------------------------------------------------------------------------------------------
+def big_snapshot(topics: int = 60, partitions: int = 20) -> ClusterSnapshot:
+    """`topics` × `partitions` partitions on 3 brokers; t-07's partition 3 under-replicated, t-09's 0 offline; group g
+    lags 5 on each of t-01's partitions."""
+    brokers = tuple(Broker(b, "127.0.0.1", 9092 + b) for b in (1, 2, 3))
+    out = []
+    for t in range(topics):
+        name = f"t-{t:02}"
+        parts = []
+        for p in range(partitions):
+            replicas = tuple((p + i) % 3 + 1 for i in range(3))
+            isr = replicas[:2] if (t, p) == (7, 3) else replicas
+            leader = -1 if (t, p) == (9, 0) else replicas[0]
+            parts.append(Partition(name, p, leader, replicas, isr, (), 0, 100 + p))
+        out.append(Topic(name, tuple(parts)))
+    group = ConsumerGroup(
+        "g", GroupState.STABLE, offsets=tuple(GroupPartitionOffset("t-01", p, 95 + p, 100 + p) for p in range(20))
+    )
+    return ClusterSnapshot("test", TAKEN_AT, "c", "kraft", None, brokers, tuple(out), groups=(group,))
+
+
+class PaneApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield PartitionsPane()
+
+
+async def test_a_big_cluster_starts_as_one_row_per_topic_and_drills_down() -> None:
+    snap = big_snapshot()
+    async with PaneApp().run_test(size=(160, 45)) as pilot:
+        pane = pilot.app.query_one(PartitionsPane)
+        topics = pilot.app.query_one("#topic-table", LineTable)
+        pane.show(snap, TAKEN_AT)
+        await pilot.pause()
+        assert pane.showing_topics and topics.display and not pilot.app.query_one(PartitionTable).display
+        assert topics.row_count == 60
+        # topic, partitions, rf, under-replicated, under min isr, offline, messages, msg/s, group lag
+        assert topics.row("t-07")[:7] == ("t-07", "20", "3", "1", "0", "0", str(sum(100 + p for p in range(20))))
+        assert topics.row("t-09")[5] == "1" and topics.row("t-01")[8] == str(5 * 20)
+        assert topics.row("t-02")[8] == "-"  # no group commits there
+        # `/` narrows the topics; Enter on one shows its partitions.
+        assert topics.apply_filter("t-07") == (1, 60)
+        topics.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        table = pilot.app.query_one(PartitionTable)
+        assert pane.topic == "t-07" and table.display and table.row_count == 20
+        assert pane.selected_topic == "t-07"
+        # T: back to one row per topic; T again: every partition.
+        pane.toggle_topic_rows()
+        await pilot.pause()
+        assert pane.topic is None and pane.showing_topics
+        pane.toggle_topic_rows()
+        await pilot.pause()
+        assert not pane.showing_topics and table.row_count == 1200
+
+
+async def test_a_small_cluster_shows_every_partition() -> None:
+    async with PaneApp().run_test(size=(160, 45)) as pilot:
+        pane = pilot.app.query_one(PartitionsPane)
+        pane.show(big_snapshot(topics=50), TAKEN_AT)  # 1,000 partitions: every one shown
+        await pilot.pause()
+        assert not pane.showing_topics and pilot.app.query_one(PartitionTable).row_count == 1000

@@ -50,6 +50,7 @@ from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
 from kafkatop.tui.live.widgets.groups import GroupsPanel
+from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.messages import MessagesPanel
 from kafkatop.tui.live.widgets.nodes import NodeLog, NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
@@ -68,7 +69,7 @@ TAB_IDS = (
 
 
 # The widgets focus rests on in a tab (see KafkatopApp.home): tables, whose keys are the app's keys.
-HOME_WIDGETS = (DataTable, PartitionTable)
+HOME_WIDGETS = (DataTable, PartitionTable, LineTable)
 
 SMALL_WIDTH = 120  # below: layouts that stack and columns that drop (80x24 is a default terminal and a tmux split)
 SMALL_HEIGHT = 32
@@ -103,6 +104,7 @@ class KafkatopApp(App[None]):
         Binding("e", "elect('PREFERRED')", "Elect leaders", show=False),
         Binding("E", "elect('UNCLEAN')", "Unclean election", show=False),
         Binding("P", "add_partitions", "Add partitions", show=False),
+        Binding("T", "topic_rows", "Topic rows", show=False),
         Binding("m", "reassign", "Reassign", show=False),
         Binding("x", "delete_group(False)", "Delete group", show=False),
         Binding("X", "delete_group(True)", "Delete group offsets", show=False),
@@ -438,7 +440,7 @@ class KafkatopApp(App[None]):
         pane = tabs.active_pane
         if pane is not None:
             for widget in pane.query("*"):
-                if isinstance(widget, HOME_WIDGETS) and widget.focusable:
+                if isinstance(widget, HOME_WIDGETS) and widget.focusable and widget.display:
                     return widget
         return tabs.query_one(Tabs)
 
@@ -498,7 +500,7 @@ class KafkatopApp(App[None]):
         if log is not None:
             return log
         home = self.home()
-        if isinstance(home, PartitionTable) or (isinstance(home, KeyedTable) and home.filterable):
+        if isinstance(home, PartitionTable | LineTable) or (isinstance(home, KeyedTable) and home.filterable):
             return home
         return None
 
@@ -531,10 +533,10 @@ class KafkatopApp(App[None]):
             self.notify(f"d deletes the topic highlighted in Partitions: press {number}, pick its row, then d",
                         severity="warning", timeout=5)  # fmt: skip
             return
-        self.cluster_actions.delete_topic(self.main_screen.query_one(PartitionTable).selected_topic)
+        self.cluster_actions.delete_topic(self.main_screen.query_one(PartitionsPane).selected_topic)
 
     def action_durability(self) -> None:
-        self.cluster_actions.durability(self.main_screen.query_one(PartitionTable).selected_topic)
+        self.cluster_actions.durability(self.main_screen.query_one(PartitionsPane).selected_topic)
 
     def action_configs(self) -> None:
         """C: the configs of the broker highlighted in the process table or Brokers, or of the topic in Partitions."""
@@ -542,7 +544,7 @@ class KafkatopApp(App[None]):
         self.cluster_actions.configs(
             node=focused.selected_name if isinstance(focused, NodeTable) else None,
             broker=self.main_screen.query_one(BrokerTable).selected_broker if tab == "tab-brokers" else None,
-            topic=self.main_screen.query_one(PartitionTable).selected_topic if tab == "tab-partitions" else None,
+            topic=self.main_screen.query_one(PartitionsPane).selected_topic if tab == "tab-partitions" else None,
         )
 
     def _in_partitions(self, key: str, does: str) -> bool:
@@ -574,7 +576,7 @@ class KafkatopApp(App[None]):
     def action_reassign(self) -> None:
         if self.cluster_actions.reassigning is not None or self._in_partitions("m", "moves the highlighted topic's "
                                                                                 "replicas"):  # fmt: skip
-            self.cluster_actions.reassign(self.main_screen.query_one(PartitionTable).selected_topic)
+            self.cluster_actions.reassign(self.main_screen.query_one(PartitionsPane).selected_topic)
 
     def action_browse(self) -> None:
         """b (and Enter in Partitions): the highlighted partition's newest records in Messages; elsewhere, the tab."""
@@ -585,9 +587,14 @@ class KafkatopApp(App[None]):
         if selected is not None:
             self.main_screen.query_one(MessagesPanel).open(selected.topic, selected.partition)
 
+    def action_topic_rows(self) -> None:
+        """T: the partition table as one row per topic, or every partition."""
+        if self._in_partitions("T", "shows one row per topic"):
+            self.main_screen.query_one(PartitionsPane).toggle_topic_rows()
+
     def action_add_partitions(self) -> None:
         if self._in_partitions("P", "adds partitions to the highlighted topic"):
-            self.cluster_actions.add_partitions(self.main_screen.query_one(PartitionTable).selected_topic)
+            self.cluster_actions.add_partitions(self.main_screen.query_one(PartitionsPane).selected_topic)
 
     def act(self, what: str, call: Callable[[], object]) -> None:
         """Runs `call` in the action worker; its end is an ActionFinished, told as a notice."""

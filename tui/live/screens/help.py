@@ -36,7 +36,9 @@ lost, and asks) for its partitions, the moves shown before anything is sent · p
 timeline follows it (`m` again cancels it) · `v` durability check: sequenced records while the leader of a partition
 is killed, then read back (lost, duplicated, out of order) · `C` configs of the topic highlighted in Partitions, or of
 the broker highlighted in Brokers or the process table: their sources, Enter edits, `x` deletes a value set there (as
-`kafka-configs.sh`; Kafka's refusal is shown, nothing is changed).
+`kafka-configs.sh`; Kafka's refusal is shown, nothing is changed) · `T` one row per topic (partitions,
+under-replicated, offline, messages, rate, group lag; above 1,000 partitions the table starts so), Enter on a topic
+shows its partitions, `T` again every partition.
 
 **Groups**: `x` delete the highlighted consumer group · `X` delete its committed offsets (each asks first; Kafka
 refuses while the group has members, or consumes the topic)

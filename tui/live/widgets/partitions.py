@@ -5,6 +5,7 @@ under-replicated alone does not say."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -27,6 +28,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, TopicPar
 from kafkatop.tui.format import rate, sparkline
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.filter import matches
+from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
 
 TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
@@ -106,9 +108,30 @@ def _trend_text(windows: Windows) -> tuple[str, str]:
     return sparkline(isr, TREND_WIDTH, top=float(replicas)), rate_text
 
 
-def _widths(row: tuple[Cell, ...]) -> tuple[int, ...]:
-    # Most cells are one piece; list comprehensions, because this runs for every row a failover changed.
-    return tuple([len(cell[0][0]) if len(cell) == 1 else sum([len(t) for t, _ in cell]) for cell in row])
+def _trend_widths(
+    history: HistorySnapshot, rows: Sequence[tuple[Partition, int | None]], isr_width: int, rate_width: int
+) -> tuple[int, int]:
+    """The widths of the trend columns over these rows, from the series' lengths and last rates, as drawn."""
+    isr = [len(history.isr_size(TopicPartition(p.topic, p.id))) for p, _ in rows]
+    rates = [history.records_per_s(TopicPartition(p.topic, p.id)) for p, _ in rows]
+    samples = max((len(r) for r in rates if r), default=0)
+    if samples:
+        # rate()'s text grows with the rate below 1 M/s, and again above: the largest of each is the widest.
+        lasts = [r[-1] for r in rates if r]
+        below = [v for v in lasts if v < 999_950]
+        above = [v for v in lasts if v >= 999_950]
+        text = max(len(rate(max(below))) if below else 0, len(rate(max(above))) if above else 0)
+        rate_width = max(rate_width, min(samples, TREND_WIDTH) + 1 + text)
+    return max(isr_width, min(max(isr, default=0), TREND_WIDTH)), rate_width
+
+
+@lru_cache(maxsize=4096)
+def _ids_width(ids: tuple[int, ...]) -> int:
+    return len(",".join(map(str, ids)))
+
+
+def _digits(value: int | None) -> int:
+    return 1 if value is None else len(str(value))
 
 
 def cell_text(cell: Cell) -> str:
@@ -121,8 +144,9 @@ def _style(spec: str) -> Style:
 
 
 class PartitionTable(ScrollView, can_focus=True):
-    """Drawn line by line (Textual's line API) from cells cached per row. A refresh where every one of 1,000 rows
-    changed (a broker died) redraws only the visible rows, and builds cells only for rows whose state changed."""
+    """Drawn line by line (Textual's line API): a poll costs one pass over the partitions shown for the columns'
+    widths, and cells only for the rows on screen. At 10,000 partitions a refresh where every row changed (a broker
+    died) stays a frame's work (bench/scale.py)."""
 
     COLUMNS = (
         "topic", "partition", "leader", "replicas", "isr", "min isr", "low", "high", "messages", "isr history", "msg/s",
@@ -151,121 +175,121 @@ class PartitionTable(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._keys: list[str] = []
-        self._cells: dict[str, tuple[Cell, ...]] = {}
-        self._states: dict[str, tuple[object, ...]] = {}
+        self._rows: list[tuple[Partition, int | None]] = []  # shown: each partition, with its topic's min ISR
+        self._cells: dict[int, tuple[Cell, ...]] = {}  # by row index, built when drawn, until the next poll
         self._widths: list[int] = [len(c) for c in self.COLUMNS]
         self._strips: dict[int, Strip] = {}
-        self._row_widths: dict[str, tuple[int, ...]] = {}
-        self._cells_before: dict[str, tuple[Cell, ...]] = {}
-        # The last draw's trend texts by their windows: a quiet partition's windows repeat from poll to poll, and
-        # 1,000 rows are drawn per poll. Only the last draw's are kept: a busy cluster's windows never repeat, and a
-        # cache across draws grew with every poll (bench/soak.py).
-        self._trends: dict[Windows, tuple[str, str]] = {}
         self.filter_text = ""
         self._total = 0
         self._last: tuple[ClusterSnapshot, str | None, float, HistorySnapshot | None] | None = None
+        self._now = 0.0
+        self._history: HistorySnapshot | None = None
         self._columns: tuple[int, ...] = tuple(range(len(self.COLUMNS)))  # those that fit the width
         self._min_isr_known = False  # whether any shown topic's min.insync.replicas was read
 
     @property
     def row_count(self) -> int:
-        return len(self._keys)
+        return len(self._rows)
 
     def clear(self) -> None:
-        self._keys, self._cells, self._states, self._strips = [], {}, {}, {}
+        self._rows, self._cells, self._strips = [], {}, {}
         self._resize()
+
+    def _index(self, key: str) -> int:
+        return next(i for i, (p, _) in enumerate(self._rows) if f"{p.topic}-{p.id}" == key)
 
     def row(self, key: str) -> tuple[str, ...]:
         """The row's cells as plain text (for tests and for copying)."""
-        return tuple(cell_text(c) for c in self._cells[key])
+        return tuple(cell_text(c) for c in self._row_cells(self._index(key)))
 
     def row_cell(self, key: str, column: str) -> Cell:
-        return self._cells[key][self.COLUMNS.index(column)]
+        return self._row_cells(self._index(key))[self.COLUMNS.index(column)]
 
     def show(
         self, snapshot: ClusterSnapshot, topic: str | None, now: float, history: HistorySnapshot | None = None
     ) -> None:
         self._last = (snapshot, topic, now, history)
-        states: dict[str, tuple[object, ...]] = {}
-        partitions: dict[str, Partition] = {}
+        self._now, self._history = now, history
         needle = self.filter_text
+        rows: list[tuple[Partition, int | None]] = []
         total = 0
-        changed_at = history.changed_at if history is not None else {}
-        trends: dict[Windows, tuple[str, str]] = {}
+        widths = [len(c) for c in self.COLUMNS]
         min_isr_known = False
-        shown = (
-            (p, t.min_insync_replicas)
-            for t in snapshot.topics
-            if topic is None or t.name == topic
-            for p in t.partitions
-        )
-        for p, min_isr in shown:
-            min_isr_known = min_isr_known or min_isr is not None
-            total += 1
-            key = f"{p.topic}-{p.id}"
-            if needle and not (matches(needle, key) or needle.strip() == str(p.id)):
+        for t in snapshot.topics:
+            if topic is not None and t.name != topic:
                 continue
-            when = changed_at.get(TopicPartition(p.topic, p.id))  # leader or ISR, as insight/changes.py tells
-            changed = when is not None and now - when <= HIGHLIGHT_S
-            windows = _windows(history, p)
-            if windows is None:
-                isr_trend, rate_trend = "", ""
-            else:
-                drawn = trends.get(windows) or self._trends.get(windows)
-                isr_trend, rate_trend = trends[windows] = drawn or _trend_text(windows)
-            states[key] = (
-                p.leader, p.replicas, p.isr, p.offline_replicas, p.low_watermark, p.high_watermark, min_isr,
-                isr_trend, rate_trend, changed,
-            )  # fmt: skip
-            partitions[key] = p
-        keys = list(states)
-        same_rows = keys == self._keys
-        cells: dict[str, tuple[Cell, ...]] = {}
-        dirty: list[int] = []
-        for index, key in enumerate(keys):
-            if same_rows and states[key] == self._states.get(key):
-                cells[key] = self._cells[key]
+            total += len(t.partitions)
+            min_isr = t.min_insync_replicas
+            min_isr_known = min_isr_known or (min_isr is not None and bool(t.partitions))
+            parts: tuple[Partition, ...] | list[Partition] = t.partitions
+            if needle:
+                word = needle.strip()
+                parts = [p for p in parts if matches(needle, f"{p.topic}-{p.id}") or word == str(p.id)]
+            if not parts:
                 continue
-            state = states[key]
-            read = state[6]
-            cells[key] = partition_row(
-                partitions[key],
-                bool(state[-1]),
-                str(state[-3]),
-                str(state[-2]),
-                read if isinstance(read, int) else None,
-            )
-            dirty.append(index)
-        self._keys, self._cells, self._states, self._trends = keys, cells, states, trends
-        self._total = total
-        row_widths = {}
-        for key, row in cells.items():
-            known = self._row_widths.get(key) if row is self._cells_before.get(key) else None
-            row_widths[key] = known or _widths(row)
-        self._row_widths, self._cells_before = row_widths, dict(cells)
-        widths = (
-            [
-                max(len(name), *column)
-                for name, column in zip(self.COLUMNS, zip(*row_widths.values(), strict=True), strict=True)
-            ]
-            if row_widths
-            else [len(c) for c in self.COLUMNS]
-        )
-        if widths != self._widths or not same_rows or min_isr_known != self._min_isr_known:
+            rows.extend([(p, min_isr) for p in parts])
+            self._grow_widths(widths, t.name, parts, min_isr)
+        if history is not None and rows:
+            widths[9], widths[10] = _trend_widths(history, rows, widths[9], widths[10])
+        self._rows, self._cells, self._total = rows, {}, total
+        self._strips.clear()  # rows are drawn again as they are shown: a screenful, whatever changed
+        if widths != self._widths or min_isr_known != self._min_isr_known:
             self._widths = widths
             self._min_isr_known = min_isr_known
             self._fit()
-            self._strips.clear()
-        else:
-            for index in dirty:
-                self._strips.pop(index, None)
-        self.cursor_row = min(self.cursor_row, max(0, len(keys) - 1))
+        self.cursor_row = min(self.cursor_row, max(0, len(rows) - 1))
         self._resize()
         self.refresh()
 
+    @staticmethod
+    def _grow_widths(widths: list[int], name: str, parts: Sequence[Partition], min_isr: int | None) -> None:
+        """Widens the columns to fit one topic's shown partitions, from their values, without drawing them: a few
+        passes of builtins over the values (a number's width grows with it), as this runs over every partition."""
+        led = [p for p in parts if p.leader >= 0]
+        preferred = [p.leader for p in led if p.replicas and p.replicas[0] == p.leader]
+        moved = [p.leader for p in led if not (p.replicas and p.replicas[0] == p.leader)]
+        leader = max(
+            len("-1 offline") if len(led) < len(parts) else 0,
+            len(str(max(preferred))) if preferred else 0,
+            len(str(max(moved))) + 2 if moved else 0,  # " *": not the preferred leader
+        )
+        under_min_isr = min_isr is not None and any(len(p.isr) < min_isr for p in led)
+        lows = [p.low_watermark for p in parts if p.low_watermark is not None]
+        highs = [p.high_watermark for p in parts if p.high_watermark is not None]
+        known = [
+            p.high_watermark - p.low_watermark
+            for p in parts
+            if p.high_watermark is not None and p.low_watermark is not None
+        ]  # noqa: E501
+        found = (
+            len(name),
+            _digits(max(p.id for p in parts)),
+            leader,
+            max(map(_ids_width, [p.replicas for p in parts])),
+            max(map(_ids_width, [p.isr for p in parts])),
+            0 if min_isr is None else len(str(min_isr)) + (2 if under_min_isr else 0),
+            _digits(max(lows)) if lows else 1,
+            _digits(max(highs)) if highs else 1,
+            _digits(max(0, max(known))) if known else 1,
+        )
+        for i, w in enumerate(found):
+            if w > widths[i]:
+                widths[i] = w
+
+    def _row_cells(self, index: int) -> tuple[Cell, ...]:
+        cells = self._cells.get(index)
+        if cells is None:
+            p, min_isr = self._rows[index]
+            history = self._history
+            when = history.changed_at.get(TopicPartition(p.topic, p.id)) if history is not None else None
+            changed = when is not None and self._now - when <= HIGHLIGHT_S  # leader or ISR (insight/changes.py)
+            windows = _windows(history, p)
+            isr_trend, rate_trend = ("", "") if windows is None else _trend_text(windows)
+            cells = self._cells[index] = partition_row(p, changed, isr_trend, rate_trend, min_isr)
+        return cells
+
     def _resize(self) -> None:
-        width, height = sum(self._widths[i] + 2 for i in self._columns), len(self._keys) + 1
+        width, height = sum(self._widths[i] + 2 for i in self._columns), len(self._rows) + 1
         room, current = self.size.width, self.virtual_size
         if room and current.height == height and width <= room and current.width <= room:
             return  # narrower or wider, it still fits: no scrollbar changes, and a new size would cost a relayout
@@ -281,9 +305,9 @@ class PartitionTable(ScrollView, can_focus=True):
             if sum(self._widths[i] + 2 for i in columns) <= room:
                 break
             columns.remove(self.COLUMNS.index(name))
+        self._strips.clear()
         if tuple(columns) != self._columns:
             self._columns = tuple(columns)
-            self._strips.clear()
             self._resize()
 
     def on_resize(self) -> None:
@@ -295,7 +319,7 @@ class PartitionTable(ScrollView, can_focus=True):
         self.filter_text = text
         if self._last is not None:
             self.show(*self._last)
-        return len(self._keys), self._total
+        return len(self._rows), self._total
 
     # --- drawing -----------------------------------------------------------------------------------------------
     def _line(self, cells: tuple[Cell, ...], base: Style) -> Strip:
@@ -318,7 +342,7 @@ class PartitionTable(ScrollView, can_focus=True):
             strip = self._line(header, self.get_component_rich_style("partition-table--header"))
             return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
         index = scroll_y + y - 1
-        if index >= len(self._keys):
+        if index >= len(self._rows):
             return Strip.blank(width, self.rich_style)
         # The highlighted row is always shown (what d and v act on), brighter while the table has the keys.
         cursor = index == self.cursor_row
@@ -328,7 +352,7 @@ class PartitionTable(ScrollView, can_focus=True):
         else:
             look = "partition-table--cursor" if self.has_focus else "partition-table--cursor-blurred"
             base = self.get_component_rich_style(look) if cursor else self.rich_style
-            strip = self._line(self._cells[self._keys[index]], base)
+            strip = self._line(self._row_cells(index), base)
             if not cursor:
                 self._strips[index] = strip
         return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
@@ -346,15 +370,15 @@ class PartitionTable(ScrollView, can_focus=True):
         self.refresh()
 
     def action_cursor(self, delta: int) -> None:
-        if self._keys:
-            self.cursor_row = max(0, min(len(self._keys) - 1, self.cursor_row + delta))
+        if self._rows:
+            self.cursor_row = max(0, min(len(self._rows) - 1, self.cursor_row + delta))
 
     def action_page(self, direction: int) -> None:
         self.action_cursor(direction * max(1, self.size.height - 2))
 
     def on_click(self, event: events.Click) -> None:
         index = self.scroll_offset.y + event.y - 1
-        if 0 <= index < len(self._keys):
+        if 0 <= index < len(self._rows):
             self.cursor_row = index
 
     def on_focus(self) -> None:
@@ -365,22 +389,19 @@ class PartitionTable(ScrollView, can_focus=True):
 
     @property
     def selected_topic(self) -> str | None:
-        if not self._keys:
-            return None
-        return cell_text(self._cells[self._keys[self.cursor_row]][0])
+        return self._rows[self.cursor_row][0].topic if self._rows else None
 
     @property
     def selected_partition(self) -> TopicPartition | None:
-        if not self._keys:
+        if not self._rows:
             return None
-        cells = self._cells[self._keys[self.cursor_row]]
-        return TopicPartition(cell_text(cells[0]), int(cell_text(cells[1])))
+        p = self._rows[self.cursor_row][0]
+        return TopicPartition(p.topic, p.id)
 
     @property
     def shown_partitions(self) -> tuple[TopicPartition, ...]:
         """The rows on show: the picked topic's (or every topic's), narrowed by the filter."""
-        rows = (self._cells[key] for key in self._keys)
-        return tuple(TopicPartition(cell_text(cells[0]), int(cell_text(cells[1]))) for cells in rows)
+        return tuple(TopicPartition(p.topic, p.id) for p, _ in self._rows)
 
 
 class Summary(Widget):
@@ -392,16 +413,73 @@ class Summary(Widget):
         return self.text
 
 
+# Above this many partitions the table starts as one row per topic (T switches): 10,000 rows are no glance.
+TOPIC_ROWS_ABOVE = 1_000
+
+
+def topic_rows(snapshot: ClusterSnapshot, history: HistorySnapshot | None) -> dict[str, tuple[str | Text, ...]]:
+    """One row per topic: its partitions, replication factor, faults, messages, rate and the lag of its groups."""
+    lag: dict[str, int] = {}
+    for g in snapshot.groups:
+        for o in g.offsets:
+            if o.lag is not None:
+                lag[o.topic] = lag.get(o.topic, 0) + o.lag
+    rows: dict[str, tuple[str | Text, ...]] = {}
+    for t in snapshot.topics:
+        parts = t.partitions
+        urp = sum(1 for p in parts if len(p.isr) < len(p.replicas))
+        offline = sum(1 for p in parts if p.leader < 0)
+        under = len(t.under_min_isr) if t.min_insync_replicas is not None else 0
+        messages = t.messages
+        rates = history.topic_records_per_s(t.name)[-TREND_WIDTH:] if history is not None else ()
+        rows[t.name] = (
+            Text(t.name, style="bold red" if offline else "yellow" if urp else ""),
+            str(len(parts)),
+            str(t.replication_factor),
+            Text(str(urp), style="yellow" if urp else "dim"),
+            Text(str(under), style=UNDER_MIN_ISR if under else "dim"),
+            Text(str(offline), style="bold red" if offline else "dim"),
+            "-" if messages is None else str(messages),
+            Text(f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else "", style="cyan"),
+            str(lag[t.name]) if t.name in lag else "-",
+        )
+    return rows
+
+
+TOPIC_COLUMNS = (
+    "topic", "partitions", "rf", "under-replicated", "under min isr", "offline", "messages", "msg/s", "group lag",
+)  # fmt: skip
+
+
 class PartitionsPane(LivePane, Vertical):
-    """A topic picker (or all topics), a one-line summary, and the table."""
+    """A topic picker (or all topics), a one-line summary, and the table: every partition, or one row per topic
+    (T switches; Enter on a topic shows its partitions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_topic: bool | None = None  # None: as the cluster's size says (TOPIC_ROWS_ABOVE)
+        self._shown: tuple[ClusterSnapshot, float, HistorySnapshot | None] | None = None
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None:
             self.show(view.cluster, view.cluster.taken_at, view.history)
 
+    def redraw(self) -> None:
+        """The last view fed, or else the last snapshot shown, again (a topic picked, T)."""
+        if self._fed is None and self._shown is not None:
+            self.show(*self._shown)
+        else:
+            super().redraw()
+
     @on(Select.Changed, "#topic-picker")
     def _topic_picked(self) -> None:
         self.redraw()
+
+    @on(LineTable.Chosen, "#topic-table")
+    def _topic_chosen(self, event: LineTable.Chosen) -> None:
+        """Enter on a topic: its partitions."""
+        self.query_one("#topic-picker", Select).value = event.key
+        self.query_one(PartitionTable).focus()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="topic-bar"):
@@ -410,13 +488,42 @@ class PartitionsPane(LivePane, Vertical):
             )
             yield Summary(id="topic-summary")
         yield PartitionTable()
+        yield LineTable(TOPIC_COLUMNS, id="topic-table")
 
     @property
     def topic(self) -> str | None:
         value = self.query_one("#topic-picker", Select).value
         return None if value == ALL_TOPICS or not isinstance(value, str) else value
 
+    @property
+    def showing_topics(self) -> bool:
+        """Whether the table shows one row per topic (every topic picked, and T or the cluster's size says so)."""
+        if self.topic is not None or self._shown is None:
+            return False
+        if self.by_topic is not None:
+            return self.by_topic
+        return sum(len(t.partitions) for t in self._shown[0].topics) > TOPIC_ROWS_ABOVE
+
+    @property
+    def selected_topic(self) -> str | None:
+        if self.showing_topics:
+            return self.query_one("#topic-table", LineTable).selected_key
+        return self.query_one(PartitionTable).selected_topic
+
+    def toggle_topic_rows(self) -> None:
+        """T: one row per topic, or every partition; from a topic's partitions, back to the topics."""
+        showing = self.showing_topics
+        if self.topic is not None:
+            self.by_topic = True
+            self.query_one("#topic-picker", Select).value = ALL_TOPICS
+        else:
+            self.by_topic = not showing
+        self.redraw()
+        table = self.query_one("#topic-table", LineTable) if self.showing_topics else self.query_one(PartitionTable)
+        table.focus()
+
     def show(self, snapshot: ClusterSnapshot, now: float, history: HistorySnapshot | None = None) -> None:
+        self._shown = (snapshot, now, history)
         picker = self.query_one("#topic-picker", Select)
         names = [t.name for t in sorted(snapshot.topics, key=lambda t: t.name)]
         options = [("all topics", ALL_TOPICS), *((n, n) for n in names)]
@@ -443,5 +550,14 @@ class PartitionsPane(LivePane, Vertical):
             summary.append(f"  RF {t.replication_factor}")
             if t.min_insync_replicas is not None:
                 summary.append(f"  min.insync.replicas {t.min_insync_replicas}")
+        by_topic = self.showing_topics
+        summary.append(
+            "  one row per topic: Enter shows its partitions, T every partition" if by_topic else "", style="dim"
+        )
         self.query_one("#topic-summary", Summary).text = summary
-        self.query_one(PartitionTable).show(snapshot, topic, now, history)
+        table, topics = self.query_one(PartitionTable), self.query_one("#topic-table", LineTable)
+        table.display, topics.display = not by_topic, by_topic
+        if by_topic:
+            topics.set_rows(topic_rows(snapshot, history))
+        else:
+            table.show(snapshot, topic, now, history)

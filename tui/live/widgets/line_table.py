@@ -1,0 +1,205 @@
+"""A table drawn line by line (Textual's line API): only the rows on screen are drawn, so a table of 10,000 rows costs
+a poll one pass over its rows for the columns' widths, and a frame one screenful. What the topics, the consumer groups
+and a group's partitions are shown in; the partition table (partitions.py) is its own, with cells built lazily.
+
+Keys as in less and vi beside the arrows: j/k, g/G, PageUp/PageDown; Enter posts `Chosen`; a move posts
+`Highlighted`. `/` narrows it (`apply_filter`), the highlighted row staying highlighted while it is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from kafkatop.tui.live.widgets.filter import matches
+
+LineCells = Sequence[str | Text]
+
+
+class LineTable(ScrollView, can_focus=True):
+    """Rows by key, drawn only while on screen; see the module's docstring."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", show=False),
+        Binding("down,j", "cursor(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
+        Binding("home,g", "cursor(-1_000_000)", show=False),
+        Binding("end,G", "cursor(1_000_000)", show=False),
+        Binding("enter", "choose", show=False),
+    ]
+    DEFAULT_CSS = """
+    LineTable { height: 1fr; }
+    LineTable > .line-table--header { text-style: bold; }
+    LineTable > .line-table--cursor { background: $accent 40%; }
+    LineTable > .line-table--cursor-blurred { background: $accent 15%; }
+    """
+    COMPONENT_CLASSES = {"line-table--header", "line-table--cursor", "line-table--cursor-blurred"}
+
+    cursor_row: reactive[int] = reactive(0)
+
+    class Highlighted(Message):
+        def __init__(self, table: LineTable, key: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> LineTable:
+            return self.table
+
+    class Chosen(Message):
+        """Enter on a row."""
+
+        def __init__(self, table: LineTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> LineTable:
+            return self.table
+
+    def __init__(self, columns: Sequence[str], *, filterable: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.columns = tuple(columns)
+        self.filterable = filterable
+        self.filter_text = ""
+        self._all: Mapping[str, LineCells] = {}
+        self._keys: list[str] = []  # shown, in order
+        self._texts: dict[str, tuple[str, ...]] = {}  # plain texts of the rows shown, for widths and the filter
+        self._widths = [len(c) for c in self.columns]
+        self._strips: dict[int, Strip] = {}
+
+    @property
+    def row_count(self) -> int:
+        return len(self._keys)
+
+    @property
+    def total(self) -> int:
+        return len(self._all)
+
+    @property
+    def selected_key(self) -> str | None:
+        return self._keys[self.cursor_row] if self._keys else None
+
+    def row(self, key: str) -> tuple[str, ...]:
+        """The row's cells as plain text (for tests)."""
+        return tuple(c.plain if isinstance(c, Text) else c for c in self._all[key])
+
+    def set_rows(self, rows: Mapping[str, LineCells]) -> None:
+        """Every row by its key, in order; the highlighted row stays highlighted while it is shown."""
+        self._all = rows
+        self._redraw()
+
+    def apply_filter(self, text: str) -> tuple[int, int]:
+        self.filter_text = text
+        self._redraw()
+        return len(self._keys), len(self._all)
+
+    def move_to(self, key: str) -> None:
+        if key in self._keys:
+            self.cursor_row = self._keys.index(key)
+
+    def _redraw(self) -> None:
+        selected = self.selected_key
+        needle = self.filter_text
+        texts = {k: tuple(c.plain if isinstance(c, Text) else c for c in cells) for k, cells in self._all.items()}
+        keys = [k for k, t in texts.items() if matches(needle, *t)] if needle else list(texts)
+        widths = [len(c) for c in self.columns]
+        for k in keys:
+            for i, t in enumerate(texts[k]):
+                if len(t) > widths[i]:
+                    widths[i] = len(t)
+        self._keys, self._texts, self._widths = keys, texts, widths
+        self._strips.clear()
+        at = keys.index(selected) if selected is not None and selected in texts and selected in keys else None
+        row = at if at is not None else min(self.cursor_row, max(0, len(keys) - 1))
+        if row != self.cursor_row:
+            self.cursor_row = row
+        elif selected != self.selected_key:
+            self.post_message(self.Highlighted(self, self.selected_key))
+        self.virtual_size = Size(sum(w + 2 for w in widths), len(keys) + 1)
+        self.refresh()
+
+    # --- drawing -----------------------------------------------------------------------------------------------
+    def _line(self, cells: Sequence[str | Text], base: Style) -> Strip:
+        segments: list[Segment] = []
+        for cell, width in zip(cells, self._widths, strict=False):
+            segments.append(Segment(" ", base))
+            if isinstance(cell, Text):
+                for seg in cell.render(self.app.console, end=""):
+                    segments.append(Segment(seg.text, base + seg.style if seg.style else base))
+                used = cell.cell_len
+            else:
+                segments.append(Segment(cell, base))
+                used = len(cell)
+            segments.append(Segment(" " * (width - used + 1), base))
+        return Strip(segments)
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.size.width
+        if y == 0:  # the header stays while the rows scroll under it
+            strip = self._line(self.columns, self.get_component_rich_style("line-table--header"))
+            return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
+        index = scroll_y + y - 1
+        if index >= len(self._keys):
+            return Strip.blank(width, self.rich_style)
+        cursor = index == self.cursor_row
+        cached = None if cursor else self._strips.get(index)
+        if cached is not None:
+            strip = cached
+        else:
+            look = "line-table--cursor" if self.has_focus else "line-table--cursor-blurred"
+            base = self.get_component_rich_style(look) if cursor else self.rich_style
+            strip = self._line(self._all[self._keys[index]], base)
+            if not cursor:
+                self._strips[index] = strip
+        return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
+
+    # --- cursor ------------------------------------------------------------------------------------------------
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self._strips.pop(old, None)
+        self._strips.pop(new, None)
+        body = max(1, self.size.height - 1)
+        top = self.scroll_offset.y
+        if new < top:
+            self.scroll_to(y=new, animate=False)
+        elif new >= top + body:
+            self.scroll_to(y=new - body + 1, animate=False)
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.selected_key))
+
+    def action_cursor(self, delta: int) -> None:
+        if self._keys:
+            self.cursor_row = max(0, min(len(self._keys) - 1, self.cursor_row + delta))
+
+    def action_page(self, direction: int) -> None:
+        self.action_cursor(direction * max(1, self.size.height - 2))
+
+    def action_choose(self) -> None:
+        if self.selected_key is not None:
+            self.post_message(self.Chosen(self, self.selected_key))
+
+    def on_click(self, event: events.Click) -> None:
+        index = self.scroll_offset.y + event.y - 1
+        if 0 <= index < len(self._keys):
+            self.cursor_row = index
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
