@@ -23,9 +23,10 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.filter import FilterBar
+from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.partitions import PartitionTable
-from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
+from kafkatop.tui.live.widgets.tables import MessageLog
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 
@@ -214,7 +215,7 @@ async def test_slash_filters_the_consumed_messages_and_the_groups(demo: Any) -> 
         await pilot.press("enter", "escape")  # kept, then cleared from the log itself
         assert len(log.lines) == 8
         await pilot.press("5", "slash", *"no such group")  # Groups
-        groups = app.query_one("#groups", KeyedTable)
+        groups = app.query_one("#groups", LineTable)
         assert groups.row_count == 0 and groups.filter_text == "no such group"
         await pilot.press("escape")
         assert groups.filter_text == ""

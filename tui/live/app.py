@@ -500,7 +500,7 @@ class KafkatopApp(App[None]):
         if log is not None:
             return log
         home = self.home()
-        if isinstance(home, PartitionTable | LineTable) or (isinstance(home, KeyedTable) and home.filterable):
+        if isinstance(home, PartitionTable) or (isinstance(home, KeyedTable | LineTable) and home.filterable):
             return home
         return None
 

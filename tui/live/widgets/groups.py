@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
@@ -22,8 +22,11 @@ from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen, reset_su
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.fields import error_text as _error_text
+from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
-from kafkatop.tui.live.widgets.tables import Cells, KeyedTable
+
+GROUP_COLUMNS = ("group", "state", "protocol", "members", "lag", "lag history")
+OFFSET_COLUMNS = ("partition", "member", "host", "committed", "end", "lag")
 
 # The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
 RESET_CHOICES: dict[str, tuple[str, str]] = {
@@ -42,17 +45,17 @@ class GroupsPanel(LivePane, Vertical):
         super().__init__()
         self.hub = hub
         self.snapshot: ClusterSnapshot | None = None
-        self._rows: Mapping[str, Cells] | None = None
-        self._offset_rows: list[tuple[str, str, str, str, str, str]] | None = None
+        self._rows: Mapping[str, LineCells] | None = None
+        self._offset_rows: dict[str, LineCells] | None = None
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None:
             self.show_groups(view.cluster, view.history)
 
     def compose(self) -> ComposeResult:
-        yield KeyedTable(id="groups", filterable=True)
-        yield Static("", id="group-note")  # where the group's members come from, when not from its coordinator
-        yield KeyedTable(id="group-offsets")
+        yield LineTable(GROUP_COLUMNS, id="groups")
+        yield Static("", id="group-note")  # where the group's members come from, when not from this poll
+        yield LineTable(OFFSET_COLUMNS, id="group-offsets", filterable=False)
         with Horizontal(classes="options", id="reset-row"):
             yield Label("reset to")
             yield Select([(label, to) for to, (label, _) in RESET_CHOICES.items()], value="earliest",
@@ -61,21 +64,15 @@ class GroupsPanel(LivePane, Vertical):
             yield Button("Reset…", id="reset-offsets", tooltip="preview the reset, then confirm it")
         yield Static("", id="group-status", classes="status")
 
-    def on_mount(self) -> None:
-        self.query_one("#groups", DataTable).add_columns("group", "state", "protocol", "members", "lag", "lag history")
-        self.query_one("#group-offsets", DataTable).add_columns(
-            "partition", "member", "host", "committed", "end", "lag"
-        )
-
     @property
     def selected_group(self) -> str | None:
-        return self.query_one("#groups", KeyedTable).selected_key
+        return self.query_one("#groups", LineTable).selected_key
 
     def show_groups(self, snapshot: ClusterSnapshot, history: HistorySnapshot | None = None) -> None:
         """`history` adds each group's lag over the last polls."""
         self.snapshot = snapshot
-        table = self.query_one("#groups", KeyedTable)
-        rows: dict[str, Cells] = {
+        table = self.query_one("#groups", LineTable)
+        rows: dict[str, LineCells] = {
             g.group_id: (
                 g.group_id,
                 Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
@@ -91,39 +88,37 @@ class GroupsPanel(LivePane, Vertical):
             table.set_rows(rows)  # the highlighted group stays highlighted; `/` keeps its filter
         self._show_offsets()
 
-    @on(DataTable.RowHighlighted, "#groups")
+    @on(LineTable.Highlighted, "#groups")
     def _group_highlighted(self) -> None:
         self._show_offsets()
 
     def _show_offsets(self) -> None:
-        table = self.query_one("#group-offsets", DataTable)
+        table = self.query_one("#group-offsets", LineTable)
         gid = self.selected_group
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
         note = self.query_one("#group-note", Static)
         note.display = group is not None and group.note is not None
         if group is not None and group.note is not None:
             note.update(Text(group.note, style="dim"))
-        rows = []
+        rows: dict[str, LineCells] = {}
         if group is not None:
             owner = {tp: m for m in group.members for tp in m.assignment}
             members = {m.member_id: m for m in group.members}
             for o in group.offsets:
                 tp = TopicPartition(o.topic, o.partition)
                 member = members.get(o.member_id) if o.member_id else owner.get(tp)
-                rows.append((
+                rows[str(tp)] = (
                     str(tp),
                     member.client_id if member else "-",
                     member.host if member else "-",
                     "-" if o.committed is None else str(o.committed),
                     "-" if o.high_watermark is None else str(o.high_watermark),
                     "-" if o.lag is None else str(o.lag),
-                ))  # fmt: skip
+                )
         if rows == self._offset_rows:
-            return  # rebuilding a table re-lays out the screen: only when something changed
+            return
         self._offset_rows = rows
-        table.clear()
-        for row in rows:
-            table.add_row(*row)
+        table.set_rows(rows)
 
     def _show_status(self, message: str | None, error: bool = True) -> None:
         self.query_one("#group-status", Static).update(Text(message or "", style="bold red" if error else "green"))

@@ -39,11 +39,28 @@ class LineTable(ScrollView, can_focus=True):
         Binding("end,G", "cursor(1_000_000)", show=False),
         Binding("enter", "choose", show=False),
     ]
+    # As DataTable looks, so that every table of the app looks one way.
     DEFAULT_CSS = """
-    LineTable { height: 1fr; }
-    LineTable > .line-table--header { text-style: bold; }
-    LineTable > .line-table--cursor { background: $accent 40%; }
-    LineTable > .line-table--cursor-blurred { background: $accent 15%; }
+    LineTable {
+        height: 1fr;
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .line-table--header { background-tint: $foreground 5%; }
+        }
+        & > .line-table--header { text-style: bold; background: $panel; color: $foreground; }
+        & > .line-table--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
+        & > .line-table--cursor-blurred {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+    }
     """
     COMPONENT_CLASSES = {"line-table--header", "line-table--cursor", "line-table--cursor-blurred"}
 
@@ -152,22 +169,22 @@ class LineTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         if y == 0:  # the header stays while the rows scroll under it
-            strip = self._line(self.columns, self.get_component_rich_style("line-table--header"))
-            return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
+            header = self.get_component_rich_style("line-table--header")
+            return self._line(self.columns, header).crop(scroll_x, scroll_x + width).extend_cell_length(width, header)
         index = scroll_y + y - 1
         if index >= len(self._keys):
             return Strip.blank(width, self.rich_style)
         cursor = index == self.cursor_row
+        look = "line-table--cursor" if self.has_focus else "line-table--cursor-blurred"
+        base = self.get_component_rich_style(look) if cursor else self.rich_style
         cached = None if cursor else self._strips.get(index)
         if cached is not None:
             strip = cached
         else:
-            look = "line-table--cursor" if self.has_focus else "line-table--cursor-blurred"
-            base = self.get_component_rich_style(look) if cursor else self.rich_style
             strip = self._line(self._all[self._keys[index]], base)
             if not cursor:
                 self._strips[index] = strip
-        return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
+        return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width, base)
 
     # --- cursor ------------------------------------------------------------------------------------------------
     def watch_cursor_row(self, old: int, new: int) -> None:
