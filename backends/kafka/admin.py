@@ -1,10 +1,10 @@
 """The AdminClient source: one ClusterSnapshot per poll, from a handful of batched Kafka requests.
 
 Per poll: one Metadata request (brokers, topics, leaders, replicas, ISR), one DescribeCluster (racks, controller),
-two ListOffsets calls covering every partition (earliest and latest; librdkafka sends one request per leader
-broker), ListGroups, and a DescribeGroups and an OffsetFetch per group. Topic configs
-(min.insync.replicas) and the cluster mode change rarely and are re-read every `config_refresh_s`. Nothing is
-requested per partition, so the request count grows with brokers and groups, never with partitions.
+two ListOffsets per leader broker (earliest and latest, spoken by kafkatop itself: watermarks.py), ListGroups, and an
+OffsetFetch and a DescribeGroups per group coordinator (group_poll.py). Topic configs (min.insync.replicas) and the
+cluster mode change rarely and are re-read every `config_refresh_s`. Nothing is requested per partition or per group,
+so the request count grows with brokers, never with partitions or groups.
 
 Every request shares one deadline: a dead broker or an unreachable bootstrap costs at most `timeout_s`, and
 whatever answered in time is returned with a Problem for what did not.
@@ -29,6 +29,7 @@ from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported, unreachable_reason
 from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll, GroupReadMode
 from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
+from kafkatop.backends.kafka.watermarks import Offsets, WatermarkReader, Watermarks
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
@@ -37,7 +38,6 @@ from kafkatop.backends.model.cluster import (
     Partition,
     Problem,
     Topic,
-    TopicPartition,
     is_internal_topic,
     merge_brokers,
 )
@@ -70,6 +70,9 @@ class AdminSource:
         self._min_isr: dict[str, int | None] = {}
         self._configs_read_at = float("-inf")
         self._groups = GroupPoll(connection, watch_groups, config_refresh_s, group_reads)
+        # Watermarks through kafkatop's own ListOffsets where its connections speak the cluster's security; else
+        # through the AdminClient (a Future per partition: slower, the same figures).
+        self._watermarks = WatermarkReader(connection) if WatermarkReader.speaks(connection) else None
 
     @property
     def watch_groups(self) -> tuple[str, ...]:
@@ -91,6 +94,8 @@ class AdminSource:
 
     def close(self) -> None:
         self._groups.close()
+        if self._watermarks is not None:
+            self._watermarks.close()
         # AdminClient has no close(): dropping the last reference destroys the handle, on a thread of kafkatop's own.
         box: list[Any] = [self._admin] if self._admin is not None else []
         self._admin = None
@@ -121,12 +126,10 @@ class AdminSource:
         topic_meta = {
             name: t for name, t in metadata.topics.items() if self.include_internal or not is_internal_topic(name)
         }
-        tps = [KafkaTopicPartition(name, p) for name, t in topic_meta.items() for p in t.partitions]
         request_timeout = max(deadline.left(), 0.1)
 
         cluster_f = self._client().describe_cluster(request_timeout=request_timeout)
-        low_f = self._list_offsets(tps, OffsetSpec.earliest(), request_timeout)
-        high_f = self._list_offsets(tps, OffsetSpec.latest(), request_timeout)
+        watermarks = self._start_watermarks(metadata, topic_meta, deadline, request_timeout)
         groups_f = self._client().list_consumer_groups(request_timeout=request_timeout)
         config_fs = self._start_config_reads(list(topic_meta), metadata.controller_id, request_timeout)
         # Group reads start now, not after the waits below: a dead broker can hold ListOffsets or ListGroups until
@@ -148,8 +151,7 @@ class AdminSource:
         alive = {b.id: Broker(b.id, b.host, b.port, racks.get(b.id), alive=True) for b in metadata.brokers.values()}
 
         # --- watermarks and leader epochs ---
-        low = self._collect_offsets(low_f, deadline, "ListOffsets(earliest)", problems)
-        high = self._collect_offsets(high_f, deadline, "ListOffsets(latest)", problems)
+        low, high = self._collect_watermarks(watermarks, deadline, problems)
 
         # --- configs (mode, min.insync.replicas), when due ---
         self._collect_configs(config_fs, deadline, problems)
@@ -217,54 +219,93 @@ class AdminSource:
                     ) from None
                 time.sleep(min(0.05, deadline.left()))  # an instant failure must not become a busy loop
 
-    def _list_offsets(
-        self, tps: list[KafkaTopicPartition], spec: OffsetSpec, request_timeout: float
-    ) -> dict[KafkaTopicPartition, Future[Any]]:
+    def _start_watermarks(
+        self, metadata: Any, topic_meta: Mapping[str, Any], deadline: Deadline, request_timeout: float
+    ) -> list[Future[Watermarks]] | tuple[Mapping[KafkaTopicPartition, Future[Any]], ...]:
+        """Every led partition's ListOffsets, earliest and latest: per leader (kafkatop's own), or per partition
+        (AdminClient). A partition without a leader is not asked: its watermarks are unknown until it has one."""
+        if self._watermarks is not None:
+            by_leader: dict[int, dict[str, list[int]]] = {}
+            for name, t in topic_meta.items():
+                for pid, pm in t.partitions.items():
+                    if pm.leader >= 0:
+                        by_leader.setdefault(pm.leader, {}).setdefault(name, []).append(pid)
+            leaders = {b.id: (b.host, b.port) for b in metadata.brokers.values()}
+            return self._watermarks.start(leaders, by_leader, deadline.end)
+        tps = [KafkaTopicPartition(name, p) for name, t in topic_meta.items() for p in t.partitions]
         if not tps:
-            return {}
-        return self._client().list_offsets({tp: spec for tp in tps}, request_timeout=request_timeout)
+            return {}, {}
+        return (
+            self._client().list_offsets({tp: OffsetSpec.earliest() for tp in tps}, request_timeout=request_timeout),
+            self._client().list_offsets({tp: OffsetSpec.latest() for tp in tps}, request_timeout=request_timeout),
+        )
+
+    def _collect_watermarks(
+        self,
+        started: list[Future[Watermarks]] | tuple[Mapping[KafkaTopicPartition, Future[Any]], ...],
+        deadline: Deadline,
+        problems: list[Problem],
+    ) -> tuple[Offsets, Offsets]:
+        low: Offsets = {}
+        high: Offsets = {}
+        failures: dict[tuple[str, str], list[str]] = {}
+        if isinstance(started, list):
+            for fut in started:
+                try:
+                    got = deadline.result(fut)
+                except Exception as e:  # noqa: BLE001 - a leader that missed the deadline: its partitions are unknown
+                    failures.setdefault(("ListOffsets", describe_error(e)), [])
+                    continue
+                low.update(got.low)
+                high.update(got.high)
+                for key, names in got.failures.items():
+                    failures.setdefault(key, []).extend(names)
+                if got.unsupported is not None:
+                    self._watermarks = None  # the AdminClient's way from the next poll on
+                    failures.setdefault(("ListOffsets", got.unsupported), [])
+        else:
+            for what, futures, into in zip(("earliest", "latest"), started, (low, high), strict=True):
+                self._collect_futures(futures, deadline, f"ListOffsets({what})", into, failures)
+        for (what, reason), names in failures.items():
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            problems.append(Problem(SOURCE, what, f"{reason} for {shown}" if names else reason))
+        return low, high
 
     @staticmethod
-    def _collect_offsets(
+    def _collect_futures(
         futures: Mapping[KafkaTopicPartition, Future[Any]],
         deadline: Deadline,
         what: str,
-        problems: list[Problem],
-    ) -> dict[TopicPartition, tuple[int, int | None]]:
+        into: Offsets,
+        failures: dict[tuple[str, str], list[str]],
+    ) -> None:
         wait(list(futures.values()), timeout=deadline.left())
-        out: dict[TopicPartition, tuple[int, int | None]] = {}
-        failures: dict[str, list[str]] = {}
         for ktp, fut in futures.items():
-            tp = TopicPartition(ktp.topic, ktp.partition)
+            name = f"{ktp.topic}-{ktp.partition}"
             if not fut.done():
-                failures.setdefault("timed out", []).append(str(tp))
+                failures.setdefault((what, "timed out"), []).append(name)
                 continue
             exc = fut.exception()
             if exc is not None:
-                failures.setdefault(describe_error(exc), []).append(str(tp))
+                failures.setdefault((what, describe_error(exc)), []).append(name)
                 continue
             res = fut.result()
             if res.offset < 0:
                 continue  # librdkafka's OFFSET_INVALID (-1001), answered while a partition has no leader: unknown
-            out[tp] = (res.offset, res.leader_epoch)
-        for reason, names in failures.items():
-            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-            problems.append(Problem(SOURCE, what, f"{reason} for {shown}"))
-        return out
+            into[(ktp.topic, ktp.partition)] = (res.offset, res.leader_epoch)
 
     def _topic(
         self,
         name: str,
         meta: Any,
         alive: Mapping[int, Broker],
-        low: Mapping[TopicPartition, tuple[int, int | None]],
-        high: Mapping[TopicPartition, tuple[int, int | None]],
+        low: Mapping[tuple[str, int], tuple[int, int | None]],
+        high: Mapping[tuple[str, int], tuple[int, int | None]],
     ) -> Topic:
         parts = []
         for pid in sorted(meta.partitions):
             pm = meta.partitions[pid]
-            tp = TopicPartition(name, pid)
-            lo, hi = low.get(tp), high.get(tp)
+            lo, hi = low.get((name, pid)), high.get((name, pid))
             replicas = tuple(pm.replicas)
             parts.append(
                 Partition(

@@ -80,31 +80,35 @@ def _kip848_state(description: Any) -> GroupState:
     return GroupState.ASSIGNING
 
 
+HighWatermarks = Mapping[tuple[str, int], int | None]  # (topic, partition): high watermark, from the same poll
+
+
 def _group_offsets(
     members: tuple[GroupMember, ...],
     committed: Iterable[Any] | None,
-    high_watermarks: Mapping[TopicPartition, int | None],
+    high_watermarks: HighWatermarks,
 ) -> tuple[GroupPartitionOffset, ...]:
     """The group's partitions: those it committed on (`committed`: anything with topic, partition and offset;
-    negative offsets mean "no commit") and those assigned to its members now."""
-    owner = {tp: m.member_id for m in members for tp in m.assignment}
-    commits: dict[TopicPartition, int | None] = {}
+    negative offsets mean "no commit") and those assigned to its members now. Keyed by plain tuples: a poll builds
+    100,000 of these at 1,000 groups, and a tuple hashes and sorts in C."""
+    owner = {(tp.topic, tp.partition): m.member_id for m in members for tp in m.assignment}
+    commits: dict[tuple[str, int], int | None] = {}
     for tp in committed or ():
-        commits[TopicPartition(tp.topic, tp.partition)] = tp.offset if tp.offset >= 0 else None
+        commits[(tp.topic, tp.partition)] = tp.offset if tp.offset >= 0 else None
     # Assigned partitions without a commit yet still belong in the table: they are being consumed.
-    for tp in owner:
-        commits.setdefault(tp, None)
+    for key in owner:
+        commits.setdefault(key, None)
     return tuple(
         GroupPartitionOffset(
-            topic=tp.topic,
-            partition=tp.partition,
-            committed=commits[tp],
-            high_watermark=high_watermarks.get(tp),
-            member_id=owner.get(tp),
+            topic=key[0],
+            partition=key[1],
+            committed=commits[key],
+            high_watermark=high_watermarks.get(key),
+            member_id=owner.get(key),
         )
-        for tp in sorted(commits)
+        for key in sorted(commits)
         # A partition named only to read offsets (see AdminSource) and never committed is not the group's.
-        if commits[tp] is not None or tp in owner
+        if commits[key] is not None or key in owner
     )
 
 
@@ -112,7 +116,7 @@ def build_group(
     group_id: str,
     description: Any | None,
     committed: Iterable[Any] | None,
-    high_watermarks: Mapping[TopicPartition, int | None],
+    high_watermarks: HighWatermarks,
     listed_state: Any = None,
 ) -> ConsumerGroup:
     """One ConsumerGroup from a ConsumerGroupDescription (or None when it could not be described), the group's
@@ -144,7 +148,7 @@ def build_described_group(
     described: DescribedGroup | None,
     coordinator: int | None,
     committed: Iterable[CommittedOffset] | None,
-    high_watermarks: Mapping[TopicPartition, int | None],
+    high_watermarks: HighWatermarks,
     listed_state: Any = None,
     note: str | None = None,
 ) -> ConsumerGroup:

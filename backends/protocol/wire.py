@@ -236,6 +236,31 @@ class Reader:
             raise ProtocolError(f"{len(self.data) - self.pos} unread bytes after the response")
 
 
+def uvarint_at(data: bytes, pos: int) -> tuple[int, int]:
+    """A uvarint at `pos` and the position after it: for decoders that read large answers straight from the bytes
+    (an overrun raises IndexError, which they turn into ProtocolError)."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise ProtocolError(f"varint longer than 10 bytes at offset {pos}")
+
+
+def skip_tags_at(data: bytes, pos: int) -> int:
+    """The position after a tagged-field section at `pos` (as Reader.skip_tagged_fields)."""
+    count, pos = uvarint_at(data, pos)
+    for _ in range(count):
+        _, pos = uvarint_at(data, pos)  # the tag
+        size, pos = uvarint_at(data, pos)
+        pos += size
+    return pos
+
+
 # --- the header and ApiVersions ----------------------------------------------------------------------------------
 def encode_request(
     api_key: int,

@@ -17,6 +17,7 @@ from kafkatop.backends.model.cluster import (
     Partition,
     Topic,
 )
+from kafkatop.tui.live.widgets.filter import matches
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.partitions import HIGHLIGHT_S, PartitionsPane, PartitionTable
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
@@ -121,3 +122,19 @@ async def test_a_small_cluster_shows_every_partition() -> None:
         pane.show(big_snapshot(topics=50), TAKEN_AT)  # 1,000 partitions: every one shown
         await pilot.pause()
         assert not pane.showing_topics and pilot.app.query_one(PartitionTable).row_count == 1000
+
+
+# --- the `/` filter at 10,000 rows ----------------------------------------------------------------------------------
+def test_the_filter_keeps_what_matches_keeps_whatever_is_typed() -> None:
+    """The table rules whole topics out before looking at their partitions (10,000 rows per keystroke): the rows it
+    keeps are exactly those filter.matches keeps, for every kind of word typed."""
+    snap = big_snapshot(topics=30, partitions=12)
+    table = PartitionTable()
+    typed = ["t", "T-0", "t-07", "t-07-1", "07-1", "-1", "7-", "1", "11", "t-07 3", "0 -1", "x", "t-07-", "-", "07-x",
+             "2 t-1", " 3 "]  # fmt: skip
+    for needle in typed:
+        table.filter_text = needle
+        table.show(snap, None, TAKEN_AT)
+        kept = [f"{p.topic}-{p.id}" for t in snap.topics for p in t.partitions]
+        expected = [k for k in kept if matches(needle, k) or needle.strip() == k.rsplit("-", 1)[1]]
+        assert [str(tp) for tp in table.shown_partitions] == expected, needle

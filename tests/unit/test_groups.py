@@ -19,7 +19,7 @@ def describe(state: ConsumerGroupState = ConsumerGroupState.STABLE) -> ConsumerG
 
 def test_members_assignment_offsets_and_lag() -> None:
     committed = [KTP("orders", 0, 40), KTP("orders", 1, 10), KTP("orders", 2, -1001)]
-    highs = {TopicPartition("orders", 0): 50, TopicPartition("orders", 1): 10, TopicPartition("orders", 2): 7}
+    highs = {("orders", 0): 50, ("orders", 1): 10, ("orders", 2): 7}
     g = build_group("g", describe(), committed, highs)
     assert g.state is GroupState.STABLE and g.assignor == "range" and g.coordinator == 2
     assert [(m.client_id, m.assignment) for m in g.members] == [
@@ -35,13 +35,13 @@ def test_members_assignment_offsets_and_lag() -> None:
 def test_inactive_group_keeps_committed_offsets_only() -> None:
     desc = ConsumerGroupDescription("g", False, [], "", ConsumerGroupState.EMPTY, Node(1, "h", 1))
     committed = [KTP("orders", 0, 5), KTP("orders", 1, -1001)]
-    g = build_group("g", desc, committed, {TopicPartition("orders", 0): 9})
+    g = build_group("g", desc, committed, {("orders", 0): 9})
     assert g.state is GroupState.EMPTY and g.state.inactive and g.assignor is None
     assert [(o.partition, o.lag) for o in g.offsets] == [(0, 4)]
 
 
 def test_undescribed_group_from_listing() -> None:
-    g = build_group("g", None, [KTP("t", 0, 3)], {TopicPartition("t", 0): 3}, listed_state=ConsumerGroupState.EMPTY)
+    g = build_group("g", None, [KTP("t", 0, 3)], {("t", 0): 3}, listed_state=ConsumerGroupState.EMPTY)
     assert g.state is GroupState.EMPTY and g.members == () and g.total_lag == 0
 
 

@@ -99,4 +99,10 @@ class FilterBar(Horizontal):
     def _count(self, shown: int, total: int) -> None:
         filtered = self.target is not None and self.target.filter_text
         self._said = f"{shown} of {total} rows · Enter keeps it · Escape clears" if filtered else ""
-        self.query_one("#filter-count", Label).update(self._said)
+        label = self.query_one("#filter-count", Label)
+        # As wide as the longest count of this total: a keystroke then repaints the count, never the layout (a
+        # layout of the whole screen is most of a keystroke's time in a 10,000-row table).
+        width = len(f"{total} of {total} rows · Enter keeps it · Escape clears") + 1
+        if label.styles.width is None or label.styles.width.value != width:
+            label.styles.width = width
+        label.update(self._said, layout=False)

@@ -23,11 +23,10 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Select
 
-from kafkatop.backends.insight.history import HistorySnapshot
+from kafkatop.backends.insight.history import HistorySnapshot, Metric
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, TopicPartition
 from kafkatop.tui.format import rate, sparkline
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.filter import matches
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
 
@@ -108,12 +107,39 @@ def _trend_text(windows: Windows) -> tuple[str, str]:
     return sparkline(isr, TREND_WIDTH, top=float(replicas)), rate_text
 
 
+# Above this many rows, the trend columns are as wide as the widest of the whole history (worked out once per poll),
+# not of the rows shown: a keystroke of `/` must not look up 20,000 series.
+EXACT_TRENDS_UP_TO = 1_000
+
+
+_whole_history: list[tuple[HistorySnapshot, tuple[int, int]]] = []  # the last history's, by identity
+
+
+def _all_trend_widths(history: HistorySnapshot) -> tuple[int, int]:
+    if _whole_history and _whole_history[0][0] is history:
+        return _whole_history[0][1]
+    isr = [len(s.values) for s in history.of(Metric.ISR_SIZE)]
+    rates = [s.values for s in history.of(Metric.RECORDS_PER_S)]
+    widths = _trend_widths_of(isr, rates, 0, 0)
+    _whole_history[:] = [(history, widths)]
+    return widths
+
+
 def _trend_widths(
-    history: HistorySnapshot, rows: Sequence[tuple[Partition, int | None]], isr_width: int, rate_width: int
+    history: HistorySnapshot, rows: Sequence[Partition], isr_width: int, rate_width: int
 ) -> tuple[int, int]:
     """The widths of the trend columns over these rows, from the series' lengths and last rates, as drawn."""
-    isr = [len(history.isr_size(TopicPartition(p.topic, p.id))) for p, _ in rows]
-    rates = [history.records_per_s(TopicPartition(p.topic, p.id)) for p, _ in rows]
+    if len(rows) > EXACT_TRENDS_UP_TO:
+        isr_all, rate_all = _all_trend_widths(history)
+        return max(isr_width, isr_all), max(rate_width, rate_all)
+    isr = [len(history.isr_size(TopicPartition(p.topic, p.id))) for p in rows]
+    rates = [history.records_per_s(TopicPartition(p.topic, p.id)) for p in rows]
+    return _trend_widths_of(isr, rates, isr_width, rate_width)
+
+
+def _trend_widths_of(
+    isr: list[int], rates: Sequence[tuple[float, ...]], isr_width: int, rate_width: int
+) -> tuple[int, int]:
     samples = max((len(r) for r in rates if r), default=0)
     if samples:
         # rate()'s text grows with the rate below 1 M/s, and again above: the largest of each is the widest.
@@ -128,6 +154,15 @@ def _trend_widths(
 @lru_cache(maxsize=4096)
 def _ids_width(ids: tuple[int, ...]) -> int:
     return len(",".join(map(str, ids)))
+
+
+def _may_end_in_id(word: str, name: str) -> bool:
+    """Whether `word`, not in topic `name`, can be in some "name-ID" key: it must reach into "-ID", so it is digits,
+    or what comes before its last "-" ends the name and what follows is digits (a whole topic is ruled out at once)."""
+    if "-" not in word:
+        return word.isdigit()
+    head, _, tail = word.rpartition("-")
+    return name.endswith(head) and (not tail or tail.isdigit())
 
 
 def _digits(value: int | None) -> int:
@@ -175,7 +210,8 @@ class PartitionTable(ScrollView, can_focus=True):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._rows: list[tuple[Partition, int | None]] = []  # shown: each partition, with its topic's min ISR
+        self._rows: list[Partition] = []  # shown
+        self._min_isr: dict[str, int | None] = {}  # of the topics shown
         self._cells: dict[int, tuple[Cell, ...]] = {}  # by row index, built when drawn, until the next poll
         self._widths: list[int] = [len(c) for c in self.COLUMNS]
         self._strips: dict[int, Strip] = {}
@@ -196,7 +232,7 @@ class PartitionTable(ScrollView, can_focus=True):
         self._resize()
 
     def _index(self, key: str) -> int:
-        return next(i for i, (p, _) in enumerate(self._rows) if f"{p.topic}-{p.id}" == key)
+        return next(i for i, p in enumerate(self._rows) if f"{p.topic}-{p.id}" == key)
 
     def row(self, key: str) -> tuple[str, ...]:
         """The row's cells as plain text (for tests and for copying)."""
@@ -211,7 +247,9 @@ class PartitionTable(ScrollView, can_focus=True):
         self._last = (snapshot, topic, now, history)
         self._now, self._history = now, history
         needle = self.filter_text
-        rows: list[tuple[Partition, int | None]] = []
+        words = needle.lower().split()  # as filter.matches has it: every word, case-insensitive, in the row's key
+        rows: list[Partition] = []
+        min_isrs: dict[str, int | None] = {}
         total = 0
         widths = [len(c) for c in self.COLUMNS]
         min_isr_known = False
@@ -222,16 +260,21 @@ class PartitionTable(ScrollView, can_focus=True):
             min_isr = t.min_insync_replicas
             min_isr_known = min_isr_known or (min_isr is not None and bool(t.partitions))
             parts: tuple[Partition, ...] | list[Partition] = t.partitions
-            if needle:
-                word = needle.strip()
-                parts = [p for p in parts if matches(needle, f"{p.topic}-{p.id}") or word == str(p.id)]
+            if words:
+                name = t.name.lower()
+                rest = [w for w in words if w not in name]  # the words every partition of the topic has are done
+                if rest and all(_may_end_in_id(w, name) for w in rest):
+                    parts = [p for p in parts if all(w in f"{name}-{p.id}" for w in rest)]
+                elif rest:
+                    parts = [p for p in parts if needle.strip() == str(p.id)]
             if not parts:
                 continue
-            rows.extend([(p, min_isr) for p in parts])
+            rows.extend(parts)
+            min_isrs[t.name] = min_isr
             self._grow_widths(widths, t.name, parts, min_isr)
         if history is not None and rows:
             widths[9], widths[10] = _trend_widths(history, rows, widths[9], widths[10])
-        self._rows, self._cells, self._total = rows, {}, total
+        self._rows, self._min_isr, self._cells, self._total = rows, min_isrs, {}, total
         self._strips.clear()  # rows are drawn again as they are shown: a screenful, whatever changed
         if widths != self._widths or min_isr_known != self._min_isr_known:
             self._widths = widths
@@ -279,7 +322,8 @@ class PartitionTable(ScrollView, can_focus=True):
     def _row_cells(self, index: int) -> tuple[Cell, ...]:
         cells = self._cells.get(index)
         if cells is None:
-            p, min_isr = self._rows[index]
+            p = self._rows[index]
+            min_isr = self._min_isr.get(p.topic)
             history = self._history
             when = history.changed_at.get(TopicPartition(p.topic, p.id)) if history is not None else None
             changed = when is not None and self._now - when <= HIGHLIGHT_S  # leader or ISR (insight/changes.py)
@@ -389,19 +433,19 @@ class PartitionTable(ScrollView, can_focus=True):
 
     @property
     def selected_topic(self) -> str | None:
-        return self._rows[self.cursor_row][0].topic if self._rows else None
+        return self._rows[self.cursor_row].topic if self._rows else None
 
     @property
     def selected_partition(self) -> TopicPartition | None:
         if not self._rows:
             return None
-        p = self._rows[self.cursor_row][0]
+        p = self._rows[self.cursor_row]
         return TopicPartition(p.topic, p.id)
 
     @property
     def shown_partitions(self) -> tuple[TopicPartition, ...]:
         """The rows on show: the picked topic's (or every topic's), narrowed by the filter."""
-        return tuple(TopicPartition(p.topic, p.id) for p, _ in self._rows)
+        return tuple(TopicPartition(p.topic, p.id) for p in self._rows)
 
 
 class Summary(Widget):

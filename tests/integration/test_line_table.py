@@ -1,0 +1,74 @@
+"""LineTable, the line-drawn table of topics and groups: keys, the filter keeping the highlighted row, Enter, and only
+the rows on screen drawn at 10,000 rows."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+
+from kafkatop.tui.live.widgets.line_table import LineTable
+
+
+class TableApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.highlighted: list[str | None] = []
+        self.chosen: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield LineTable(("group", "state", "lag"), id="t")
+
+    @on(LineTable.Highlighted)
+    def _highlighted(self, event: LineTable.Highlighted) -> None:
+        self.highlighted.append(event.key)
+
+    @on(LineTable.Chosen)
+    def _chosen(self, event: LineTable.Chosen) -> None:
+        self.chosen.append(event.key)
+
+
+def rows(n: int) -> dict[str, tuple[str | Text, ...]]:
+    return {f"g-{i:05}": (f"g-{i:05}", Text("Stable", style="green"), str(i * 7)) for i in range(n)}
+
+
+async def test_keys_filter_and_enter() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(LineTable)
+        table.set_rows(rows(30))
+        table.focus()
+        await pilot.pause()
+        assert table.selected_key == "g-00000" and table.row_count == 30
+        await pilot.press("j", "j", "down")
+        assert table.selected_key == "g-00003"
+        await pilot.press("G")
+        assert table.selected_key == "g-00029" and table.scroll_offset.y > 0  # scrolled to keep it in sight
+        await pilot.press("k", "g")
+        assert table.selected_key == "g-00000"
+        await pilot.press("pagedown")
+        assert table.selected_key == "g-00010"  # a page: the body's height (12 - the header - 1)
+        await pilot.pause()
+        assert app.highlighted[-1] == "g-00010"
+        # The filter keeps the highlighted row highlighted while it is shown.
+        assert table.apply_filter("g-0001") == (10, 30) and table.selected_key == "g-00010"
+        assert table.apply_filter("nothing") == (0, 30) and table.selected_key is None
+        assert table.apply_filter("") == (30, 30)
+        table.move_to("g-00021")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.chosen == ["g-00021"]
+        # Rows replaced: the same key stays highlighted; widths follow the widest cell.
+        table.set_rows({k: (*v[:2], "1" * 12) for k, v in rows(30).items()})
+        assert table.selected_key == "g-00021" and table.row("g-00021")[2] == "1" * 12
+
+
+async def test_ten_thousand_rows_draw_a_screenful() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(LineTable)
+        table.set_rows(rows(10_000))
+        await pilot.pause()
+        assert table.row_count == 10_000 and table.virtual_size.height == 10_001
+        assert 0 < len(table._strips) <= 12  # drawn: the rows on screen, no more
+        assert "g-00000" in table.render_line(1).text and "Stable" in table.render_line(1).text
