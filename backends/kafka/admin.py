@@ -66,6 +66,9 @@ class AdminSource:
         self._created = time.monotonic()
         self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
         self._known_brokers: dict[int, Broker] = {}
+        # The last poll's topics: a topic equal to its last one is that same object in the new snapshot, so what
+        # renders snapshots can skip a topic that did not change by identity (`is`), not by comparing its partitions.
+        self._last_topics: dict[str, Topic] = {}
         self._mode: ClusterMode | None = None
         self._min_isr: dict[str, int | None] = {}
         self._configs_read_at = float("-inf")
@@ -156,7 +159,10 @@ class AdminSource:
         # --- configs (mode, min.insync.replicas), when due ---
         self._collect_configs(config_fs, deadline, problems)
 
-        topics = tuple(self._topic(name, topic_meta[name], alive, low, high) for name in sorted(topic_meta))
+        topics = tuple(
+            self._unchanged(self._topic(name, topic_meta[name], alive, low, high)) for name in sorted(topic_meta)
+        )
+        self._last_topics = {t.name: t for t in topics}
         brokers = self._brokers(alive, topics)
         groups = self._groups.collect(groups_f, group_reads, high, problems)
         return ClusterSnapshot(
@@ -293,6 +299,10 @@ class AdminSource:
             if res.offset < 0:
                 continue  # librdkafka's OFFSET_INVALID (-1001), answered while a partition has no leader: unknown
             into[(ktp.topic, ktp.partition)] = (res.offset, res.leader_epoch)
+
+    def _unchanged(self, topic: Topic) -> Topic:
+        last = self._last_topics.get(topic.name)
+        return last if last is not None and last == topic else topic
 
     def _topic(
         self,

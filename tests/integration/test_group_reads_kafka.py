@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.admin import AdminSource
@@ -101,3 +101,29 @@ def test_batched_reads_are_the_per_group_reads(many_groups: KraftNode) -> None:
     finally:
         per_group.close()
         batched.close()
+
+
+def test_watermarks_are_librdkafka_s(many_groups: KraftNode) -> None:
+    """kafkatop's own ListOffsets (two per leader) against confluent-kafka's, leader epochs included."""
+    from confluent_kafka.admin import AdminClient, OffsetSpec
+
+    producer = Producer({"bootstrap.servers": many_groups.bootstrap})
+    for i in range(40):
+        producer.produce(TOPIC, f"r{i}".encode(), partition=i % 8)
+    assert producer.flush(20) == 0
+    source = AdminSource(KafkaConnection.parse(many_groups.bootstrap), timeout_s=5.0)
+    try:
+        snap = source.poll()
+    finally:
+        source.close()
+    admin = AdminClient({"bootstrap.servers": many_groups.bootstrap})
+    tps = [KafkaTopicPartition(TOPIC, p) for p in range(8)]
+    low = admin.list_offsets({tp: OffsetSpec.earliest() for tp in tps}, request_timeout=10)
+    high = admin.list_offsets({tp: OffsetSpec.latest() for tp in tps}, request_timeout=10)
+    theirs = {
+        tp.partition: (low[tp].result().offset, high[tp].result().offset, high[tp].result().leader_epoch) for tp in tps
+    }
+    topic = snap.topic(TOPIC)
+    assert topic is not None
+    ours = {p.id: (p.low_watermark, p.high_watermark, p.leader_epoch) for p in topic.partitions}
+    assert ours == theirs and all(h >= 5 and e == 0 for _, h, e in ours.values())

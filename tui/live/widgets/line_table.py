@@ -88,9 +88,14 @@ class LineTable(ScrollView, can_focus=True):
         def control(self) -> LineTable:
             return self.table
 
-    def __init__(self, columns: Sequence[str], *, filterable: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, columns: Sequence[str], *, filterable: bool = True, dropped_first: Sequence[str] = (), **kwargs: Any
+    ) -> None:
+        """`dropped_first`: the columns left out, in this order, while the rows are wider than the table."""
         super().__init__(**kwargs)
         self.columns = tuple(columns)
+        self.dropped_first = tuple(dropped_first)
+        self._shown = tuple(range(len(self.columns)))  # the columns that fit
         self.filterable = filterable
         self.filter_text = ""
         self._all: Mapping[str, LineCells] = {}
@@ -140,20 +145,36 @@ class LineTable(ScrollView, can_focus=True):
                 if len(t) > widths[i]:
                     widths[i] = len(t)
         self._keys, self._texts, self._widths = keys, texts, widths
-        self._strips.clear()
+        self._fit()
         at = keys.index(selected) if selected is not None and selected in texts and selected in keys else None
         row = at if at is not None else min(self.cursor_row, max(0, len(keys) - 1))
         if row != self.cursor_row:
             self.cursor_row = row
         elif selected != self.selected_key:
             self.post_message(self.Highlighted(self, self.selected_key))
-        self.virtual_size = Size(sum(w + 2 for w in widths), len(keys) + 1)
+        self.refresh()
+
+    def _fit(self) -> None:
+        """The columns that fit the width, leaving out `dropped_first` in order (what is left still scrolls)."""
+        room = self.size.width or 10_000
+        shown = list(range(len(self.columns)))
+        for name in self.dropped_first:
+            if sum(self._widths[i] + 2 for i in shown) <= room:
+                break
+            shown.remove(self.columns.index(name))
+        self._shown = tuple(shown)
+        self._strips.clear()
+        self.virtual_size = Size(sum(self._widths[i] + 2 for i in shown), len(self._keys) + 1)
+
+    def on_resize(self) -> None:
+        self._fit()
         self.refresh()
 
     # --- drawing -----------------------------------------------------------------------------------------------
     def _line(self, cells: Sequence[str | Text], base: Style) -> Strip:
         segments: list[Segment] = []
-        for cell, width in zip(cells, self._widths, strict=False):
+        for i in self._shown:
+            cell, width = cells[i], self._widths[i]
             segments.append(Segment(" ", base))
             if isinstance(cell, Text):
                 for seg in cell.render(self.app.console, end=""):

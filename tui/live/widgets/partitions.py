@@ -24,7 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Select
 
 from kafkatop.backends.insight.history import HistorySnapshot, Metric
-from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
 from kafkatop.tui.format import rate, sparkline
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.line_table import LineTable
@@ -212,6 +212,7 @@ class PartitionTable(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self._rows: list[Partition] = []  # shown
         self._min_isr: dict[str, int | None] = {}  # of the topics shown
+        self._by_topic: dict[str, tuple[Topic, tuple[int, ...]]] = {}  # each topic's widths, with the topic they fit
         self._cells: dict[int, tuple[Cell, ...]] = {}  # by row index, built when drawn, until the next poll
         self._widths: list[int] = [len(c) for c in self.COLUMNS]
         self._strips: dict[int, Strip] = {}
@@ -250,6 +251,7 @@ class PartitionTable(ScrollView, can_focus=True):
         words = needle.lower().split()  # as filter.matches has it: every word, case-insensitive, in the row's key
         rows: list[Partition] = []
         min_isrs: dict[str, int | None] = {}
+        by_topic: dict[str, tuple[Topic, tuple[int, ...]]] = {}
         total = 0
         widths = [len(c) for c in self.COLUMNS]
         min_isr_known = False
@@ -271,10 +273,23 @@ class PartitionTable(ScrollView, can_focus=True):
                 continue
             rows.extend(parts)
             min_isrs[t.name] = min_isr
-            self._grow_widths(widths, t.name, parts, min_isr)
+            if words:
+                found = self._topic_widths(t.name, parts, min_isr)
+            else:
+                # A topic that did not change is the same object poll after poll (AdminSource): its widths too.
+                cached = self._by_topic.get(t.name)
+                if cached is None or cached[0] is not t:
+                    cached = (t, self._topic_widths(t.name, parts, min_isr))
+                by_topic[t.name] = cached
+                found = cached[1]
+            for i, w in enumerate(found):
+                if w > widths[i]:
+                    widths[i] = w
         if history is not None and rows:
             widths[9], widths[10] = _trend_widths(history, rows, widths[9], widths[10])
         self._rows, self._min_isr, self._cells, self._total = rows, min_isrs, {}, total
+        if not words:
+            self._by_topic = by_topic
         self._strips.clear()  # rows are drawn again as they are shown: a screenful, whatever changed
         if widths != self._widths or min_isr_known != self._min_isr_known:
             self._widths = widths
@@ -285,9 +300,9 @@ class PartitionTable(ScrollView, can_focus=True):
         self.refresh()
 
     @staticmethod
-    def _grow_widths(widths: list[int], name: str, parts: Sequence[Partition], min_isr: int | None) -> None:
-        """Widens the columns to fit one topic's shown partitions, from their values, without drawing them: a few
-        passes of builtins over the values (a number's width grows with it), as this runs over every partition."""
+    def _topic_widths(name: str, parts: Sequence[Partition], min_isr: int | None) -> tuple[int, ...]:
+        """The widths one topic's shown partitions need, from their values, without drawing them: a few passes of
+        builtins over the values (a number's width grows with it), as this runs over every partition."""
         led = [p for p in parts if p.leader >= 0]
         preferred = [p.leader for p in led if p.replicas and p.replicas[0] == p.leader]
         moved = [p.leader for p in led if not (p.replicas and p.replicas[0] == p.leader)]
@@ -303,7 +318,7 @@ class PartitionTable(ScrollView, can_focus=True):
             p.high_watermark - p.low_watermark
             for p in parts
             if p.high_watermark is not None and p.low_watermark is not None
-        ]  # noqa: E501
+        ]
         found = (
             len(name),
             _digits(max(p.id for p in parts)),
@@ -315,9 +330,7 @@ class PartitionTable(ScrollView, can_focus=True):
             _digits(max(highs)) if highs else 1,
             _digits(max(0, max(known))) if known else 1,
         )
-        for i, w in enumerate(found):
-            if w > widths[i]:
-                widths[i] = w
+        return found
 
     def _row_cells(self, index: int) -> tuple[Cell, ...]:
         cells = self._cells.get(index)
@@ -493,6 +506,7 @@ def topic_rows(snapshot: ClusterSnapshot, history: HistorySnapshot | None) -> di
 TOPIC_COLUMNS = (
     "topic", "partitions", "rf", "under-replicated", "under min isr", "offline", "messages", "msg/s", "group lag",
 )  # fmt: skip
+TOPIC_COLUMNS_DROPPED_FIRST = ("msg/s", "messages", "rf")  # a narrow terminal keeps the faults and the lag
 
 
 class PartitionsPane(LivePane, Vertical):
@@ -532,7 +546,7 @@ class PartitionsPane(LivePane, Vertical):
             )
             yield Summary(id="topic-summary")
         yield PartitionTable()
-        yield LineTable(TOPIC_COLUMNS, id="topic-table")
+        yield LineTable(TOPIC_COLUMNS, id="topic-table", dropped_first=TOPIC_COLUMNS_DROPPED_FIRST)
 
     @property
     def topic(self) -> str | None:
@@ -595,9 +609,10 @@ class PartitionsPane(LivePane, Vertical):
             if t.min_insync_replicas is not None:
                 summary.append(f"  min.insync.replicas {t.min_insync_replicas}")
         by_topic = self.showing_topics
-        summary.append(
-            "  one row per topic: Enter shows its partitions, T every partition" if by_topic else "", style="dim"
-        )
+        if by_topic:
+            summary.append("  one row per topic: Enter shows its partitions, T every partition", style="dim")
+        elif topic is not None or partitions > TOPIC_ROWS_ABOVE:
+            summary.append("  T one row per topic", style="dim")
         self.query_one("#topic-summary", Summary).text = summary
         table, topics = self.query_one(PartitionTable), self.query_one("#topic-table", LineTable)
         table.display, topics.display = not by_topic, by_topic
