@@ -14,6 +14,7 @@ coordinator costs its groups this poll's deadline and nothing else.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -21,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
+from kafkatop.backends.protocol.connection import BrokerConnection, KeptConnections, Unsupported, os_reason
 from kafkatop.backends.protocol.groups import (
     API_DESCRIBE_GROUPS,
     API_OFFSET_FETCH,
@@ -85,7 +86,8 @@ class BatchedGroupReader:
         self.connection = connection
         self.settings = connection.client_settings
         self._coordinators: dict[str, tuple[int, str, int]] = {}  # group: (node id, host, port)
-        self._connections: dict[int, BrokerConnection] = {}
+        self._connections = KeptConnections(self.settings)
+        self._counting = threading.Lock()
         self._pool = ThreadPoolExecutor(COORDINATOR_THREADS, thread_name_prefix="kafkatop-coordinators")
         self._runner = ThreadPoolExecutor(1, thread_name_prefix="kafkatop-group-reads")
         self._requests: Counter[str] = Counter()
@@ -111,9 +113,7 @@ class BatchedGroupReader:
     def close(self) -> None:
         self._runner.shutdown(wait=True)
         self._pool.shutdown(wait=True)
-        for conn in self._connections.values():
-            conn.close()
-        self._connections.clear()
+        self._connections.close()
 
     # --- one poll -----------------------------------------------------------------------------------------------
     def _read(
@@ -159,23 +159,9 @@ class BatchedGroupReader:
         coordinators = {g: c[0] for g, c in self._coordinators.items() if g in offsets}
         return GroupReads(offsets, descriptions, coordinators, failures, describable, readable, dict(self._requests))
 
-    def _connection(self, node: int, host: str, port: int, deadline: float) -> BrokerConnection:
-        conn = self._connections.get(node)
-        if conn is not None and conn.address != (f"[{host}]:{port}" if ":" in host else f"{host}:{port}"):
-            conn.close()
-            conn = None
-        if conn is None:
-            conn = self._connections[node] = BrokerConnection(host, port, deadline, self.settings)
-        conn.deadline = deadline
-        return conn
-
-    def _drop(self, node: int) -> None:
-        conn = self._connections.pop(node, None)
-        if conn is not None:
-            conn.close()
-
     def _request(self, conn: BrokerConnection, api: int, name: str, version: int, body: bytes) -> bytes:
-        self._requests[name] += 1  # Counter updates from several threads: each += holds the GIL throughout
+        with self._counting:  # coordinators are asked on several threads
+            self._requests[name] += 1
         return conn.request(api, version, body)
 
     def _find(self, groups: list[str], brokers: list[tuple[str, int]], deadline: float) -> dict[str, str]:
@@ -249,7 +235,7 @@ class BatchedGroupReader:
     ) -> _Round:
         out = _Round()
         try:
-            conn = self._connection(node, host, port, deadline)
+            conn = self._connections.get(node, host, port, deadline)
             try:
                 version = conn.version_for(API_OFFSET_FETCH, "OffsetFetch", OFFSET_FETCH_VERSIONS)
             except Unsupported:
@@ -287,6 +273,6 @@ class BatchedGroupReader:
         except Unsupported as e:
             out.failures.update(dict.fromkeys(groups, str(e)))
         except (OSError, ProtocolError) as e:
-            self._drop(node)
+            self._connections.drop(node)
             out.lost = os_reason(e, max(0.0, deadline - time.monotonic())) if isinstance(e, OSError) else str(e)
         return out

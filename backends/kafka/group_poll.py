@@ -334,8 +334,9 @@ class GroupPoll:
                 requests[api] = requests.get(api, 0) + n
             if not got.describable:
                 self._groups_describable = False
-            if not got.offsets_readable:
-                self._batch = None  # read the per-group way from the next poll on (a Kafka before 2.4)
+            if not got.offsets_readable and self._batch is not None:
+                self._batch.close()  # its reads are done: read the per-group way from the next poll (Kafka < 2.4)
+                self._batch = None
         self.last_requests = requests
         kip848: dict[str, Any] = {}
         for g, fut in reads.descriptions.items():

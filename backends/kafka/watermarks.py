@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
+from kafkatop.backends.protocol.connection import KeptConnections, Unsupported, os_reason
 from kafkatop.backends.protocol.list_offsets import (
     API_LIST_OFFSETS,
     EARLIEST_TIMESTAMP,
@@ -49,7 +49,7 @@ class WatermarkReader:
 
     def __init__(self, connection: KafkaConnection) -> None:
         self.settings = connection.client_settings
-        self._connections: dict[int, BrokerConnection] = {}
+        self._connections = KeptConnections(self.settings)
         self._pool = ThreadPoolExecutor(LEADER_THREADS, thread_name_prefix="kafkatop-watermarks")
 
     @staticmethod
@@ -77,9 +77,7 @@ class WatermarkReader:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
-        for conn in self._connections.values():
-            conn.close()
-        self._connections.clear()
+        self._connections.close()
 
     def _read(
         self, node: int, address: tuple[str, int], asked: Mapping[str, Sequence[int]], deadline: float
@@ -96,13 +94,7 @@ class WatermarkReader:
         out = Watermarks()
         host, port = address
         try:
-            conn = self._connections.get(node)
-            if conn is not None and conn.address != (f"[{host}]:{port}" if ":" in host else f"{host}:{port}"):
-                conn.close()
-                conn = None
-            if conn is None:
-                conn = self._connections[node] = BrokerConnection(host, port, deadline, self.settings)
-            conn.deadline = deadline
+            conn = self._connections.get(node, host, port, deadline)
             version = conn.version_for(API_LIST_OFFSETS, "ListOffsets", LIST_OFFSETS_VERSIONS)
             for what, timestamp, into in (
                 ("earliest", EARLIEST_TIMESTAMP, out.low),
@@ -123,9 +115,7 @@ class WatermarkReader:
         except Unsupported as e:
             out.unsupported = str(e)
         except (OSError, ProtocolError) as e:
-            conn = self._connections.pop(node, None)
-            if conn is not None:
-                conn.close()
+            self._connections.drop(node)
             why = os_reason(e, max(0.0, deadline - time.monotonic())) if isinstance(e, OSError) else str(e)
             names = [f"{t}-{p}" for t, ps in asked.items() for p in ps]
             out.failures.setdefault(("ListOffsets", f"leader broker {node} ({host}:{port}): {why}"), []).extend(names)

@@ -162,6 +162,39 @@ class BrokerConnection:
         return b"".join(chunks)
 
 
+class KeptConnections:
+    """One BrokerConnection per broker, kept from poll to poll (a connection costs a handshake, and TLS and SASL
+    more); each is used by one thread at a time, with the deadline of the call that uses it."""
+
+    def __init__(self, settings: Mapping[str, str]) -> None:
+        self.settings = settings
+        self._by_node: dict[int, BrokerConnection] = {}
+
+    def __contains__(self, node: int) -> bool:
+        return node in self._by_node
+
+    def get(self, node: int, host: str, port: int, deadline: float) -> BrokerConnection:
+        conn = self._by_node.get(node)
+        if conn is not None and conn.address != (f"[{host}]:{port}" if ":" in host else f"{host}:{port}"):
+            conn.close()  # the broker moved: another listener
+            conn = None
+        if conn is None:
+            conn = self._by_node[node] = BrokerConnection(host, port, deadline, self.settings)
+        conn.deadline = deadline
+        return conn
+
+    def drop(self, node: int) -> None:
+        """After a failure: the next call connects again."""
+        conn = self._by_node.pop(node, None)
+        if conn is not None:
+            conn.close()
+
+    def close(self) -> None:
+        for conn in self._by_node.values():
+            conn.close()
+        self._by_node.clear()
+
+
 def os_reason(e: OSError, timeout_s: float) -> str:
     """An OSError of a BrokerConnection, in words."""
     if isinstance(e, ConnectionResetError | BrokenPipeError):
