@@ -435,15 +435,9 @@ async def _table(runs: int) -> dict[str, Any]:
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        times: list[float] = []
-        screen = app.screen
-        original = screen._compositor_refresh
+        from tui_refresh import frames_drawn  # bench/tui_refresh.py: when each frame finished drawing
 
-        def timed() -> None:
-            original()
-            times.append(time.perf_counter())
-
-        screen._compositor_refresh = timed  # type: ignore[method-assign]
+        times = frames_drawn(app)
         history = History()  # sparklines as the app has them: the Feed's history, fed each poll
         clock = 10.0
 

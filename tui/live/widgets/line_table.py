@@ -27,8 +27,9 @@ from kafkatop.tui.live.widgets.filter import matches
 LineCells = Sequence[str | Text]
 
 
-class LineTable(ScrollView, can_focus=True):
-    """Rows by key, drawn only while on screen; see the module's docstring."""
+class RowCursor(ScrollView, can_focus=True):
+    """What a line-drawn table's cursor does: the keys, the scrolling that keeps it in sight, a click. Below it, a
+    header line; `_strips` caches drawn rows by index (the cursor's old and new rows are drawn again)."""
 
     BINDINGS = [
         Binding("up,k", "cursor(-1)", show=False),
@@ -37,8 +38,63 @@ class LineTable(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", show=False),
         Binding("home,g", "cursor(-1_000_000)", show=False),
         Binding("end,G", "cursor(1_000_000)", show=False),
-        Binding("enter", "choose", show=False),
     ]
+
+    cursor_row: reactive[int] = reactive(0)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._strips: dict[int, Strip] = {}
+
+    @property
+    def row_count(self) -> int:
+        raise NotImplementedError
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self._strips.pop(old, None)
+        self._strips.pop(new, None)
+        body = max(1, self.size.height - 1)
+        top = self.scroll_offset.y
+        if new < top:
+            self.scroll_to(y=new, animate=False)
+        elif new >= top + body:
+            self.scroll_to(y=new - body + 1, animate=False)
+        self.refresh()
+
+    def action_cursor(self, delta: int) -> None:
+        if self.row_count:
+            self.cursor_row = max(0, min(self.row_count - 1, self.cursor_row + delta))
+
+    def action_page(self, direction: int) -> None:
+        self.action_cursor(direction * max(1, self.size.height - 2))
+
+    def on_click(self, event: events.Click) -> None:
+        index = self.scroll_offset.y + event.y - 1
+        if 0 <= index < self.row_count:
+            self.cursor_row = index
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+
+class RowMessage(Message):
+    def __init__(self, table: LineTable, key: str | None) -> None:
+        super().__init__()
+        self.table = table
+        self.key = key
+
+    @property
+    def control(self) -> LineTable:
+        return self.table
+
+
+class LineTable(RowCursor):
+    """Rows by key, drawn only while on screen; see the module's docstring."""
+
+    BINDINGS = [Binding("enter", "choose", show=False)]
     # As DataTable looks, so that every table of the app looks one way.
     DEFAULT_CSS = """
     LineTable {
@@ -64,29 +120,11 @@ class LineTable(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES = {"line-table--header", "line-table--cursor", "line-table--cursor-blurred"}
 
-    cursor_row: reactive[int] = reactive(0)
+    class Highlighted(RowMessage):
+        """The cursor is on another row (`key` None: the table is empty)."""
 
-    class Highlighted(Message):
-        def __init__(self, table: LineTable, key: str | None) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> LineTable:
-            return self.table
-
-    class Chosen(Message):
+    class Chosen(RowMessage):
         """Enter on a row."""
-
-        def __init__(self, table: LineTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> LineTable:
-            return self.table
 
     def __init__(
         self, columns: Sequence[str], *, filterable: bool = True, dropped_first: Sequence[str] = (), **kwargs: Any
@@ -102,7 +140,6 @@ class LineTable(ScrollView, can_focus=True):
         self._keys: list[str] = []  # shown, in order
         self._texts: dict[str, tuple[str, ...]] = {}  # plain texts of the rows shown, for widths and the filter
         self._widths = [len(c) for c in self.columns]
-        self._strips: dict[int, Strip] = {}
 
     @property
     def row_count(self) -> int:
@@ -209,35 +246,9 @@ class LineTable(ScrollView, can_focus=True):
 
     # --- cursor ------------------------------------------------------------------------------------------------
     def watch_cursor_row(self, old: int, new: int) -> None:
-        self._strips.pop(old, None)
-        self._strips.pop(new, None)
-        body = max(1, self.size.height - 1)
-        top = self.scroll_offset.y
-        if new < top:
-            self.scroll_to(y=new, animate=False)
-        elif new >= top + body:
-            self.scroll_to(y=new - body + 1, animate=False)
-        self.refresh()
+        super().watch_cursor_row(old, new)
         self.post_message(self.Highlighted(self, self.selected_key))
-
-    def action_cursor(self, delta: int) -> None:
-        if self._keys:
-            self.cursor_row = max(0, min(len(self._keys) - 1, self.cursor_row + delta))
-
-    def action_page(self, direction: int) -> None:
-        self.action_cursor(direction * max(1, self.size.height - 2))
 
     def action_choose(self) -> None:
         if self.selected_key is not None:
             self.post_message(self.Chosen(self, self.selected_key))
-
-    def on_click(self, event: events.Click) -> None:
-        index = self.scroll_offset.y + event.y - 1
-        if 0 <= index < len(self._keys):
-            self.cursor_row = index
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()

@@ -12,13 +12,12 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Select
@@ -27,7 +26,7 @@ from kafkatop.backends.insight.history import HistorySnapshot, Metric
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
 from kafkatop.tui.format import rate, sparkline
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.line_table import LineTable
+from kafkatop.tui.live.widgets.line_table import LineTable, RowCursor
 from kafkatop.tui.live.widgets.pane import LivePane
 
 TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
@@ -178,7 +177,7 @@ def _style(spec: str) -> Style:
     return Style.parse(spec) if spec.strip() else Style()
 
 
-class PartitionTable(ScrollView, can_focus=True):
+class PartitionTable(RowCursor):
     """Drawn line by line (Textual's line API): a poll costs one pass over the partitions shown for the columns'
     widths, and cells only for the rows on screen. At 10,000 partitions a refresh where every row changed (a broker
     died) stays a frame's work (bench/scale.py)."""
@@ -190,23 +189,13 @@ class PartitionTable(ScrollView, can_focus=True):
     # topic, partition, leader, replicas, ISR and min ISR always stay (min ISR is left out where no topic's is known:
     # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it).
     DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
-    BINDINGS = [
-        Binding("up,k", "cursor(-1)", show=False),
-        Binding("down,j", "cursor(1)", show=False),
-        Binding("pageup", "page(-1)", show=False),
-        Binding("pagedown", "page(1)", show=False),
-        Binding("home,g", "cursor(-1_000_000)", show=False),
-        Binding("end,G", "cursor(1_000_000)", show=False),
-        Binding("enter", "app.browse", "Browse messages", show=False),
-    ]
+    BINDINGS = [Binding("enter", "app.browse", "Browse messages", show=False)]
     DEFAULT_CSS = """
     PartitionTable > .partition-table--header { text-style: bold; }
     PartitionTable > .partition-table--cursor { background: $accent 40%; }
     PartitionTable > .partition-table--cursor-blurred { background: $accent 15%; }
     """
     COMPONENT_CLASSES = {"partition-table--header", "partition-table--cursor", "partition-table--cursor-blurred"}
-
-    cursor_row: reactive[int] = reactive(0)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -215,7 +204,6 @@ class PartitionTable(ScrollView, can_focus=True):
         self._by_topic: dict[str, tuple[Topic, tuple[int, ...]]] = {}  # each topic's widths, with the topic they fit
         self._cells: dict[int, tuple[Cell, ...]] = {}  # by row index, built when drawn, until the next poll
         self._widths: list[int] = [len(c) for c in self.COLUMNS]
-        self._strips: dict[int, Strip] = {}
         self.filter_text = ""
         self._total = 0
         self._last: tuple[ClusterSnapshot, str | None, float, HistorySnapshot | None] | None = None
@@ -273,7 +261,7 @@ class PartitionTable(ScrollView, can_focus=True):
                 continue
             rows.extend(parts)
             min_isrs[t.name] = min_isr
-            if words:
+            if parts is not t.partitions:  # narrowed by the filter
                 found = self._topic_widths(t.name, parts, min_isr)
             else:
                 # A topic that did not change is the same object poll after poll (AdminSource): its widths too.
@@ -288,8 +276,9 @@ class PartitionTable(ScrollView, can_focus=True):
         if history is not None and rows:
             widths[9], widths[10] = _trend_widths(history, rows, widths[9], widths[10])
         self._rows, self._min_isr, self._cells, self._total = rows, min_isrs, {}, total
-        if not words:
-            self._by_topic = by_topic
+        self._by_topic.update(by_topic)
+        for gone in set(self._by_topic).difference(t.name for t in snapshot.topics):
+            del self._by_topic[gone]
         self._strips.clear()  # rows are drawn again as they are shown: a screenful, whatever changed
         if widths != self._widths or min_isr_known != self._min_isr_known:
             self._widths = widths
@@ -413,36 +402,6 @@ class PartitionTable(ScrollView, can_focus=True):
             if not cursor:
                 self._strips[index] = strip
         return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
-
-    # --- cursor ------------------------------------------------------------------------------------------------
-    def watch_cursor_row(self, old: int, new: int) -> None:
-        self._strips.pop(old, None)
-        self._strips.pop(new, None)
-        body = max(1, self.size.height - 1)
-        top = self.scroll_offset.y
-        if new < top:
-            self.scroll_to(y=new, animate=False)
-        elif new >= top + body:
-            self.scroll_to(y=new - body + 1, animate=False)
-        self.refresh()
-
-    def action_cursor(self, delta: int) -> None:
-        if self._rows:
-            self.cursor_row = max(0, min(len(self._rows) - 1, self.cursor_row + delta))
-
-    def action_page(self, direction: int) -> None:
-        self.action_cursor(direction * max(1, self.size.height - 2))
-
-    def on_click(self, event: events.Click) -> None:
-        index = self.scroll_offset.y + event.y - 1
-        if 0 <= index < len(self._rows):
-            self.cursor_row = index
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
 
     @property
     def selected_topic(self) -> str | None:
