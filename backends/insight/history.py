@@ -20,6 +20,9 @@ from kafkatop.backends.insight.changes import partition_changes, partition_views
 from kafkatop.backends.model.cluster import ClusterSnapshot, PartitionView, TopicPartition
 
 WINDOW = 120  # samples per series: two minutes at one poll a second
+# Samples per partition's series (ISR size, records/s): the partition table draws the last ten, and at 10,000
+# partitions 120 samples each would hold 2.4 million floats (bench/scale.py: the app's memory).
+PARTITION_WINDOW = 16
 FORGET_AFTER = 30  # polls without its partition, topic, group or broker before a series is dropped
 MAX_SERIES = 50_000  # beyond this, no new series until forgotten ones make room
 CHANGES_KEPT_S = 60.0  # how long a partition's last leader or ISR change is remembered
@@ -31,6 +34,9 @@ class Metric(StrEnum):
     TOPIC_RECORDS_PER_S = "topic records/s"  # per topic
     GROUP_LAG = "lag"  # per consumer group: its total lag
     LEADERS = "leaders"  # per broker: partitions it leads
+
+
+PER_PARTITION = frozenset({Metric.ISR_SIZE, Metric.RECORDS_PER_S})  # kept for PARTITION_WINDOW samples
 
 
 SeriesKey = TopicPartition | str | int  # a partition; a topic or group name; a broker id
@@ -100,10 +106,18 @@ class _Series:
 class History:
     """Sparkline series of one cluster. Thread-safe; feed it one source's polls (the admin poll), in order."""
 
-    def __init__(self, window: int = WINDOW, *, forget_after: int = FORGET_AFTER, max_series: int = MAX_SERIES) -> None:
-        if window < 1 or forget_after < 1 or max_series < 1:
-            raise ValueError("window, forget_after and max_series must be at least 1")
+    def __init__(
+        self,
+        window: int = WINDOW,
+        *,
+        forget_after: int = FORGET_AFTER,
+        max_series: int = MAX_SERIES,
+        partition_window: int = PARTITION_WINDOW,
+    ) -> None:
+        if min(window, forget_after, max_series, partition_window) < 1:
+            raise ValueError("window, forget_after, max_series and partition_window must be at least 1")
         self.window = window
+        self.partition_window = min(partition_window, window)
         self.forget_after = forget_after
         self.max_series = max_series
         self._lock = threading.Lock()
@@ -165,7 +179,8 @@ class History:
         if s is None:
             if len(self._series) >= self.max_series:
                 return  # full: the series there keep their history rather than take turns losing it
-            s = self._series[(metric, key)] = _Series(deque(maxlen=self.window), n)
+            window = self.partition_window if metric in PER_PARTITION else self.window
+            s = self._series[(metric, key)] = _Series(deque(maxlen=window), n)
         s.last_seen = n
         if value is not None:
             s.values.append(value)

@@ -158,3 +158,16 @@ def test_a_poll_that_finishes_late_is_ignored() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         History(window=0)
+
+
+def test_a_partition_keeps_fewer_samples_than_a_topic_or_a_group() -> None:
+    """At 10,000 partitions every sample counts: a partition's series keep `partition_window` samples (the table
+    draws ten), a topic's, a group's and a broker's keep `window`."""
+    h = History(window=40, partition_window=12)
+    lagging = ConsumerGroup("g", offsets=(GroupPartitionOffset("purchases", 0, 1, 100),))
+    for i in range(60):
+        h.observe_cluster(snap(T0 + i, hws=(100 + i, 200 + 2 * i), groups=(lagging,)))
+    s = h.snapshot()
+    assert len(s.isr_size(P0)) == 12 and len(s.records_per_s(P1)) == 12
+    assert s.records_per_s(P1)[-1] == pytest.approx(2.0)
+    assert len(s.topic_records_per_s("purchases")) == 40 and len(s.group_lag("g")) == 40 and len(s.leaders(1)) == 40
