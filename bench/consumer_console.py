@@ -10,7 +10,7 @@ Each run is a fresh child process (so its peak RSS and ru_maxrss are its own), w
   1. starts a 3-broker MockCluster with one topic of 6 partitions (RF 3);
   2. runs the app headless (App.run_test, 120×40) with Sources(poll_cluster=AdminSource(...).poll,
      clients=Consoles(bootstrap)), shows the Consume tab (action_tab(4)) and starts one consumer through the hub
-     (start_consumer([topic], "bench", from_beginning=False)), waiting until the app's consumer table says
+     (start_consumer([topic], "bench-PID", from_beginning=True): the topic is empty), waiting until its table says
      "consuming";
   3. produces from a thread (confluent_kafka Producer, linger.ms 5, acks 1, keyed values of --value-bytes), paced
      every millisecond to --rate for --seconds, then waits (up to 20 s) until the consumer has received every
@@ -59,6 +59,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -399,18 +401,45 @@ class PacedProducer(threading.Thread):
         return {k: getattr(self, k) for k in keys}
 
 
-def cluster_host(rate: float, seconds: float, value_bytes: int) -> int:
-    """--cluster-host: the mock cluster and the producer in a process of their own, driven over stdin/stdout."""
+@contextmanager
+def real_cluster(bootstrap: str) -> Iterator[str]:
+    """--bootstrap-server: a Kafka of your own (the mock keeps 100,000 records per partition at most and drops the
+    oldest, so a consumer more than a few seconds behind 100,000 msg/s loses records there, not in kafkatop)."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    if TOPIC in admin.list_topics(timeout=10).topics:  # empty for each run, as the mock's is
+        admin.delete_topics([TOPIC])[TOPIC].result(30)
+        while TOPIC in admin.list_topics(timeout=10).topics:
+            time.sleep(0.2)
+    for _ in range(50):  # the deletion settles before the name can be taken again
+        try:
+            admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)])[TOPIC].result(30)
+            break
+        except Exception:  # noqa: BLE001 - TOPIC_ALREADY_EXISTS while the deletion completes
+            time.sleep(0.2)
+    time.sleep(2)  # leaders elected
+    yield bootstrap
+
+
+@contextmanager
+def mock_cluster() -> Iterator[str]:
     from kafkatop.backends.kafka.mock import MockCluster
 
-    me = psutil.Process()
     with MockCluster(BROKERS) as cluster:
         cluster.create_topic(TOPIC, PARTITIONS, 3)
-        print(cluster.bootstrap_servers, flush=True)
+        yield cluster.bootstrap_servers
+
+
+def cluster_host(rate: float, seconds: float, value_bytes: int, bootstrap: str | None) -> int:
+    """--cluster-host: the mock cluster (or a real one's producer) in a process of its own, driven over stdin/stdout."""
+    me = psutil.Process()
+    with real_cluster(bootstrap) if bootstrap else mock_cluster() as servers:
+        print(servers, flush=True)
         if sys.stdin.readline().strip() != "go":
             return 0
         rss0, cpu0 = me.memory_info().rss, sum(me.cpu_times()[:2])
-        producer = PacedProducer(cluster.bootstrap_servers, rate, seconds, value_bytes)
+        producer = PacedProducer(servers, rate, seconds, value_bytes)
         producer.start()
         while producer.started_at == 0.0:
             time.sleep(0.001)
@@ -457,9 +486,11 @@ class RemoteProducer:
         self._reader.join(timeout)
 
 
-def start_host(args_rate: float, seconds: float, value_bytes: int) -> subprocess.Popen[str]:
+def start_host(args_rate: float, seconds: float, value_bytes: int, bootstrap: str | None) -> subprocess.Popen[str]:
     cmd = [sys.executable, __file__, "--cluster-host", "--rate", str(args_rate), "--seconds", str(seconds),
            "--value-bytes", str(value_bytes)]  # fmt: skip
+    if bootstrap:
+        cmd += ["--bootstrap-server", bootstrap]
     return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -513,7 +544,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             cluster.create_topic(TOPIC, PARTITIONS, 3)
             bootstrap = cluster.bootstrap_servers
         else:
-            host = start_host(args.rate, args.seconds, args.value_bytes)
+            host = start_host(args.rate, args.seconds, args.value_bytes, args.bootstrap_server)
             assert host.stdout is not None
             bootstrap = host.stdout.readline().strip()
             if not bootstrap:
@@ -530,7 +561,10 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             drains = drains_seen(panel)
             hub = HubDrains(consoles)
             rss.pool = consoles._consumer_pool()
-            name = await asyncio.to_thread(consoles.start_consumer, [TOPIC], GROUP, False)
+            # From the beginning of an empty topic, in a group of its own: a consumer starting at the end would skip
+            # what was produced before its first fetch found the end (a race at 100,000 msg/s, not a loss).
+            group = f"{GROUP}-{os.getpid()}"
+            name = await asyncio.to_thread(consoles.start_consumer, [TOPIC], group, True)
             table: Any = app.query_one("#consumers")
 
             def consuming() -> bool:
@@ -886,9 +920,10 @@ def main() -> int:
     parser.add_argument("--no-encode", action="store_true", help="do not encode frames for a terminal (headless)")
     parser.add_argument("--child", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--cluster-host", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--bootstrap-server", help="a real Kafka instead of the mock (--cluster separate only)")
     args = parser.parse_args()
     if args.cluster_host:
-        return cluster_host(args.rate, args.seconds, args.value_bytes)
+        return cluster_host(args.rate, args.seconds, args.value_bytes, args.bootstrap_server)
     if args.child:
         result = asyncio.run(one_run(args))
         Path(args.child).write_text(json.dumps(asdict(result)))
@@ -897,7 +932,10 @@ def main() -> int:
     import textual
 
     layouts = [IN_PROCESS, SEPARATE] if args.cluster == "both" else [args.cluster]
-    print("== kafkatop bench: the consumer console under a firehose (librdkafka mock cluster) ==")
+    if args.bootstrap_server and args.cluster != SEPARATE:
+        parser.error("--bootstrap-server needs --cluster separate (the producer runs in a process of its own)")
+    where = f"Kafka at {args.bootstrap_server}" if args.bootstrap_server else "librdkafka mock cluster"
+    print(f"== kafkatop bench: the consumer console under a firehose ({where}) ==")
     print(
         f"python {platform.python_version()}, textual {textual.__version__}, confluent-kafka "
         f"{version_str(confluent_kafka.version())}, librdkafka {version_str(confluent_kafka.libversion())}, "
