@@ -435,7 +435,7 @@ async def _table(runs: int) -> dict[str, Any]:
 
     base = ten_thousand(1.0)
     app = KafkatopApp(Sources(lambda: base), Settings(poll_interval_s=86_400), clock=lambda: 1.0)
-    out: dict[str, list[float]] = {"steady": [], "failover": [], "keystroke": [], "topic rows": []}
+    out: dict[str, list[float]] = {"steady": [], "failover": [], "keystroke": [], "order": [], "topic rows": []}
     async with app.run_test(size=(160, 45)) as pilot:
         pane = app.query_one(module.PartitionsPane)
         if hasattr(pane, "by_topic"):
@@ -476,6 +476,14 @@ async def _table(runs: int) -> dict[str, Any]:
             out["keystroke"].append((times[-1] - t0) * 1000 if times else float("nan"))
         filtered = table.row_count
         await pilot.press("escape")
+        if hasattr(table, "order"):  # `o` (now only): faults first, most messages first, by leader, back
+            table.focus()
+            await pilot.pause()
+            for _ in range(runs):
+                times.clear()
+                t0 = time.perf_counter()
+                await pilot.press("o")
+                out["order"].append((times[-1] - t0) * 1000 if times else float("nan"))
         if hasattr(pane, "by_topic"):
             pane.by_topic = True
             for _ in range(runs):
@@ -724,6 +732,12 @@ def table_figures(args: Any, baseline: Path, results: list[str]) -> None:
         f"{worst_today:.1f} ms, ratio {worst / worst_today:.2f}); target ≤ {FRAME_TARGET_MS:.0f} ms -> "
         f"{verdict(worst <= FRAME_TARGET_MS)}"
     )
+    if now.get("order"):
+        order = median(now["order"])
+        results.append(
+            f"RESULT order: `o` over 10,000 rows to its frame median {order:.1f} ms (today: no ordering); target ≤ "
+            f"{FRAME_TARGET_MS:.0f} ms -> {verdict(order <= FRAME_TARGET_MS)}"
+        )
     key, key_today = median(now["keystroke"]), median(today["keystroke"])
     results.append(
         f"RESULT filter keystroke: to its frame median {key:.1f} ms (today {key_today:.1f} ms, ratio "

@@ -72,3 +72,17 @@ async def test_ten_thousand_rows_draw_a_screenful() -> None:
         assert table.row_count == 10_000 and table.virtual_size.height == 10_001
         assert 0 < len(table._strips) <= 12  # drawn: the rows on screen, no more
         assert "g-00000" in table.render_line(1).text and "Stable" in table.render_line(1).text
+
+
+async def test_o_orders_by_the_next_column() -> None:
+    app = TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(LineTable)
+        table.set_rows({"b": ("b", "Empty", "7"), "a": ("a", "Stable", "-"), "c": ("c", "Stable", "12")})
+        table.focus()
+        await pilot.press("o")  # by group
+        assert table._keys == ["a", "b", "c"] and table.header[0] == "group ▼"
+        await pilot.press("o", "o")  # by lag: largest first, unknown last
+        assert table._keys == ["c", "b", "a"]
+        await pilot.press("o")  # as given
+        assert table._keys == ["b", "a", "c"] and table.header == ("group", "state", "lag")

@@ -138,3 +138,21 @@ def test_the_filter_keeps_what_matches_keeps_whatever_is_typed() -> None:
         kept = [f"{p.topic}-{p.id}" for t in snap.topics for p in t.partitions]
         expected = [k for k in kept if matches(needle, k) or needle.strip() == k.rsplit("-", 1)[1]]
         assert [str(tp) for tp in table.shown_partitions] == expected, needle
+
+
+async def test_o_orders_the_partitions() -> None:
+    """Faults first (offline, then under-replicated), most messages first, by leader; then as kafka-topics lists."""
+    snap = big_snapshot(topics=12, partitions=5)
+    async with TableApp().run_test() as pilot:
+        table = pilot.app.query_one(PartitionTable)
+        table.show(snap, None, TAKEN_AT)
+        table.focus()
+        await pilot.press("o")
+        assert table.order == "faults" and [str(tp) for tp in table.shown_partitions[:2]] == ["t-09-0", "t-07-3"]
+        await pilot.press("o")
+        assert table.order == "messages" and str(table.shown_partitions[0]) == "t-00-4"  # 104 messages
+        await pilot.press("o")
+        leaders = [pilot.app.query_one(PartitionTable).row(str(tp))[2].split()[0] for tp in table.shown_partitions]
+        assert table.order == "leader" and leaders == sorted(leaders)
+        await pilot.press("o")
+        assert table.order == "topic" and str(table.shown_partitions[0]) == "t-00-0"

@@ -27,7 +27,8 @@ HELP = """\
 | `a` | add a broker (lab clusters) |
 
 **Tables**: `↑`/`↓` or `j`/`k` move · `g`/`G` first and last row · `/` filter the rows (topic, partition, group,
-key or value; Enter keeps it, Escape clears it)
+key or value; Enter keeps it, Escape clears it) · `o` order them: partitions faults first, most messages first, by
+leader; topics and groups by the next column (numbers largest first)
 
 **Topics**: `c` create a topic · `d` delete the topic highlighted in Partitions (a confirmation names it) · `P` add
 partitions to it (Kafka validates the new count first) · `e` elect preferred leaders (`E` unclean: says what can be

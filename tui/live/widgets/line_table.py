@@ -3,7 +3,8 @@ a poll one pass over its rows for the columns' widths, and a frame one screenful
 and a group's partitions are shown in; the partition table (partitions.py) is its own, with cells built lazily.
 
 Keys as in less and vi beside the arrows: j/k, g/G, PageUp/PageDown; Enter posts `Chosen`; a move posts
-`Highlighted`. `/` narrows it (`apply_filter`), the highlighted row staying highlighted while it is shown.
+`Highlighted`; `o` orders the rows by the next column (numbers largest first), then as given. `/` narrows it
+(`apply_filter`), the highlighted row staying highlighted while it is shown.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class RowMessage(Message):
 class LineTable(RowCursor):
     """Rows by key, drawn only while on screen; see the module's docstring."""
 
-    BINDINGS = [Binding("enter", "choose", show=False)]
+    BINDINGS = [Binding("enter", "choose", show=False), Binding("o", "order", "Order rows", show=False)]
     # As DataTable looks, so that every table of the app looks one way.
     DEFAULT_CSS = """
     LineTable {
@@ -133,6 +134,7 @@ class LineTable(RowCursor):
         super().__init__(**kwargs)
         self.columns = tuple(columns)
         self.dropped_first = tuple(dropped_first)
+        self.sort_column: int | None = None  # `o`: the rows ordered by this column (numbers largest first)
         self._shown = tuple(range(len(self.columns)))  # the columns that fit
         self.filterable = filterable
         self.filter_text = ""
@@ -176,7 +178,10 @@ class LineTable(RowCursor):
         needle = self.filter_text
         texts = {k: tuple(c.plain if isinstance(c, Text) else c for c in cells) for k, cells in self._all.items()}
         keys = [k for k, t in texts.items() if matches(needle, *t)] if needle else list(texts)
-        widths = [len(c) for c in self.columns]
+        column = self.sort_column
+        if column is not None:
+            keys.sort(key=lambda k: _order_key(texts[k][column]))
+        widths = [len(c) for c in self.header]
         for k in keys:
             for i, t in enumerate(texts[k]):
                 if len(t) > widths[i]:
@@ -228,7 +233,7 @@ class LineTable(RowCursor):
         width = self.size.width
         if y == 0:  # the header stays while the rows scroll under it
             header = self.get_component_rich_style("line-table--header")
-            return self._line(self.columns, header).crop(scroll_x, scroll_x + width).extend_cell_length(width, header)
+            return self._line(self.header, header).crop(scroll_x, scroll_x + width).extend_cell_length(width, header)
         index = scroll_y + y - 1
         if index >= len(self._keys):
             return Strip.blank(width, self.rich_style)
@@ -249,6 +254,25 @@ class LineTable(RowCursor):
         super().watch_cursor_row(old, new)
         self.post_message(self.Highlighted(self, self.selected_key))
 
+    @property
+    def header(self) -> tuple[str, ...]:
+        """The column names, the ordering one marked."""
+        return tuple(f"{c} ▼" if i == self.sort_column else c for i, c in enumerate(self.columns))
+
+    def action_order(self) -> None:
+        """o: ordered by the next column, then as given again."""
+        nxt = 0 if self.sort_column is None else self.sort_column + 1
+        self.sort_column = nxt if nxt < len(self.columns) else None
+        self._redraw()
+
     def action_choose(self) -> None:
         if self.selected_key is not None:
             self.post_message(self.Chosen(self, self.selected_key))
+
+
+def _order_key(text: str) -> tuple[int, float, str]:
+    """Numbers first and largest first ("-", unknown, last), then text in order."""
+    try:
+        return (0, -float(text), "")
+    except ValueError:
+        return (1 if text.strip() not in ("-", "") else 2, 0.0, text.lower())

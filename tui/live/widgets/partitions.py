@@ -5,7 +5,7 @@ under-replicated alone does not say."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
@@ -189,7 +190,13 @@ class PartitionTable(RowCursor):
     # topic, partition, leader, replicas, ISR and min ISR always stay (min ISR is left out where no topic's is known:
     # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it).
     DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
-    BINDINGS = [Binding("enter", "app.browse", "Browse messages", show=False)]
+    BINDINGS = [
+        Binding("enter", "app.browse", "Browse messages", show=False),
+        Binding("o", "order", "Order rows", show=False),
+    ]
+    # `o` cycles the rows' order: as kafka-topics lists them, faults first (offline, under min ISR, under-replicated),
+    # most messages first, by leader.
+    ORDERS = ("topic", "faults", "messages", "leader")
     DEFAULT_CSS = """
     PartitionTable > .partition-table--header { text-style: bold; }
     PartitionTable > .partition-table--cursor { background: $accent 40%; }
@@ -211,10 +218,33 @@ class PartitionTable(RowCursor):
         self._history: HistorySnapshot | None = None
         self._columns: tuple[int, ...] = tuple(range(len(self.COLUMNS)))  # those that fit the width
         self._min_isr_known = False  # whether any shown topic's min.insync.replicas was read
+        self.order = "topic"
 
     @property
     def row_count(self) -> int:
         return len(self._rows)
+
+    def action_order(self) -> None:
+        self.order = self.ORDERS[(self.ORDERS.index(self.order) + 1) % len(self.ORDERS)]
+        self.cursor_row = 0
+        if self._last is not None:
+            self.show(*self._last)
+        self.post_message(self.Ordered(self.order))
+
+    class Ordered(Message):
+        def __init__(self, order: str) -> None:
+            super().__init__()
+            self.order = order
+
+    def _sort(self, rows: list[Partition], min_isrs: Mapping[str, int | None]) -> None:
+        """Rows in `self.order`, ties kept in kafka-topics' order (sorts are stable)."""
+        if self.order == "faults":
+            rows.sort(key=lambda p: 0 if p.leader < 0 else 1 if p.under_min_isr(min_isrs.get(p.topic)) else
+                      2 if len(p.isr) < len(p.replicas) else 3)  # fmt: skip
+        elif self.order == "messages":
+            rows.sort(key=lambda p: -(p.messages or 0))
+        elif self.order == "leader":
+            rows.sort(key=lambda p: p.leader)
 
     def clear(self) -> None:
         self._rows, self._cells, self._strips = [], {}, {}
@@ -275,6 +305,8 @@ class PartitionTable(RowCursor):
                     widths[i] = w
         if history is not None and rows:
             widths[9], widths[10] = _trend_widths(history, rows, widths[9], widths[10])
+        if self.order != "topic":
+            self._sort(rows, min_isrs)
         self._rows, self._min_isr, self._cells, self._total = rows, min_isrs, {}, total
         self._by_topic.update(by_topic)
         for gone in set(self._by_topic).difference(t.name for t in snapshot.topics):
@@ -488,6 +520,10 @@ class PartitionsPane(LivePane, Vertical):
         else:
             super().redraw()
 
+    @on(PartitionTable.Ordered)
+    def _ordered(self) -> None:
+        self.redraw()
+
     @on(Select.Changed, "#topic-picker")
     def _topic_picked(self) -> None:
         self.redraw()
@@ -572,6 +608,9 @@ class PartitionsPane(LivePane, Vertical):
             summary.append("  one row per topic: Enter shows its partitions, T every partition", style="dim")
         elif topic is not None or partitions > TOPIC_ROWS_ABOVE:
             summary.append("  T one row per topic", style="dim")
+        order = self.query_one(PartitionTable).order
+        if not by_topic and order != "topic":
+            summary.append(f"  {order} first (o)" if order != "leader" else "  by leader (o)", style="dim")
         self.query_one("#topic-summary", Summary).text = summary
         table, topics = self.query_one(PartitionTable), self.query_one("#topic-table", LineTable)
         table.display, topics.display = not by_topic, by_topic
