@@ -644,7 +644,13 @@ def cluster_figures(args: Any, baseline: Path, tmp: Path, only: set[str], result
         mock = subprocess.Popen([sys.executable, __file__, "--mock-host"], cwd=ROOT, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)  # fmt: skip
         assert mock.stdout is not None and mock.stdin is not None
-        ready = json.loads(mock.stdout.readline())
+        line = mock.stdout.readline()
+        while line and not line.startswith("{"):  # what load_cluster says
+            print(line.rstrip())
+            line = mock.stdout.readline()
+        if not line:
+            raise RuntimeError("the mock's host process ended before the cluster was loaded")
+        ready = json.loads(line)
         print(f"   loaded in {ready['load_s']:.0f} s; the mock lists no groups: the source watches the 1,000")
         bootstrap, counted = ready["bootstrap"], None
         groups_file = str(tmp / "groups.json")

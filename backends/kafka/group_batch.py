@@ -6,7 +6,8 @@ Requests per poll grow with coordinators, not with groups: 1,000 groups on 3 bro
 DescribeGroups requests, where one call per group (confluent-kafka's API) costs 2,000. The coordinators are found
 once (FindCoordinator v4+: every group in one request) and again only for the groups whose coordinator answered
 that it no longer is one. Brokers older than Kafka 3.0 (and the librdkafka mock) answer OffsetFetch v6–v7 only: one
-request per group then, on the same kept connection, still without a librdkafka handle per group.
+request per group then, on the same kept connection, still without a librdkafka handle per group, naming the topics
+the group committed on (every topic every NAME_ALL_EVERY_S).
 
 Nothing here goes through librdkafka, so none of its coordinator defects (group_reader.py) applies: a dead
 coordinator costs its groups this poll's deadline and nothing else.
@@ -48,6 +49,9 @@ from kafkatop.backends.protocol.wire import ProtocolError, error_name, response_
 
 # Answers that say the group's coordinator is elsewhere, or not ready: found again, and asked again within the poll.
 COORDINATOR_MOVED = frozenset({14, 15, 16})  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+
+# Before OffsetFetch v8, a group is asked for every partition shown this often, for those it committed on otherwise.
+NAME_ALL_EVERY_S = 30.0
 
 # Coordinators asked at once, each on its own connection.
 COORDINATOR_THREADS = 8
@@ -91,6 +95,9 @@ class BatchedGroupReader:
         self._pool = ThreadPoolExecutor(COORDINATOR_THREADS, thread_name_prefix="kafkatop-coordinators")
         self._runner = ThreadPoolExecutor(1, thread_name_prefix="kafkatop-group-reads")
         self._requests: Counter[str] = Counter()
+        # Before v8 (Kafka < 3.0, the mock): the topics each group committed on, and when it was last asked for all.
+        self._committed_on: dict[str, set[str]] = {}
+        self._named_all_at: dict[str, float] = {}
 
     @staticmethod
     def speaks(connection: KafkaConnection) -> bool:
@@ -158,6 +165,19 @@ class BatchedGroupReader:
             failures.pop(g, None)
         coordinators = {g: c[0] for g, c in self._coordinators.items() if g in offsets}
         return GroupReads(offsets, descriptions, coordinators, failures, describable, readable, dict(self._requests))
+
+    def _named(self, group: str, partitions: Mapping[str, Sequence[int]]) -> Mapping[str, Sequence[int]]:
+        """What a one-group OffsetFetch (v6–v7) names: every partition shown once every NAME_ALL_EVERY_S, and in
+        between those of the topics the group committed on (at 1,000 groups and 10,000 partitions, naming every
+        partition for every group would be 10 million per poll)."""
+        now = time.monotonic()
+        if (
+            group not in self._committed_on
+            or now - self._named_all_at.get(group, -NAME_ALL_EVERY_S) >= NAME_ALL_EVERY_S
+        ):
+            self._named_all_at[group] = now
+            return partitions
+        return {t: partitions[t] for t in self._committed_on[group] if t in partitions}
 
     def _request(self, conn: BrokerConnection, api: int, name: str, version: int, body: bytes) -> bytes:
         with self._counting:  # coordinators are asked on several threads
@@ -244,7 +264,7 @@ class BatchedGroupReader:
             if version >= OFFSET_FETCH_BATCHED_FROM:
                 batches: list[dict[str, Mapping[str, Sequence[int]] | None]] = [dict.fromkeys(groups)]
             else:
-                batches = [{g: partitions} for g in groups]
+                batches = [{g: self._named(g, partitions)} for g in groups]
             for batch in batches:
                 body = offset_fetch_body(version, batch)
                 payload = self._request(conn, API_OFFSET_FETCH, "OffsetFetch", version, body)
@@ -257,6 +277,8 @@ class BatchedGroupReader:
                         out.failures[answer.group_id] = f"OffsetFetch: {error_name(answer.error_code)}"
                     else:
                         out.offsets[answer.group_id] = answer.offsets
+                        if version < OFFSET_FETCH_BATCHED_FROM:
+                            self._committed_on[answer.group_id] = {o.topic for o in answer.offsets if o.offset >= 0}
             wanted = [g for g in describe if g not in out.moved]
             if wanted:
                 try:
