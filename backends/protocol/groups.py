@@ -21,6 +21,7 @@ from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
     ProtocolError,
     Reader,
+    compact_string_at,
     encode_compact_array,
     encode_compact_string,
     int32,
@@ -93,11 +94,7 @@ def _read_offsets(r: Reader) -> list[CommittedOffset]:
     try:
         topics, pos = uvarint_at(data, pos)
         for _ in range(max(topics - 1, 0)):
-            size, pos = uvarint_at(data, pos)
-            if size == 0:
-                raise ProtocolError(f"null topic name at offset {pos}")
-            topic = data[pos : pos + size - 1].decode("utf-8", errors="replace")
-            pos += size - 1
+            topic, pos = compact_string_at(data, pos)
             partitions, pos = uvarint_at(data, pos)
             for _ in range(max(partitions - 1, 0)):
                 partition, offset, epoch = _PARTITION.unpack_from(data, pos)

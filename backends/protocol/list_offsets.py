@@ -22,6 +22,7 @@ from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
     ProtocolError,
     Reader,
+    compact_string_at,
     encode_array,
     encode_compact_array,
     encode_compact_string,
@@ -148,11 +149,7 @@ def _flexible_partitions(r: Reader) -> tuple[PartitionOffset, ...]:
     try:
         topics, pos = uvarint_at(data, pos)
         for _ in range(max(topics - 1, 0)):
-            size, pos = uvarint_at(data, pos)
-            if size == 0:
-                raise ProtocolError(f"null topic name at offset {pos}")
-            topic = data[pos : pos + size - 1].decode("utf-8", errors="replace")
-            pos += size - 1
+            topic, pos = compact_string_at(data, pos)
             count, pos = uvarint_at(data, pos)
             for _ in range(max(count - 1, 0)):
                 index, error_code, timestamp, offset, epoch = _PARTITION.unpack_from(data, pos)

@@ -251,6 +251,17 @@ def uvarint_at(data: bytes, pos: int) -> tuple[int, int]:
             raise ProtocolError(f"varint longer than 10 bytes at offset {pos}")
 
 
+def compact_string_at(data: bytes, pos: int) -> tuple[str, int]:
+    """A non-null compact string at `pos` and the position after it (as Reader.compact_string)."""
+    size, pos = uvarint_at(data, pos)
+    if size == 0:
+        raise ProtocolError(f"null where a string is required at offset {pos}")
+    end = pos + size - 1
+    if end > len(data):
+        raise ProtocolError(f"response truncated: a string past byte {len(data)}")
+    return data[pos:end].decode("utf-8", errors="replace"), end
+
+
 def skip_tags_at(data: bytes, pos: int) -> int:
     """The position after a tagged-field section at `pos` (as Reader.skip_tagged_fields)."""
     count, pos = uvarint_at(data, pos)
