@@ -371,16 +371,16 @@ def child_poll(bootstrap: str, counted: str, groups_file: str, runs: int) -> dic
         "sample_problems": sorted({f"{p.what}: {p.reason}"[:120] for p in snap.problems})[:3],
     }  # fmt: skip
     source.close()
-    if True:  # the counted poll: through the counting proxy, or on the mock (which counts itself)
-        counting = AdminSource(KafkaConnection.parse(counted or bootstrap), timeout_s=10.0, watch_groups=watch)
-        for _ in range(3):
-            counting.poll()
-        print("READY", flush=True)
-        sys.stdin.readline()  # the parent reset its counts
+    # The counted poll: through the counting proxy, or on the mock (which counts itself).
+    counting = AdminSource(KafkaConnection.parse(counted or bootstrap), timeout_s=10.0, watch_groups=watch)
+    for _ in range(3):
         counting.poll()
-        print("DONE", flush=True)
-        sys.stdin.readline()
-        counting.close()
+    print("READY", flush=True)
+    sys.stdin.readline()  # the parent reset its counts
+    counting.poll()
+    print("DONE", flush=True)
+    sys.stdin.readline()
+    counting.close()
     return out
 
 
