@@ -3,7 +3,11 @@
 
 A read that gets no byte for `stall_s` seconds is a stall; a cut connection, a stall or a reset is retried from where
 it stopped, a few times, before giving up with the `.part` kept for the next run. A 404 is `NotPublished`, for the
-caller to try the next site."""
+caller to try the next site.
+
+No download grows past the size it is expected to have: its Content-Length (or Content-Range) when the site says one,
+else `limit` (1 GiB for a release archive); past it, the download stops and its `.part` is deleted (`TooLarge`),
+as no resume could make a release of it."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import errno
 import http.client
 import json
 import socket
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +30,8 @@ USER_AGENT = "kafkatop (+https://kafka.apache.org/downloads)"
 CHUNK = 256 * 1024
 STALL_S = 30.0
 ATTEMPTS = 4  # the first try and three resumes
+# The most a release archive may be when its site does not say its size; a Kafka release is about 120 MiB.
+ARCHIVE_LIMIT = 1 << 30
 
 Progress = Callable[[int, int | None], None]  # bytes in the .part so far, the file's size when known
 Note = Callable[[str], None]
@@ -41,6 +48,10 @@ class NotPublished(KafkaInstallError):
 
 class DownloadFailed(KafkaInstallError):
     """The transfer did not complete: the site is unreachable, stalled, cut off or answered with an error."""
+
+
+class TooLarge(DownloadFailed):
+    """The site sent, or said it would send, more than the file can be; what came of it was deleted."""
 
 
 class DiskFull(KafkaInstallError):
@@ -82,7 +93,8 @@ def read_text(url: str, *, stall_s: float = STALL_S, limit: int = 1 << 20) -> st
             # A folder of a file:// mirror: its listing, as an index page names its entries.
             return "".join(f'<a href="{p.name}/">' for p in sorted(path.iterdir()) if p.is_dir())
         try:
-            return path.read_bytes()[:limit].decode("utf-8", "replace")
+            with open(path, "rb") as f:  # read(limit), not read_bytes(): a pipe or /dev/zero never ends
+                return f.read(limit).decode("utf-8", "replace")
         except FileNotFoundError:
             raise NotPublished(url, "no such file") from None
         except OSError as e:
@@ -117,20 +129,31 @@ def download(
     attempts: int = ATTEMPTS,
     on_progress: Progress | None = None,
     on_note: Note | None = None,
+    limit: int = ARCHIVE_LIMIT,
 ) -> int:
-    """Bring `url` into `part`, resuming what `part` already holds; returns its size once it holds the whole file."""
+    """Bring `url` into `part`, resuming what `part` already holds; returns its size once it holds the whole file.
+    It may not pass `limit` bytes: one that says it is larger is refused, one that says nothing is stopped there."""
     progress = on_progress or (lambda done, total: None)
     note = on_note or (lambda text: None)
     part.parent.mkdir(parents=True, exist_ok=True)
-    if _is_file(url):
-        return _copy(_file_path(url), url, part, progress)
+    try:
+        if _is_file(url):
+            return _copy(_file_path(url), url, part, progress, limit)
+        return _fetch(url, part, stall_s, attempts, progress, note, limit)
+    except TooLarge:
+        part.unlink(missing_ok=True)  # not a prefix of a release: resuming it would only add to it
+        part.with_name(part.name + ".json").unlink(missing_ok=True)
+        raise
+
+
+def _fetch(url: str, part: Path, stall_s: float, attempts: int, progress: Progress, note: Note, limit: int) -> int:
     meta = _Meta.read(part, url)
     resumed_from = part.stat().st_size if part.exists() else 0
     if resumed_from:
         note(f"resuming {part.name} at {_mib(resumed_from)} (an earlier download stopped there)")
     for attempt in range(1, attempts + 1):
         try:
-            size = _transfer(url, part, meta, stall_s, progress)
+            size = _transfer(url, part, meta, stall_s, progress, limit)
             part.with_name(part.name + ".json").unlink(missing_ok=True)
             return size
         except _Retry as e:
@@ -173,7 +196,7 @@ class _Meta:
         self.path.write_text(json.dumps({"url": self.url, "validator": validator}))
 
 
-def _transfer(url: str, part: Path, meta: _Meta, stall_s: float, progress: Progress) -> int:
+def _transfer(url: str, part: Path, meta: _Meta, stall_s: float, progress: Progress, limit: int) -> int:
     have = part.stat().st_size if part.exists() else 0
     headers = {}
     if have:
@@ -212,19 +235,25 @@ def _transfer(url: str, part: Path, meta: _Meta, stall_s: float, progress: Progr
             if have:
                 have = 0  # the server sent the whole file (no Range support, or it changed): start over
             mode = "wb"
+        cap = _cap(url, total, limit)
+        if have > cap:  # a Content-Range starting past the size it gives
+            raise _too_long(url, total, limit)
         meta.save(response.headers.get("ETag") or response.headers.get("Last-Modified"))
         progress(have, total)
         try:
             with open(part, mode) as out:
                 while True:
                     try:
-                        chunk = response.read(CHUNK)
+                        # One byte past the cap, at most: enough to tell a body that goes on from one that ends.
+                        chunk = response.read(min(CHUNK, cap - have + 1))
                     except TimeoutError:
                         raise _Retry(f"stalled: no data for {stall_s:g} s") from None
                     except (OSError, http.client.HTTPException) as e:
                         raise _Retry(f"cut off: {_reason(e)}") from None
                     if not chunk:
                         break
+                    if have + len(chunk) > cap:
+                        raise _too_long(url, total, limit)
                     out.write(chunk)
                     have += len(chunk)
                     progress(have, total)
@@ -240,6 +269,26 @@ def _transfer(url: str, part: Path, meta: _Meta, stall_s: float, progress: Progr
     return have
 
 
+def _cap(url: str, total: int | None, limit: int) -> int:
+    """The most bytes the whole file may have: its stated size, which may not pass `limit`; else `limit`."""
+    if total is None:
+        return limit
+    if total > limit:
+        raise TooLarge(
+            f"{url} is {_mib(total)}, more than a release archive can be ({_size(limit)} at most); nothing was "
+            "downloaded"
+        )
+    return total
+
+
+def _too_long(url: str, total: int | None, limit: int) -> TooLarge:
+    if total is None:
+        said = f"more than {_size(limit)} without saying its size"
+    else:
+        said = f"more than the {_mib(total)} it said"
+    return TooLarge(f"{url} sent {said}; stopped there, and what came was deleted")
+
+
 def _start_of(content_range: str | None) -> int | None:
     # "bytes 100-199/200"
     try:
@@ -253,14 +302,19 @@ def _total_of(content_range: str | None) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def _copy(source: Path, url: str, part: Path, progress: Progress) -> int:
+def _copy(source: Path, url: str, part: Path, progress: Progress, limit: int) -> int:
     """A file:// mirror: a local copy, with the same progress (a network share can be slow too)."""
     try:
-        total = source.stat().st_size
+        st = source.stat()
+        # Only a regular file has a size to go by: a pipe, or a link to /dev/zero, says 0 and may never end.
+        total = st.st_size if stat.S_ISREG(st.st_mode) else None
+        cap = _cap(url, total, limit)
         with open(source, "rb") as src, open(part, "wb") as out:
             done = 0
             progress(0, total)
-            while chunk := src.read(CHUNK):
+            while chunk := src.read(min(CHUNK, cap - done + 1)):
+                if done + len(chunk) > cap:
+                    raise _too_long(url, total, limit)
                 out.write(chunk)
                 done += len(chunk)
                 progress(done, total)
@@ -272,8 +326,14 @@ def _copy(source: Path, url: str, part: Path, progress: Progress) -> int:
             part.unlink(missing_ok=True)
             raise DiskFull(f"no room to write {part} ({_reason(e)}): free some space there and run again") from None
         raise DownloadFailed(f"cannot copy {source}: {_reason(e)}") from None
-    return total
+    return done
 
 
 def _mib(n: int) -> str:
     return f"{n / (1 << 20):.1f} MiB"
+
+
+def _size(n: int) -> str:
+    """A limit as a person states it: 1 GiB, 1 MiB, 1.5 MiB."""
+    unit, scale = ("GiB", 1 << 30) if n >= 1 << 30 else ("MiB", 1 << 20)
+    return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"

@@ -7,6 +7,8 @@ where kafkatop finds it, $XDG_DATA_HOME/kafkatop/kafka/kafka_SCALA-VERSION.
 - The archive is unpacked into a hidden staging folder beside the target and renamed into place once whole and
   checked, so a half-unpacked tree is never seen under the name kafkatop looks for; Ctrl-C or a full disk removes it.
 - A second install of a cached release reads no network at all.
+- A download may not pass its stated size, nor 1 GiB stated or not: a broken mirror does not fill the disk.
+- A checksum read over plain http proves the download whole, not Apache's: said once, when it is read.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from kafkatop.backends.lab.download import (
+    ARCHIVE_LIMIT,
     ATTEMPTS,
     STALL_S,
     DiskFull,
     DownloadFailed,
     NotPublished,
+    TooLarge,
     download,
     no_room,
     read_text,
@@ -51,6 +55,7 @@ from kafkatop.backends.lab.releases import (
     check_version,
     is_release_version,
     newest_of,
+    origin_warning,
     parse_checksum,
     parse_listing,
     short_digest,
@@ -109,6 +114,7 @@ class KafkaInstaller:
         cache: Path | None = None,
         stall_s: float = STALL_S,
         attempts: int = ATTEMPTS,
+        archive_limit: int = ARCHIVE_LIMIT,
         on_progress: Callable[[InstallProgress], None] = _noop_progress,
         on_note: Callable[[str], None] = _noop_note,
     ) -> None:
@@ -117,6 +123,7 @@ class KafkaInstaller:
         self.cache = cache_root() if cache is None else cache
         self.stall_s = stall_s
         self.attempts = attempts
+        self.archive_limit = archive_limit  # the most an archive may be, its size stated or not
         self.on_progress = on_progress
         self.note = on_note
 
@@ -222,8 +229,13 @@ class KafkaInstaller:
             archive.unlink(missing_ok=True)
             published.unlink(missing_ok=True)
         misses: list[str] = []
+        warned = False
         for site in self.sites:
             checksum_url, archive_url = site.checksum_url(release), site.archive_url(release)
+            warning = origin_warning(site)
+            if warning is not None and not warned:
+                self.note(warning)
+                warned = True
             try:
                 text = read_text(checksum_url, stall_s=self.stall_s)
             except DownloadFailed as e:
@@ -241,12 +253,18 @@ class KafkaInstaller:
                 download(
                     archive_url, part, stall_s=self.stall_s, attempts=self.attempts,
                     on_progress=lambda done, total: self.on_progress(InstallProgress("download", done, total)),
-                    on_note=self.note,
+                    on_note=self.note, limit=self.archive_limit,
                 )  # fmt: skip
             except NotPublished as e:
                 misses.append(archive_url)
                 self.note(f"{release.filename} is not on {site.name} ({_why(e)})")
                 continue
+            except TooLarge as e:
+                if site in APACHE_SITES:
+                    raise TooLarge(f"{e}: is a proxy (HTTPS_PROXY) answering for {site.name}?") from None
+                raise TooLarge(
+                    f"{e}: is --mirror {site.name} a Kafka mirror? (a Kafka release is about 120 MiB)"
+                ) from None
             got = self._sha512(part)
             if got != digest:
                 part.unlink(missing_ok=True)

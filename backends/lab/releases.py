@@ -136,6 +136,17 @@ def mirror_sites(given: str) -> tuple[Site, ...]:
     return (Site.at(base + "kafka/"), Site.at(base))
 
 
+def origin_warning(site: Site) -> str | None:
+    """What a checksum from `site` cannot prove, to say before relying on it: over plain http anyone on the way can
+    change the .sha512 with the archive, so a match shows the download is whole, not that it is Apache's."""
+    if urlsplit(site.checksums).scheme != "http":
+        return None
+    return (
+        f"--mirror {site.checksums}: plain http: the .sha512 comes from the same mirror, so it proves the download "
+        "is whole, not that it is Apache's; use https, or check the release's .asc with gpg"
+    )
+
+
 def check_scala(scala: str, version: str | None) -> str:
     if scala not in SCALAS:
         raise ReleaseInputError(f"--scala {scala}: Kafka is built for Scala {' or '.join(SCALAS)}")

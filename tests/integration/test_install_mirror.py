@@ -36,6 +36,11 @@ from tests.fixtures.release_mirror import MirrorServer, gpg_sha512, lay_out, mir
 VERSION = "4.1.0"
 RELEASE = Release(VERSION)
 NAME = RELEASE.filename
+LIMIT = 1 << 20  # the size cap the tests give the installer (1 GiB in use: too much to send in a test)
+PLAIN_HTTP = (
+    "plain http: the .sha512 comes from the same mirror, so it proves the download is whole, not that it is "
+    "Apache's; use https, or check the release's .asc with gpg"
+)
 
 
 @pytest.fixture
@@ -217,7 +222,10 @@ def test_a_404_on_the_download_site_falls_back_to_the_archive(tmp_path: Path, ho
         done = installer(homes, sites, on_note=notes.append).install(RELEASE)
         assert done.how == "downloaded"
         assert done.archive_url == f"{archive.url}kafka/{VERSION}/{NAME}"
-        assert notes == [f"{NAME} is not on {current.url}kafka/ (HTTP 404 Not Found)"]
+        assert notes == [
+            f"--mirror {current.url}kafka/: {PLAIN_HTTP}",
+            f"{NAME} is not on {current.url}kafka/ (HTTP 404 Not Found)",
+        ]
         with pytest.raises(ReleaseNotFound, match=r"Kafka 9.9.9 \(Scala 2.13\) is not published at http://127.0"):
             installer(homes, sites).install(Release("9.9.9"))
         # with no version asked, the newest listed 4.x on the download site
@@ -238,6 +246,116 @@ def test_a_stalled_server_times_out_and_says_the_next_run_resumes(
     assert "stalled: no data for 0.5 s after 2 tries" in message
     assert "run the same command again to resume from there" in message
     assert left_in(installs(homes)) == []
+
+
+def _download_sizes(seen: list[InstallProgress]) -> list[int]:
+    return [p.done for p in seen if p.stage == "download"]
+
+
+def test_a_download_that_never_says_its_size_stops_at_the_cap_and_keeps_nothing(
+    site: tuple[MirrorServer, bytes], homes: dict[str, str]
+) -> None:
+    """A broken or hostile mirror sending on and on with no Content-Length would fill the disk. Here it sends the cap
+    and 512 KiB more, then stops (so the test ends whatever the code does): the download stops at the cap, says so,
+    and deletes what came, which no resume could turn into a release."""
+    server, _ = site
+    server.faults.unsized[NAME] = LIMIT + (512 << 10)
+    seen: list[InstallProgress] = []
+    with pytest.raises(DownloadFailed) as e:
+        installer(homes, mirror_sites(server.url), archive_limit=LIMIT, on_progress=seen.append).install(RELEASE)
+    assert str(e.value) == (
+        f"{server.url}kafka/{VERSION}/{NAME} sent more than 1 MiB without saying its size; stopped there, and what "
+        f"came was deleted: is --mirror {server.url}kafka/ a Kafka mirror? (a Kafka release is about 120 MiB)"
+    )
+    assert 0 < max(_download_sizes(seen)) <= LIMIT
+    assert list(cache(homes).iterdir()) == []  # neither the .part nor its resume record
+    assert left_in(installs(homes)) == []
+    assert len(server.archive_gets(NAME)) == 1  # not retried
+
+
+def test_a_download_bigger_than_a_release_can_be_is_refused_before_it_starts(
+    site: tuple[MirrorServer, bytes], homes: dict[str, str]
+) -> None:
+    server, data = site
+    assert len(data) > LIMIT
+    seen: list[InstallProgress] = []
+    with pytest.raises(DownloadFailed) as e:
+        installer(homes, mirror_sites(server.url), archive_limit=LIMIT, on_progress=seen.append).install(RELEASE)
+    assert str(e.value) == (
+        f"{server.url}kafka/{VERSION}/{NAME} is {len(data) / (1 << 20):.1f} MiB, more than a release archive can be "
+        f"(1 MiB at most); nothing was downloaded: is --mirror {server.url}kafka/ a Kafka mirror? (a Kafka release is "
+        "about 120 MiB)"
+    )
+    assert _download_sizes(seen) == []
+    assert list(cache(homes).iterdir()) == []
+
+
+def test_a_body_longer_than_its_content_length_is_not_written_past_it(
+    site: tuple[MirrorServer, bytes], homes: dict[str, str]
+) -> None:
+    server, data = site
+    server.faults.overlong[NAME] = 512 << 10
+    seen: list[InstallProgress] = []
+    done = installer(homes, mirror_sites(server.url), on_progress=seen.append).install(RELEASE)
+    assert done.how == "downloaded"
+    assert max(_download_sizes(seen)) == len(data)
+    assert (cache(homes) / NAME).read_bytes() == data
+
+
+def test_a_file_mirror_whose_archive_never_ends_is_cut_at_the_cap(tmp_path: Path, homes: dict[str, str]) -> None:
+    """A file:// mirror's archive that is no regular file has no size to trust: a pipe here (the cap and 512 KiB
+    more, then it ends); a link to /dev/zero would never end."""
+    lay_out(tmp_path / "usb", VERSION)
+    archive = tmp_path / "usb" / "kafka" / VERSION / NAME
+    archive.unlink()
+    os.mkfifo(archive)
+
+    def feed() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:  # open without blocking: a writer waiting for a reader never ends
+            try:
+                fd = os.open(archive, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: no reader yet
+                time.sleep(0.01)
+                continue
+            os.set_blocking(fd, True)
+            try:
+                with open(fd, "wb") as pipe:
+                    pipe.write(bytes(LIMIT + (512 << 10)))
+            except BrokenPipeError:
+                pass
+            return
+
+    writer = threading.Thread(target=feed, name="endless-archive", daemon=True)
+    writer.start()
+    with pytest.raises(DownloadFailed, match=r"sent more than 1 MiB without saying its size; stopped there"):
+        installer(homes, mirror_sites(str(tmp_path / "usb")), archive_limit=LIMIT).install(RELEASE)
+    writer.join(timeout=20)
+    assert list(cache(homes).iterdir()) == []
+
+
+def test_a_plain_http_mirror_is_said_once_to_prove_a_whole_download_not_its_origin(
+    site: tuple[MirrorServer, bytes], homes: dict[str, str], tmp_path: Path
+) -> None:
+    server, _ = site
+    done = kafkatop("install", VERSION, "--mirror", server.url, env=homes)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count(PLAIN_HTTP) == 1
+    assert f"  --mirror {server.url}kafka/: {PLAIN_HTTP}\n" in done.stderr
+    # from the cache nothing is downloaded, so nothing to warn about
+    shutil.rmtree(installs(homes))
+    again = kafkatop("install", VERSION, "--mirror", server.url, env=homes)
+    assert again.returncode == 0 and PLAIN_HTTP not in again.stderr, again.stderr
+    # nor for a folder, nor for https
+    shutil.rmtree(installs(homes))
+    shutil.rmtree(cache(homes))
+    lay_out(tmp_path / "usb", VERSION)
+    local = kafkatop("install", VERSION, "--mirror", str(tmp_path / "usb"), env=homes)
+    assert local.returncode == 0 and PLAIN_HTTP not in local.stderr, local.stderr
+    notes: list[str] = []
+    with pytest.raises(DownloadFailed, match="cannot reach 127.0.0.1:9"):
+        installer(homes, mirror_sites("https://127.0.0.1:9/"), on_note=notes.append).install(Release("4.0.0"))
+    assert notes == []
 
 
 def _file_size_quota(limit: int) -> None:

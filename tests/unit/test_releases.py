@@ -14,6 +14,7 @@ from kafkatop.backends.lab.java import JavaMissing, check_java, java_major
 from kafkatop.backends.lab.releases import (
     APACHE_ARCHIVE,
     APACHE_DOWNLOADS,
+    APACHE_SITES,
     ChecksumFileInvalid,
     Release,
     ReleaseInputError,
@@ -21,6 +22,7 @@ from kafkatop.backends.lab.releases import (
     check_version,
     mirror_sites,
     newest_of,
+    origin_warning,
     parse_checksum,
     parse_listing,
 )
@@ -108,6 +110,17 @@ def test_a_mirror_is_its_root_or_its_kafka_folder(tmp_path: Path) -> None:
         mirror_sites(str(tmp_path / "nope"))
     with pytest.raises(ReleaseInputError, match="not an http"):
         mirror_sites("ftp://repo.example.com/")
+
+
+def test_only_a_plain_http_install_site_is_warned_about(tmp_path: Path) -> None:
+    """Over plain http the .sha512 travels as the archive does, so it cannot show the archive is Apache's."""
+    (plain,) = (origin_warning(s) for s in mirror_sites("http://mirror.example.com/apache/kafka"))
+    assert plain == (
+        "--mirror http://mirror.example.com/apache/kafka/: plain http: the .sha512 comes from the same mirror, so it "
+        "proves the download is whole, not that it is Apache's; use https, or check the release's .asc with gpg"
+    )
+    sites = (*APACHE_SITES, *mirror_sites("https://mirror.example.com/apache/"), *mirror_sites(str(tmp_path)))
+    assert [origin_warning(s) for s in sites] == [None] * 5
 
 
 def test_the_java_a_release_needs() -> None:
