@@ -4,19 +4,17 @@ whoever started them: kafkatop does not know how (environment, user, working dir
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import psutil
-
+from kafkatop.backends.lab.identity import NoAnswer, NotThisCluster, check_broker_process, is_local
 from kafkatop.backends.lab.local import signal_local
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.properties import read_properties, split_list
 from kafkatop.backends.lab.runner import STOP_TIMEOUT_S
-from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, PropertiesError
 from kafkatop.backends.model.nodes import ControlError, NodesSnapshot, NodeState, NodeView
@@ -50,16 +48,6 @@ def _start_hint(process: KafkaProcess) -> str:
     return f"bin/{script} with its properties file"
 
 
-def is_local(host: str) -> bool:
-    """`host` names this machine: a loopback name or address, or an address of one of its interfaces."""
-    if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0", "::") or host.startswith("127."):
-        return True
-    if host in (socket.gethostname(), socket.getfqdn()):
-        return True
-    ours = {a.address for addrs in psutil.net_if_addrs().values() for a in addrs}
-    return host in ours
-
-
 def _ports_in(value: str | None) -> set[int]:
     """The ports of `host:port,host:port/chroot` (zookeeper.connect) or `id@host:port,…` (controller.quorum.voters)."""
     ports = set()
@@ -73,11 +61,12 @@ def _ports_in(value: str | None) -> set[int]:
 class AttachedControl:
     """The Kafka and ZooKeeper JVMs on this host of a cluster kafkatop did not start.
 
-    Only this cluster's: the brokers listening on a port of the cluster's brokers (the last ports it answered
-    with are kept while it is down; before it ever answered, the ports of its bootstrap servers on this host), plus
-    the ZooKeeper and controllers their properties point to. Never a stranger's JVM: a cluster with no broker on
-    this host shows none. Nodes can be killed and stopped by signal; starting is left to whoever
-    started them, as kafkatop does not know how they were started (environment, user, working directory).
+    Only this cluster's: a JVM listening on the port of one of the cluster's brokers whose host is this machine, and
+    which answers there with the cluster's id and that broker's id (asked once per process: a pid and its start
+    time), plus the ZooKeeper and controllers their properties point to. Never a stranger's JVM, even on the same
+    port number: a cluster with no broker on this host shows none, and one that has not answered yet shows none
+    yet. Nodes can be killed and stopped by signal; starting is left to whoever started them, as kafkatop does not
+    know how they were started (environment, user, working directory).
     """
 
     def __init__(
@@ -91,8 +80,9 @@ class AttachedControl:
         self._cluster = cluster
         self.stop_timeout_s = stop_timeout_s
         self._source = ProcessSource()  # long-lived, for CPU %
-        # Before the cluster answers: the bootstrap servers that are on this host.
-        self._broker_ports: frozenset[int] = frozenset(port for host, port in connection.addresses if is_local(host))
+        self._cluster_id: str | None = None
+        self._local_brokers: dict[int, Broker] = {}  # port -> the broker on this host that the cluster gives it to
+        self._checked: dict[tuple[int, float, int], bool] = {}  # (pid, start time, port) -> the cluster's broker?
         self._linked_ports: dict[str, set[int]] = {}  # per broker properties file: its ZooKeeper/controller ports
         self._seen: dict[tuple[object, ...], _Seen] = {}
         self._lock = threading.Lock()
@@ -102,16 +92,38 @@ class AttachedControl:
         return self.connection.bootstrap_servers
 
     # --- discovery ---------------------------------------------------------------------------------------------
-    def _cluster_ports(self) -> frozenset[int]:
-        if self._cluster is not None:
-            try:
-                snap = self._cluster()
-            except KafkatopError:
-                snap = None  # unreachable now: the last ports known are used
-            ports = frozenset(b.port for b in snap.brokers if b.port is not None) if snap is not None else frozenset()
-            if ports:
-                self._broker_ports = ports
-        return self._broker_ports
+    def _refresh_brokers(self) -> None:
+        """The cluster's id and its brokers on this host, from the cluster itself; the last known are kept while
+        it does not answer (its brokers killed)."""
+        if self._cluster is None:
+            return
+        try:
+            snap = self._cluster()
+        except KafkatopError:
+            snap = None
+        if snap is None or not snap.brokers:
+            return
+        self._cluster_id = snap.cluster_id
+        local = {b.port: b for b in snap.brokers if b.port is not None and b.host is not None and is_local(b.host)}
+        self._local_brokers = local
+
+    def _is_cluster_broker(self, p: KafkaProcess) -> bool:
+        for port in set(p.listening_ports) | ({p.client_port} if p.client_port is not None else set()):
+            broker = self._local_brokers.get(port)
+            if broker is None:
+                continue
+            key = (p.pid, p.started_at, port)
+            if key not in self._checked:
+                try:
+                    check_broker_process(p, broker, self._cluster_id, self.connection.client_settings)
+                    self._checked[key] = True
+                except NoAnswer:
+                    continue  # not listening yet: asked again at the next poll
+                except NotThisCluster:
+                    self._checked[key] = False
+            if self._checked[key]:
+                return True
+        return False
 
     def _links(self, broker: KafkaProcess) -> set[int]:
         """The ports of the ZooKeeper ensemble or KRaft quorum a broker's properties name."""
@@ -131,14 +143,14 @@ class AttachedControl:
         return self._linked_ports[path]
 
     def _of_cluster(self, processes: tuple[KafkaProcess, ...]) -> list[KafkaProcess]:
-        ports = self._cluster_ports()
-        if not ports:
-            return []  # no broker of this cluster on this host (or none known): nothing here is its
+        self._refresh_brokers()
+        if not self._local_brokers:
+            return []  # no broker of this cluster on this host (or none known yet): nothing here is its
 
-        def listens(p: KafkaProcess, wanted: set[int] | frozenset[int]) -> bool:
+        def listens(p: KafkaProcess, wanted: set[int]) -> bool:
             return bool((set(p.listening_ports) | {p.client_port}) & wanted)
 
-        brokers = [p for p in processes if p.role in _BROKER_ROLES and listens(p, ports)]
+        brokers = [p for p in processes if p.role in _BROKER_ROLES and self._is_cluster_broker(p)]
         linked: set[int] = set()
         for b in brokers:
             linked |= self._links(b)

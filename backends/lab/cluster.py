@@ -13,6 +13,7 @@ from threading import RLock
 
 import psutil
 
+from kafkatop.backends.lab.identity import lab_cluster_id
 from kafkatop.backends.lab.install import KafkaInstall, LabMode
 from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, check_ports_free, ensure_writable
 from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, broker_node
@@ -22,6 +23,7 @@ from kafkatop.backends.lab.state import (
     LabState,
     NodeStatus,
     SupervisorError,
+    lab_dir,
     new_cluster_id,
     spec_dict,
 )
@@ -90,7 +92,7 @@ class LabCluster:
     def create_or_open(cls, state_root: Path, install: KafkaInstall, spec: ClusterSpec) -> tuple[LabCluster, list[str]]:
         """The cluster `spec.name` under `state_root`: opened when it exists (its recorded spec wins; the notes say
         where the asked-for spec differs), else created with `spec`. Nothing is started."""
-        state_dir = state_root / spec.name
+        state_dir = lab_dir(state_root, spec.name)
         if (state_dir / STATE_FILE).exists():
             cluster = cls.open(state_dir)
             return cluster, cluster.state.differences(install, spec)
@@ -137,7 +139,20 @@ class LabCluster:
         except BaseException:  # a failure, a timeout or KeyboardInterrupt: leave nothing half-started behind
             self.runner.stop_nodes(started, NodeState.DOWN, keep_intent=False)
             raise
+        if self.state.cluster_id is None:
+            self._record_cluster_id()
         return self.snapshot()
+
+    def _record_cluster_id(self) -> None:
+        """A ZooKeeper-mode lab's cluster id is made by its first broker, in ZooKeeper: recorded once it serves, so
+        that later commands can tell the lab from another cluster on its ports (a KRaft lab's is recorded when its
+        storage is formatted)."""
+        cluster_id = lab_cluster_id(self.snapshot(), {})
+        if cluster_id is None:
+            return
+        with self.state.file_lock():
+            self.state.cluster_id = self.state.cluster_id or cluster_id
+            self.state.save()
 
     def start(self, ref: str, timeout_s: float = 120.0) -> NodeStatus:
         node = self.state.node(ref)

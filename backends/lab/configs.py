@@ -25,8 +25,13 @@ _COMMENTED_SETTING = re.compile(r"#([A-Za-z0-9][A-Za-z0-9_.\-]*)=")
 _ACTIVE_KEY = re.compile(r"[ \t\f]*([^\s=:#!][^\s=:]*)")
 
 
+_VALUE_ESCAPES = str.maketrans({"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f"})
+
+
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\")
+    """A value as java.util.Properties reads it back whole: a newline in it can never start a line of its own."""
+    escaped = value.translate(_VALUE_ESCAPES)
+    return "\\" + escaped if escaped.startswith(" ") else escaped
 
 
 def edit_properties(

@@ -177,7 +177,8 @@ class LabSecurity:
         return text
 
     def format_arguments(self) -> list[str]:
-        """`kafka-storage.sh format` arguments that create the SCRAM users."""
+        """`kafka-storage.sh format` arguments that create the SCRAM users: secrets, so never for a command line
+        (any local user reads /proc/PID/cmdline); the runner hands them to the JVM in a 0600 argument file."""
         if not uses_sasl(self.security):
             return []
         passwords = self.passwords()
@@ -190,3 +191,9 @@ class LabSecurity:
 
 def _escape(value: str) -> str:
     return value.replace("\\", "\\\\")
+
+
+def java_argument_file(arguments: list[str]) -> str:
+    """The text of a java launcher @argument file holding `arguments` (a main class and its arguments): each one
+    quoted, so a path with a space stays one argument."""
+    return "".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"\n' for a in arguments)

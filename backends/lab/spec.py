@@ -21,6 +21,7 @@ MAX_VOTERS = 3  # combined mode: the first three nodes form the KRaft quorum, la
 CONTROLLER_ID_BASE = 100  # dedicated KRaft controllers get node ids 101, 102, … so broker ids stay 1, 2, 3 as in labs
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _HEAP = re.compile(r"[1-9][0-9]*[kKmMgG]")
+_PROPERTY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # --security: the brokers' listener, named after its protocol (security.protocol of the clients).
 SECURITY_PROTOCOLS = {
     "plaintext": "PLAINTEXT",
@@ -32,6 +33,21 @@ SECURITY_PROTOCOLS = {
 
 class SpecError(BadInput):
     """A cluster spec (flags or kafkatop.toml) asks for something that cannot be built."""
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot name a lab cluster, or None. A name is one folder under the state root: it starts with a
+    letter or digit, so it is never `.`, `..`, a path or a flag."""
+    if _NAME.fullmatch(name):
+        return None
+    return f"cluster name {name!r}: use letters, digits, '.', '_' or '-', starting with a letter or digit (at most 64)"
+
+
+def check_name(name: str) -> str:
+    problem = name_problem(name)
+    if problem:
+        raise SpecError(problem)
+    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +62,7 @@ class ClusterSpec:
     heap: str = "256m"  # -Xmx and -Xms of every broker and controller JVM
     broker_properties: tuple[tuple[str, str], ...] = field(default=())  # extra server.properties, applied last
     security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext or sasl_ssl (SCRAM-SHA-512)
+    allow_remote_listeners: bool = False  # a [broker] listeners= that binds beyond 127.0.0.1 is refused unless set
 
     @property
     def first_controller_port(self) -> int:
@@ -53,8 +70,8 @@ class ClusterSpec:
 
     def validate(self) -> ClusterSpec:
         problems: list[str] = []
-        if not _NAME.fullmatch(self.name):
-            problems.append(f"cluster name {self.name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
+        if name_problem(self.name):
+            problems.append(str(name_problem(self.name)))
         if self.brokers < 1:
             problems.append(f"a cluster needs at least 1 broker (asked for {self.brokers})")
         if self.controllers < 0:
@@ -71,6 +88,19 @@ class ClusterSpec:
             problems.append(f"heap {self.heap!r}: give a JVM size such as 256m or 1g")
         problems += self._port_problems()
         props = dict(self.broker_properties)
+        bad_keys = [key for key in props if not _PROPERTY_KEY.fullmatch(key)]
+        if bad_keys:
+            problems.append(
+                f"broker setting(s) {', '.join(map(repr, bad_keys))}: a Kafka setting's name is letters, digits, "
+                "'.', '_' and '-' (e.g. min.insync.replicas)"
+            )
+        remote = self.remote_listeners
+        if remote and not self.allow_remote_listeners:
+            problems.append(
+                f"listeners={props['listeners']} binds {', '.join(remote)}, beyond 127.0.0.1: a lab cluster is "
+                "reachable from this machine only. Drop that setting, or give --allow-remote-listeners "
+                "(allow_remote_listeners = true in kafkatop.toml) if you mean to open it to the network"
+            )
         for key in ("default.replication.factor", "min.insync.replicas"):
             raw = props.get(key)
             if raw is None:
@@ -91,6 +121,23 @@ class ClusterSpec:
         if problems:
             raise SpecError("; ".join(problems))
         return self
+
+    @property
+    def remote_listeners(self) -> list[str]:
+        """The addresses a `listeners` broker setting binds beyond loopback ('all interfaces' for `PLAINTEXT://:9092`
+        or 0.0.0.0), in its order; empty when it binds loopback only or is not set."""
+        value = dict(self.broker_properties).get("listeners")
+        found = []
+        for item in (value or "").split(","):
+            address = item.strip().partition("://")[2]
+            host = address.rpartition(":")[0].strip("[]") if ":" in address else address
+            if not item.strip():
+                continue
+            if host in ("", "0.0.0.0", "::"):
+                found.append("all interfaces")
+            elif not (host == "localhost" or host.startswith("127.") or host == "::1"):
+                found.append(host)
+        return found
 
     def _port_problems(self) -> list[str]:
         ranges = {
@@ -204,9 +251,12 @@ def load_spec_file(path: str | Path) -> tuple[ClusterSpec, dict[str, Any]]:
             continue
         value = cluster[f.name]
         expect_int = f.name in ("brokers", "base_port", "zookeeper_port", "controller_port", "controllers")
+        expect_bool = f.name == "allow_remote_listeners"
         if expect_int and (isinstance(value, bool) or not isinstance(value, int)):
             raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a whole number")
-        if not expect_int and not isinstance(value, str):
+        if expect_bool and not isinstance(value, bool):
+            raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be true or false")
+        if not expect_int and not expect_bool and not isinstance(value, str):
             raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a string")
         if f.name == "mode" and value not in ("zk", "kraft"):
             raise SpecError(f'{p}: [cluster] mode = {value!r} must be "zk" or "kraft"')

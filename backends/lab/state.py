@@ -13,6 +13,7 @@ import base64
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import threading
 import uuid
@@ -33,7 +34,7 @@ from kafkatop.backends.lab.install import (
     open_install,
     xdg_home,
 )
-from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, cluster_nodes
+from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, check_name, cluster_nodes
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import ProcessRole
@@ -93,6 +94,26 @@ class LabSnapshot:
 
 def default_state_root(environ: Mapping[str, str] = os.environ) -> Path:
     return xdg_home(environ, "XDG_STATE_HOME", ".local/state") / "kafkatop"
+
+
+def lab_dir(state_root: Path, name: str) -> Path:
+    """The folder of lab cluster `name` under `state_root`: a name is one folder there, never a path out of it."""
+    check_name(name)
+    path = state_root / name
+    if path.resolve().parent != state_root.resolve():
+        raise SupervisorError(f"{path} leads out of the state folder {state_root} (a link?): nothing is done there")
+    return path
+
+
+def delete_state(state_dir: Path, state_root: Path) -> None:
+    """Delete a lab's folder, only when it is one: directly under the state root, not a link, holding cluster.json."""
+    if (
+        state_dir.is_symlink()
+        or state_dir.resolve().parent != state_root.resolve()
+        or not (state_dir / STATE_FILE).is_file()
+    ):
+        raise SupervisorError(f"{state_dir} is not a lab folder of {state_root}: nothing was deleted")
+    shutil.rmtree(state_dir)
 
 
 def new_cluster_id() -> str:
@@ -224,15 +245,19 @@ class LabState:
     # --- the state file ----------------------------------------------------------------------------------------
     @contextmanager
     def file_lock(self) -> Iterator[None]:
-        """One writer at a time across processes (the TUI and a `kafkatop kill` from another shell)."""
+        """One writer at a time across processes (the TUI and a `kafkatop kill` from another shell). What is read
+        here is what is changed and saved: the state file is read again first, so a change another kafkatop made
+        since (a node it started or stopped) is not written over with an older view."""
         with self.lock, open(self.state_dir / ".lock", "a+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
+                self.refresh_from_disk()
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def save(self) -> None:
+        """Write this view to the state file; call it inside `file_lock()`, after changing what it read."""
         nodes = []
         for n in self.nodes:
             entry: dict[str, Any] = {**asdict(n), "role": n.role.value}
@@ -266,6 +291,8 @@ class LabState:
             data = json.loads((self.state_dir / STATE_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return
+        if self.cluster_id is None and isinstance(data.get("cluster_id"), str):
+            self.cluster_id = data["cluster_id"]  # a ZooKeeper-mode lab's, recorded once it first served
         known = {n.name for n in self.nodes}
         for n in data.get("nodes", []):
             try:
@@ -273,7 +300,9 @@ class LabState:
                     self.nodes = (*self.nodes, node_from_json(n))
                 run = self.running.get(n["name"])
                 pid, ctime = n.get("pid"), n.get("create_time")
-                if pid and ctime and (run is None or run.pid != pid) and same_process(pid, ctime):
+                if run is not None and run.proc is None and not pid:
+                    self.running.pop(n["name"])  # another kafkatop stopped it since
+                elif pid and ctime and (run is None or run.pid != pid) and same_process(pid, ctime):
                     # Started by another kafkatop: watched and controllable here, but not stopped on our exit.
                     owner, detached = n.get("owner_pid"), bool(n.get("detached", True))
                     self.running[n["name"]] = RunningNode(pid, ctime, None, 0, True, owner, detached)

@@ -257,10 +257,13 @@ def parse_jaas(text: str) -> tuple[str, dict[str, str]]:
         kind, key, pos = tokens[i]
         if kind != "word":
             raise ClientPropertiesError(f"sasl.jaas.config: expected an option name at character {pos + 1}")
+        # A word where an option name belongs may be the tail of an unquoted password (`password=my secret`):
+        # the messages give its position, never the word.
         if i + 1 >= len(tokens) or tokens[i + 1][0] != "=":
-            raise ClientPropertiesError(f"sasl.jaas.config: expected = after option {key!r}")
+            hint = ' (a value with a space must be quoted: password="…")' if i > 2 else ""
+            raise ClientPropertiesError(f"sasl.jaas.config: expected option=value at character {pos + 1}{hint}")
         if i + 2 >= len(tokens) or tokens[i + 2][0] not in ("word", "quoted"):
-            raise ClientPropertiesError(f"sasl.jaas.config: no value for option {key!r}")
+            raise ClientPropertiesError(f"sasl.jaas.config: no value for the option at character {pos + 1}")
         options[key] = tokens[i + 2][1]
         i += 3
     if i < len(tokens) - 1:

@@ -115,6 +115,11 @@ def metadata_brokers_body(version: int) -> bytes:
 
 def decode_metadata_brokers(r: Reader, version: int) -> list[BrokerAddress]:
     """The brokers of a Metadata response (v9–v12) asked for no topic."""
+    return decode_metadata_cluster(r, version)[1]
+
+
+def decode_metadata_cluster(r: Reader, version: int) -> tuple[str | None, list[BrokerAddress]]:
+    """The cluster id and the brokers of a Metadata response (v9–v12) asked for no topic."""
     r.int32()  # throttle time
     brokers = []
     for _ in range(r.compact_array_length()):
@@ -122,13 +127,13 @@ def decode_metadata_brokers(r: Reader, version: int) -> list[BrokerAddress]:
         r.compact_nullable_string()  # rack
         r.skip_tagged_fields()
         brokers.append(BrokerAddress(node_id, host, port))
-    r.compact_nullable_string()  # cluster id
+    cluster_id = r.compact_nullable_string()
     r.int32()  # controller id
     if r.compact_array_length():
         raise ProtocolError("Metadata answered with topics, though none was asked for")
     # What follows (cluster authorized operations up to v10, tagged fields) is not needed, and not read: the
     # librdkafka mock ends its v12 answer with a byte more than Kafka's schema has.
-    return brokers
+    return cluster_id, brokers
 
 
 # --- DescribeConfigs --------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from kafkatop.backends.lab.runner import port_is_free
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.fixtures import kafka_znodes
-from tests.fixtures.standin_install import make_standin_install
+from tests.fixtures.standin_install import make_standin_install, standin_cluster_id
 from tests.integration.test_processes import java_cmd
 from tests.integration.test_supervisor import dead, free_port_block
 
@@ -249,8 +249,10 @@ def test_describe_from_zookeeper_as_the_labs_did(lab: Lab, zk_chroot: tuple[str,
 def test_kill_a_broker_of_an_attached_cluster(
     lab: Lab, zk_chroot: tuple[str, KazooClient], standin_classes: Path, spawn: Callable[..., subprocess.Popen[bytes]]
 ) -> None:
-    """Not a lab cluster: a broker started by hand (as in the labs' tabs), found by the port its registration gives."""
-    hosts, _ = zk_chroot
+    """Not a lab cluster: a broker started by hand (as in the labs' tabs), found by the port its registration gives,
+    and signalled once it answers there as that cluster's broker 7; asked first (--yes here: no terminal)."""
+    hosts, zk = zk_chroot
+    kafka_znodes.write_cluster_id(zk, standin_cluster_id("none"))  # the id the stand-in without zookeeper.connect has
     port = free_port()
     config = lab.state.parent / "server-7.properties"
     config.write_text(f"broker.id=7\nlisteners=PLAINTEXT://127.0.0.1:{port}\nlog.dirs={lab.state.parent}/logs-7\n")
@@ -262,7 +264,7 @@ def test_kill_a_broker_of_an_attached_cluster(
         assert r.returncode == 1 and "was not started by kafkatop" in r.stderr and str(config) in r.stderr
         r = lab.run("kill", "8", "--zookeeper", hosts, timeout=30)
         assert r.returncode == 2 and "broker 8 is not registered" in r.stderr and "live brokers: 7" in r.stderr
-        r = lab.run("kill", "7", "--zookeeper", hosts, timeout=30)
+        r = lab.run("kill", "7", "--zookeeper", hosts, "--yes", timeout=30)
         assert r.returncode == 0, r.stderr
         assert f"broker 7 pid {proc.pid} killed" in r.stdout
         assert proc.wait(10) == -signal.SIGKILL

@@ -18,8 +18,11 @@ from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
+from tests.fixtures.standin_install import standin_cluster_id
 from tests.integration.test_processes import Spawn, java_cmd, lab_config
 from tests.integration.test_supervisor import Clusters, clusters, dead, kafka39  # noqa: F401 - fixtures used here
+
+LABS_ZK = standin_cluster_id("localhost:2181")  # the id stand-in brokers of lab_config() answer with
 
 
 def states(snap: NodesSnapshot) -> dict[str, NodeState]:
@@ -139,7 +142,7 @@ def test_attached_control_signals_local_jvms_but_never_starts_them(
     procs = {b: spawn(java_cmd(standin_classes, str(configs[b])), stdout=subprocess.DEVNULL) for b in ports}
     # What an AdminSource poll of that cluster would say about its brokers (the stand-in speaks no Kafka).
     cluster = ClusterSnapshot(
-        "admin", 0.0, None, "zk", None, tuple(Broker(b, "127.0.0.1", port) for b, port in ports.items()), ()
+        "admin", 0.0, LABS_ZK, "zk", None, tuple(Broker(b, "127.0.0.1", port) for b, port in ports.items()), ()
     )
     control = AttachedControl(
         KafkaConnection.parse(",".join(f"127.0.0.1:{p}" for p in ports.values())), lambda: cluster
@@ -197,32 +200,48 @@ def test_attached_control_signals_local_jvms_but_never_starts_them(
     assert node.pid == again.pid
 
 
-def test_attached_lists_only_its_own_cluster_even_before_it_answers(
+def test_attached_lists_only_its_own_cluster_never_a_stranger_on_its_port(
     tmp_path: Path, standin_classes: Path, spawn: Spawn
 ) -> None:
-    """Before the cluster ever answered (or when it never does), the process table holds the JVM at its bootstrap
-    port on this host and nothing else: never another cluster's JVM, which k or t would then act on."""
-    ours, stranger = free_port(), free_port()
+    """A JVM is the attached cluster's broker only when the broker's host is this machine and the JVM answers on
+    its port with the cluster's id and that broker's id. Before the cluster ever answered (its id unknown), none is;
+    a stranger's broker on the port the cluster advertises (another cluster, another ZooKeeper) never is: it is
+    neither listed nor signalled."""
+    ours, stranger_port = free_port(), free_port()
     proc = spawn(java_cmd(standin_classes, str(lab_config(tmp_path, 5, ours))), stdout=subprocess.DEVNULL)
-    other = spawn(java_cmd(standin_classes, str(lab_config(tmp_path, 6, stranger))), stdout=subprocess.DEVNULL)
-    control = AttachedControl(KafkaConnection.parse(f"127.0.0.1:{ours}"), lambda: None)
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    other_config = lab_config(other_dir, 6, stranger_port)
+    other_config.write_text(other_config.read_text().replace("localhost:2181", "localhost:2999"))  # another cluster
+    other = spawn(java_cmd(standin_classes, str(other_config)), stdout=subprocess.DEVNULL)
 
-    def listed() -> NodesSnapshot | None:
-        s = control.poll()
-        return s if any(n.pid == proc.pid for n in s.nodes) else None
+    def snapshot(host: str, port: int, broker_id: int) -> ClusterSnapshot:
+        return ClusterSnapshot("admin", 0.0, LABS_ZK, "zk", None, (Broker(broker_id, host, port),), ())
 
+    control = AttachedControl(KafkaConnection.parse(f"127.0.0.1:{ours}"), lambda: snapshot("127.0.0.1", ours, 5))
     snap = wait_for(
-        listed,
+        lambda: (s := control.poll()) and any(n.pid == proc.pid for n in s.nodes) and s,
         timeout_s=20,
         interval_s=0.1,
         what="the stand-in at the bootstrap port",
     )
     assert [n.pid for n in snap.nodes] == [proc.pid]
     assert other.poll() is None and not any(n.pid == other.pid for n in control.poll().nodes)
-    with pytest.raises(KafkatopError, match="no node 'broker 6'"):
-        control.kill("broker 6")
+
+    # The cluster says its broker 6 is on the stranger's port (this host), but the stranger answers as another
+    # cluster; or puts broker 6 on another host, whose port number a local JVM happens to hold: neither is listed,
+    # and kill finds nothing to signal.
+    for host, broker_id in (("127.0.0.1", 6), ("kafka-1.prod.example", 6)):
+        stranger = AttachedControl(
+            KafkaConnection.parse(f"{host}:{stranger_port}"),
+            lambda host=host, broker_id=broker_id: snapshot(host, stranger_port, broker_id),  # type: ignore[misc]
+        )
+        assert stranger.poll().nodes == ()
+        with pytest.raises(KafkatopError, match="no node 'broker 6'"):
+            stranger.kill("broker 6")
     assert other.poll() is None
 
-    # Attached to an address where nothing of ours listens (the report: 127.0.0.1:1), or to another host: no JVM.
-    for bootstrap in ("127.0.0.1:1", "192.0.2.1:9092"):
+    # Attached before the cluster answered (its id unknown), or to an address where nothing of ours listens, or to
+    # another host: no JVM.
+    for bootstrap in (f"127.0.0.1:{ours}", "127.0.0.1:1", "192.0.2.1:9092"):
         assert AttachedControl(KafkaConnection.parse(bootstrap), lambda: None).poll().nodes == ()

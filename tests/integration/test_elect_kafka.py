@@ -277,7 +277,7 @@ def test_unclean_election_asks_first_then_loses_what_it_said(lab: Lab) -> None:
         # On a terminal it asks: anything but "yes" sends nothing.
         status, out, terminal = lab.typed("no", *asked)
         assert (status, out) == (1, ""), terminal
-        assert 'type "yes" to elect these out-of-sync leaders' in terminal
+        assert 'elect these out-of-sync leaders? Type "yes" to go ahead' in terminal
         assert "not confirmed: nothing was sent" in terminal
         assert lab.partitions("risky")[0].leader == NO_LEADER
         status, out, terminal = lab.typed("yes", *asked)

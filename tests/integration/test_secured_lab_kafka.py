@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import stat
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from confluent_kafka import Consumer, Producer
 
 from kafkatop.backends.kraft.quorum import QuorumSource
 from kafkatop.backends.lab.certs import cert_pem, new_ca
+from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.tui.cli.common import client_settings
@@ -173,3 +176,34 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     assert code == 1 and err.count("\n") == 1 and "this listener takes no SASL" in err, err
     for secret in (CANARY, *re.findall(r'password="([^"]*)"', text)):
         assert not any(secret in line for line in said)
+
+
+def test_no_password_is_on_a_command_line_while_a_secured_lab_starts(clusters: Clusters, kafka_home: Path) -> None:
+    """Every process's /proc/PID/cmdline is readable by any local user: while a sasl_ssl lab is formatted and
+    started, none of them holds a SCRAM password (the format gets its users through a 0600 argument file)."""
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            for entry in Path("/proc").iterdir():
+                if entry.name.isdigit():
+                    try:
+                        seen.add((entry / "cmdline").read_bytes().decode(errors="replace"))
+                    except OSError:
+                        pass  # gone meanwhile
+            time.sleep(0.005)
+
+    cluster = clusters.make(kafka_home, name="argv", mode="kraft", brokers=1, heap="256m", security="sasl_ssl")
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        cluster.up(timeout_s=90)
+    finally:
+        done.set()
+        sampler.join(10)
+    passwords = parse_properties((cluster.state_dir / "security" / "passwords.properties").read_text())
+    assert any("StorageTool" in c or "kafka-run-class" in c for c in seen), "the sampler never saw the format run"
+    for password in passwords.values():
+        assert not [c for c in seen if password in c]
+    assert not list((cluster.state_dir / "security").glob(".format-*"))  # the argument files are gone

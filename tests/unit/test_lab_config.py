@@ -175,3 +175,46 @@ def test_readme_example_spec_is_valid(tmp_path: Path) -> None:
     (tmp_path / "kafkatop.toml").write_text(block)
     spec, _ = load_spec_file(tmp_path / "kafkatop.toml")
     assert spec.validate().name == "course" and dict(spec.broker_properties)["min.insync.replicas"] == "2"
+
+
+def test_a_value_with_a_newline_cannot_inject_a_setting(tmp_path: Path) -> None:
+    """kafkatop.toml's [broker] values are written as java.util.Properties reads them back: one value, whole."""
+    toml = tmp_path / "kafkatop.toml"
+    toml.write_text(
+        '[broker]\n"log.message.format.version" = "x\\nlisteners=PLAINTEXT://0.0.0.0:9092"\n'
+        '"ssl.cipher.suites" = " leading\\tspace\\\\back"\n'
+    )
+    spec, _ = load_spec_file(toml)
+    text = render("kafka-4.1", "server.properties", spec.validate(), "kraft", "broker-1")
+    props = parse_properties(text)
+    assert props["log.message.format.version"] == "x\nlisteners=PLAINTEXT://0.0.0.0:9092"
+    assert props["ssl.cipher.suites"] == " leading\tspace\\back"
+    assert props["listeners"].startswith("PLAINTEXT://127.0.0.1:9092,")
+
+
+def test_a_setting_name_that_is_not_one_is_refused() -> None:
+    with pytest.raises(SpecError, match=r"a Kafka setting's name is letters"):
+        ClusterSpec(broker_properties=(("x\nlisteners", "PLAINTEXT://0.0.0.0:9092"),)).validate()
+
+
+@pytest.mark.parametrize(
+    ("listeners", "binds"),
+    [
+        ("PLAINTEXT://0.0.0.0:9092", "all interfaces"),
+        ("PLAINTEXT://:9092", "all interfaces"),
+        ("PLAINTEXT://127.0.0.1:9092,EXTERNAL://192.0.2.7:9192", "192.0.2.7"),
+        ("PLAINTEXT://[::]:9092", "all interfaces"),
+    ],
+)
+def test_listeners_beyond_loopback_are_refused_unless_allowed(listeners: str, binds: str) -> None:
+    spec = ClusterSpec(broker_properties=(("listeners", listeners),))
+    with pytest.raises(SpecError, match="--allow-remote-listeners") as e:
+        spec.validate()
+    assert binds in str(e.value)
+    allowed = ClusterSpec(broker_properties=(("listeners", listeners),), allow_remote_listeners=True).validate()
+    assert binds in allowed.remote_listeners
+
+
+def test_loopback_listeners_are_a_lab_s_own() -> None:
+    for listeners in ("PLAINTEXT://127.0.0.1:9092", "PLAINTEXT://localhost:9092", "PLAINTEXT://[::1]:9092"):
+        assert ClusterSpec(broker_properties=(("listeners", listeners),)).validate().remote_listeners == []

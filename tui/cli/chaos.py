@@ -28,7 +28,7 @@ from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSetting
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, open_cluster
+from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, lab_connection, open_cluster
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 
@@ -94,7 +94,7 @@ def _cluster(args: argparse.Namespace, topic: str) -> Iterator[tuple[KafkaConnec
         lab = open_cluster(args)  # a SupervisorError says where it looked and how to start one
     try:
         control = LabControl(lab)
-        yield KafkaConnection.parse(control.bootstrap_servers, client_settings(args)), control
+        yield lab_connection(args, lab.snapshot()), control
     finally:
         lab.release()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.client_properties import translate_client_properties
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.tui.cli.exits import UsageError, err
 
 # The lab's own modules (the supervisor, psutil) are imported by the functions that use them: the demo and an
@@ -22,6 +23,7 @@ from kafkatop.tui.cli.exits import UsageError, err
 if TYPE_CHECKING:
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.spec import ClusterSpec
+    from kafkatop.backends.lab.state import LabSnapshot
 
 
 def state_root(args: argparse.Namespace) -> Path:
@@ -57,15 +59,20 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         controllers=getattr(args, "controllers", None),
         heap=getattr(args, "heap", None),
         security=getattr(args, "security", None),
+        allow_remote_listeners=getattr(args, "allow_remote_listeners", None) or None,
         broker_properties=tuple(props.items()),
     )
 
 
 def open_cluster(args: argparse.Namespace, *, need_install: bool = True) -> LabCluster:
     from kafkatop.backends.lab.cluster import LabCluster
+    from kafkatop.backends.lab.state import lab_dir
 
-    name = args.name or build_spec(args).name
-    return LabCluster.open(state_root(args) / name, need_install=need_install)
+    return LabCluster.open(lab_dir(state_root(args), lab_name(args)), need_install=need_install)
+
+
+def lab_name(args: argparse.Namespace) -> str:
+    return str(args.name or build_spec(args).name)
 
 
 def lab_client_properties(args: argparse.Namespace) -> Path | None:
@@ -73,8 +80,9 @@ def lab_client_properties(args: argparse.Namespace) -> Path | None:
     if getattr(args, "bootstrap_server", None):
         return None
     from kafkatop.backends.lab.security import CLIENT_PROPERTIES
+    from kafkatop.backends.lab.state import lab_dir
 
-    path = state_root(args) / (args.name or build_spec(args).name) / CLIENT_PROPERTIES
+    path = lab_dir(state_root(args), lab_name(args)) / CLIENT_PROPERTIES
     return path if path.is_file() else None
 
 
@@ -103,18 +111,43 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
     return settings
 
 
-def lab_bootstrap(args: argparse.Namespace) -> str:
-    """The bootstrap servers of the lab cluster named by --name / --state-dir."""
+def lab_snapshot(args: argparse.Namespace) -> LabSnapshot:
+    """The lab cluster named by --name / --state-dir, as recorded."""
     try:
-        return open_cluster(args).snapshot().bootstrap_servers
+        return open_cluster(args).snapshot()
+    except BadInput:
+        raise  # a name that cannot be a lab's is said as it is
     except KafkatopError as e:
         raise KafkatopError(f"no cluster to talk to: give --bootstrap-server HOST:PORT, or start one ({e})") from None
 
 
+def lab_connection(args: argparse.Namespace, lab: LabSnapshot) -> KafkaConnection:
+    """The lab's connection, once its ports answer as the lab: another cluster there (the lab down, someone else's
+    brokers up on its ports) is refused by name, exit 2, before any command reads or changes it."""
+    from kafkatop.backends.lab.identity import check_lab_answers
+
+    settings = client_settings(args)
+    check_lab_answers(lab, settings)
+    return KafkaConnection.parse(lab.bootstrap_servers, settings)
+
+
 def connection(args: argparse.Namespace) -> KafkaConnection:
     """The cluster a command talks to: --bootstrap-server, else the lab cluster; with --command-config's settings."""
-    bootstrap = args.bootstrap_server if args.bootstrap_server else lab_bootstrap(args)
-    return KafkaConnection.parse(bootstrap, client_settings(args))
+    if args.bootstrap_server:
+        return KafkaConnection.parse(args.bootstrap_server, client_settings(args))
+    return lab_connection(args, lab_snapshot(args))
+
+
+def confirmed(question: str, *, yes: bool, unasked: str) -> bool:
+    """True with --yes, or when "yes" is typed at a terminal; with no terminal to ask on, UsageError(`unasked`).
+    The question goes to stderr: stdout stays the command's answer."""
+    if yes:
+        return True
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        raise UsageError(unasked)
+    sys.stderr.write(f'kafkatop: {question} Type "yes" to go ahead (anything else cancels): ')
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() == "yes"
 
 
 # --- signals --------------------------------------------------------------------------------------------------------

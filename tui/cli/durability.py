@@ -24,7 +24,13 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRefused, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, open_cluster
+from kafkatop.tui.cli.common import (
+    client_settings,
+    confirmed,
+    interrupt_on_termination,
+    lab_connection,
+    open_cluster,
+)
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 DEFAULT_RESTART_AT = 0.7
@@ -65,6 +71,14 @@ def _cluster(
         if settings.kill_at is None:
             yield connection, None
             return
+        what = f"the leader of {settings.topic}-{settings.partition} of the cluster at {args.bootstrap_server}"
+        if not confirmed(
+            f"{settings.fault} {what}, a broker kafkatop did not start, during the run?",
+            yes=args.yes,
+            unasked=f"nothing was run: a --fault {settings.fault} on an attached cluster signals {what}, a local "
+            "process kafkatop did not start, so it asks first; add --yes to go ahead, or --fault none",
+        ):
+            raise DurabilityRefused("not confirmed: nothing was run")
         source = AdminSource(connection, timeout_s=5.0)
         try:
             yield connection, AttachedControl(connection, source.poll)
@@ -77,7 +91,7 @@ def _cluster(
         raise KafkatopError(f"no cluster to check: give --bootstrap-server HOST:PORT, or start one ({e})") from None
     try:
         control = LabControl(cluster)
-        yield KafkaConnection.parse(control.bootstrap_servers, client_settings(args)), control
+        yield lab_connection(args, cluster.snapshot()), control
     finally:
         cluster.release()
 

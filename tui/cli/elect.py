@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from kafkatop.backends.insight.elections import (
@@ -28,7 +27,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.partitions import KEY_WARNING, partition_count_problem
-from kafkatop.tui.cli.common import connection
+from kafkatop.tui.cli.common import confirmed, connection
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
 
 SCOPES = ("--topic", "--all-topic-partitions", "--path-to-json-file")
@@ -118,17 +117,12 @@ def _confirmed(plan: ElectionPlan, yes: bool) -> bool:
     for c in plan.unclean_moves:
         err(f"unclean: {loss_text(c)}")
     err(f"an unclean election can lose acknowledged records: {loss_summary(plan)}")
-    if yes:
-        return True
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        raise UsageError(
-            "nothing was sent: an unclean election needs a confirmation (above: what it loses); add --yes to go "
-            "ahead, or --dry-run to only look"
-        )
-    # The question goes to stderr, as the rest of what is not Kafka's answer: stdout stays kafka-leader-election.sh's.
-    sys.stderr.write('kafkatop: type "yes" to elect these out-of-sync leaders (anything else cancels): ')
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() == "yes"
+    return confirmed(
+        "elect these out-of-sync leaders?",
+        yes=yes,
+        unasked="nothing was sent: an unclean election needs a confirmation (above: what it loses); add --yes to go "
+        "ahead, or --dry-run to only look",
+    )
 
 
 def cmd_elect_leaders(args: argparse.Namespace) -> int:

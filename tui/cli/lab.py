@@ -5,22 +5,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from typing import Any, TextIO
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.identity import check_broker_process
 from kafkatop.backends.lab.local import local_broker_process, signal_local
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.spec import NodeSpec
-from kafkatop.backends.lab.state import LabSnapshot, NodeStatus
+from kafkatop.backends.lab.state import LabSnapshot, NodeStatus, delete_state
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import KafkaProcess
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.cli.common import (
     build_spec,
+    client_settings,
+    confirmed,
     connection,
     ignore_interrupts,
     interrupt_on_termination,
@@ -132,6 +134,12 @@ def cmd_up(args: argparse.Namespace) -> int:
     cluster, notes = LabCluster.create_or_open(state_root(args), install, spec)
     for note in notes:
         print(note)
+    if cluster.spec.remote_listeners:
+        print(
+            f"note: --allow-remote-listeners: the brokers bind {', '.join(cluster.spec.remote_listeners)} "
+            "(listeners in the [broker] settings), so anyone who can reach this machine can reach them",
+            flush=True,
+        )
     pending = [n.name for n in cluster.snapshot().nodes if n.state not in (NodeState.UP, NodeState.STARTING)]
     if pending:
         print(f"starting {', '.join(pending)} of cluster {cluster.spec.name!r} ({install}) …", flush=True)
@@ -200,7 +208,7 @@ def cmd_down(args: argparse.Namespace) -> int:
     finally:
         restore()
     if args.delete:
-        shutil.rmtree(cluster.state_dir)
+        delete_state(cluster.state_dir, state_root(args))
         print(f"cluster {cluster.spec.name!r} stopped and its state deleted ({cluster.state_dir})")
     else:
         print(f"cluster {cluster.spec.name!r} stopped; its data stays in {cluster.state_dir}")
@@ -237,27 +245,41 @@ def cmd_node_attached(args: argparse.Namespace) -> int:
         err(f"{args.node!r}: give the broker id (as in --describe's Leader/Replicas), e.g. `kafkatop kill 2`")
         return BAD_INPUT
     broker_id = int(args.node)
+    settings = client_settings(args)
     if args.zookeeper:
         with ZooKeeperSource(args.zookeeper, timeout_s=5.0) as zk:
-            brokers = zk.snapshot().brokers
+            zk_snap = zk.snapshot()
+        brokers, cluster_id = zk_snap.brokers, zk_snap.cluster_id
     else:
         source = AdminSource(connection(args), timeout_s=5.0)
         try:
-            brokers = source.poll().brokers
+            snap = source.poll()
         finally:
             source.close()
+        brokers, cluster_id = snap.brokers, snap.cluster_id
     broker = next((b for b in brokers if b.id == broker_id and b.alive and b.port is not None), None)
     if broker is None:
         live = ", ".join(str(b.id) for b in brokers if b.alive) or "none"
         err(f"broker {broker_id} is not registered in this cluster (live brokers: {live})")
         return BAD_INPUT
     process = local_broker_process(broker)
+    check_broker_process(process, broker, cluster_id, settings)  # this cluster's broker, not a stranger on its port
     if args.command in ("start", "restart"):
         err(
             f"broker {broker_id} (pid {process.pid}) was not started by kafkatop, which cannot start it again; "
             f"start it as it was started ({process.properties_file or 'its properties file'}), or run the lab "
             "with `kafkatop up`"
         )
+        return 1
+    signal = "SIGKILL (kill -9)" if args.command == "kill" else "SIGTERM (a controlled shutdown)"
+    what = f"broker {broker_id} of cluster {cluster_id} ({broker.address}, pid {process.pid}), not started by kafkatop"
+    if not confirmed(
+        f"send {signal} to {what}?",
+        yes=args.yes,
+        unasked=f"nothing was signalled: {args.command} on an attached cluster asks first ({what}); add --yes to go "
+        "ahead",
+    ):
+        err("not confirmed: nothing was signalled")
         return 1
     exited = signal_local(process, kill=args.command == "kill")
     verb = "killed (SIGKILL)" if args.command == "kill" else "stopped"

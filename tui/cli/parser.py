@@ -51,6 +51,11 @@ def _command_config(p: Parser) -> None:
     )  # fmt: skip
 
 
+def _allow_remote_listeners(p: Parser) -> None:
+    p.option("--allow-remote-listeners", action="store_true", help="let a listeners= broker setting bind beyond "
+             "127.0.0.1 (a lab is reachable from this machine only unless this is given)")  # fmt: skip
+
+
 def _timeout(p: Parser, default: float, what: str) -> None:
     p.option("--timeout", type=SECONDS, default=default, metavar="SECONDS", help=what, shown=f"{default:g}")
 
@@ -81,6 +86,7 @@ def build_parser() -> RootParser:
     _lab_options(p)
     p.option("--base-port", type=PORT, metavar="PORT", help="first broker port of a new lab cluster; then +1, …",
              shown="9092, or base_port in kafkatop.toml")  # fmt: skip
+    _allow_remote_listeners(p)
     p.option("--include-internal", action="store_true", help="show internal topics (__consumer_offsets, …)")
     p.option("--interval", type=SECONDS, default=1.0, metavar="SECONDS", help="poll interval", shown="1")
     _timeout(p, 2.0, "per-poll timeout")
@@ -124,6 +130,7 @@ def build_parser() -> RootParser:
               "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
               "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
               "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
+    _allow_remote_listeners(up)
     up.option("--detach", action="store_true", help="return once ready and leave the cluster running")
     up.option("--yes", action="store_true", help="with no Kafka installed (or none for --mode zk), download it "
               "without asking")  # fmt: skip
@@ -149,6 +156,9 @@ def build_parser() -> RootParser:
         _client_options(node)
         node.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
                     help="find the broker via a ZooKeeper", shown="none")  # fmt: skip
+        if action in ("kill", "stop"):
+            node.option("--yes", action="store_true", help="signal a broker of an attached cluster (--bootstrap-server "
+                        "or --zookeeper) without asking")  # fmt: skip
         _timeout(node, 120.0, "start timeout")
 
     add = command("add-broker", help="add one more broker to a running lab cluster")
@@ -388,6 +398,8 @@ def _add_durability(dur: Parser) -> None:
     dur.option("--restart-at", type=fraction_or_none, metavar="F|none", help="start the broker again after this share",
                shown="0.7; none with --bootstrap-server")  # fmt: skip
     dur.option("--partition", type=whole(0, what="a partition"), default=0, metavar="P", help="whose leader fails")
+    dur.option("--yes", action="store_true", help="on an attached cluster (--bootstrap-server), kill or stop its "
+               "local broker without asking")  # fmt: skip
     dur.option("--rate", type=number(what="records per second"), metavar="N", help="records per second",
                shown="as fast as it goes")  # fmt: skip
     _timeout(dur, 10.0, "per request")

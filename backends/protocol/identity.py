@@ -1,0 +1,42 @@
+"""Who answers at an address: the cluster id and the brokers a Metadata request there returns. kafkatop asks before it
+acts on something it believes is its own — a lab's ports, a local process taken for an attached cluster's broker —
+so that another cluster on those ports is named, and left alone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kafkatop.backends.protocol.configs import (
+    API_METADATA,
+    METADATA_VERSIONS,
+    BrokerAddress,
+    decode_metadata_cluster,
+    metadata_brokers_body,
+)
+from kafkatop.backends.protocol.connection import BrokerConnection
+from kafkatop.backends.protocol.wire import response_reader
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What a listener said of itself: its cluster's id, and that cluster's brokers as it knows them."""
+
+    address: str
+    cluster_id: str | None
+    brokers: tuple[BrokerAddress, ...]
+
+    def node_ids_on(self, port: int) -> tuple[int, ...]:
+        """The ids of the brokers that this cluster says listen on `port` (one, on a single host)."""
+        return tuple(b.node_id for b in self.brokers if b.port == port)
+
+
+def who_answers(host: str, port: int, settings: Mapping[str, str], timeout_s: float) -> Answered:
+    """One Metadata request (no topics) to host:port. OSError when nothing answers; SecurityError when TLS or SASL
+    fail (another cluster's credentials?); ProtocolError when what answers does not speak Kafka."""
+    with BrokerConnection(host, port, time.monotonic() + timeout_s, settings) as conn:
+        version = conn.version_for(API_METADATA, "Metadata", METADATA_VERSIONS)
+        payload = conn.request(API_METADATA, version, metadata_brokers_body(version))
+        cluster_id, brokers = decode_metadata_cluster(response_reader(payload), version)
+        return Answered(conn.address, cluster_id, tuple(brokers))
