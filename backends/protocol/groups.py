@@ -21,6 +21,7 @@ from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
     ProtocolError,
     Reader,
+    compact_array_length_at,
     compact_string_at,
     encode_compact_array,
     encode_compact_string,
@@ -92,11 +93,11 @@ def _read_offsets(r: Reader) -> list[CommittedOffset]:
     data, pos = r.data, r.pos
     out: list[CommittedOffset] = []
     try:
-        topics, pos = uvarint_at(data, pos)
-        for _ in range(max(topics - 1, 0)):
+        topics, pos = compact_array_length_at(data, pos)
+        for _ in range(topics):
             topic, pos = compact_string_at(data, pos)
-            partitions, pos = uvarint_at(data, pos)
-            for _ in range(max(partitions - 1, 0)):
+            partitions, pos = compact_array_length_at(data, pos)
+            for _ in range(partitions):
                 partition, offset, epoch = _PARTITION.unpack_from(data, pos)
                 size = data[pos + 16]  # the commit's metadata (not read): its length + 1, one byte when short
                 if size & 0x80:
@@ -108,7 +109,7 @@ def _read_offsets(r: Reader) -> list[CommittedOffset]:
                 pos = pos + 3 if data[pos + 2] == 0 else skip_tags_at(data, pos + 2)  # no tagged fields, as a rule
                 out.append(CommittedOffset(topic, partition, offset, epoch, code))
             pos = skip_tags_at(data, pos)
-    except (IndexError, struct.error):
+    except (IndexError, OverflowError, struct.error):  # OverflowError: an offset past ssize_t, on 32-bit builds
         raise ProtocolError(f"response truncated: OffsetFetch partitions past byte {len(data)}") from None
     if pos > len(data):
         raise ProtocolError(f"response truncated: OffsetFetch partitions past byte {len(data)}")

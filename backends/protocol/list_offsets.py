@@ -22,6 +22,7 @@ from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
     ProtocolError,
     Reader,
+    compact_array_length_at,
     compact_string_at,
     encode_array,
     encode_compact_array,
@@ -31,7 +32,6 @@ from kafkatop.backends.protocol.wire import (
     int64,
     response_reader,
     skip_tags_at,
-    uvarint_at,
 )
 
 API_LIST_OFFSETS = 2
@@ -147,17 +147,17 @@ def _flexible_partitions(r: Reader) -> tuple[PartitionOffset, ...]:
     data, pos = r.data, r.pos
     out: list[PartitionOffset] = []
     try:
-        topics, pos = uvarint_at(data, pos)
-        for _ in range(max(topics - 1, 0)):
+        topics, pos = compact_array_length_at(data, pos)
+        for _ in range(topics):
             topic, pos = compact_string_at(data, pos)
-            count, pos = uvarint_at(data, pos)
-            for _ in range(max(count - 1, 0)):
+            count, pos = compact_array_length_at(data, pos)
+            for _ in range(count):
                 index, error_code, timestamp, offset, epoch = _PARTITION.unpack_from(data, pos)
                 pos = pos + 27 if data[pos + 26] == 0 else skip_tags_at(data, pos + 26)
                 out.append(PartitionOffset(topic, index, error_code, timestamp, offset, epoch))
             pos = skip_tags_at(data, pos)
         pos = skip_tags_at(data, pos)
-    except (IndexError, struct.error):
+    except (IndexError, OverflowError, struct.error):  # OverflowError: an offset past ssize_t, on 32-bit builds
         raise ProtocolError(f"response truncated: ListOffsets partitions past byte {len(data)}") from None
     if pos != len(data):
         raise ProtocolError(f"{len(data) - pos} bytes unread or missing after the ListOffsets response")

@@ -36,6 +36,9 @@ SASL_AUTHENTICATE_VERSION = 1  # v1 is not flexible; every Kafka since 2.0 serve
 PROTOCOLS = frozenset({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})
 MECHANISMS = frozenset({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})
 _SCRAM_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
+# Kafka's bounds for both SCRAM mechanisms (ScramMechanism): its client refuses fewer, its brokers store no more. A
+# count from the wire is a PBKDF2 loop: 2**31 of them would tie a worker for half an hour.
+SCRAM_ITERATIONS = (4096, 16384)
 
 Request = Callable[[int, int, bytes], bytes]  # (api key, version, body) -> the response after its size
 
@@ -165,8 +168,13 @@ def scram(send: Callable[[bytes], bytes], hash_name: str, username: str, passwor
         combined, salt, iterations = attrs["r"], base64.b64decode(attrs["s"]), int(attrs["i"])
     except (KeyError, ValueError):
         raise SecurityError(f"{address}: SCRAM: the broker's first message lacks its nonce, salt or count") from None
-    if not combined.startswith(client_nonce) or iterations < 1:
-        raise SecurityError(f"{address}: SCRAM: the broker's nonce or iteration count is not valid")
+    if not combined.startswith(client_nonce):
+        raise SecurityError(f"{address}: SCRAM: the broker's nonce does not extend kafkatop's")
+    lowest, highest = SCRAM_ITERATIONS
+    if not lowest <= iterations <= highest:
+        raise SecurityError(
+            f"{address}: SCRAM: the broker's iteration count {iterations} is outside Kafka's {lowest}–{highest}"
+        )
     salted = hashlib.pbkdf2_hmac(hash_name, password.encode("utf-8"), salt, iterations)
     client_key = hmac.digest(salted, b"Client Key", hash_name)
     stored_key = hashlib.new(hash_name, client_key).digest()
@@ -179,5 +187,6 @@ def scram(send: Callable[[bytes], bytes], hash_name: str, username: str, passwor
         raise SecurityError(f"{address}: SCRAM refused: {server_final['e']}")
     server_key = hmac.digest(salted, b"Server Key", hash_name)
     expected = base64.b64encode(hmac.digest(server_key, auth_message, hash_name)).decode()
-    if not hmac.compare_digest(server_final.get("v", ""), expected):
+    # As bytes: compare_digest raises TypeError on a str that is not ASCII, and the broker's is anything it sends.
+    if not hmac.compare_digest(server_final.get("v", "").encode(), expected.encode()):
         raise SecurityError(f"{address}: SCRAM: the broker's signature does not match (not the server it claims?)")

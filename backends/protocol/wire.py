@@ -182,15 +182,8 @@ class Reader:
         return self.take(16)
 
     def uvarint(self) -> int:
-        value = shift = 0
-        while True:
-            byte = self.take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-            if shift > 63:
-                raise ProtocolError(f"varint longer than 10 bytes at offset {self.pos}")
+        value, self.pos = uvarint_at(self.data, self.pos)
+        return value
 
     def compact_nullable_string(self) -> str | None:
         n = self.uvarint()
@@ -219,36 +212,67 @@ class Reader:
 
     def compact_array_length(self) -> int:
         """Length + 1 as a uvarint; null (0) reads as empty, since no field read here is nullable."""
-        return max(self.uvarint() - 1, 0)
+        return self._count(self.uvarint() - 1)
 
     def array_length(self) -> int:
         """int32 length of a non-flexible array (-1 = null, read as empty)."""
-        return max(self.int32(), 0)
+        return self._count(self.int32())
+
+    def _count(self, n: int) -> int:
+        """A count of items, each at least a byte: more than the bytes left is a lie, refused before any loop."""
+        if n > len(self.data) - self.pos:
+            raise ProtocolError(f"{n} items announced at offset {self.pos}, in {len(self.data) - self.pos} bytes")
+        return max(n, 0)
 
     def skip_tagged_fields(self) -> None:
         """Skip a tagged-field section: none of the tags of these messages is needed, known or not."""
-        for _ in range(self.uvarint()):
-            self.uvarint()  # the tag
-            self.take(self.uvarint())
+        n = self.uvarint()
+        if n:
+            for _ in range(self._count(n)):
+                self.uvarint()  # the tag
+                self.take(self.uvarint())
 
     def end(self) -> None:
         if self.pos != len(self.data):
             raise ProtocolError(f"{len(self.data) - self.pos} unread bytes after the response")
 
 
+UVARINT_MAX_BYTES = 5  # Kafka reads unsigned varints as 32-bit ints (ByteUtils.readUnsignedVarint): 5 bytes at most
+
+
 def uvarint_at(data: bytes, pos: int) -> tuple[int, int]:
-    """A uvarint at `pos` and the position after it: for decoders that read large answers straight from the bytes
-    (an overrun raises IndexError, which they turn into ProtocolError)."""
-    value = shift = 0
-    while True:
+    """A uvarint at `pos` and the position after it, as Kafka reads it: at most 5 bytes and 32 bits, so no length
+    read from the wire is ever too large for an index. For decoders that read large answers straight from the
+    bytes, and for Reader.uvarint."""
+    start = pos
+    try:
         byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-        if shift > 63:
-            raise ProtocolError(f"varint longer than 10 bytes at offset {pos}")
+        if byte < 0x80:  # one byte: most of them
+            return byte, pos + 1
+        value, shift = byte & 0x7F, 7
+        while True:
+            pos += 1
+            byte = data[pos]
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+            if shift >= 7 * UVARINT_MAX_BYTES:
+                raise ProtocolError(f"varint longer than {UVARINT_MAX_BYTES} bytes at offset {start}")
+    except IndexError:
+        raise ProtocolError(f"response truncated: a varint at offset {start} past byte {len(data)}") from None
+    if value > 0xFFFF_FFFF:
+        raise ProtocolError(f"varint over 32 bits at offset {start}")
+    return value, pos + 1
+
+
+def compact_array_length_at(data: bytes, pos: int) -> tuple[int, int]:
+    """A compact array's length at `pos` (null reads as empty, as Reader.compact_array_length) and the position
+    after it; a length larger than the bytes left (each item takes one at least) is a ProtocolError."""
+    n, pos = uvarint_at(data, pos)
+    if n - 1 > len(data) - pos:
+        raise ProtocolError(f"{n - 1} items announced at offset {pos}, in {len(data) - pos} bytes")
+    return max(n - 1, 0), pos
 
 
 def compact_string_at(data: bytes, pos: int) -> tuple[str, int]:
@@ -265,10 +289,12 @@ def compact_string_at(data: bytes, pos: int) -> tuple[str, int]:
 def skip_tags_at(data: bytes, pos: int) -> int:
     """The position after a tagged-field section at `pos` (as Reader.skip_tagged_fields)."""
     count, pos = uvarint_at(data, pos)
-    for _ in range(count):
+    for _ in range(count):  # each tag takes two bytes at least, or uvarint_at raises: bounded by the data
         _, pos = uvarint_at(data, pos)  # the tag
         size, pos = uvarint_at(data, pos)
         pos += size
+        if pos > len(data):
+            raise ProtocolError(f"response truncated: a tagged field past byte {len(data)}")
     return pos
 
 

@@ -119,7 +119,7 @@ def test_uvarint_rejects_negatives_overruns_and_endless_continuations() -> None:
         encode_uvarint(-1)
     with pytest.raises(ProtocolError, match="truncated"):
         Reader(b"\x80\x80").uvarint()
-    with pytest.raises(ProtocolError, match="longer than 10 bytes"):
+    with pytest.raises(ProtocolError, match="longer than 5 bytes"):
         Reader(b"\xff" * 11).uvarint()
 
 
@@ -140,7 +140,9 @@ def test_compact_string_that_must_not_be_null() -> None:
 def test_compact_arrays_store_length_plus_one() -> None:
     assert Reader(b"\x00").compact_array_length() == 0  # null
     assert Reader(b"\x01").compact_array_length() == 0
-    assert Reader(b"\x04").compact_array_length() == 3
+    assert Reader(b"\x04" + bytes(3)).compact_array_length() == 3  # each item takes a byte at least
+    with pytest.raises(ProtocolError, match="3 items announced"):
+        Reader(b"\x04" + bytes(2)).compact_array_length()
 
 
 def test_tagged_fields_are_skipped_whatever_their_tags() -> None:
