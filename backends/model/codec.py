@@ -3,7 +3,7 @@
 Used by recordings (model/recording.py): a snapshot written by one kafkatop is read back by another as the same
 frozen value. Dataclasses become objects of their init fields; tuples, frozensets and lists become arrays; enums their
 value; a member of a union of dataclasses carries its class name under "@". Anything that does not fit the hint
-raises CodecError naming the path to it.
+raises CodecError naming the path to it, and nothing else: decode reads files that may hold anything.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import math
+import reprlib
 import types
 import typing
 from collections.abc import Mapping
@@ -22,6 +24,14 @@ TAG = "@"
 
 class CodecError(ValueError):
     """A value does not match the type it is read as."""
+
+
+_shown = reprlib.Repr()  # a value in a message, cut short: a bad value may be megabytes
+_shown.maxstring = _shown.maxother = 60
+
+
+def _show(data: object) -> str:
+    return _shown.repr(data)
 
 
 @functools.cache
@@ -97,11 +107,14 @@ def decode(hint: Any, data: JSON, path: str = "$") -> Any:
     if members is not None:
         if data is None and type(None) in members:
             return None
+        if isinstance(data, float) and not math.isfinite(data) and type(None) in members:
+            return None  # a NaN a source reported (written as JSON's NaN) reads as unknown, not as a number
         classes = {m.__qualname__: m for m in members if isinstance(m, type) and dataclasses.is_dataclass(m)}
         if isinstance(data, dict) and TAG in data:
-            cls = classes.get(str(data[TAG]))
+            tag = data[TAG]
+            cls = classes.get(tag) if isinstance(tag, str) else None
             if cls is None:
-                raise CodecError(f"{path}: {data[TAG]!r} is none of {hint}")
+                raise CodecError(f"{path}: {_show(tag)} is none of {hint}")
             return decode(cls, {k: v for k, v in data.items() if k != TAG}, path)
         errors = []
         for m in members:
@@ -130,14 +143,16 @@ def decode(hint: Any, data: JSON, path: str = "$") -> Any:
             raise CodecError(f"{path}: {hint.__name__}: {e}") from None
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         try:
-            return hint(data)
+            if not isinstance(data, list | dict):  # no enum's value, and Enum's own message would repr all of it
+                return hint(data)
         except ValueError:
-            raise CodecError(f"{path}: {data!r} is not a {hint.__name__}") from None
+            pass
+        raise CodecError(f"{path}: {_show(data)} is not a {hint.__name__}")
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin is Literal:
         if data not in args:
-            raise CodecError(f"{path}: {data!r} is not one of {args}")
+            raise CodecError(f"{path}: {_show(data)} is not one of {args}")
         return data
     if origin in (tuple, list, frozenset, set):
         if not isinstance(data, list):
@@ -148,24 +163,34 @@ def decode(hint: Any, data: JSON, path: str = "$") -> Any:
             return tuple(decode(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(args, data, strict=True)))
         item = args[0] if args else Any
         values = [decode(item, v, f"{path}[{i}]") for i, v in enumerate(data)]
-        return origin(values)
+        try:
+            return origin(values)
+        except TypeError as e:  # a frozenset of unhashable items (lists, objects)
+            raise CodecError(f"{path}: not a {origin.__name__}: {e}") from None
     if origin is dict:
         key_hint, value_hint = args if args else (Any, Any)
         if isinstance(data, dict):
             return {decode(key_hint, k, path): decode(value_hint, v, f"{path}.{k}") for k, v in data.items()}
         if isinstance(data, list):
-            return {decode(key_hint, kv[0], path): decode(value_hint, kv[1], path) for kv in data}  # type: ignore[index]
+            pairs = {}
+            for i, kv in enumerate(data):
+                if not isinstance(kv, list) or len(kv) != 2:
+                    raise CodecError(f"{path}[{i}]: expected a [key, value] pair, not {_show(kv)}")
+                pairs[decode(key_hint, kv[0], f"{path}[{i}][0]")] = decode(value_hint, kv[1], f"{path}[{i}][1]")
+            return pairs
         raise CodecError(f"{path}: expected an object, not {type(data).__name__}")
     if hint is float:
-        if isinstance(data, int | float) and not isinstance(data, bool):
-            return float(data)
-        raise CodecError(f"{path}: expected a number, not {data!r}")
+        if not isinstance(data, int | float) or isinstance(data, bool):
+            raise CodecError(f"{path}: expected a number, not {_show(data)}")
+        if not math.isfinite(data):  # JSON's NaN and Infinity: a time or a rate that is one would break the replay
+            raise CodecError(f"{path}: expected a finite number, not {data}")
+        return float(data)
     if hint in (int, str, bool):
         if type(data) is not hint:
-            raise CodecError(f"{path}: expected {hint.__name__}, not {data!r}")
+            raise CodecError(f"{path}: expected {hint.__name__}, not {_show(data)}")
         return data
     if hint is type(None):
         if data is not None:
-            raise CodecError(f"{path}: expected null, not {data!r}")
+            raise CodecError(f"{path}: expected null, not {_show(data)}")
         return None
     raise CodecError(f"{path}: cannot read {hint}")

@@ -4,12 +4,15 @@ session back through the same app (`kafkatop --replay FILE`). Standard library o
 A recording is JSON lines: a header (`kafkatop_recording`: its format), then one line per entry: `at` (time.time()
 when it happened), `kind`, and its `payload` (codec.py). A payload equal to the last one of its kind but for its
 `taken_at` is written as `"same": true` with the new `taken_at`, so a quiet cluster costs a few bytes a poll.
+
+A recording is read from a file that may hold anything: reading one raises RecordingError and nothing else.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
@@ -32,6 +35,22 @@ Source = Literal["control", "ensemble", "zookeeper", "clients"]  # what the live
 
 class RecordingError(BadInput):
     """A file that is not a kafkatop recording, or one this kafkatop cannot read; the message says which line."""
+
+
+NOT_AN_ENTRY = "not an entry of a kafkatop recording"
+WRITTEN_BY_US = "was it written by kafkatop --record?"
+MAX_SHOWN = 400  # characters of a codec's message: one line on the terminal, whatever the file held
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…"
+
+
+def _time(value: object) -> float | None:
+    """A time as recorded (seconds since the epoch), or None for anything else: NaN would stall the replay."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,15 +137,16 @@ def header_line(header: RecordingHeader) -> dict[str, JSON]:
 def read_header(data: object) -> RecordingHeader:
     if not isinstance(data, dict) or MARK not in data:
         raise RecordingError("not a kafkatop recording (its first line has no kafkatop_recording mark)")
-    if data[MARK] != RECORDING_FORMAT:
+    recorded_in = data[MARK]
+    if type(recorded_in) is not int or recorded_in != RECORDING_FORMAT:
         raise RecordingError(
-            f"recorded in format {data[MARK]!r}; this kafkatop reads format {RECORDING_FORMAT}: replay it with the "
-            "kafkatop that recorded it"
+            f"recorded in format {_short(repr(recorded_in))}; this kafkatop reads format {RECORDING_FORMAT}: replay "
+            "it with the kafkatop that recorded it"
         )
     try:
-        header: RecordingHeader = decode(RecordingHeader, {k: v for k, v in data.items() if k != MARK})
+        header: RecordingHeader = decode(RecordingHeader, {k: v for k, v in data.items() if k != MARK}, "header")
     except CodecError as e:
-        raise RecordingError(f"unreadable header: {e}") from None
+        raise RecordingError(_short(f"unreadable header: {e}")) from None
     return header
 
 
@@ -154,21 +174,39 @@ class EntryReader:
         self._last: dict[str, Payload] = {}
 
     def entry(self, data: object, where: str) -> Recorded:
-        if not isinstance(data, dict) or data.get("kind") not in PAYLOADS:
-            raise RecordingError(f"{where}: not an entry of a kafkatop recording")
-        kind = data["kind"]
-        at = data.get("at")
-        if not isinstance(at, int | float):
-            raise RecordingError(f"{where}: an entry without its time")
-        try:
-            if data.get("same"):
-                last = self._last.get(kind)
-                if last is None:
-                    raise RecordingError(f"{where}: repeats a {kind} entry that never came")
-                payload: Payload = replace(last, taken_at=float(data["taken_at"]))  # type: ignore[arg-type,type-var]
-            else:
-                payload = decode(PAYLOADS[kind], data.get("payload"), f"{where}.payload")
-        except CodecError as e:
-            raise RecordingError(str(e)) from None
+        """`data` (one line, as JSON gave it) as an entry; RecordingError, starting with `where`, for anything else."""
+        if not isinstance(data, dict):
+            raise RecordingError(
+                f"{where}: {NOT_AN_ENTRY}: expected an object with 'at', 'kind' and 'payload', not "
+                f"{'an array' if isinstance(data, list) else _short(repr(data))}; {WRITTEN_BY_US}"
+            )
+        kind = data.get("kind")
+        if not isinstance(kind, str) or kind not in PAYLOADS:
+            shown = "it has no 'kind'" if kind is None else f"'kind' is {_short(repr(kind))}"
+            raise RecordingError(f"{where}: {NOT_AN_ENTRY}: {shown}, not one of {', '.join(PAYLOADS)}; {WRITTEN_BY_US}")
+        entry = f"{'an' if kind[0] in 'aeio' else 'a'} {kind} entry"
+        at = _time(data.get("at"))
+        if at is None:
+            raise RecordingError(f"{where}: {entry} without its time: 'at' must be a finite number of seconds")
+        payload: Payload
+        if "same" in data:
+            if data["same"] is not True or kind not in _TIMED:
+                raise RecordingError(f"{where}: {entry} cannot be written as 'same'")
+            taken_at = _time(data.get("taken_at"))
+            if taken_at is None:
+                raise RecordingError(f"{where}: 'same' as the last, {entry} needs 'taken_at', a finite number")
+            last = self._last.get(kind)
+            if last is None:
+                raise RecordingError(f"{where}: repeats a {kind} entry that never came")
+            payload = replace(last, taken_at=taken_at)  # type: ignore[arg-type,type-var]
+        elif "payload" not in data:
+            raise RecordingError(f"{where}: {entry} without its payload")
+        else:
+            try:
+                payload = decode(PAYLOADS[kind], data["payload"], "payload")
+            except CodecError as e:
+                raise RecordingError(_short(f"{where}: {entry} that does not fit: {e}")) from None
+            except RecursionError:  # JSON nested nearly as deep as it parses, where the model has no such depth
+                raise RecordingError(f"{where}: {entry} nested too deeply") from None
         self._last[kind] = payload
-        return Recorded(float(at), kind, payload)
+        return Recorded(at, cast(RecordKind, kind), payload)

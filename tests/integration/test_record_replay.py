@@ -4,6 +4,7 @@ live view, then played back through the same app; the replay shows what the sess
 from __future__ import annotations
 
 import gzip
+import json
 import subprocess
 import sys
 import time
@@ -17,7 +18,7 @@ from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.consoles import Consoles
 from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.recording import RecordingHeader
+from kafkatop.backends.model.recording import EntryWriter, Recorded, RecordingHeader
 from kafkatop.backends.recording.file import RecordingWriter, read_recording
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
@@ -26,6 +27,7 @@ from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.partitions import PartitionTable
 from kafkatop.tui.live.widgets.replay import ReplayBar
 from tests.conftest import pilot_until
+from tests.fixtures.snapshots import failover_snapshot
 
 
 @pytest.fixture
@@ -116,7 +118,7 @@ def kafkatop(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     ("args", "says"),
     [
         (["--replay", "missing.jsonl"], "missing.jsonl: no such file"),
-        (["--replay", "notes.txt"], "notes.txt: not a kafkatop recording (line 1 is not JSON)"),
+        (["--replay", "notes.txt"], "notes.txt: line 1: not JSON"),
         (["--replay", "notes.txt", "--demo"], "--replay plays a recording back, with no cluster: leave out --demo"),
         (["--replay", "empty.jsonl.gz"], "empty.jsonl.gz: the recording holds no entry to play"),
         (["--record", "."], "--record .: a directory; give a file name"),
@@ -129,3 +131,32 @@ def test_bad_recordings_and_flags_are_told_plainly(tmp_path: Path, args: list[st
     result = kafkatop(*args, cwd=tmp_path)
     assert result.returncode in (1, 2) and "Traceback" not in result.stderr
     assert result.stderr.strip().startswith(f"kafkatop: {says}")
+
+
+GOOD_HEADER = b'{"kafkatop_recording":1,"started_at":1.0,"title":"lab"}\n'
+A_CLUSTER = json.dumps(EntryWriter().line(Recorded(1.0, "cluster", failover_snapshot()))).encode() + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (GOOD_HEADER + b"[" * 100_000 + b"\n", "bad.jsonl: line 2: nested too deeply"),
+        (GOOD_HEADER + A_CLUSTER + b'{"at":1.0,"kind":"cluster","same":true}\n', "bad.jsonl: line 3: "),
+        (GOOD_HEADER + b'{"at":1.0,"kind":["cluster"]}\n', "bad.jsonl: line 2: not an entry of a kafkatop recording"),
+        (
+            GOOD_HEADER + b'{"at":1.0,"kind":"action-finished","payload":{"what":"\xff"}}\n',
+            "bad.jsonl: line 2: not UTF-8",
+        ),
+        (GOOD_HEADER + b'{"at":1.0,"kind":"action-finished","payload":{"what":7}}\n', "bad.jsonl: line 2: "),
+        (GOOD_HEADER + b'{"at":1.0,"kind":"cluster","payload":{"topics":{}}}\n', "bad.jsonl: line 2: "),
+        (b"\x1f\x8b\x08\x00 not deflate at all" * 4, "bad.jsonl: line 1: "),
+        (b'{"kafkatop_recording":2}\n', "bad.jsonl: line 1: recorded in format 2"),
+    ],
+    ids=["deep", "same-no-time", "kind-array", "utf8", "wrong-type", "wrong-shape", "gzip", "format"],
+)
+def test_a_damaged_recording_is_one_line_and_exit_2(tmp_path: Path, content: bytes, says: str) -> None:
+    (tmp_path / "bad.jsonl").write_bytes(content)
+    result = kafkatop("--replay", "bad.jsonl", cwd=tmp_path)
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"kafkatop: {says}") and result.stderr.count("\n") == 1, result.stderr
