@@ -10,9 +10,7 @@ again first)."""
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
-import socket
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +22,7 @@ from kafkatop.backends.checks.chaos.run import ChaosRun
 from kafkatop.backends.checks.chaos.verdict import check_chaos_topic
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.lab.control import LabControl
+from kafkatop.backends.lab.identity import is_local
 from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSettings, parse_actions
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
@@ -50,16 +49,6 @@ def settings_from_args(args: argparse.Namespace) -> ChaosSettings:
 
 
 # --- which cluster ------------------------------------------------------------------------------------------------
-def is_local(host: str) -> bool:
-    """Loopback, localhost or this host's own name: where kafkatop can signal and start processes."""
-    if host in ("localhost", socket.gethostname().lower()):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 @contextmanager
 def _cluster(args: argparse.Namespace, topic: str) -> Iterator[tuple[KafkaConnection, NodeControl]]:
     """(the cluster, the lab cluster's control). A broker the run started again is left running, as

@@ -201,8 +201,8 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
 def run_live_view(args: argparse.Namespace) -> int:
     if args.replay:
         return _replay(args)
-    with Ending() as ending, ExitStack() as stack:
-        status = ending.run(compose_app(args, stack))
+    with Ending() as ending:  # its stack: what the app opened and the lab it started, closed on every way out
+        status = ending.run(compose_app(args, ending.stack))
     if ending.signal is not None:
         err(f"quit on {ending.name}")
     return status
@@ -305,14 +305,16 @@ def _lab_cluster(args: argparse.Namespace, *, terminal: bool) -> Callable[[], La
     for download when there is none; None when the demo is to run instead. Nothing is written until it is called."""
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.install import KafkaInstall, find_kafka
+    from kafkatop.backends.lab.state import lab_dir
     from kafkatop.tui.cli.install import find_or_offer
 
     spec = build_spec(args).validate()  # a bad kafkatop.toml is refused even when the demo would run instead
     root: Path = state_root(args)
     # A given --kafka-home is checked even when the cluster exists: a typo must not run some other Kafka silently.
     install: KafkaInstall | None = find_kafka(args.kafka_home) if args.kafka_home else None
-    if (root / spec.name / "cluster.json").exists() and install is None:
-        return lambda: LabCluster.open(root / spec.name)
+    state_dir = lab_dir(root, spec.name)
+    if (state_dir / "cluster.json").exists() and install is None:
+        return lambda: LabCluster.open(state_dir)
     if install is None:
         if terminal and not _terminal():
             return None  # the live view refuses at once for want of a terminal: nothing to offer

@@ -272,7 +272,7 @@ def cmd_node_attached(args: argparse.Namespace) -> int:
         )
         return 1
     signal = "SIGKILL (kill -9)" if args.command == "kill" else "SIGTERM (a controlled shutdown)"
-    what = f"broker {broker_id} of cluster {cluster_id} ({broker.address}, pid {process.pid}), not started by kafkatop"
+    what = f"broker {broker_id} of cluster {cluster_id} ({broker.address}, pid {process.pid})"
     if not confirmed(
         f"send {signal} to {what}?",
         yes=args.yes,
