@@ -185,6 +185,12 @@ def attached() -> Iterator[MockCluster]:
             "kafkatop: a durability check needs a replicated topic: with RF 1 there is no other replica to take over",
         ),
         (("--topic", "missing"), "kafkatop: topic 'missing' does not exist: create it first"),
+        # A fault on an attached cluster signals a process kafkatop did not start: asked first, and with no terminal
+        # to ask on, refused until --yes.
+        (
+            ("--topic", "replicated"),
+            "kafkatop: nothing was run: --fault kill on an attached cluster signals broker ",
+        ),
         (
             ("--topic", "replicated", "--records", "0"),
             "kafkatop durability: argument --records: expected a count, from 1 to 10000000; not 0",

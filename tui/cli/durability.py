@@ -17,6 +17,7 @@ from typing import TextIO
 
 from kafkatop.backends.checks.durability.report import format_report
 from kafkatop.backends.checks.durability.run import DurabilityCheck
+from kafkatop.backends.checks.durability.verdict import check_topic
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.lab.attached import AttachedControl
 from kafkatop.backends.lab.control import LabControl
@@ -71,16 +72,24 @@ def _cluster(
         if settings.kill_at is None:
             yield connection, None
             return
-        what = f"the leader of {settings.topic}-{settings.partition} of the cluster at {args.bootstrap_server}"
-        if not confirmed(
-            f"{settings.fault} {what}, a broker kafkatop did not start, during the run?",
-            yes=args.yes,
-            unasked=f"nothing was run: a --fault {settings.fault} on an attached cluster signals {what}, a local "
-            "process kafkatop did not start, so it asks first; add --yes to go ahead, or --fault none",
-        ):
-            raise DurabilityRefused("not confirmed: nothing was run")
         source = AdminSource(connection, timeout_s=5.0)
         try:
+            # Read-only first (a missing or unreplicated topic is the more useful thing to say), then asked: the
+            # fault signals a local process of a cluster kafkatop did not start.
+            snapshot = source.poll()
+            facts = check_topic(snapshot, settings)
+            what = (
+                f"broker {facts.leader}, the leader of {settings.topic}-{settings.partition}, of cluster "
+                f"{snapshot.cluster_id} ({args.bootstrap_server})"
+            )
+            signal = "kill -9" if settings.fault == "kill" else "stop (SIGTERM)"
+            if not confirmed(
+                f"{signal} {what} during the run?",
+                yes=args.yes,
+                unasked=f"nothing was run: --fault {settings.fault} on an attached cluster signals {what}, a local "
+                "process kafkatop did not start, so it asks first; add --yes to go ahead, or --fault none",
+            ):
+                raise DurabilityRefused("not confirmed: nothing was run")
             yield connection, AttachedControl(connection, source.poll)
         finally:
             source.close()
