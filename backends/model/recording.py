@@ -198,7 +198,7 @@ class EntryReader:
             last = self._last.get(kind)
             if last is None:
                 raise RecordingError(f"{where}: repeats a {kind} entry that never came")
-            payload = replace(last, taken_at=taken_at)  # type: ignore[arg-type,type-var]
+            payload = replace(last, taken_at=taken_at)  # type: ignore[arg-type]
         elif "payload" not in data:
             raise RecordingError(f"{where}: {entry} without its payload")
         else:

@@ -149,7 +149,7 @@ def _saslname(name: str) -> str:
 def _attributes(message: bytes, what: str) -> dict[str, str]:
     try:
         text = message.decode("utf-8")
-        return dict(part.split("=", 1) for part in text.split(",") if part)  # type: ignore[misc]
+        return dict(part.split("=", 1) for part in text.split(",") if part)
     except ValueError:
         raise SecurityError(f"SCRAM: the broker's {what} message does not parse") from None
 

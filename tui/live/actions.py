@@ -480,4 +480,4 @@ def palette(app: PaletteHost) -> Iterator[SystemCommand]:
     for title, help_text, callback in commands:
         yield SystemCommand(title, help_text, callback)
     for i, tab in enumerate(app.tab_titles(), start=1):
-        yield SystemCommand(f"Show {tab}", str(i), lambda i=i: app.action_tab(i))  # type: ignore[misc]
+        yield SystemCommand(f"Show {tab}", str(i), lambda i=i: app.action_tab(i))

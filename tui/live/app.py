@@ -360,7 +360,7 @@ class KafkatopApp(App[None]):
             return
         if message.snapshot.mode == "zk":
             tabs = self.main_screen.query_one(TabbedContent)
-            tabs.get_tab("tab-ensemble").label = "ZooKeeper"  # type: ignore[assignment]
+            tabs.get_tab("tab-ensemble").label = "ZooKeeper"
         self._show(
             cluster=message.snapshot,
             history=message.history,

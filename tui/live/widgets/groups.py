@@ -150,7 +150,7 @@ class GroupsPanel(LivePane, Vertical):
             self._show_status(f"group {gid!r} has no committed offsets to reset")
             return
         self._show_status(f"reading the offsets of group '{gid}'…", error=False)
-        self._plan_worker(self.hub, gid, topics, to, value)  # type: ignore[arg-type]  # one of ResetTarget
+        self._plan_worker(self.hub, gid, topics, to, value)  # one of ResetTarget
 
     @work(thread=True, group="reset", exit_on_error=False)
     def _plan_worker(self, hub: Consoles, group: str, topics: list[str], to: ResetTarget, value: int | None) -> None:
