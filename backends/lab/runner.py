@@ -17,9 +17,10 @@ import psutil
 
 from kafkatop.backends.lab.configs import node_properties, zookeeper_properties
 from kafkatop.backends.lab.local import wait_gone
-from kafkatop.backends.lab.security import LabSecurity, java_argument_file, write_private
+from kafkatop.backends.lab.security import LabSecurity, write_private
 from kafkatop.backends.lab.spec import HOST, NodeSpec
 from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
+from kafkatop.backends.lab.storage import format_storage
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import ProcessRole
@@ -35,11 +36,6 @@ ZOOKEEPER_HEAP = "128m"
 LAB_JVM_OPTS = (
     "-server -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:-UsePerfData -Djava.awt.headless=true"
 )
-
-
-# The main class bin/kafka-storage.sh runs (Kafka 3.x and 4.x alike), named when kafkatop runs it through
-# kafka-run-class.sh with an argument file.
-STORAGE_TOOL = "kafka.tools.StorageTool"
 
 
 STOP_TIMEOUT_S = 30.0  # a broker's controlled shutdown moves its leaders away first; give it time before SIGKILL
@@ -176,59 +172,14 @@ class NodeRunner:
     def security(self) -> LabSecurity:
         return LabSecurity(self.state.state_dir, self.state.spec.name, self.state.spec.security)
 
-    def format_command(self, node: NodeSpec) -> tuple[list[str], str | None]:
-        """`kafka-storage.sh format` of one node, and the text of the 0600 argument file its secrets go in (None
-        when it has none). SCRAM users are made by the format, on every node (the quorum starts with them); their
-        passwords go to the JVM through the java launcher's @file, never on a command line: kafka-run-class.sh runs
-        `java … @FILE`, and FILE names StorageTool and all its arguments."""
-        assert self.state.cluster_id is not None
-        arguments = ["format", "-t", self.state.cluster_id, "-c", str(self.state.config_path(node))]
-        secrets = self.security.format_arguments()
-        if not secrets:
-            return [str(self.state.install.script("kafka-storage")), *arguments], None
-        run_class = str(self.state.install.script("kafka-run-class"))
-        argfile = self.security.dir / f".format-{node.name}.args"
-        return [run_class, f"@{argfile}"], java_argument_file([STORAGE_TOOL, *arguments, *secrets])
-
     def _format_storage(self, nodes: list[NodeSpec]) -> None:
-        if not nodes:
-            return
-        procs = []
-        argfiles: list[Path] = []
-        try:
-            for node in nodes:  # formatting runs one JVM per node: in parallel, not one after another
-                cmd, argfile_text = self.format_command(node)
-                if argfile_text is not None:
-                    argfiles.append(Path(cmd[-1].removeprefix("@")))
-                    write_private(argfiles[-1], argfile_text)
-                proc = subprocess.Popen(
-                    cmd,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    env=self.env(node, heap="128m"),
-                    start_new_session=True,
-                )
-                procs.append((node, proc))
-            self._finish_formats(procs)
-        finally:
-            for path in argfiles:
-                path.unlink(missing_ok=True)
-
-    def _finish_formats(self, procs: list[tuple[NodeSpec, subprocess.Popen[bytes]]]) -> None:
-        failures = []
-        for node, proc in procs:
-            try:
-                out, _ = proc.communicate(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                out, _ = proc.communicate()
-            if proc.returncode != 0:
-                # Its arguments hold the SCRAM passwords: an error that quotes them must not show them.
-                text = self.security.redact(out.decode("utf-8", errors="replace")).strip().splitlines()[-10:]
-                failures.append(f"{node.name}: kafka-storage format exited with {proc.returncode}:\n" + "\n".join(text))
-        if failures:
-            raise SupervisorError("formatting KRaft storage failed\n" + "\n".join(failures))
+        assert self.state.cluster_id is not None
+        format_storage(
+            self.state.install,
+            self.state.cluster_id,
+            [(node, self.state.config_path(node), self.env(node, heap="128m")) for node in nodes],
+            self.security,
+        )
 
     def env(self, node: NodeSpec, heap: str | None = None) -> dict[str, str]:
         env = dict(os.environ)
