@@ -11,6 +11,7 @@ its own.
 
 from __future__ import annotations
 
+import functools
 import socket
 from collections.abc import Mapping
 
@@ -41,8 +42,10 @@ class NoAnswer(NotThisCluster):
     signalled now; asked again later."""
 
 
+@functools.lru_cache(maxsize=256)
 def is_local(host: str) -> bool:
-    """`host` names this machine: a loopback name or address, or an address of one of its interfaces."""
+    """`host` names this machine: a loopback name or address, or an address of one of its interfaces. Cached: it is
+    asked of every broker at every poll of an attached cluster, and the host's own names may take a DNS lookup."""
     if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0", "::") or host.startswith("127."):
         return True
     if host in (socket.gethostname(), socket.getfqdn()):
