@@ -37,15 +37,21 @@ def read_until(fd: int, proc: subprocess.Popen[bytes], wanted: bytes, timeout_s:
     return out
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_a_signal_quits_the_live_view_and_gives_the_terminal_back(tmp_path: Path, sig: signal.Signals) -> None:
+def demo_on_a_pty(tmp_path: Path, *python_args: str) -> tuple[int, subprocess.Popen[bytes]]:
+    """`python PYTHON_ARGS --demo` on a pty of 100x30, in a session of its own: (the pty's leader side, the process)."""
     leader, follower = pty.openpty()
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "COLUMNS": "100", "LINES": "30"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kafkatop.tui.cli", "--demo"],
+        [sys.executable, *python_args, "--demo"],
         stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
     )  # fmt: skip
     os.close(follower)
+    return leader, proc
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_quits_the_live_view_and_gives_the_terminal_back(tmp_path: Path, sig: signal.Signals) -> None:
+    leader, proc = demo_on_a_pty(tmp_path, "-m", "kafkatop.tui.cli")
     try:
         read_until(leader, proc, b"broker-3", timeout_s=60)  # the demo is on screen
         proc.send_signal(sig)
@@ -74,13 +80,7 @@ def test_a_closed_controlling_terminal_ends_the_live_view(tmp_path: Path) -> Non
     terminal; that writer died on EIO, and the way out waited for ever on its full queue (with a terminal that reports
     its size in band, as this one says it does, the queue is one write fuller: full). Tested with the lab, the
     recording and `kafkatop down` beside it in tests/integration/test_live_exits.py."""
-    leader, follower = pty.openpty()
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "COLUMNS": "100", "LINES": "30"}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CONTROLLED, "--demo"],
-        stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
-    )  # fmt: skip
-    os.close(follower)
+    leader, proc = demo_on_a_pty(tmp_path, "-c", CONTROLLED)
     try:
         shown = read_until(leader, proc, b"\x1b[?2048$p", timeout_s=60)  # asked whether it reports its size in band
         os.write(leader, b"\x1b[?2048;2$y")  # it does
@@ -101,13 +101,7 @@ def test_a_suspended_live_view_resumes(tmp_path: Path) -> None:
     """Only the SIGCONT after a suspension (Ctrl-Z, SIGTSTP) resumes the app, as before: the terminal given back, then
     taken again (the alternate screen left and entered anew), and q still quits. A SIGCONT with no suspension
     before it changes nothing."""
-    leader, follower = pty.openpty()
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path), "COLUMNS": "100", "LINES": "30"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kafkatop.tui.cli", "--demo"],
-        stdin=follower, stdout=follower, stderr=follower, env=env, start_new_session=True,
-    )  # fmt: skip
-    os.close(follower)
+    leader, proc = demo_on_a_pty(tmp_path, "-m", "kafkatop.tui.cli")
     try:
         read_until(leader, proc, b"broker-3", timeout_s=60)
         proc.send_signal(signal.SIGCONT)  # no suspension before it: nothing to resume
