@@ -245,13 +245,15 @@ def cmd_node_attached(args: argparse.Namespace) -> int:
         err(f"{args.node!r}: give the broker id (as in --describe's Leader/Replicas), e.g. `kafkatop kill 2`")
         return BAD_INPUT
     broker_id = int(args.node)
-    settings = client_settings(args)
     if args.zookeeper:
+        settings = client_settings(args)
         with ZooKeeperSource(args.zookeeper, timeout_s=5.0) as zk:
             zk_snap = zk.snapshot()
         brokers, cluster_id = zk_snap.brokers, zk_snap.cluster_id
     else:
-        source = AdminSource(connection(args), timeout_s=5.0)
+        attached = connection(args)  # --command-config read once: its warning, if any, said once
+        settings = dict(attached.client_settings)
+        source = AdminSource(attached, timeout_s=5.0)
         try:
             snap = source.poll()
         finally:
