@@ -18,13 +18,15 @@ import subprocess
 import sys
 import threading
 import time
-
-from kraft_lab import kraft_lab  # bench/kraft_lab.py (the script's own folder is on sys.path)
+from pathlib import Path
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.lab import kraft_lab
 
 TOPIC = "purchases"
 
@@ -36,8 +38,7 @@ def main() -> int:
     ap.add_argument("--cycles", type=int, default=5)
     args = ap.parse_args()
 
-    cluster = kraft_lab("stress")
-    try:
+    with kraft_lab("stress") as cluster:
         snap = cluster.up(timeout_s=180)
         bootstrap = snap.bootstrap_servers
         connection = KafkaConnection.parse(bootstrap)
@@ -109,8 +110,6 @@ def main() -> int:
         aborted = ends.get("aborted (SIGABRT)", 0)
         print(f"aborts: {aborted}")
         return 1 if aborted else 0
-    finally:
-        cluster.down(timeout_s=30)
 
 
 if __name__ == "__main__":

@@ -31,16 +31,19 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
 import confluent_kafka
 from confluent_kafka import Consumer, Producer, TopicPartition
-from stats import percentile, stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.machine import version_str
+from bench.common.stats import percentile, stats_line
 
 TARGET_MS = 100.0
 BROKERS = 3
@@ -56,11 +59,6 @@ POLL_TIMEOUT_S = 10.0
 
 
 # --- small helpers --------------------------------------------------------------------------------------------------
-def version_str(v: Any) -> str:
-    """confluent_kafka.version()/libversion() answer (str, int) in most releases, a bare str in some."""
-    return str(v[0] if isinstance(v, tuple) else v)
-
-
 def topic_name(i: int) -> str:
     return f"topic-{i:02d}"
 

@@ -55,6 +55,9 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.messages import MessagesPanel
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.loop import LoopLag
+
 TOPIC = "bench-browse"
 MISSING = "no-record-holds-this"
 
@@ -150,7 +153,7 @@ async def in_app(bootstrap: str, first: int, last: int, runs: int) -> tuple[list
             while app.snapshot is None or app.snapshot.topic(TOPIC) is None:
                 await pilot.pause(0.1)
             panel = app.main_screen.query_one(MessagesPanel)
-            app.show_tab("tab-messages")
+            app.main_screen.show_tab("tab-messages")
             shown = panel.show_page
             drawn: list[float] = []
 
@@ -193,16 +196,12 @@ async def in_app(bootstrap: str, first: int, last: int, runs: int) -> tuple[list
             panel.query_one("#search-all").value = True  # type: ignore[attr-defined]
             panel.query_one("#search-text").value = MISSING  # type: ignore[attr-defined]
 
-            async def sample() -> None:
-                while not ended.is_set():
-                    began = time.perf_counter()
-                    await asyncio.sleep(0.01)
-                    lags.append((time.perf_counter() - began) * 1000 - 10)
-
-            sampler = asyncio.ensure_future(sample())
+            probe = LoopLag(0.01)
+            probe.start()
             panel._search_or_stop()
             await ended.wait()
-            await sampler
+            await probe.stop()
+            lags.extend(probe.lags_ms)
             await pilot.press("q")
     finally:
         browser.close()

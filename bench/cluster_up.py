@@ -29,29 +29,29 @@ Every cluster is brought down in a finally, leftover recorded pids are killed (s
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import KafkaInstall, KafkaInstallError, open_install
+from kafkatop.backends.lab.install import KafkaInstall
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.runner import LAB_JVM_OPTS, port_is_free
 from kafkatop.backends.lab.spec import ClusterSpec
-from kafkatop.backends.lab.state import STATE_FILE
 from kafkatop.backends.model.nodes import NodeState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.lab import kraft_install, temp_lab
+from bench.common.machine import machine_busy
 
 TARGET_RATIO = 0.6
 HEAP = "256m"
@@ -100,53 +100,13 @@ class Ports:
         raise SystemExit(f"no block of {PORT_BLOCK} free ports in {PORT_RANGE[0]}-{PORT_RANGE[1]}")
 
 
-def kill_leftovers(state_dir: Path) -> None:
-    """Kill, by recorded pid, any node down() did not stop — only when its start time matches the record."""
-    try:
-        state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    for node in state.get("nodes", []):
-        pid, ctime = node.get("pid"), node.get("create_time")
-        if not pid or not ctime:
-            continue
-        try:
-            p = psutil.Process(pid)
-            if abs(p.create_time() - ctime) < 0.05:
-                p.kill()
-                p.wait(10)
-                print(f"  (cleanup: killed leftover {node['name']} pid {pid})")
-        except psutil.Error:
-            pass
-
-
-@contextmanager
-def fresh_cluster(install: KafkaInstall, ports: Ports, name: str, **spec: object) -> Iterator[LabCluster]:
-    root = Path(tempfile.mkdtemp(prefix="kafkatop-bench-up-"))
-    try:
-        base = ports.block()
-        spec_ = ClusterSpec(name=name, base_port=base, controller_port=base + 4, heap=HEAP, **spec)  # type: ignore[arg-type]
-        cluster, _ = LabCluster.create_or_open(root, install, spec_)
-    except BaseException:
-        shutil.rmtree(root, ignore_errors=True)
-        raise
-    try:
-        yield cluster
-    finally:
-        try:
-            cluster.down(timeout_s=15)
-        finally:
-            kill_leftovers(cluster.state_dir)
-            shutil.rmtree(root, ignore_errors=True)
+def fresh_cluster(install: KafkaInstall, ports: Ports, name: str, **spec: object) -> AbstractContextManager[LabCluster]:
+    base = ports.block()
+    spec_ = ClusterSpec(name=name, base_port=base, controller_port=base + 4, heap=HEAP, **spec)  # type: ignore[arg-type]
+    return temp_lab(install, spec_, "kafkatop-bench-up-", down_timeout_s=15)
 
 
 # --- measuring ------------------------------------------------------------------------------------------------------
-def cpu_busy() -> float:
-    """CPU seconds the whole machine spent busy so far, all cores added (idle and iowait are not busy)."""
-    t = psutil.cpu_times()
-    return float(sum(t) - t.idle - getattr(t, "iowait", 0.0))
-
-
 def self_cpu() -> float:
     t = psutil.Process().cpu_times()
     return float(t.user + t.system)
@@ -174,10 +134,10 @@ def measure_nodes(cluster: LabCluster) -> tuple[dict[str, float], dict[str, floa
 def timed_start(cluster: LabCluster, variant: str, start: Callable[[dict[str, float], float], None]) -> Measurement:
     load = os.getloadavg()[0]
     ready: dict[str, float] = {}
-    busy0, self0, t0 = cpu_busy(), self_cpu(), time.monotonic()
+    busy0, self0, t0 = machine_busy(), self_cpu(), time.monotonic()
     start(ready, t0)
     start_s = time.monotonic() - t0
-    busy, own = cpu_busy() - busy0, self_cpu() - self0
+    busy, own = machine_busy() - busy0, self_cpu() - self0
     rss, cpu = measure_nodes(cluster)
     return Measurement(variant, 0.0, start_s, ready, rss, cpu, busy, own, load)
 
@@ -277,12 +237,7 @@ def open_kafka(explicit: str | None) -> KafkaInstall:
             "cluster_up bench needs a real Kafka: set KAFKA_HOME or pass --kafka-home DIR "
             "(e.g. KAFKA_HOME=/opt/kafka_2.13-4.1.0 .venv/bin/python bench/cluster_up.py)"
         )
-    try:
-        install = open_install(home)
-        install.check_mode("kraft")
-    except KafkaInstallError as e:
-        raise SystemExit(f"cluster_up bench: {e}") from None
-    return install
+    return kraft_install(home, "cluster_up bench")
 
 
 def main() -> int:

@@ -35,7 +35,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.process import wait_or_kill
+from bench.common.stats import stats_line, verdict
 
 TARGET_S = 1.5
 COLS, ROWS = 120, 36
@@ -185,12 +187,8 @@ def run_help(kafkatop: str) -> Run:
         if run.first_bytes_s is None:
             run.first_bytes_s = time.perf_counter() - t0
         out += data
-    try:
-        run.exit_code = proc.wait(EXIT_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        run.killed = True
-        proc.kill()
-        run.exit_code = proc.wait()
+    run.killed = wait_or_kill(proc, EXIT_TIMEOUT_S)
+    run.exit_code = proc.returncode
     run.exit_s = time.perf_counter() - t0
     os.close(master)
     run.output_bytes = len(out)
@@ -322,7 +320,7 @@ def main() -> int:
     print(
         f"RESULT: time to first frame (b), median of {len(content)} runs {first * 1000:.0f} ms "
         f"(--help floor {floor * 1000:.0f} ms); target ≤ {TARGET_S * 1000:.0f} ms -> "
-        f"{'PASS' if first <= TARGET_S else 'FAIL'}"
+        f"{verdict(first <= TARGET_S)}"
     )
     return 0
 

@@ -26,10 +26,8 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.fixtures.release_mirror import gpg_sha512, release_archive  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: tests.* also when run as a file
+from tests.fixtures.release_mirror import gpg_sha512, release_archive
 
 VERSION = "4.1.0"
 NAME = f"kafka_2.13-{VERSION}"

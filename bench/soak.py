@@ -23,10 +23,10 @@ import sys
 import time
 import tracemalloc
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import psutil
-from kraft_lab import kraft_lab  # bench/kraft_lab.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.topics import TopicAdmin
@@ -36,6 +36,9 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.compose import compose_app
 from kafkatop.tui.cli.parser import build_parser
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.lab import kraft_lab
 
 TOPIC = "soak"
 GROUP = "soak-group"
@@ -238,24 +241,27 @@ def main() -> int:
     ap.add_argument("--rate", type=float, default=2000)
     ap.add_argument("--trace", action="store_true", help="also show where Python's allocations grew (tracemalloc)")
     args = ap.parse_args()
-    cluster = kraft_lab("soak")
     children: list[subprocess.Popen[bytes]] = []
-    try:
-        snap = cluster.up(timeout_s=180)
-        bootstrap = snap.bootstrap_servers
-        with TopicAdmin(KafkaConnection.parse(bootstrap)) as topics:
-            topics.create_topic(TOPIC, 6, 3)
-        time.sleep(3)
-        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-        children.append(subprocess.Popen([sys.executable, "-c", PRODUCER, bootstrap, TOPIC, str(args.rate)], **quiet))  # type: ignore[call-overload]
-        children.append(subprocess.Popen([sys.executable, "-c", CONSUMERS, bootstrap, TOPIC, GROUP], **quiet))  # type: ignore[call-overload]
-        print(f"lab up at {bootstrap}; producer at {args.rate:g} msg/s, 3 consumers in {GROUP}; {args.minutes:g} min")
-        return asyncio.run(soak(args, cluster, bootstrap))
-    finally:
-        for child in children:
-            child.kill()
-            child.wait(10)
-        cluster.down(timeout_s=30)
+    with kraft_lab("soak") as cluster:
+        try:
+            snap = cluster.up(timeout_s=180)
+            bootstrap = snap.bootstrap_servers
+            with TopicAdmin(KafkaConnection.parse(bootstrap)) as topics:
+                topics.create_topic(TOPIC, 6, 3)
+            time.sleep(3)
+            quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+            producer = [sys.executable, "-c", PRODUCER, bootstrap, TOPIC, str(args.rate)]
+            children.append(subprocess.Popen(producer, **quiet))  # type: ignore[call-overload]
+            consumers = [sys.executable, "-c", CONSUMERS, bootstrap, TOPIC, GROUP]
+            children.append(subprocess.Popen(consumers, **quiet))  # type: ignore[call-overload]
+            print(
+                f"lab up at {bootstrap}; producer at {args.rate:g} msg/s, 3 consumers in {GROUP}; {args.minutes:g} min"
+            )
+            return asyncio.run(soak(args, cluster, bootstrap))
+        finally:
+            for child in children:  # they produce and consume until killed
+                child.kill()
+                child.wait(10)
 
 
 if __name__ == "__main__":

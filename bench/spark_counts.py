@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
 import tempfile
@@ -35,13 +34,11 @@ from pathlib import Path
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.cluster_up import kill_leftovers  # noqa: E402
-from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import KafkaInstallError, open_install
 from kafkatop.backends.lab.spec import ClusterSpec
-from kafkatop.spark.client import SparkServiceClient  # noqa: E402
+from kafkatop.spark.client import SparkServiceClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
+from bench.common.lab import kraft_install, temp_lab
 
 TOPIC = "bench-counts"
 PARTITIONS = 12
@@ -49,23 +46,11 @@ PARTITIONS = 12
 
 @contextmanager
 def lab_cluster(kafka_home: str) -> Iterator[str]:
-    try:
-        install = open_install(kafka_home)
-        install.check_mode("kraft")
-    except KafkaInstallError as e:
-        raise SystemExit(f"spark_counts bench: {e}") from None
-    root = Path(tempfile.mkdtemp(prefix="kafkatop-bench-spark-"))
+    install = kraft_install(kafka_home, "spark_counts bench")
     spec = ClusterSpec(name="spark-bench", brokers=1, base_port=24092, controller_port=24192, heap="512m")
-    cluster, _ = LabCluster.create_or_open(root, install, spec)
-    try:
+    with temp_lab(install, spec, "kafkatop-bench-spark-", down_timeout_s=20) as cluster:
         cluster.up(timeout_s=120)
         yield cluster.snapshot().bootstrap_servers
-    finally:
-        try:
-            cluster.down(timeout_s=20)
-        finally:
-            kill_leftovers(cluster.state_dir)
-            shutil.rmtree(root, ignore_errors=True)
 
 
 def fill(bootstrap: str, messages: int) -> None:

@@ -24,21 +24,19 @@ import platform
 import queue
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import kazoo
-from kazoo.client import KazooClient
-from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.model.zookeeper import BrokerDeregistered, BrokerRegistered, PartitionStateChanged, ZkEvent
-from kafkatop.backends.zookeeper.server import ZooKeeperServer, four_letter_word
+from kafkatop.backends.zookeeper.server import four_letter_word
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-from tests.fixtures import kafka_znodes as kz  # noqa: E402 - the repository root must be on sys.path first
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.*, tests.* as a file too
+from bench.common.stats import stats_line
+from bench.common.zookeeper import bench_zookeeper
+from tests.fixtures import kafka_znodes as kz
 
 TARGET_MS = 50.0
 BROKER_IDS = kz.BENCH_BROKERS
@@ -92,26 +90,15 @@ def main() -> int:
         f"({platform.system()} {platform.machine()}) load average {os.getloadavg()[0]:.2f}"
     )
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="kafkatop-bench-zk-") as tmp:
-        server = ZooKeeperServer(tmp)
-        zk: KazooClient | None = None
-        sessions: dict[int, KazooClient] = {}
+    with bench_zookeeper("kafkatop-bench-zk-", TOPICS, PARTITIONS) as bench:
+        server, zk, sessions = bench.server, bench.zk, bench.sessions
         source: ZooKeeperSource | None = None
         try:
-            t0 = time.perf_counter()
-            server.start()
             version = four_letter_word(server.host, server.port, "srvr").splitlines()[0]
-            print(f"zookeeper: {server.address} up in {time.perf_counter() - t0:.1f} s ({version})")
-
-            # --- the cluster's znodes -------------------------------------------------------------------------
-            t0 = time.perf_counter()
-            zk = KazooClient(hosts=server.address)
-            zk.start(timeout=10)
-            sessions.update(kz.write_bench_cluster(zk, server.address, TOPICS, PARTITIONS))
+            print(f"zookeeper: {server.address} up in {bench.start_s:.1f} s ({version})")
             print(
                 f"layout: {len(BROKER_IDS)} brokers, controller {CONTROLLER}, {TOPICS} topics x {PARTITIONS} "
-                f"partitions = {TOPICS * PARTITIONS} partition state znodes (written in "
-                f"{time.perf_counter() - t0:.1f} s)"
+                f"partitions = {TOPICS * PARTITIONS} partition state znodes (written in {bench.write_s:.1f} s)"
             )
 
             # --- initial load -----------------------------------------------------------------------------------
@@ -202,13 +189,6 @@ def main() -> int:
         finally:
             if source is not None:
                 source.close()
-            for session in sessions.values():
-                session.stop()
-                session.close()
-            if zk is not None:
-                zk.stop()
-                zk.close()
-            server.stop()
     print(f"        bench wall time {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -25,25 +25,24 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from kazoo.client import KazooClient
-from stats import stats_line  # bench/stats.py (the script's own folder is on sys.path)
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.backends.zookeeper.server import ZooKeeperServer
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.partitions import PartitionTable
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-from tests.fixtures import kafka_znodes as kz  # noqa: E402 - the repository root must be on sys.path first
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.*, tests.* as a file too
+from bench.common.frames import first_after, frames_drawn
+from bench.common.stats import stats_line, verdict
+from bench.common.zookeeper import bench_zookeeper
+from tests.fixtures import kafka_znodes as kz
 
 TARGET_MS = 100.0
 SIZE = (160, 50)
@@ -52,32 +51,14 @@ TOPICS, PARTITIONS = 50, 20
 SAMPLE_TIMEOUT_S = 10.0
 
 
-class Frames:
-    """When each frame finished drawing: the screen's compositor refresh, wrapped (a measuring hook only)."""
-
-    def __init__(self, app: KafkatopApp) -> None:
-        self.times: list[float] = []
-        screen = app.screen
-        original = screen._compositor_refresh
-
-        def timed() -> None:
-            original()
-            self.times.append(time.perf_counter())
-
-        screen._compositor_refresh = timed  # type: ignore[method-assign]
-
-    def first_after(self, t: float) -> float | None:
-        return next((f for f in self.times if f >= t), None)
-
-
-async def until_drawn(pilot: object, frames: Frames, shown: object) -> float:
+async def until_drawn(pilot: object, frames: list[float], shown: object) -> float:
     """Waits until `shown()` holds, then for the first frame drawn after that; returns that frame's time."""
     deadline = time.perf_counter() + SAMPLE_TIMEOUT_S
     seen_at: float | None = None
     while True:
         if seen_at is None and shown():  # type: ignore[operator]
             seen_at = time.perf_counter()
-        if seen_at is not None and (frame := frames.first_after(seen_at)) is not None:
+        if seen_at is not None and (frame := first_after(frames, seen_at)) is not None:
             return frame
         if time.perf_counter() > deadline:
             raise TimeoutError("the change did not reach the screen")
@@ -108,7 +89,7 @@ async def measure(address: str, zk: KazooClient, sessions: dict[int, KazooClient
                 assert time.monotonic() < deadline, "the app did not start"
                 await pilot.pause(0.05)
             await pilot.pause(0.3)
-            frames = Frames(app)
+            frames = frames_drawn(app)
             epochs: dict[int, int] = {}
             for i in range(isr_samples):
                 t, p = 0, (i // 2) % PARTITIONS  # topic-00: the first rows, on screen
@@ -152,26 +133,11 @@ def main() -> int:
         f"{platform.machine()}) load average {os.getloadavg()[0]:.2f}; headless {SIZE[0]}x{SIZE[1]}"
     )
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="kafkatop-bench-zk-screen-") as tmp:
-        server = ZooKeeperServer(tmp)
-        zk: KazooClient | None = None
-        sessions: dict[int, KazooClient] = {}
-        try:
-            server.start()
-            zk = KazooClient(hosts=server.address)
-            zk.start(timeout=10)
-            sessions.update(kz.write_bench_cluster(zk, server.address, TOPICS, PARTITIONS))
-            print(f"layout: 3 brokers, controller 1, {TOPICS} topics x {PARTITIONS} partitions = "
-                  f"{TOPICS * PARTITIONS} partition state znodes")  # fmt: skip
-            isr_ms, dereg_ms = asyncio.run(measure(server.address, zk, sessions, args.isr, args.brokers_down))
-        finally:
-            for session in sessions.values():
-                session.stop()
-                session.close()
-            if zk is not None:
-                zk.stop()
-                zk.close()
-            server.stop()
+    with bench_zookeeper("kafkatop-bench-zk-screen-", TOPICS, PARTITIONS) as bench:
+        print(f"layout: 3 brokers, controller 1, {TOPICS} topics x {PARTITIONS} partitions = "
+              f"{TOPICS * PARTITIONS} partition state znodes")  # fmt: skip
+        address = bench.server.address
+        isr_ms, dereg_ms = asyncio.run(measure(address, bench.zk, bench.sessions, args.isr, args.brokers_down))
     print()
     print(f"ISR change -> partition table row on screen, {len(isr_ms)} samples:")
     print(f"  {stats_line(isr_ms, digits=2)}")
@@ -180,8 +146,10 @@ def main() -> int:
     print()
     for label, values in (("ISR change to screen", isr_ms), ("deregistration to screen", dereg_ms)):
         median = statistics.median(values)
-        verdict = "PASS" if median <= TARGET_MS else "FAIL"
-        print(f"RESULT: {label:<25} median {median:6.2f} ms; target median <= {TARGET_MS:.0f} ms -> {verdict}")
+        print(
+            f"RESULT: {label:<25} median {median:6.2f} ms; target median <= {TARGET_MS:.0f} ms -> "
+            f"{verdict(median <= TARGET_MS)}"
+        )
     print(f"        bench wall time {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafkatop.backends.model.cluster import java_string_hash
+from kafkatop.backends.model.group_placement import java_string_hash
 
 
 def assign_replicas(

@@ -1,5 +1,6 @@
-"""Leader elections in the demo: the librdkafka mock has no ElectLeaders, so the demo's controller (control.py),
-which already elects leaders when a broker goes down, answers it with Kafka's rules — and says it is the demo."""
+"""Leader elections in the demo: the librdkafka mock has no ElectLeaders, so the demo's controller
+(controller_elections.py), which already elects leaders when a broker goes down, answers it with Kafka's rules — and
+says it is the demo."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Creating and deleting the demo's topics: the librdkafka mock has no CreateTopics or DeleteTopics, so the demo's
-controller does it through the mock's own calls and places the replicas as Kafka would (see control.py)."""
+controller does it through the mock's own calls and places the replicas as Kafka would (see controller_topics.py)."""
 
 from __future__ import annotations
 

@@ -6,13 +6,15 @@ Two ways to read them, never through the poll's own AdminClient:
   (group_batch.py). An idle group (Empty or Dead, as ListGroups says every poll) is described again only every
   `config_refresh_s`: it has no members to change, and its state comes from ListGroups each poll;
 - per group: a librdkafka Consumer per group and an AdminClient call per group (group_reader.py), for clusters
-  kafkatop's own connections cannot speak to (GSSAPI, OAUTHBEARER) or that answer no OffsetFetch v6 (before 2.4).
+  kafkatop's own connections cannot speak to (GSSAPI, OAUTHBEARER) or that answer no OffsetFetch v6 (before 2.4);
+  which partitions it names for a group's offsets is group_offset_partitions.py's.
+A group whose coordinator is down in the poll's metadata is not asked (group_coordinators.py).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,15 +24,11 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error, error_code, is_unsupported
 from kafkatop.backends.kafka.group_batch import BatchedGroupReader, GroupReads
-from kafkatop.backends.kafka.group_reader import COORDINATOR_MOVED, DESCRIPTION_WAIT_S, GroupReader
+from kafkatop.backends.kafka.group_coordinators import CoordinatorPlacement
+from kafkatop.backends.kafka.group_offset_partitions import OffsetPartitions
+from kafkatop.backends.kafka.group_reader import COORDINATOR_MOVED, GroupReader
 from kafkatop.backends.kafka.groups import build_described_group, build_group, group_state
-from kafkatop.backends.model.cluster import (
-    OFFSETS_TOPIC,
-    ConsumerGroup,
-    GroupState,
-    Problem,
-    offsets_partition,
-)
+from kafkatop.backends.model.cluster import ConsumerGroup, GroupState, Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.groups import DescribedGroup
 from kafkatop.backends.protocol.wire import error_name as error_name_of
@@ -73,14 +71,11 @@ class GroupPoll:
         self.watch_groups = tuple(watch_groups)
         self.config_refresh_s = config_refresh_s
         self._groups_describable = True
-        # Where each group committed, so that its offsets are read for those topics only (see _offset_partitions).
-        self._group_topics: dict[str, set[str]] = {}
-        self._group_topics_read_at = float("-inf")
-        self._assigned_topics: dict[str, set[str]] = {}  # topics assigned to each group's members, last described
+        # Where each group committed, so that its offsets are read for those topics only (the per-group way).
+        self._offset_partitions = OffsetPartitions()
         self._reader = GroupReader(config)
         self._listed_before: set[str] = set()  # by the last ListGroups answered: read before this poll's answers
-        # Whether this cluster places groups as Kafka does (see _coordinators_down); learnt from DescribeGroups.
-        self._placement_confirmed = False
+        self._placement = CoordinatorPlacement()
         self._polls = 0
         self._batch = (
             BatchedGroupReader(connection) if mode == "batched" and BatchedGroupReader.speaks(connection) else None
@@ -109,84 +104,8 @@ class GroupPoll:
         """Report these groups too, from the next poll on (groups kafkatop's own consumers joined)."""
         self.watch_groups = tuple(dict.fromkeys((*self.watch_groups, *group_ids)))
 
-    def _offset_partitions(
-        self,
-        group_id: str,
-        description: Future[Any] | None,
-        partitions: Mapping[str, list[KafkaTopicPartition]],
-        deadline: Deadline,
-    ) -> Callable[[], list[KafkaTopicPartition]]:
-        """The partitions to read a group's committed offsets for; called on an offset-reading thread.
-
-        A Consumer reads offsets only for partitions it names (an "all partitions" OffsetFetch is AdminClient's,
-        see _GroupReader), and naming every partition for every group each poll would cost groups × partitions. So
-        a group is asked once for every partition, then for the topics it has committed on and those assigned to its
-        members now; every `config_refresh_s` it is asked for every partition again. Offsets committed on a topic
-        that no member of the group is assigned (an offset reset, a consumer using assign()) show up by then.
-        """
-        # Copies: the poll thread updates both while a late read may still be naming partitions.
-        known = set(self._group_topics[group_id]) if group_id in self._group_topics else None
-        assigned = set(self._assigned_topics.get(group_id, ()))
-
-        def named() -> list[KafkaTopicPartition]:
-            if known is None:
-                return [tp for tps in partitions.values() for tp in tps]
-            wanted = known | assigned  # assigned as of the last description, if this poll's comes too late
-            if description is not None:
-                try:
-                    desc = description.result(timeout=min(deadline.left(), DESCRIPTION_WAIT_S))
-                    wanted.update(_assigned_topics(desc))
-                except Exception:  # noqa: BLE001 - the poll reports the description's failure where it collects it
-                    pass
-            return [tp for name in sorted(wanted) for tp in partitions.get(name, ())]
-
-        return named
-
-    def _coordinators_down(self, metadata: Any, group_ids: list[str]) -> dict[str, str]:
-        """Groups whose coordinator is down in this poll's metadata, with the reason; they are not asked at all.
-
-        Kafka's coordinator of a group is the leader of its __consumer_offsets partition (see offsets_partition), so
-        metadata shows when there is none, and when another broker took over. Trusted only once a DescribeGroups
-        answer came from the coordinator so computed: the librdkafka mock and Kafka-compatible brokers place groups
-        their own way, and there every group is asked.
-        """
-        offsets = metadata.topics.get(OFFSETS_TOPIC)
-        if not self._placement_confirmed or offsets is None or not offsets.partitions:
-            return {}
-        down: dict[str, str] = {}
-        for g in group_ids:
-            pid = offsets_partition(g, len(offsets.partitions))
-            pm = offsets.partitions.get(pid)
-            if pm is None:
-                continue
-            if pm.leader < 0:
-                down[g] = (
-                    f"no coordinator: {OFFSETS_TOPIC}-{pid} has no leader: group state unknown until a broker takes "
-                    "it over"
-                )
-            elif pm.leader not in metadata.brokers:
-                down[g] = (
-                    f"coordinator broker {pm.leader} is down: group state unknown until it returns or another "
-                    "broker takes over"
-                )
-        return down
-
-    def _confirm_placement(self, metadata: Any, descriptions: Mapping[str, Any]) -> None:
-        offsets = metadata.topics.get(OFFSETS_TOPIC)
-        if self._placement_confirmed or offsets is None or not offsets.partitions:
-            return
-        for g, desc in descriptions.items():
-            pm = offsets.partitions.get(offsets_partition(g, len(offsets.partitions)))
-            coordinator = getattr(desc.coordinator, "id", None)
-            if pm is not None and coordinator is not None and pm.leader == coordinator:
-                self._placement_confirmed = True
-                return
-
     def start(self, metadata: Any, topic_meta: Mapping[str, Any], deadline: Deadline) -> _GroupReads:
-        now = time.monotonic()
-        if now - self._group_topics_read_at >= self.config_refresh_s:
-            self._group_topics.clear()
-            self._group_topics_read_at = now
+        self._offset_partitions.refresh(self.config_refresh_s)
         partitions = {name: [KafkaTopicPartition(name, p) for p in t.partitions] for name, t in topic_meta.items()}
         self._polls += 1
         reads = _GroupReads(self._polls, metadata, partitions, deadline)
@@ -199,7 +118,7 @@ class GroupPoll:
         new = [g for g in group_ids if g not in reads.down and g not in reads.batched]
         if not new:
             return
-        reads.down.update(self._coordinators_down(reads.metadata, new))
+        reads.down.update(self._placement.down(reads.metadata, new))
         asked = [g for g in new if g not in reads.down]
         if not asked:
             return
@@ -229,12 +148,13 @@ class GroupPoll:
         new = [g for g in group_ids if g not in reads.down and g not in reads.offsets]
         if not new:
             return
-        reads.down.update(self._coordinators_down(reads.metadata, new))
+        reads.down.update(self._placement.down(reads.metadata, new))
         asked = [g for g in new if g not in reads.down]
         if asked and self._groups_describable:
             reads.descriptions.update(self._reader.describe(asked))
         wanted = {
-            g: self._offset_partitions(g, reads.descriptions.get(g), reads.partitions, reads.deadline) for g in asked
+            g: self._offset_partitions.named(g, reads.descriptions.get(g), reads.partitions, reads.deadline)
+            for g in asked
         }
         reads.offsets.update(self._reader.committed(wanted, reads.deadline, reads.poll_id))
 
@@ -262,8 +182,7 @@ class GroupPoll:
                 problems.append(Problem(SOURCE, "ListGroups", describe_error(e)))
             group_ids = sorted(set(listed_state) | set(self.watch_groups))
             self._reader.forget_idle(group_ids)
-            for gone in set(self._assigned_topics).difference(group_ids):
-                del self._assigned_topics[gone]
+            self._offset_partitions.keep(group_ids)
             self._ask(reads, group_ids)  # groups listed for the first time
             if self._batch is not None:
                 return self._collect_batched(reads, group_ids, listed_state, high, problems)
@@ -280,9 +199,9 @@ class GroupPoll:
                     else:
                         coordinator_moved = coordinator_moved or error_code(e) in COORDINATOR_MOVED
                         problems.append(Problem(SOURCE, f"DescribeGroups {g}", describe_error(e)))
-            self._confirm_placement(reads.metadata, descriptions)
+            self._placement.confirm(reads.metadata, descriptions)
             for g, desc in descriptions.items():
-                self._assigned_topics[g] = _assigned_topics(desc)
+                self._offset_partitions.described(g, desc)
             if group_ids and not self._groups_describable:
                 problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
 
@@ -298,8 +217,7 @@ class GroupPoll:
                 except Exception as e:  # noqa: BLE001
                     problems.append(Problem(SOURCE, f"OffsetFetch {g}", describe_error(e)))
                 if committed is not None:
-                    # Kept as long as the group has offsets there, with members or without (an Empty group).
-                    self._group_topics.setdefault(g, set()).update(tp.topic for tp in committed if tp.offset >= 0)
+                    self._offset_partitions.committed(g, committed)
                 groups.append(build_group(g, descriptions.get(g), committed, high_marks, listed_state.get(g)))
             return tuple(groups)
         finally:
@@ -348,9 +266,7 @@ class GroupPoll:
             if not d.error_code:
                 self._described[g] = (d, now, time.time())
                 if coordinators.get(g) is not None:
-                    self._placement_confirmed = self._placement_confirmed or self._placed(
-                        reads.metadata, g, coordinators[g]
-                    )
+                    self._placement.confirm_group(reads.metadata, g, coordinators[g])
             else:
                 problems.append(Problem(SOURCE, f"DescribeGroups {g}", error_name_of(d.error_code)))
         for gone in set(self._described).difference(group_ids):
@@ -388,15 +304,3 @@ class GroupPoll:
                 built = self._built[g] = (key, group)
             groups.append(built[1])
         return tuple(groups)
-
-    @staticmethod
-    def _placed(metadata: Any, group_id: str, coordinator: int) -> bool:
-        offsets = metadata.topics.get(OFFSETS_TOPIC)
-        if offsets is None or not offsets.partitions:
-            return False
-        pm = offsets.partitions.get(offsets_partition(group_id, len(offsets.partitions)))
-        return pm is not None and pm.leader == coordinator
-
-
-def _assigned_topics(description: Any) -> set[str]:
-    return {tp.topic for m in description.members for tp in getattr(m.assignment, "topic_partitions", None) or ()}

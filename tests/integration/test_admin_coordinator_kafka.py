@@ -31,8 +31,8 @@ from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.install import open_install
 from kafkatop.backends.lab.runner import port_is_free
-from kafkatop.backends.model.cluster import OFFSETS_TOPIC, offsets_partition
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.group_placement import OFFSETS_TOPIC, offsets_partition
 from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters

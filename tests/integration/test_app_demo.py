@@ -42,7 +42,7 @@ def log_text(app: KafkatopApp, selector: str) -> str:
 
 
 def node_state(app: KafkatopApp, name: str) -> str | None:
-    nodes = getattr(app.nodes, "nodes", ())
+    nodes = getattr(app.view.nodes, "nodes", ())
     return next((n.state.value for n in nodes if n.name == name), None)
 
 
@@ -84,7 +84,7 @@ async def test_send_from_producer_and_receive_in_consumer_console(demo: Any) -> 
         await pilot_until(pilot, lambda: "✓ purchases-" in log_text(app, "#deliveries"), "the delivery report")
         assert "hello kafkatop" in log_text(app, "#deliveries")
 
-        app.action_tab(4)  # Consume (the digit keys would type into the focused input)
+        app.main_screen.action_tab(4)  # Consume (the digit keys would type into the focused input)
         await pilot.pause()
         app.query_one("#consume-topics").value = "purchases"
         app.query_one("#consume-group").value = "console-test"
@@ -169,5 +169,5 @@ async def test_durability_check_from_the_app(demo: Any) -> None:
         sent, acked, failed, read, lost, duplicated, out_of_order = (int(v) for v in totals.split()[1:8])
         assert (sent, acked, read, lost, duplicated, out_of_order) == (2000, 2000, 2000, 0, 0, 0)
         # The polls went on drawing the main screen under the dialog, and the killed broker is up again.
-        await pilot_until(pilot, lambda: all(n.state.value == "up" for n in app.nodes.nodes), "every node up")
+        await pilot_until(pilot, lambda: all(n.state.value == "up" for n in app.view.nodes.nodes), "every node up")
     admin.close()

@@ -81,7 +81,7 @@ async def test_actions_do_not_multiply_the_process_polling() -> None:
 
     app = KafkatopApp(Sources(lambda: cluster, CountingControl(nodes)), Settings(poll_interval_s=0.5))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot_until(pilot, lambda: app.nodes is not None)
+        await pilot_until(pilot, lambda: app.view.nodes is not None)
         app.query_one("#nodes").focus()
         for _ in range(5):
             await pilot.press("K", "y")  # refused by the recorded control: an action that finishes at once

@@ -393,7 +393,7 @@ async def test_producer_consumer_and_offset_reset_inputs_are_refused_where_typed
     app = demo_app(demo, Admins())
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot_until(pilot, lambda: app.snapshot is not None and app.snapshot.groups, "first poll with groups")
-        app.action_tab(3)  # Produce
+        app.main_screen.action_tab(3)  # Produce
         await pilot.pause()
         line = app.query_one("#produce-line", Input)
         line.focus()
@@ -413,13 +413,13 @@ async def test_producer_consumer_and_offset_reset_inputs_are_refused_where_typed
             await pilot_until(pilot, lambda c=count: f"count: {c!r} is not a number of messages (1 to 100,000)"
                               in text_of(app, "#produce-status"), f"count {count}")  # fmt: skip
 
-        app.action_tab(4)  # Consume
+        app.main_screen.action_tab(4)  # Consume
         await pilot.pause()
         app.query_one("#consume-topics", Input).value = " , "
         await pilot.click("#start-consumer")
         await pilot_until(pilot, lambda: "topic(s): pick the topic to consume" in text_of(app, "#consume-status"), "c")
 
-        app.action_tab(5)  # Groups
+        app.main_screen.action_tab(5)  # Groups
         await pilot_until(pilot, lambda: app.query_one("#groups").row_count > 0, "the groups")
         app.query_one("#reset-to", Select).value = "offset"
         await pilot.pause()

@@ -141,14 +141,14 @@ async def test_the_demo_screen_says_configs_need_a_real_kafka(demo: Any) -> None
         assert app.screen.resource == ConfigResource.broker(2)  # type: ignore[attr-defined]
         await pilot.press("escape")
         await pilot_until(pilot, lambda: not isinstance(app.screen, ConfigsScreen), "the screen closed")
-        app.action_tab(2)
+        app.main_screen.action_tab(2)
         await pilot_until(pilot, lambda: app.query_one(BrokerTable).row_count == 3, "the Brokers tab")
         await pilot.press("G", "C")
         await pilot_until(pilot, lambda: isinstance(app.screen, ConfigsScreen), "the Configs screen of broker 3")
         assert app.screen.resource == ConfigResource.broker(3)  # type: ignore[attr-defined]
         await pilot.press("escape")
         # Elsewhere, C says where it works.
-        app.action_tab(3)
+        app.main_screen.action_tab(3)
         await pilot.pause()
         await pilot.press("C")
         await pilot.pause()

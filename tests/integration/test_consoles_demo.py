@@ -58,7 +58,7 @@ def delivered(app: KafkatopApp) -> list[tuple[str, int, int, str]]:
 
 async def on_tab(pilot: Any, app: KafkatopApp, index: int) -> None:
     await pilot_until(pilot, lambda: app.snapshot is not None and app.snapshot.groups, "the first poll, with groups")
-    app.action_tab(index)
+    app.main_screen.action_tab(index)
     await pilot.pause()
 
 
@@ -180,7 +180,7 @@ async def test_the_topic_is_picked_from_the_clusters_topics(demo: Demo) -> None:
             picked.append(topic.value)
         assert picked == ["orders", "purchases", "orders"]  # the demo's two topics, and nothing else
 
-        app.action_tab(4)  # the consumer's field takes several, and completes the last
+        app.main_screen.action_tab(4)  # the consumer's field takes several, and completes the last
         await pilot.pause()
         topics = app.query_one("#consume-topics", Input)
         topics.focus()
@@ -269,7 +269,7 @@ async def test_the_three_tabs_are_usable_at_80x24(demo: Demo) -> None:
         assert app.query_one("#produce-topic").region.width >= 24  # (4 columns of text before)
         assert app.query_one("#deliveries").region.height >= 3
 
-        app.action_tab(4)
+        app.main_screen.action_tab(4)
         await pilot.pause()
         for selector in ("#consume-topics", "#consume-group", "#from-beginning", "#start-consumer", "#stop-consumer",
                          "#consumers", "#received"):  # fmt: skip
@@ -284,7 +284,7 @@ async def test_the_three_tabs_are_usable_at_80x24(demo: Demo) -> None:
         assert all(strip.cell_length <= log.scrollable_content_region.width for strip in log.lines)
         await pilot.click("#stop-consumer")
 
-        app.action_tab(5)
+        app.main_screen.action_tab(5)
         await pilot.pause()
         for selector in ("#groups", "#group-offsets", "#reset-to", "#reset-value", "#reset-offsets"):
             assert on_screen(app, selector), selector  # (the Reset button was off screen)

@@ -19,6 +19,7 @@ from kafkatop.backends.kafka.consoles import Consoles
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.commands import offered
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources
@@ -55,7 +56,7 @@ def active(app: KafkatopApp) -> str:
 
 
 def node_state(app: KafkatopApp, name: str) -> str | None:
-    nodes = getattr(app.nodes, "nodes", ())
+    nodes = getattr(app.view.nodes, "nodes", ())
     return next((n.state.value for n in nodes if n.name == name), None)
 
 
@@ -86,7 +87,7 @@ async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
     app = make_app(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot, app)
-        titles = app.tab_titles()
+        titles = app.main_screen.tab_titles()
         assert "Quorum" not in titles and titles[6] == "Spark" and titles[7] == "Timeline"
         await pilot.press("7")
         assert active(app) == "tab-spark"
@@ -96,17 +97,17 @@ async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
         assert active(app) == "tab-messages" and titles[8] == "Messages"
         await pilot.press("1", "b")
         assert active(app) == "tab-messages"
-        app.action_tab(10)
+        app.main_screen.action_tab(10)
         await pilot.pause()
         assert active(app) == "tab-messages"
         assert "no tab 10 here: 1–9 are 1 Partitions" in [n.message for n in app._notifications][-1]
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen) and app.screen.tabs == titles
         await pilot.press("escape")
-        commands = [c.title for c in app.get_system_commands(app.screen)]
+        commands = [c.title for c in offered(app.main_screen)]
         assert "Show Spark" in commands and "Show ZooKeeper / quorum" not in commands
         await pilot.press("1")
-        app.spark_count()  # the palette's "Count the topic with Spark": the Spark tab, wherever it is shown
+        app.main_screen.action_spark_count()  # the palette's "Count the topic with Spark": the Spark tab, from anywhere
         await pilot.pause()
         assert active(app) == "tab-spark"
 

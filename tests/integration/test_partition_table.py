@@ -19,7 +19,8 @@ from kafkatop.backends.model.cluster import (
 )
 from kafkatop.tui.live.widgets.filter import matches
 from kafkatop.tui.live.widgets.line_table import LineTable
-from kafkatop.tui.live.widgets.partitions import HIGHLIGHT_S, PartitionsPane, PartitionTable
+from kafkatop.tui.live.widgets.partition_rows import HIGHLIGHT_S
+from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 
 

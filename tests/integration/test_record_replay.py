@@ -53,17 +53,19 @@ async def test_a_recorded_kill_and_start_replay_as_they_happened(
     consoles = Consoles(cluster.connection)
     path = tmp_path / "demo.jsonl.gz"
     recorder = RecordingWriter(path, RecordingHeader(time.time(), "DEMO", ("control", "clients")))
-    live = KafkatopApp(Sources(admin.poll, control, clients=consoles, recorder=recorder), Settings(poll_interval_s=0.3))
+    live = KafkatopApp(
+        Sources(admin.poll, control, consoles=consoles, recorder=recorder), Settings(poll_interval_s=0.3)
+    )
     try:
         async with live.run_test(size=(120, 40)) as pilot:
-            await pilot_until(pilot, lambda: live.nodes is not None and live.snapshot is not None, "first polls")
+            await pilot_until(pilot, lambda: live.view.nodes is not None and live.snapshot is not None, "first polls")
             before = leaders(live)
             await pilot.press("K", "y")  # broker-1, the first row: kill -9, confirmed
-            await pilot_until(pilot, lambda: live.nodes.nodes[0].state is NodeState.KILLED, "broker-1 killed")
+            await pilot_until(pilot, lambda: live.view.nodes.nodes[0].state is NodeState.KILLED, "broker-1 killed")
             await pilot_until(pilot, lambda: 1 not in leaders(live).values(), "leaders moved off broker 1")
             during = leaders(live)
             await pilot.press("s")
-            await pilot_until(pilot, lambda: live.nodes.nodes[0].state is NodeState.UP, "broker-1 up")
+            await pilot_until(pilot, lambda: live.view.nodes.nodes[0].state is NodeState.UP, "broker-1 up")
             await pilot_until(pilot, lambda: bool(live.timeline.snapshot().incidents), "an incident")
             await pilot.pause(1.0)
             live.hold()

@@ -75,7 +75,7 @@ class PilotedApp(KafkatopApp):
                 table = self.query_one(PartitionTable)
                 await pilot_until(pilot, lambda: table.row_count == 3, "the mock's partitions on screen")
             else:
-                await pilot_until(pilot, lambda: self.failure is not None, "a failed poll on screen")
+                await pilot_until(pilot, lambda: self.view.failure is not None, "a failed poll on screen")
             PilotedApp.screens.append(self.export_screenshot())
             for key in "234567913":
                 await pilot.press(key)

@@ -183,7 +183,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     from textual.widgets import DataTable, Select, Static
 
     from kafkatop.backends.kafka.admin import AdminSource
-    from kafkatop.spark.client import SparkCounts
+    from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
     from kafkatop.tui.live.widgets.spark import SparkPanel
@@ -195,7 +195,9 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     admin = AdminSource(KafkaConnection.parse(mock.bootstrap_servers), timeout_s=2.0)
     app = KafkatopApp(Sources(admin.poll, spark=counter), Settings(poll_interval_s=0.5))
     async with app.run_test(size=(120, 34)) as pilot:
-        await pilot.press(str([t.id for t in app.visible_tabs()].index("tab-spark") + 1))  # no Log or Quorum tab here
+        await pilot.press(
+            str([t.id for t in app.main_screen.visible_tabs()].index("tab-spark") + 1)
+        )  # no Log or Quorum tab here
         panel = app.query_one(SparkPanel)
         await pilot_until(pilot, lambda: "panel" in panel._topics, timeout_s=30.0)
         panel.query_one("#spark-topic", Select).value = "panel"

@@ -39,7 +39,7 @@ async def test_the_tab_says_starting_while_the_jvm_launches_then_ready_counting_
     """Before: showing the tab launched Spark's JVM, and for the 10-20 s it took the tab said "Spark not started
     (local[1]); it starts when you count"."""
     from kafkatop.backends.kafka.admin import AdminSource
-    from kafkatop.spark.client import SparkCounts
+    from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
     from kafkatop.tui.live.widgets.spark import SparkPanel
@@ -61,7 +61,9 @@ async def test_the_tab_says_starting_while_the_jvm_launches_then_ready_counting_
 
             await pilot.pause()
             assert counter.service.pid is None, "nothing launches Spark before the tab is shown"
-            spark_key = str([t.id for t in app.visible_tabs()].index("tab-spark") + 1)  # 7 with no quorum tab
+            spark_key = str(
+                [t.id for t in app.main_screen.visible_tabs()].index("tab-spark") + 1
+            )  # 7 with no quorum tab
             await pilot.press(spark_key)
             await pilot_until(pilot, lambda: "Spark starting (local[1])" in line(), "starting", timeout_s=5)
             assert counter.service.state == "starting" and counter.service.pid is not None

@@ -159,7 +159,7 @@ def test_source_down_keeps_last_data_with_its_age(snap_compare: Any) -> None:
 
     async def second_poll_failed(pilot: Any) -> None:
         await pilot.pause()
-        while pilot.app.failure is None:  # the second poll's failure (a worker's error, handled by the app)
+        while pilot.app.view.failure is None:  # the second poll's failure (a worker's error, handled by the app)
             await pilot.pause(0.02)
         pilot.app.hold()  # hold the screen still for the screenshot
 

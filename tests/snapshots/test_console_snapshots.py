@@ -112,7 +112,7 @@ class RecordedConsoles:
 def console_app() -> KafkatopApp:
     snapshot = group_snapshot()
     _, nodes, zk = zk_lab()
-    sources = Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk, clients=RecordedConsoles())
+    sources = Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk, consoles=RecordedConsoles())
     return KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
 
 
@@ -131,7 +131,7 @@ def still(pilot: Any) -> None:
 def on_tab(key: str, then: Callable[[Any], Awaitable[None]] | None = None) -> Callable[[Any], Awaitable[None]]:
     async def show(pilot: Any) -> None:
         await settled(pilot)
-        while pilot.app.sources.clients.pending:  # the one drain
+        while pilot.app.sources.consoles.pending:  # the one drain
             await pilot.pause(0.02)
         await pilot.pause()
         await pilot.press(key)

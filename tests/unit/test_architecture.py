@@ -105,6 +105,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
     modules = {
         "kafkatop.tui.cli.main",
         "kafkatop.tui.cli.parser",
+        *(f"kafkatop.tui.cli.parser_{family}" for family in ("common", "lab", "topics", "clients", "checks")),
         "kafkatop.tui.cli.options",
         "kafkatop.tui.cli.values",
         "kafkatop.tui.cli.exits",

@@ -6,10 +6,11 @@ import threading
 
 import pytest
 
+from kafkatop.backends.insight.timeline.client_errors import FOLD_CLIENT_ERRORS_S, fold_key
 from kafkatop.backends.insight.timeline.incidents import MAX_INCIDENT_STEPS, MAX_INCIDENTS
 from kafkatop.backends.insight.timeline.log import MAX_EVENTS
 from kafkatop.backends.insight.timeline.model import EventKind, Incident, TimelineEvent, Trigger
-from kafkatop.backends.insight.timeline.timeline import FOLD_CLIENT_ERRORS_S, Timeline, fold_key
+from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from kafkatop.backends import ports
 from kafkatop.backends.kafka.admin import AdminSource
@@ -34,7 +34,7 @@ from kafkatop.backends.ports import (
     NodeControl,
     TopicAdminFactory,
 )
-from kafkatop.spark.client import SparkCounts
+from kafkatop.spark.counter import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
 from kafkatop.tui.cli.ending import Ending, say
 from kafkatop.tui.cli.exits import UsageError, err
@@ -68,6 +68,7 @@ class Chosen:
     topic_admin: TopicAdminFactory | None = None  # None: Kafka's own CreateTopics / DeleteTopics
     consoles: Consoles | None = None  # None: the consoles of any cluster
     elections: LeaderElectionsFactory | None = None  # None: Kafka's own ElectLeaders
+    kind: Literal["lab", "attach", "demo"] = "attach"
 
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
@@ -168,7 +169,8 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
     admin = _admin(args, connection, stack)
     if snap.security != "plaintext":
         title += f" · {snap.security.upper()}"
-    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=lab.up)
+    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=lab.up,
+                  kind="lab")  # fmt: skip
 
 
 def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
@@ -195,6 +197,7 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     return Chosen(
         demo.connection, source.poll, control, None, title, banner=DEMO_BANNER,
         topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles, elections=lambda: DemoElections(control),
+        kind="demo",
     )  # fmt: skip
 
 
@@ -257,11 +260,11 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         configs=ConfigAdmin(connection, timeout_s=10.0),
         elections=chosen.elections or _elections(connection),
         # The demo's mock has no AlterPartitionReassignments: `m` says so there.
-        reassignments=None if chosen.banner == DEMO_BANNER else _reassignments(connection),
-        group_tools=None if chosen.banner == DEMO_BANNER else _group_tools(connection),
+        reassignments=None if chosen.kind == "demo" else _reassignments(connection),
+        group_tools=None if chosen.kind == "demo" else _group_tools(connection),
         browser=browser,
     )  # fmt: skip
-    return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner))
+    return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner, mode=chosen.kind))
 
 
 def _recorded(recorder: RecordingWriter) -> None:

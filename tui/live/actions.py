@@ -1,17 +1,16 @@
 """What the keys do to the cluster: a node killed, stopped, started, restarted or added; a topic created or deleted;
 the durability check. Each asks what it needs first (a dialog, a confirmation), then runs in the app's action worker;
-its end comes back as an ActionFinished."""
+its end comes back as an ActionFinished.
+
+A dialog's module is imported when it is first opened: the view's start compiles none of them (about 1,300 lines)."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
-from textual.app import SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.worker import get_current_worker
 
 from kafkatop.backends.insight.elections import finished_text, plan_topic, started_text
 from kafkatop.backends.model.cluster import TopicPartition
@@ -21,20 +20,18 @@ from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeAction
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.processes import ProcessRole
-from kafkatop.backends.model.reassignment import SETTLE_S, ReassignmentPlan, ReassignmentStatus, Stage, progress
+from kafkatop.backends.model.reassignment import ReassignmentPlan
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
 from kafkatop.backends.ports import LeaderElections, Reassignments
 from kafkatop.tui.live.feed import Feed
-from kafkatop.tui.live.screens.add_partitions import AddPartitionsScreen
-from kafkatop.tui.live.screens.configs import ConfigsScreen
+from kafkatop.tui.live.reassigning import follow_reassignment
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
-from kafkatop.tui.live.screens.durability import DurabilityScreen
-from kafkatop.tui.live.screens.elect_leaders import ElectionScopes, ElectLeadersScreen
-from kafkatop.tui.live.screens.reassign import ReassignRequest, ReassignScreen
 from kafkatop.tui.live.sources import Sources
 from kafkatop.tui.live.state import LiveView
+
+if TYPE_CHECKING:
+    from kafkatop.tui.live.screens.reassign import ReassignRequest
 
 NODE_ACTIONS: dict[NodeAction, str] = {
     "kill": "killed (kill -9)",
@@ -57,13 +54,6 @@ class Host(Protocol):
     def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any: ...
 
     def act(self, what: str, call: Callable[[], object]) -> None: ...
-
-
-FOLLOW_S = 1.0  # how often a running reassignment is looked at
-
-
-def _csv(ids: tuple[int, ...]) -> str:
-    return ",".join(map(str, ids))
 
 
 class ClusterActions:
@@ -130,6 +120,8 @@ class ClusterActions:
 
             app.act(f"topic {request.name} created", run)
 
+        from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
+
         app.push_screen(CreateTopicScreen(live), create)
 
     def delete_topic(self, topic: str | None) -> None:
@@ -165,6 +157,8 @@ class ClusterActions:
             app.notify("the durability check needs a cluster kafkatop can reach", severity="warning")
             return
         kind = app.view.nodes.kind if app.view.nodes is not None else None
+        from kafkatop.tui.live.screens.durability import DurabilityScreen
+
         app.push_screen(DurabilityScreen(app.sources.durability, topic, can_restart=kind != "attach"))
 
     def configs(self, *, node: str | None, broker: int | None, topic: str | None) -> None:
@@ -192,6 +186,8 @@ class ClusterActions:
 
         def changed(said: str) -> None:
             app.feed.operation(OperationStep(OperationKind.CONFIG_CHANGE, OperationPhase.DONE, said, subject))
+
+        from kafkatop.tui.live.screens.configs import ConfigsScreen
 
         app.push_screen(ConfigsScreen(app.sources.configs, resource, changed))
 
@@ -225,6 +221,8 @@ class ClusterActions:
                 elections.close()
                 return
             app.act(started_text(plan), lambda: self._elect(elections, plan, note))
+
+        from kafkatop.tui.live.screens.elect_leaders import ElectionScopes, ElectLeadersScreen
 
         screen = ElectLeadersScreen(
             snapshot, election_type, ElectionScopes(partition, shown if len(shown) > 0 else ()),
@@ -280,60 +278,17 @@ class ClusterActions:
         def chosen(request: ReassignRequest | None) -> None:
             if request is not None:
                 self.reassigning = request.plan
-                app.act(f"reassignment of {topic} done", lambda: self._reassign(admin, request))
+                app.act(f"reassignment of {topic} done", lambda: self._follow(admin, request))
+
+        from kafkatop.tui.live.screens.reassign import ReassignScreen
 
         app.push_screen(ReassignScreen(snapshot, topic), chosen)
 
-    def _reassign(self, admin: Reassignments, request: ReassignRequest) -> None:
-        """Start it, then follow each partition's stage from the polls until all are done (or it is cancelled):
-        every change a step on the timeline; the throttle removed at the end, as --verify does."""
-        feed, kind, plan = self.app.feed, OperationKind.REASSIGNMENT, request.plan
-        topic = plan.changes[0].topic
-        throttle = f", throttled to {request.throttle_bytes} B/s" if request.throttle_bytes else ""
-        moving = ", ".join(f"{m.name} {_csv(m.current)}→{_csv(m.target)}" for m in plan.changes)
+    def _follow(self, admin: Reassignments, request: ReassignRequest) -> None:
         try:
-            feed.operation(OperationStep(kind, OperationPhase.STARTED, f"reassign {moving}{throttle}", topic))
-            try:
-                admin.execute(plan, request.throttle_bytes)
-            except KafkatopError as e:
-                feed.operation(OperationStep(kind, OperationPhase.FAILED, f"reassignment refused: {e}", topic))
-                raise
-            seen: dict[str, str] = {}
-            started = time.monotonic()
-            worker = get_current_worker()
-            while not worker.is_cancelled:
-                cluster = self.app.view.cluster  # the latest poll's snapshot (immutable): no extra request
-                if cluster is not None:
-                    status = progress(plan, cluster, admin.ongoing({topic: [m.partition for m in plan.changes]}))
-                    for p in status.partitions:
-                        settling = p.stage is Stage.NOT_STARTED and time.monotonic() - started < SETTLE_S
-                        if seen.get(p.move.name) != p.text and p.stage is not Stage.DONE and not settling:
-                            step = OperationStep(kind, OperationPhase.PROGRESS, f"{p.move.name}: {p.text}", topic)
-                            feed.operation(step)
-                        seen[p.move.name] = p.text
-                    if status.ended(time.monotonic() - started):
-                        self._reassigned(admin, request, status, [b.id for b in cluster.brokers], moving)
-                        return
-                time.sleep(FOLLOW_S)
+            follow_reassignment(admin, request, self.app.feed, lambda: self.app.view.cluster)
         finally:
             self.reassigning = None
-
-    def _reassigned(
-        self, admin: Reassignments, request: ReassignRequest, status: ReassignmentStatus, brokers: list[int],
-        moving: str,
-    ) -> None:  # fmt: skip
-        """Nothing moves any more: the throttle removed (as --verify does), and done or cancelled told."""
-        topic = request.plan.changes[0].topic
-        if request.throttle_bytes:
-            admin.clear_throttle([topic], brokers)
-        if status.done:
-            text, phase = f"reassignment of {topic} done: {moving}", OperationPhase.DONE
-        else:
-            text = "reassignment cancelled: " + "; ".join(f"{p.move.name} {p.text}" for p in status.partitions)
-            phase = OperationPhase.CANCELLED
-        self.app.feed.operation(OperationStep(OperationKind.REASSIGNMENT, phase, text, topic))
-        if not status.done:
-            raise KafkatopError(f"the reassignment of {topic} was cancelled before it was done")
 
     # --- consumer groups --------------------------------------------------------------------------------------------
     def delete_group(self, group_id: str | None, offsets_only: bool) -> None:
@@ -422,62 +377,6 @@ class ClusterActions:
 
             app.act(f"topic {about.name}: {current} → {total} partitions", run)
 
+        from kafkatop.tui.live.screens.add_partitions import AddPartitionsScreen
+
         app.push_screen(AddPartitionsScreen(about.name, current, validate), chosen)
-
-
-class PaletteHost(Protocol):
-    def action_node(self, action: NodeAction) -> None: ...
-    def action_add_broker(self) -> None: ...
-    def action_create_topic(self) -> None: ...
-    def action_delete_topic(self) -> None: ...
-    def action_durability(self) -> None: ...
-    def action_configs(self) -> None: ...
-    def action_elect(self, kind: str) -> None: ...
-    def action_add_partitions(self) -> None: ...
-    def action_reassign(self) -> None: ...
-    def action_delete_group(self, offsets_only: bool) -> None: ...
-    def action_refresh(self) -> None: ...
-    def action_help(self) -> None: ...
-    def action_tab(self, index: int) -> None: ...
-    def action_processes(self) -> None: ...
-    def action_filter(self) -> None: ...
-    def spark_count(self) -> None: ...
-    def tab_titles(self) -> list[str]: ...
-
-
-def palette(app: PaletteHost) -> Iterator[SystemCommand]:
-    """The command palette's commands (ctrl+p): every action, with the key that does it in its help."""
-    commands: list[tuple[str, str, Callable[[], object]]] = [
-        ("Kill -9 the highlighted node", "K: SIGKILL, no controlled shutdown", lambda: app.action_node("kill")),
-        ("Stop the highlighted node", "t: SIGTERM, controlled shutdown", lambda: app.action_node("stop")),
-        ("Start the highlighted node", "s", lambda: app.action_node("start")),
-        ("Restart the highlighted node", "R", lambda: app.action_node("restart")),
-        ("Add a broker", "a: lab clusters", app.action_add_broker),
-        ("Create a topic", "c", app.action_create_topic),
-        ("Delete the highlighted topic", "d in Partitions", app.action_delete_topic),
-        ("Durability check", "v: sequenced records while a leader fails, then read back", app.action_durability),
-        ("Configs of the highlighted topic or broker", "C: view, set, delete (as kafka-configs)", app.action_configs),
-        ("Elect preferred leaders", "e in Partitions: the moves shown first", lambda: app.action_elect("PREFERRED")),
-        ("Elect unclean leaders", "E in Partitions: says what can be lost, asks", lambda: app.action_elect("UNCLEAN")),
-        ("Add partitions to the highlighted topic", "P in Partitions", app.action_add_partitions),
-        (
-            "Move the highlighted topic's replicas",
-            "m in Partitions: reassign (as kafka-reassign-partitions)",
-            app.action_reassign,
-        ),
-        ("Delete the highlighted consumer group", "x in Groups (asks first)", lambda: app.action_delete_group(False)),
-        (
-            "Delete the highlighted group's committed offsets",
-            "X in Groups (asks first)",
-            lambda: app.action_delete_group(True),
-        ),
-        ("Count the topic with Spark", "g in the Spark tab: per-partition counts", app.spark_count),
-        ("Filter the table's rows", "/: topic, partition, group, key or value", app.action_filter),
-        ("Go to the process table", "0", app.action_processes),
-        ("Refresh now", "r", app.action_refresh),
-        ("Help", "?", app.action_help),
-    ]
-    for title, help_text, callback in commands:
-        yield SystemCommand(title, help_text, callback)
-    for i, tab in enumerate(app.tab_titles(), start=1):
-        yield SystemCommand(f"Show {tab}", str(i), lambda i=i: app.action_tab(i))

@@ -34,8 +34,8 @@ from kafkatop.backends.model.zookeeper import ZkEvent
 from kafkatop.backends.ports import EnsembleView, Recorder, ZooKeeperWatch
 from kafkatop.tui.live.messages import (
     ActionFinished,
-    ClientsDrained,
     ClusterPolled,
+    ConsolesDrained,
     EnsemblePolled,
     NodesPolled,
     OperationRecorded,
@@ -103,7 +103,7 @@ class Feed:
         at = time.time() if at is None else at
         self._record(at, "consoles", activity)
         self.timeline.observe_consoles(activity, at)
-        self._post(ClientsDrained(activity, self.timeline.snapshot()))
+        self._post(ConsolesDrained(activity, self.timeline.snapshot()))
 
     def action(self, taken: ActionTaken, at: float | None = None) -> None:
         """A node action of the user's, before it runs (its effects are seen after it)."""
@@ -121,7 +121,7 @@ class Feed:
 
     def failed(self, source: str, reason: str, at: float) -> None:
         """A poll failed (told on the UI thread): only recorded here; the app shows it."""
-        kind: RecordKind = "cluster-failed" if source == "admin" else "ensemble-failed"
+        kind: RecordKind = "cluster-failed" if source == "cluster" else "ensemble-failed"
         self._record(at, kind, SourceFailed(reason))
 
     def action_done(self, done: ActionDone, at: float) -> None:
@@ -171,6 +171,6 @@ class Feed:
         elif isinstance(p, ActionDone):
             self._post(ActionFinished(p.what, p.error))
         elif isinstance(p, SourceFailed):
-            self._post(PollFailed("admin" if entry.kind == "cluster-failed" else "ensemble", p.reason, at))
+            self._post(PollFailed("cluster" if entry.kind == "cluster-failed" else "ensemble", p.reason, at))
         else:
             self.ensemble(p, at)

@@ -47,7 +47,7 @@ class EnsemblePolled(Message):
 
 
 @dataclass
-class ClientsDrained(Message):
+class ConsolesDrained(Message):
     """What the producer and consumers did since the last drain, batched into one UI update."""
 
     activity: ConsoleActivity
@@ -66,7 +66,7 @@ class OperationRecorded(Message):
 class PollFailed(Message):
     """A source could not be read (a replay of a failure; live failures come from the worker's end)."""
 
-    source: str  # "admin", "ensemble"
+    source: str  # the poller's: "cluster", "ensemble"
     reason: str
     at: float
 

@@ -2,8 +2,8 @@
 
 A poll runs in a thread worker (group `poll-<source>`) that calls the source and posts its message. Polls of one
 source never overlap, and the next one is scheduled `interval_s` after the last one ended, so a slow source slows its
-own pane, never the app. At most one timer is pending per source. A poll that fails reaches `on_failure` on the UI
-thread, from the app's single handler of worker state changes.
+own pane, never the app. At most one timer is pending per source. A poll that fails is told on the UI thread by the
+app's single handler of worker state changes.
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ class Poller:
         source: str,
         interval_s: float,
         poll: Callable[[], None],
-        on_failure: Callable[[BaseException], None],
     ) -> None:
         self.app = app
         self.source = source
         self.group = f"poll-{source}"
         self.interval_s = interval_s
         self._poll = poll
-        self._on_failure = on_failure
         self.running = False
         self.held = False  # no timer is set while held: a replay paused, a screenshot held still
         self._again = False
@@ -43,11 +41,9 @@ class Poller:
         self.running = True
         self.app.run_worker(self._poll, name=self.group, group=self.group, thread=True, exit_on_error=False)
 
-    def finished(self, error: BaseException | None) -> None:
-        """The poll's worker ended (UI thread): report a failure, then schedule the next poll."""
+    def finished(self) -> None:
+        """The poll's worker ended (UI thread; a failure is the app's to tell): the next poll scheduled."""
         self.running = False
-        if error is not None:
-            self._on_failure(error)
         if self.held:
             return
         if self._again:

@@ -28,6 +28,10 @@ class ReplayState:
         return self.delivered >= self.total
 
 
+# A recording names what the view had beside the cluster poll in its own words (a file format, kept as written).
+_RECORDED_AS = {"clients": "consoles", "ensemble": "poll_ensemble"}
+
+
 class Replay:
     """Thread-safe: run() runs in a worker thread; the keys call pause/resume/step/faster/slower on the UI thread."""
 
@@ -45,6 +49,10 @@ class Replay:
         self._changed = threading.Condition()
 
     # --- what the app shows -----------------------------------------------------------------------------------
+    def sources(self) -> frozenset[str]:
+        """What the recorded view had, named as the live view's Sources members are (the cluster poll aside)."""
+        return frozenset(_RECORDED_AS.get(s, s) for s in self.recording.header.sources)
+
     def state(self) -> ReplayState:
         with self._changed:
             return ReplayState(self._delivered, len(self.recording.entries), self._at, self._paused, self._speed)

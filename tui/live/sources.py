@@ -7,7 +7,8 @@ a replay passes what a recording holds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Literal
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.ports import (
@@ -33,6 +34,8 @@ class Settings:
     banner: str | None = None  # e.g. the DEMO notice
     drain_interval_s: float = 0.1  # producer/consumer output: one UI update per drain, not one per message
     ensemble_interval_s: float = 2.0
+    # How the view was started (the palette offers what applies to it; a replay is told by the app's Replay).
+    mode: Literal["lab", "attach", "demo"] = "attach"
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Sources:
     control: NodeControl | None = None  # process panes and kill/stop/start/restart
     poll_ensemble: Callable[[], EnsembleView] | None = None  # ZooKeeper's servers or the KRaft quorum
     topic_admin: TopicAdminFactory | None = None  # create/delete topics
-    clients: Consoles | None = None  # producer, consumers, offset resets
+    consoles: Consoles | None = None  # producer, consumers, offset resets
     startup: Callable[[], object] | None = None  # e.g. start the lab cluster: run once, in a worker, after mount
     spark: SparkCounts | None = None  # the Spark panel's counts (a separate Spark process)
     durability: DurabilityRunFactory | None = None  # (settings, on_progress) -> a check
@@ -55,3 +58,7 @@ class Sources:
     reassignments: Reassignments | None = None  # partition reassignments (m); None where the cluster has none
     group_tools: GroupTools | None = None  # deleting groups and their offsets (x, X in Groups)
     browser: MessageBrowser | None = None  # the Messages tab: pages and searches of a partition, in no group
+
+    def present(self) -> frozenset[str]:
+        """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""
+        return frozenset(f.name for f in fields(self) if getattr(self, f.name) is not None)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.model.cluster import ClusterMode, ClusterSnapshot
+from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.ports import EnsembleView
@@ -27,6 +28,9 @@ class LiveView:
     ensemble_problem: str | None = None
     timeline: TimelineSnapshot | None = None
     selected_node: str | None = None  # highlighted in the process table: its log is shown
+    # The consoles' latest drain (deliveries, received records, rebalances): a delta, which the console panes take
+    # whether on screen or not (LivePane.take), once each.
+    consoles: ConsoleActivity | None = None
 
     @property
     def mode(self) -> ClusterMode | None:

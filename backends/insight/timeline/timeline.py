@@ -17,20 +17,15 @@ Plain, thread-safe, bounded: pollers call the observe_* methods from their worke
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
-from typing import Literal
 
-from kafkatop.backends.insight.changes import PartitionChange, partition_changes, partition_views
+from kafkatop.backends.insight.timeline.client_errors import ClientErrors, ClientSource
+from kafkatop.backends.insight.timeline.cluster_views import ClusterViews
 from kafkatop.backends.insight.timeline.events import (
     action_event,
     broker_id_of,
-    controller_event,
-    isr_event,
-    leader_event,
     process_gone_event,
     process_started_event,
     quorum_event,
@@ -38,61 +33,15 @@ from kafkatop.backends.insight.timeline.events import (
 from kafkatop.backends.insight.timeline.incidents import Incidents
 from kafkatop.backends.insight.timeline.log import EventLog, Record
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, TimelineSnapshot, Trigger
-from kafkatop.backends.model.cluster import ClusterSnapshot, PartitionView, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
-from kafkatop.backends.model.zookeeper import (
-    BrokerDeregistered,
-    BrokerRegistered,
-    ControllerChanged,
-    PartitionStateChanged,
-    ZkEvent,
-)
-
-# The same client error again within this time is counted on the first event: a producer on a dead leader fails
-# every message, and must not push the failover itself out of the bounded log.
-# librdkafka retries a dead broker with a backoff that grows to 10 s, so a repeat may come that long after the last.
-FOLD_CLIENT_ERRORS_S = 30.0
-
-
-# librdkafka's details that change from one report of an error to the next: how long a connection lived, how many
-# repeats it suppressed, and which of a client's connections to the broker saw it (a broker's or the group
-# coordinator's). Left out, the reports of one error are one line.
-_VOLATILE_DETAILS = (
-    re.compile(r" \(after \d+ms in state \w+(?:, \d+ identical error\(s\) suppressed)?\)"),
-    re.compile(r" ?\(?\d+ identical error\(s\) suppressed\)?"),
-    re.compile(r"(?:GroupCoordinator(?:/\d+)?: )?(?:[\w.\-\[\]:]+/(?:\d+|bootstrap)|[\w.\-\[\]]+:\d+): (?=\S)"),
-)
-
-
-def fold_key(text: str) -> str:
-    """What two reports of one client error have in common: the text without librdkafka's changing details."""
-    for pattern in _VOLATILE_DETAILS:
-        text = pattern.sub("", text)
-    return " ".join(text.split())
-
-
-@dataclass(slots=True, eq=False)
-class _Fold:
-    """A client error's line and its repeats: when last seen, and who reported it."""
-
-    record: Record
-    last: float
-    clients: list[str]
-    text: str  # as first reported, without the clients
-
-
-def _client_line(source: str, clients: list[str], text: str) -> str:
-    return f"{source}: {', '.join(clients)} {text}" if clients else f"{source}: {text}"
-
+from kafkatop.backends.model.zookeeper import ZkEvent
 
 # A cluster source silent for this long (it failed, or is no longer polled) no longer decides recovery.
 STALE_SOURCE_S = 30.0
-
-
-ClientSource = Literal["producer", "consumer"]
 
 
 _RUNNING = (NodeState.STARTING, NodeState.UP, NodeState.STOPPING)
@@ -119,33 +68,18 @@ _GONE_TRIGGERS = {
 }
 
 
-def _cluster_source(snapshot: ClusterSnapshot) -> str:
-    return "zookeeper" if snapshot.source == "zookeeper" else "metadata"
-
-
-def _cluster_healthy(snapshot: ClusterSnapshot) -> bool:
-    return not (snapshot.brokers_down or snapshot.offline or snapshot.under_replicated)
-
-
 class Timeline:
     """The failover timeline of one cluster. Every method may be called from any thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._log = EventLog()
-        self._incidents = Incidents(
-            self._log, self._healthy, lambda: [taken for taken, _ in self._cluster_health.values()]
-        )
-        self._folds: dict[tuple[str, str], _Fold] = {}  # client error → its event and repeats
-        # Baselines, one per source.
+        self._incidents = Incidents(self._log, self._healthy, lambda: [taken for taken, _ in self._cluster.health()])
+        # Baselines, one per source: the cluster's views (metadata polls, ZooKeeper) kept by ClusterViews.
         self._nodes: NodesSnapshot | None = None
-        self._partitions: dict[str, dict[TopicPartition, PartitionView]] = {}  # per cluster source
-        self._alive: dict[str, set[int]] = {}
-        self._controllers: dict[str, int | None] = {}
+        self._cluster = ClusterViews(self._log, self._incidents, self._node_of)
         self._quorum: QuorumSnapshot | None = None
-        self._consumer_errors: dict[str, str | None] = {}
-        # What decides recovery: the latest health of each view, with its time.
-        self._cluster_health: dict[str, tuple[float, bool]] = {}
+        self._clients = ClientErrors(self._log, self._incidents)
         self._frozen: TimelineSnapshot | None = None  # the last snapshot, while nothing changed
 
     # --- reading ---------------------------------------------------------------------------------------------------
@@ -243,112 +177,23 @@ class Timeline:
         if record is not None:
             self._incidents.place(record, None)
 
-    # --- cluster snapshots (metadata, or ZooKeeper's mirror) ----------------------------------------------------------
-    def observe_cluster(self, snapshot: ClusterSnapshot) -> None:
-        """A polled view of the cluster, diffed against the previous one of the same source (snapshot.source)."""
-        with self._lock:
-            key = snapshot.source
-            channel = f"cluster:{key}"
-            source = _cluster_source(snapshot)
-            at = snapshot.taken_at
-            last = self._cluster_health.get(key)
-            if last is not None and at < last[0]:
-                return  # an older poll finishing late: its view is superseded
-            self._cluster_health[key] = (at, _cluster_healthy(snapshot))
-            alive = {b.id for b in snapshot.brokers_alive}
-            if key in self._partitions:
-                self._diff_brokers(snapshot, self._alive[key], alive, channel, source)
-                self._diff_controller(snapshot, key, channel, source)
-                for change in partition_changes(self._partitions[key], snapshot):
-                    self._diff_partition(change, at, channel, source)
-            self._partitions[key] = partition_views(snapshot)
-            self._alive[key] = alive
-            if snapshot.controller_id is not None or key not in self._controllers:
-                self._controllers[key] = snapshot.controller_id
-            self._check_recovered(at, cluster_view=True)
-
-    def _diff_brokers(
-        self, snapshot: ClusterSnapshot, was: set[int], alive: set[int], channel: str, source: str
-    ) -> None:
-        at = snapshot.taken_at
-        mode = snapshot.mode
-        for bid in sorted(was - alive):
-            if mode == "kraft":
-                kind, text = EventKind.BROKER_FENCED, f"broker {bid} fenced: no longer in the metadata"
-            elif mode == "zk":
-                kind, text = EventKind.BROKER_DEREGISTERED, f"broker {bid} left the cluster metadata (deregistered)"
-            else:  # the demo's mock, or a mode not known: neither ZooKeeper's words nor KRaft's
-                kind, text = EventKind.BROKER_LEFT, f"broker {bid} left the cluster metadata"
-            self._broker_event(at, kind, source, text, bid, channel, "alive", "gone")
-        back = {"kraft": " (unfenced)", "zk": " (registered)"}.get(mode, "")
-        for bid in sorted(alive - was):
-            text = f"broker {bid} back in the metadata{back}"
-            self._broker_event(at, EventKind.BROKER_REGISTERED, source, text, bid, channel, "gone", "alive")
-
-    def _broker_event(
-        self, at: float, kind: EventKind, source: str, text: str, bid: int, channel: str, before: str, after: str
-    ) -> None:
-        event = TimelineEvent(
-            at, kind, source, text, node=self._node_of(bid), broker_id=bid, before=before, after=after
-        )
-        record = self._add(event, channel, ("broker", bid), after)
-        if record is not None:
-            self._incidents.place(record, Trigger.BROKER_LOST if kind is not EventKind.BROKER_REGISTERED else None)
-
     def _node_of(self, broker_id: int) -> str | None:
         """The node pane of a broker, so that its process and its registration are one story."""
         if self._nodes is None:
             return None
         return next((n.name for n in self._nodes.nodes if broker_id_of(n) == broker_id), None)
 
-    def _diff_controller(self, snapshot: ClusterSnapshot, key: str, channel: str, source: str) -> None:
-        # None from a poll is "not known" (KRaft hides it; a failed DescribeCluster): only a new id is a change.
-        old, new = self._controllers.get(key), snapshot.controller_id
-        if new is None or new == old:
-            return
-        self._controller_event(snapshot.taken_at, old, new, None, channel, source)
+    # --- cluster snapshots (metadata, or ZooKeeper's mirror), and ZooKeeper's pushed events ---------------------------
+    def observe_cluster(self, snapshot: ClusterSnapshot) -> None:
+        """A polled view of the cluster, diffed against the previous one of the same source (snapshot.source)."""
+        with self._lock:
+            if self._cluster.observe(snapshot):
+                self._check_recovered(snapshot.taken_at, cluster_view=True)
 
-    def _controller_event(
-        self, at: float, old: int | None, new: int | None, epoch: int | None, channel: str, source: str
-    ) -> None:
-        self._add_placed(controller_event(at, old, new, epoch, source), channel, ("controller",), new)
-
-    def _diff_partition(self, change: PartitionChange, at: float, channel: str, source: str) -> None:
-        tp, old, new = change.partition, change.before, change.after
-        isr = change.now.isr if change.now is not None else new.isr  # as the source lists it
-        if change.leader_changed:
-            event = leader_event(tp, old.leader, new.leader, isr, new.epoch, at, source)
-            self._add_placed(event, channel, ("leader", tp), new.leader)
-        if change.isr_changed:
-            self._add_placed(isr_event(tp, old.isr, isr, new.epoch, at, source), channel, ("isr", tp), new.isr)
-
-    # --- ZooKeeper's pushed events -------------------------------------------------------------------------------
     def observe_zookeeper(self, event: ZkEvent) -> None:
         """One event of ZooKeeperSource.events: exact in time, so it is kept over a poll's later report."""
         with self._lock:
-            channel, source = "zookeeper-watch", "zookeeper"
-            if isinstance(event, BrokerDeregistered):
-                bid = event.broker_id
-                text = f"broker {bid} deregistered: /brokers/ids/{bid} removed (its ZooKeeper session ended)"
-                self._broker_event(event.at, EventKind.BROKER_DEREGISTERED, source, text, bid, channel, "alive", "gone")
-            elif isinstance(event, BrokerRegistered):
-                bid = event.broker.id
-                text = f"broker {bid} registered: /brokers/ids/{bid} created"
-                self._broker_event(event.at, EventKind.BROKER_REGISTERED, source, text, bid, channel, "gone", "alive")
-            elif isinstance(event, ControllerChanged):
-                self._controller_event(event.at, event.previous, event.controller, event.epoch, channel, source)
-            elif isinstance(event, PartitionStateChanged):
-                # No previous state: a topic being created; no state: a topic deleted. Neither is a failover.
-                if event.previous is None or event.state is None:
-                    return
-                tp = TopicPartition(event.topic, event.partition)
-                old, new = event.previous, event.state
-                if event.leader_changed:
-                    pushed = leader_event(tp, old.leader, new.leader, new.isr, new.leader_epoch, event.at, source)
-                    self._add_placed(pushed, channel, ("leader", tp), new.leader)
-                if event.isr_changed:
-                    pushed = isr_event(tp, old.isr, new.isr, new.leader_epoch, event.at, source)
-                    self._add_placed(pushed, channel, ("isr", tp), tuple(sorted(new.isr)))
+            self._cluster.observe_zookeeper(event)
 
     # --- the KRaft quorum ------------------------------------------------------------------------------------------
     def observe_quorum(self, snapshot: QuorumSnapshot) -> None:
@@ -379,35 +224,8 @@ class Timeline:
         on the first event, as one line. A repeat is the same error once librdkafka's changing details are left out
         (see fold_key); `client` names who reported it ("c1"): the clients reporting one error share its line."""
         at = time.time() if at is None else at
-        kind = EventKind.PRODUCER_ERROR if source == "producer" else EventKind.CONSUMER_ERROR
         with self._lock:
-            key = (source, fold_key(text))
-            fold = self._folds.get(key)
-            latest = self._incidents.latest
-            latest_start = latest.started_at if latest is not None else None
-            # Never across an incident's start: the errors after it belong to the incident.
-            if (
-                fold is not None
-                and at - fold.last <= FOLD_CLIENT_ERRORS_S
-                and (latest_start is None or fold.record.event.at >= latest_start)
-            ):
-                if client is not None and client not in fold.clients:
-                    fold.clients.append(client)
-                fold.record.event = replace(
-                    fold.record.event,
-                    count=fold.record.event.count + 1,
-                    text=_client_line(source, fold.clients, fold.text),
-                )
-                fold.last = max(fold.last, at)
-                self._log.changed()
-                return
-            for k in [k for k, f in self._folds.items() if at - f.last > FOLD_CLIENT_ERRORS_S]:
-                del self._folds[k]
-            clients = [client] if client is not None else []
-            event = TimelineEvent(at, kind, source, _client_line(source, clients, text), partition=partition)
-            new = self._add_placed(event, source)
-            if new is not None:
-                self._folds[key] = _Fold(new, at, clients, text)
+            self._clients.record(source, text, at, partition, client)
 
     def observe_consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
         """The consoles' drained batch: failed deliveries, and consumers that report a new problem."""
@@ -418,9 +236,8 @@ class Timeline:
                 self.record_client_error("producer", f"delivery to {d.topic} failed: {d.error}", at, partition=tp)
         for c in activity.consumers:
             with self._lock:
-                previous = self._consumer_errors.get(c.name)
-                self._consumer_errors[c.name] = c.error
-            if c.error is not None and c.error != previous:
+                new_error = self._clients.consumer_error(c.name, c.error)
+            if new_error:
                 self.record_client_error("consumer", f"(group {c.group}): {c.error}", at, client=c.name)
         for change in activity.changes:
             if change.kind == "lost":
@@ -428,18 +245,16 @@ class Timeline:
                 text = f"{change.consumer} (group {change.group}) lost its partitions {parts}"
                 self.record_client_error("consumer", text, change.at)
         with self._lock:
-            names = {c.name for c in activity.consumers}
-            for name in [n for n in self._consumer_errors if n not in names]:
-                del self._consumer_errors[name]  # stopped consumers: no state kept
+            self._clients.keep_consumers({c.name for c in activity.consumers})
 
-    # --- recording, duplicates, incidents -----------------------------------------------------------------------
+    # --- recovery -----------------------------------------------------------------------------------------------
     def _healthy(self, at: float) -> bool | None:
         """Every node up, and every cluster source still polled sees every broker alive and every partition led with
         a full ISR; None when nothing is known."""
         views: list[bool] = []
         if self._nodes is not None and self._nodes.nodes:
             views.append(all(n.state is NodeState.UP for n in self._nodes.nodes))
-        fresh = [ok for taken, ok in self._cluster_health.values() if at - taken <= STALE_SOURCE_S]
+        fresh = [ok for taken, ok in self._cluster.health() if at - taken <= STALE_SOURCE_S]
         views.extend(fresh)
         if self._quorum is not None and at - self._quorum.taken_at <= STALE_SOURCE_S:
             views.append(self._quorum.leader_id >= 0)

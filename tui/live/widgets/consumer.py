@@ -1,8 +1,10 @@
 """The consumer console: consumers started in one group (they share partitions) or each in its own (each gets
 everything), as the labs' kafka-console-consumer tabs.
 
-Starts and stops run in thread workers; what the consumers received arrives batched (ClientsDrained), and at most a
-bounded sample of it is written per batch, so 20,000 messages a second never flood the event loop.
+Starts and stops are asked of the Consoles port through `ask` (widgets/pane.py), each one carried out; what the
+consumers received arrives with the LiveView, one drain at a time (`view.consoles`, taken once each, on screen or
+not), and at most a bounded sample of it is written per drain, so 20,000 messages a second never flood the event
+loop.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, DataTable, Input, Static
@@ -20,20 +22,20 @@ from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, no_topic_text
-from kafkatop.tui.live.widgets.fields import error_text as _error_text
-from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
 
 
-class ConsumerPanel(LivePane, Vertical):
+class ConsumerPanel(Asking, LivePane, Vertical):
     """Start consumers in one group (they share partitions) or each in its own (each gets everything)."""
 
-    def __init__(self, hub: Consoles | None) -> None:
+    def __init__(self, consoles: Consoles | None) -> None:
         super().__init__()
-        self.hub = hub
+        self.consoles = consoles
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, tuple[object, ...]] | None = None
+        self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options", id="consume-what"):
@@ -46,6 +48,11 @@ class ConsumerPanel(LivePane, Vertical):
         yield Static("", id="consume-status", classes="status")
         yield KeyedTable(id="consumers")
         yield MessageLog(max_lines=LOG_LINES, wrap=True, id="received")  # a long message wraps, never cut
+
+    def take(self, view: LiveView) -> None:
+        if view.consoles is not None and view.consoles is not self._taken:
+            self._taken = view.consoles
+            self.show_drained(view.consoles)
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:
@@ -69,38 +76,28 @@ class ConsumerPanel(LivePane, Vertical):
         if missing:
             self._show_status(no_topic_text(missing[0]))
             return
-        if self.hub is None:
+        consoles = self.consoles
+        if consoles is None:
             self._show_status("no cluster to consume from")
             return
         group = self.query_one("#consume-group", Input).value.strip() or None
+        from_beginning = self.query_one("#from-beginning", Checkbox).value
+        joined = f"group '{group}'" if group else "a group of its own"
         self._show_status(None)
-        self._start_worker(self.hub, topics, group, self.query_one("#from-beginning", Checkbox).value)
-
-    @work(thread=True, group="consume", exit_on_error=False)
-    def _start_worker(self, hub: Consoles, topics: list[str], group: str | None, from_beginning: bool) -> None:
-        try:
-            name = hub.start_consumer(topics, group, from_beginning)
-        except Exception as e:  # noqa: BLE001
-            self.app.call_from_thread(self._show_status, _error_text(e))
-        else:
-            joined = f"group '{group}'" if group else "a group of its own"
-            self.app.call_from_thread(self._show_status, f"{name} started on {', '.join(topics)}, in {joined}", False)
+        # Not exclusive: every start asked for is a consumer started, and said so.
+        ask(self, "consume", lambda _: consoles.start_consumer(topics, group, from_beginning),
+            lambda name: self._show_status(f"{name} started on {', '.join(topics)}, in {joined}", False),
+            self._show_status, exclusive=False)  # fmt: skip
 
     @on(Button.Pressed, "#stop-consumer")
     def _stop(self) -> None:
         table = self.query_one("#consumers", DataTable)
-        if not table.row_count or self.hub is None:
+        consoles = self.consoles
+        if not table.row_count or consoles is None:
             self._show_status("no consumer to stop")
             return
         name = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        self._stop_worker(self.hub, name)
-
-    @work(thread=True, group="consume", exit_on_error=False)
-    def _stop_worker(self, hub: Consoles, name: str) -> None:
-        try:
-            hub.stop_consumer(name)
-        except Exception as e:  # noqa: BLE001
-            self.app.call_from_thread(self._show_status, _error_text(e))
+        ask(self, "consume", lambda _: consoles.stop_consumer(name), lambda _: None, self._show_status, exclusive=False)
 
     def show_drained(self, drained: ConsoleActivity) -> None:
         log = self.query_one("#received", MessageLog)

@@ -1,9 +1,8 @@
 """What the console panels (producer.py, consumer.py, groups.py) share: their logs' bounds and how a failure or a
-field's value is put to the user."""
+field's value is put to the user (a failure: `failure_text` in pane.py)."""
 
 from __future__ import annotations
 
-from kafkatop.backends.model.consoles import NoSuchTopic
 from kafkatop.backends.model.errors import KafkatopError
 
 LINES_PER_BATCH = 60  # messages written per drain; the rest are counted, not drawn
@@ -13,12 +12,6 @@ LOG_LINES = 300  # scrollback per console; each line holds render caches the gar
 def no_topic_text(topic: str) -> str:
     """A topic the cluster does not have, and the key that creates one (the app's `c`)."""
     return f"no topic '{topic}': press c to create it"
-
-
-def error_text(e: BaseException) -> str:
-    if isinstance(e, NoSuchTopic):
-        return no_topic_text(e.topic)
-    return str(e) if isinstance(e, KafkatopError) else f"{type(e).__name__}: {e}"
 
 
 def choice(value: object, allowed: tuple[str, ...], what: str) -> str:

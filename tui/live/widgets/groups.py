@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import get_args
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
@@ -21,9 +21,8 @@ from kafkatop.tui.format import sparkline
 from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen, reset_summary
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import choice as _choice
-from kafkatop.tui.live.widgets.fields import error_text as _error_text
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
-from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 
 GROUP_COLUMNS = ("group", "state", "protocol", "members", "lag", "lag history")
 OFFSET_COLUMNS = ("partition", "member", "host", "committed", "end", "lag")
@@ -38,12 +37,12 @@ RESET_CHOICES: dict[str, tuple[str, str]] = {
 }
 
 
-class GroupsPanel(LivePane, Vertical):
+class GroupsPanel(Asking, LivePane, Vertical):
     """Consumer groups as the cluster reports them: state, members and their assignment, committed offsets, lag."""
 
-    def __init__(self, hub: Consoles | None) -> None:
+    def __init__(self, consoles: Consoles | None) -> None:
         super().__init__()
-        self.hub = hub
+        self.consoles = consoles
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
         self._offset_rows: dict[str, LineCells] | None = None
@@ -134,8 +133,8 @@ class GroupsPanel(LivePane, Vertical):
     @on(Button.Pressed, "#reset-offsets")
     def _reset(self) -> None:
         """Plan the reset (nothing changes yet); the preview asks to confirm it."""
-        gid = self.selected_group
-        if gid is None or self.hub is None:
+        gid, consoles = self.selected_group, self.consoles
+        if gid is None or consoles is None:
             self._show_status("highlight a group first")
             return
         try:
@@ -150,16 +149,9 @@ class GroupsPanel(LivePane, Vertical):
             self._show_status(f"group {gid!r} has no committed offsets to reset")
             return
         self._show_status(f"reading the offsets of group '{gid}'…", error=False)
-        self._plan_worker(self.hub, gid, topics, to, value)  # one of ResetTarget
-
-    @work(thread=True, group="reset", exit_on_error=False)
-    def _plan_worker(self, hub: Consoles, group: str, topics: list[str], to: ResetTarget, value: int | None) -> None:
-        try:
-            plan = hub.plan_reset(group, topics, to, value)
-        except Exception as e:  # noqa: BLE001
-            self.app.call_from_thread(self._show_status, _error_text(e))
-        else:
-            self.app.call_from_thread(self._preview, plan)
+        target: ResetTarget = to  # type: ignore[assignment]  # one of ResetTarget, checked above
+        # Exclusive: a preview asked for again replaces the one before it.
+        ask(self, "reset", lambda _: consoles.plan_reset(gid, topics, target, value), self._preview, self._show_status)
 
     def _preview(self, plan: ResetPlan) -> None:
         self._show_status(None)
@@ -169,15 +161,10 @@ class GroupsPanel(LivePane, Vertical):
         if not confirmed:
             self._show_status(f"reset of group '{plan.group}' cancelled: nothing changed", error=False)
             return
-        assert self.hub is not None  # a plan came from it
+        consoles = self.consoles
+        assert consoles is not None  # a plan came from it
         self._show_status(f"resetting the offsets of group '{plan.group}'…", error=False)
-        self._execute_worker(self.hub, plan)
-
-    @work(thread=True, group="reset", exit_on_error=False)
-    def _execute_worker(self, hub: Consoles, plan: ResetPlan) -> None:
-        try:
-            done = hub.execute_reset(plan)
-        except Exception as e:  # noqa: BLE001
-            self.app.call_from_thread(self._show_status, _error_text(e))
-        else:
-            self.app.call_from_thread(self._show_status, f"done: {reset_summary(done, done=True)}", False)
+        # Not exclusive: a confirmed reset is carried out and its outcome shown, whatever is asked after it.
+        ask(self, "reset", lambda _: consoles.execute_reset(plan),
+            lambda done: self._show_status(f"done: {reset_summary(done, done=True)}", False), self._show_status,
+            exclusive=False)  # fmt: skip

@@ -2,12 +2,14 @@
 each record's key, value (JSON pretty-printed and highlighted, text, or a hex dump), headers, timestamp, offset,
 leader epoch and size; and a search over a bounded range, with progress and cancel. It joins no group.
 
-Pages and searches run in thread workers through the MessageBrowser port; a search reports about ten times a
-second and keeps the first matches, so the event loop only ever draws a page and a counter.
+Pages and searches are asked of the MessageBrowser port through `ask` (widgets/pane.py): a page supersedes the one
+asked before it; a search reports its progress about ten times a second and keeps the first matches, so the event
+loop only ever draws a page and a counter.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -15,7 +17,7 @@ from datetime import datetime
 from rich.console import Group, RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -41,8 +43,7 @@ from kafkatop.backends.model.messages import (
 from kafkatop.backends.ports import MessageBrowser
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.fields import error_text
-from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.tables import KeyedTable
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
@@ -94,7 +95,7 @@ def record_detail(r: BrowsedRecord, now: float) -> RenderableType:
     return Group(*parts)
 
 
-class MessagesPanel(LivePane, Vertical):
+class MessagesPanel(Asking, LivePane, Vertical):
     """Browse a partition page by page, look at one record in full, search a range."""
 
     BINDINGS = [
@@ -115,6 +116,7 @@ class MessagesPanel(LivePane, Vertical):
         self.results: SearchProgress | None = None  # shown in the table instead of the page, once done
         self._records: dict[str, BrowsedRecord] = {}
         self._search: Worker[None] | None = None
+        self._stop_search = threading.Event()  # the running search's Stop: it ends with what it found so far
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="browse-what"):
@@ -222,19 +224,13 @@ class MessagesPanel(LivePane, Vertical):
         self._go()
 
     def _read(self, call: Callable[[MessageBrowser], Page]) -> None:
-        if self.browser is None:
+        browser = self.browser
+        if browser is None:
             return
         self._status(Text("reading…", style="dim"))
-        self._read_worker(self.browser, call)
-
-    @work(thread=True, group="browse", exclusive=True, exit_on_error=False)
-    def _read_worker(self, browser: MessageBrowser, call: Callable[[MessageBrowser], Page]) -> None:
-        try:
-            page = call(browser)
-        except Exception as e:  # noqa: BLE001 - shown, never raised: the app outlives any broker
-            self.app.call_from_thread(self._status, error_text(e), True)
-        else:
-            self.app.call_from_thread(self.show_page, page)
+        # Exclusive: a page asked for later replaces this one, even if this one answers last.
+        ask(self, "browse", lambda _: call(browser), self.show_page,
+            lambda reason: self._status(reason, error=True))  # fmt: skip
 
     # --- drawing -----------------------------------------------------------------------------------------------
     def show_page(self, page: Page) -> None:
@@ -305,12 +301,12 @@ class MessagesPanel(LivePane, Vertical):
     @on(Button.Pressed, "#search-run")
     def _search_or_stop(self) -> None:
         if self.searching:
-            assert self._search is not None
-            self._search.cancel()
+            self._stop_search.set()  # not the worker cancelled: the search's last report, "cancelled", is shown
             return
         where = self._where()
         text = self.query_one("#search-text", Input).value
-        if where is None or self.browser is None:
+        browser = self.browser
+        if where is None or browser is None:
             return
         if not text:
             self._status("search: type a text (or a regular expression, with regex ticked), then Enter", error=True)
@@ -332,16 +328,15 @@ class MessagesPanel(LivePane, Vertical):
         )  # fmt: skip
         self.query_one("#search-run", Button).label = "Stop"
         self._status(Text(f"searching {topic} for {text!r}…", style="dim"))
-        self._search = self._search_worker(self.browser, request)
+        stop = self._stop_search = threading.Event()
 
-    @work(thread=True, group="search", exclusive=True, exit_on_error=False)
-    def _search_worker(self, browser: MessageBrowser, request: SearchRequest) -> None:
-        worker = get_current_worker()
-        try:
-            browser.search(request, lambda p: self.app.call_from_thread(self.show_search, request, p),
-                           lambda: worker.is_cancelled)  # fmt: skip
-        except Exception as e:  # noqa: BLE001 - shown, never raised
-            self.app.call_from_thread(self._search_failed, error_text(e))
+        def search(tell: Callable[[SearchProgress], None]) -> SearchProgress:
+            worker = get_current_worker()  # cancelled when the panel goes away
+            return browser.search(request, tell, lambda: stop.is_set() or worker.is_cancelled)
+
+        # The search tells its last progress too (done, cancelled or failed): its answer adds nothing.
+        self._search = ask(self, "search", search, lambda _: None, self._search_failed,
+                           progress=lambda p: self.show_search(request, p))  # fmt: skip
 
     def _search_failed(self, message: str) -> None:
         self.query_one("#search-run", Button).label = "Search"

@@ -2,8 +2,10 @@
 kafka-console-producer, with its options.
 
 A send is checked here first (the topic among the cluster's, the partition in range, every line's key), so a refusal
-leaves what was typed in place with the reason beside it. Sends go out through one worker at a time, in the order they
-were asked for; delivery reports arrive batched (ClientsDrained) and at most a bounded sample of them is written.
+leaves what was typed in place with the reason beside it. Sends are asked of the Consoles port through `ask`
+(widgets/pane.py) one at a time, in the order they were asked for; delivery reports arrive with the LiveView, one
+drain at a time (`view.consoles`, taken once each, on screen or not), and at most a bounded sample of them is
+written.
 """
 
 from __future__ import annotations
@@ -14,19 +16,27 @@ from dataclasses import dataclass
 from typing import get_args
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, RichLog, Select, Static
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.backends.model.consoles import Acks, Compression, Delivery, ProducerSettings, check_partition, split_key
+from kafkatop.backends.model.consoles import (
+    Acks,
+    Compression,
+    ConsoleActivity,
+    Delivery,
+    ProducerSettings,
+    check_partition,
+    split_key,
+)
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice, error_text, no_topic_text
-from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice, no_topic_text
+from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
 MAX_TEST_MESSAGES = 100_000  # one click; more would hold the producer for minutes
@@ -60,15 +70,16 @@ class _Outgoing:
     typed: str | None  # the line to put back in the field if Kafka refuses it
 
 
-class ProducerPanel(LivePane, Vertical):
+class ProducerPanel(Asking, LivePane, Vertical):
     """Type a line, Enter sends it — as kafka-console-producer, with its options."""
 
-    def __init__(self, hub: Consoles | None) -> None:
+    def __init__(self, consoles: Consoles | None) -> None:
         super().__init__()
-        self.hub = hub
+        self.consoles = consoles
         self.snapshot: ClusterSnapshot | None = None
         self._outbox: deque[_Outgoing] = deque()
-        self._sending = False  # a send worker is running (only touched on the UI thread)
+        self._sending = False  # a send is asked and not answered yet (only touched on the UI thread)
+        self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options", id="produce-target"):
@@ -94,6 +105,11 @@ class ProducerPanel(LivePane, Vertical):
             yield Button("send m1…mN", id="send-test")
         yield Static("", id="produce-status", classes="status")
         yield RichLog(max_lines=LOG_LINES, wrap=True, id="deliveries")  # a long message wraps, never cut
+
+    def take(self, view: LiveView) -> None:
+        if view.consoles is not None and view.consoles is not self._taken:
+            self._taken = view.consoles
+            self.show_deliveries(view.consoles.deliveries)
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None and view.cluster is not self.snapshot:
@@ -137,7 +153,7 @@ class ProducerPanel(LivePane, Vertical):
         line = event.value
         if not line.strip():
             return
-        if self._send(lambda hub, topic: hub.send(topic, line), [line], None, typed=line):
+        if self._send(lambda consoles, topic: consoles.send(topic, line), [line], None, typed=line):
             event.input.value = ""  # refused here, the line stays, to be sent once the field in error is fixed
 
     @on(LineInput.LinesPasted)
@@ -147,7 +163,7 @@ class ProducerPanel(LivePane, Vertical):
             return
         count = f"{len(lines)} pasted line{'s' if len(lines) != 1 else ''}"
         # Refused, the lines are not put in the one-line field: the clipboard still holds them.
-        if self._send(lambda hub, topic: hub.send_many(topic, lines), lines, f"{count} sent to {{topic}}",
+        if self._send(lambda consoles, topic: consoles.send_many(topic, lines), lines, f"{count} sent to {{topic}}",
                       refused=f" ({count} not sent: paste them again)"):  # fmt: skip
             self.query_one("#produce-line", Input).value = ""
 
@@ -160,7 +176,9 @@ class ProducerPanel(LivePane, Vertical):
             return
         count = int(count_text)
         self._send(
-            lambda hub, topic: hub.send_test_messages(topic, count), [], f"{count} test messages sent to {{topic}}"
+            lambda consoles, topic: consoles.send_test_messages(topic, count),
+            [],
+            f"{count} test messages sent to {{topic}}",
         )
 
     def _send(
@@ -168,7 +186,7 @@ class ProducerPanel(LivePane, Vertical):
     ) -> bool:
         """Queue a send; False, and the reason shown (with `refused` after it), when the fields or a line are wrong.
         `done` is the summary once sent ({topic} in it replaced); `typed` goes back in the field if Kafka refuses."""
-        if self.hub is None:
+        if self.consoles is None:
             self._show_status("no cluster to produce to")
             return False
         try:
@@ -181,39 +199,38 @@ class ProducerPanel(LivePane, Vertical):
             return False
         self._show_status(None)
         self._outbox.append(_Outgoing(topic, settings, call, done and done.format(topic=topic), typed))
-        if not self._sending:
-            self._sending = True
-            self._send_worker()
+        self._send_next()
         return True
 
-    @work(thread=True, group="produce", exit_on_error=False)
-    def _send_worker(self) -> None:
-        """Sends what is queued, oldest first, until nothing is: one worker at a time keeps the order."""
-        hub = self.hub
-        assert hub is not None  # checked by _send
-        while self._outbox:
-            outgoing = self._outbox.popleft()
-            try:
-                hub.configure_producer(outgoing.settings)
-                outgoing.call(hub, outgoing.topic)
-            except Exception as e:  # noqa: BLE001 - shown where the user typed
-                self.app.call_from_thread(self._refused, outgoing, e)
-            else:
-                if outgoing.done is not None:
-                    self.app.call_from_thread(self._show_status, outgoing.done, False)
-        self.app.call_from_thread(self._outbox_empty)
+    def _send_next(self) -> None:
+        """Asks for the oldest queued send once the one before it is answered: one at a time keeps the order."""
+        consoles = self.consoles
+        if self._sending or not self._outbox or consoles is None:
+            return
+        outgoing = self._outbox.popleft()
+        self._sending = True
 
-    def _outbox_empty(self) -> None:
+        def send(_: Callable[[object], None]) -> None:
+            consoles.configure_producer(outgoing.settings)
+            outgoing.call(consoles, outgoing.topic)
+
+        # Not exclusive: every line asked for is sent, or its refusal shown.
+        ask(self, "produce", send, lambda _: self._sent(outgoing), lambda reason: self._refused(outgoing, reason),
+            exclusive=False)  # fmt: skip
+
+    def _sent(self, outgoing: _Outgoing) -> None:
         self._sending = False
-        if self._outbox:  # queued after the worker's last look
-            self._sending = True
-            self._send_worker()
+        if outgoing.done is not None:
+            self._show_status(outgoing.done, False)
+        self._send_next()
 
-    def _refused(self, outgoing: _Outgoing, error: BaseException) -> None:
-        self._show_status(error_text(error))
+    def _refused(self, outgoing: _Outgoing, reason: str) -> None:
+        self._sending = False
+        self._show_status(reason)
         line = self.query_one("#produce-line", Input)
         if outgoing.typed is not None and not line.value:
             line.value = outgoing.typed  # Kafka refused it: back in the field, to send again once fixed
+        self._send_next()
 
     def show_deliveries(self, deliveries: Sequence[Delivery]) -> None:
         if not deliveries:

@@ -2,8 +2,9 @@
 each count against high − low watermark; a live mode keeps a streaming query's counts on screen.
 
 Spark runs in the Spark service process (kafkatop.spark.service), reached through `counter` (the SparkCounts port);
-its blocking calls run in thread workers and come back as messages. What Spark is doing (starting, ready, counting…)
-is pushed by the port as a SparkStatus and drawn by the state line.
+its blocking calls are asked through `ask` (widgets/pane.py). What the port pushes from its own threads comes back as
+messages: what Spark is doing (starting, ready, counting…) as a SparkStatus, drawn by the state line; a live count's
+batches (SparkCounted) and its end (SparkFailed).
 """
 
 from __future__ import annotations
@@ -13,18 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Checkbox, DataTable, ProgressBar, Select, Static
 
-from kafkatop.backends.model.spark import SparkJobError, SparkServiceError, SparkStatus, TopicCounts, watermark_check
+from kafkatop.backends.model.spark import SparkServiceError, SparkStatus, TopicCounts, watermark_check
 from kafkatop.backends.ports import SparkCounts
 from kafkatop.tui.format import data_size
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.pane import LivePane
+from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.spark_status import SparkStatusLine
 
 BAR_WIDTH = 24
@@ -36,6 +37,8 @@ WIDE_ONLY = ("first", "last")
 
 @dataclass
 class SparkCounted(Message):
+    """A live count's batch, pushed by the port."""
+
     counts: TopicCounts
 
 
@@ -49,12 +52,9 @@ class SparkStatusChanged(Message):
 
 @dataclass
 class SparkFailed(Message):
+    """A live count ended with an error, pushed by the port."""
+
     reason: str
-
-
-@dataclass
-class SparkStreamStarted(Message):
-    stream_id: str
 
 
 def bar(value: int, largest: int, width: int = BAR_WIDTH) -> Text:
@@ -72,11 +72,7 @@ def bar_width(width: int) -> int:
     return BAR_WIDTH if width >= NARROW else max(6, min(BAR_WIDTH, width - 72))
 
 
-def _error_text(e: BaseException) -> str:
-    return str(e) if isinstance(e, SparkJobError | SparkServiceError) else f"{type(e).__name__}: {e}"
-
-
-class SparkPanel(LivePane, Vertical):
+class SparkPanel(Asking, LivePane, Vertical):
     BINDINGS = [Binding("g", "count", "Count"), Binding("l", "live", "Live counts")]
 
     def __init__(self, counter: SparkCounts | None, clock: Callable[[], float] | None = None) -> None:
@@ -91,6 +87,7 @@ class SparkPanel(LivePane, Vertical):
         self._columns: tuple[str, ...] = ()
         self._bar_width = BAR_WIDTH
         self._warmed = False
+        self._streams_asked = 0  # live counts asked to start: only the last one asked is kept
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options"):
@@ -213,39 +210,47 @@ class SparkPanel(LivePane, Vertical):
             stream, self.stream_id = self.stream_id, None
             self._stop(self.counter, stream)
 
-    # --- workers: every Spark call blocks ----------------------------------------------------------------------
-    @work(thread=True, group="spark-service", exclusive=True, exit_on_error=False)
+    # --- asked of the port: every Spark call blocks -----------------------------------------------------------
     def _warm_up(self, counter: SparkCounts) -> None:
-        try:
-            counter.warm_up()
-        except SparkServiceError:
-            pass  # the pushed status says "failed" and why
+        def warm_up(_: Callable[[object], None]) -> None:
+            try:
+                counter.warm_up()
+            except SparkServiceError:
+                pass  # the pushed status says "failed" and why
 
-    @work(thread=True, group="spark-count", exit_on_error=False)
+        ask(self, "spark-service", warm_up, lambda _: None, self._failed)
+
     def _count(self, counter: SparkCounts, topic: str) -> None:
-        try:
-            counts = counter.counts(topic)
-        except SparkServiceError:
-            pass  # the service failed: the pushed status says why
-        except Exception as e:  # noqa: BLE001 — a failed count is a message, never a crash
-            self.post_message(SparkFailed(f"count of {topic} failed: {_error_text(e)}"))
-        else:
-            self.post_message(SparkCounted(counts))
+        def count(_: Callable[[object], None]) -> TopicCounts | None:
+            try:
+                return counter.counts(topic)
+            except SparkServiceError:
+                return None  # the service failed: the pushed status says why
 
-    @work(thread=True, group="spark-stream", exit_on_error=False)
+        # Not exclusive: a count asked for is shown (the panel asks for one at a time).
+        ask(self, "spark-count", count, self._counted,
+            lambda reason: self._failed(f"count of {topic} failed: {reason}"), exclusive=False)  # fmt: skip
+
     def _stream(self, counter: SparkCounts, topic: str) -> None:
         def ended(error: str | None) -> None:
             if error is not None:
                 self.post_message(SparkFailed(f"live counts stopped: {error}"))
 
-        try:
-            stream_id = counter.start_stream(topic, self._counted_from_thread, ended)
-        except SparkServiceError:
-            return  # the pushed status says why
-        except Exception as e:  # noqa: BLE001 — shown in the panel
-            self.post_message(SparkFailed(f"live counts of {topic} failed: {_error_text(e)}"))
-            return
-        self.post_message(SparkStreamStarted(stream_id))
+        def start(_: Callable[[object], None]) -> str | None:
+            try:
+                return counter.start_stream(topic, self._counted_from_thread, ended)
+            except SparkServiceError:
+                return None  # the pushed status says why
+
+        self._streams_asked += 1
+        asked = self._streams_asked
+        # Not exclusive: a live count started must be answered, to be kept or stopped (never left running).
+        ask(self, "spark-stream", start, lambda stream_id: self._stream_started(asked, stream_id),
+            lambda reason: self._failed(f"live counts of {topic} failed: {reason}"), exclusive=False)  # fmt: skip
+
+    def _stop(self, counter: SparkCounts, stream_id: str) -> None:
+        # Not exclusive: every live count asked to stop is stopped. The service may be gone already: said, no more.
+        ask(self, "spark-stop", lambda _: counter.stop(stream_id), lambda _: None, self._failed, exclusive=False)
 
     def _status_from_thread(self, status: SparkStatus) -> None:
         self.post_message(SparkStatusChanged(status))
@@ -253,24 +258,26 @@ class SparkPanel(LivePane, Vertical):
     def _counted_from_thread(self, counts: TopicCounts) -> None:
         self.post_message(SparkCounted(counts))
 
-    @work(thread=True, group="spark-stop", exit_on_error=False)
-    def _stop(self, counter: SparkCounts, stream_id: str) -> None:
-        try:
-            counter.stop(stream_id)
-        except Exception as e:  # noqa: BLE001 — the service may be gone already
-            self.post_message(SparkFailed(_error_text(e)))
-
     # --- rendering -------------------------------------------------------------------------------------------
     def _notice(self, text: str | None, error: bool = False) -> None:
         notice = None if text is None else Text(text, style="bold red" if error else "yellow")
         self.query_one("#spark-state", SparkStatusLine).show(notice=notice)
 
-    @on(SparkStreamStarted)
-    def _on_stream_started(self, message: SparkStreamStarted) -> None:
-        if self.query_one("#spark-live", Checkbox).value:
-            self.stream_id = message.stream_id
+    def _stream_started(self, asked: int, stream_id: str | None) -> None:
+        if stream_id is None:
+            return
+        if self.query_one("#spark-live", Checkbox).value and asked == self._streams_asked:
+            self.stream_id = stream_id
         elif self.counter is not None:
-            self._stop(self.counter, message.stream_id)  # live was switched off while the stream was starting
+            # Live was switched off while the stream was starting, or on again: a later one is asked for.
+            self._stop(self.counter, stream_id)
+
+    def _counted(self, counts: TopicCounts | None) -> None:
+        if counts is not None:
+            self.show_counts(counts)
+
+    def _failed(self, reason: str) -> None:
+        self._notice(reason, error=True)
 
     @on(SparkStatusChanged)
     def _on_status(self, message: SparkStatusChanged) -> None:
@@ -285,7 +292,7 @@ class SparkPanel(LivePane, Vertical):
 
     @on(SparkFailed)
     def _on_failed(self, message: SparkFailed) -> None:
-        self._notice(message.reason, error=True)
+        self._failed(message.reason)
 
     @on(SparkCounted)
     def _on_counted(self, message: SparkCounted) -> None:

@@ -1,0 +1,16 @@
+"""The parts of bench/scale.py: the two trees measured (trees), the cluster and its load (cluster), the
+measurements made in child processes (children) and the parent's figures and RESULT lines (figures).
+
+Only the standard library is imported at the top of these modules: a child process of the "today" tree must import
+`kafkatop` from that tree, and its memory is measured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "bench" / "scale.py"  # run again in every child process, with --child or --mock-host
+BASELINE = "b66f29f"  # main before issue 16
+TOPICS, PARTITIONS, GROUPS, LIVE_GROUPS = 100, 100, 1_000, 10
+POLL_TARGET_S, MEMORY_TARGET_MB, FRAME_TARGET_MS, LAG_TARGET_MS = 1.0, 300.0, 50.0, 100.0

@@ -1,0 +1,79 @@
+"""The action registry (tui/live/keymap.py) is the one place a key is written: README's table, the main screen's
+bindings and the panes' keys must all agree with it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kafkatop.tui.live import keymap
+from kafkatop.tui.live.main_screen import MainScreen
+from kafkatop.tui.live.widgets.line_table import LineTable
+from kafkatop.tui.live.widgets.messages import MessagesPanel
+from kafkatop.tui.live.widgets.spark import SparkPanel
+from kafkatop.tui.live.widgets.tables import KeyedTable
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_readmes_key_table_is_the_registrys() -> None:
+    text = README.read_text()
+    found = re.search(r"<!-- keys:[^\n]*-->\n(.*?)\n<!-- /keys -->", text, re.S)
+    assert found is not None, "README.md lost its <!-- keys: … --> … <!-- /keys --> block"
+    assert found.group(1) == keymap.readme_table(), (
+        "README's key table differs from tui/live/keymap.py: paste the output of "
+        "`python -c 'from kafkatop.tui.live.keymap import readme_table; print(readme_table())'`"
+    )
+
+
+def test_every_screen_action_has_its_method_and_no_key_is_bound_twice() -> None:
+    seen: dict[str, str] = {}
+    for a in keymap.SCREEN_ACTIONS:
+        name = a.action.split("(")[0]
+        target = name.removeprefix("app.")
+        owner = "app" if name.startswith("app.") else MainScreen
+        assert owner == "app" or hasattr(MainScreen, f"action_{target}"), f"{a.id}: MainScreen has no action_{target}"
+        for key in a.keys:
+            assert key not in seen, f"{key} is bound to both {seen[key]} and {a.id}"
+            seen[key] = a.id
+    assert [b.key for b in MainScreen.BINDINGS] == [k for a in keymap.SCREEN_ACTIONS for k in a.keys]
+
+
+@pytest.mark.parametrize(
+    ("scope", "widgets"), [("messages", [MessagesPanel]), ("spark", [SparkPanel]), ("tables", [LineTable, KeyedTable])]
+)
+def test_a_panes_keys_in_the_registry_are_the_keys_it_binds(scope: str, widgets: list[type]) -> None:
+    bound = {k for w in widgets for cls in w.__mro__ for b in getattr(cls, "BINDINGS", []) for k in b.key.split(",")}
+    for a in keymap.ACTIONS:
+        if a.scope == scope:
+            missing = [k for k in a.keys if k not in bound]
+            assert not missing, f"{a.id}: {missing} bound by none of {[w.__name__ for w in widgets]}"
+
+
+def test_what_writes_to_the_cluster_is_said() -> None:
+    """The read-only mode refuses exactly these: every action that signals a process or changes Kafka's state."""
+    writes = {a.id for a in keymap.ACTIONS if a.writes}
+    assert {"kill", "stop", "start", "restart", "create-topic", "delete-topic", "elect-unclean", "reassign",
+            "delete-group", "delete-offsets", "add-partitions", "durability"} <= writes  # fmt: skip
+    assert not writes & {"help", "filter", "browse", "topic-rows", "refresh", "order", "search"}
+
+
+def test_a_binding_that_names_the_screen_or_the_app_reaches_an_action() -> None:
+    """A pane's key that acts beyond the pane (Enter in Partitions browses) names an action that exists."""
+    import importlib
+    import pkgutil
+
+    import kafkatop.tui.live.widgets as widgets
+    from kafkatop.tui.live.app import KafkatopApp
+
+    for info in pkgutil.iter_modules(widgets.__path__):
+        module = importlib.import_module(f"{widgets.__name__}.{info.name}")
+        for cls in vars(module).values():
+            for b in getattr(cls, "BINDINGS", []) if isinstance(cls, type) else []:
+                namespace, _, name = b.action.partition(".")
+                owner = {"screen": MainScreen, "app": KafkatopApp}.get(namespace)
+                if owner is not None:
+                    target = name.split("(")[0]
+                    assert hasattr(owner, f"action_{target}"), f"{cls.__name__}: {b.key} → {b.action}: no such action"

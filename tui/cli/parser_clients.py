@@ -1,0 +1,97 @@
+"""The client commands' options: groups (consumer groups), consume (a topic's records) and counts (a topic counted
+by Spark) — standard library only, so `kafkatop --help` answers at once."""
+
+from __future__ import annotations
+
+from kafkatop.tui.cli.options import Parser
+from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.values import COUNT, offset, spark_master, text, whole
+
+GROUPS: dict[str, str] = {
+    "help": "list, describe and delete consumer groups (as kafka-consumer-groups.sh)",
+    "description": "Lists the consumer groups (--list, or no --group), describes them in kafka-consumer-groups.sh "
+    "--describe's layouts (committed offsets, log end and lag per partition by default; --members; --state), or "
+    "deletes them (--delete: Kafka refuses a group that has members, and says so).",
+    "epilog": "Exit codes: 0 done; 1 Kafka could not be asked, or refused a deletion (its error name and message are "
+    "shown); 2 bad input (an unknown group).",
+}
+
+
+def add_groups(g: Parser) -> None:
+    lab_options(g, spec_file=False)
+    client_options(g)
+    g.option("--group", action="append", metavar="GROUP", type=text("a group id"), help="a group; repeatable",
+             shown="all, with --all-groups")  # fmt: skip
+    g.option("--all-groups", action="store_true", help="every group")
+    g.option("--list", action="store_true", help="the groups' names")
+    g.option("--describe", action="store_true", help="describe them (the default with --group)")
+    g.option("--offsets", action="store_true", help="committed offsets, log end and lag per partition (the default)")
+    g.option("--members", action="store_true", help="the members and how many partitions each has")
+    g.option("--state", action="store_true", help="coordinator, assignment strategy, state, members")
+    g.option("--delete", action="store_true", help="delete the --group(s): refused by Kafka while one has members")
+    g.option("--delete-offsets", action="store_true",
+             help="delete the --group's committed offsets of --topic: refused while the group consumes it")  # fmt: skip
+    g.option("--topic", action="append", metavar="TOPIC[:P,P…]", type=text("a topic, or TOPIC:PARTITIONS"),
+             help="with --delete-offsets: a topic (all its partitions) or some of its partitions; repeatable",
+             shown="none")  # fmt: skip
+    timeout_option(g, 15.0, "to read or delete the groups")
+
+
+CONSUME: dict[str, str] = {
+    "help": "print a topic's records from an offset, a time or the beginning to the end, then exit (as kcat -C -e)",
+    "description": "Reads each partition of --topic (or one, --partition) from the start you give — an offset "
+    "(negative: that many before the end, as kcat -o -N), the first record at or after a time, or the beginning "
+    "(the default) — to its end as it was when reached, then exits. It joins no consumer group: no offsets are "
+    "committed, no group sees it. Values print one per line as kafka-console-consumer.sh prints them (null for "
+    "none); --format takes kcat's tokens; --json prints kcat -J's fields. Records of one partition come in "
+    "order; partitions interleave.",
+    "epilog": "Format tokens: %t topic, %p partition, %o offset, %k key, %v or %s value, %K key length, %S value "
+    "length, %T timestamp (ms), %h headers, %e leader epoch, %% a %; \\n \\t escapes. A newline ends each record "
+    "unless the format ends with one. Exit codes: 0 done (the count on stderr); 1 Kafka could not be read; 2 bad "
+    "input (an unknown topic or partition, a bad offset, time or format).",
+}
+
+
+def add_consume(c: Parser) -> None:
+    lab_options(c, spec_file=False)
+    client_options(c)
+    c.option("--topic", required=True, metavar="TOPIC", type=text("a topic name"), help="the topic to read")
+    c.option("--partition", type=whole(0, what="a partition number"), metavar="P", help="one partition",
+             shown="all")  # fmt: skip
+    c.option("--offset", type=offset, metavar="N",
+             help="start at offset N of each partition; -N: N records before its end",
+             shown="the beginning")  # fmt: skip
+    c.option("--timestamp", metavar="TIME", type=text("a time"),
+             help="start at each partition's first record at or after TIME: ISO 8601 (local time unless a zone is "
+             "given), HH:MM today, an age (15m ago) or ms since the epoch", shown="the beginning")  # fmt: skip
+    c.option("--from-beginning", action="store_true", help="start at the beginning, as kafka-console-consumer.sh",
+             shown="on, without --offset or --timestamp")  # fmt: skip
+    c.option("--max-messages", type=COUNT, metavar="N", help="stop after N records", shown="all to the end")
+    c.option("--format", metavar="FMT", type=str, help="kcat-style output format, e.g. '%%p %%o %%k %%v'",
+             shown="the value")  # fmt: skip
+    json_option(c, "one JSON object per record (kcat -J's fields)")
+    c.option("--isolation-level", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
+             help="read_committed skips aborted transactions' records and stops at the last stable offset",
+             shown="read_uncommitted")  # fmt: skip
+    timeout_option(c, 10.0, "with nothing read")
+
+
+COUNTS: dict[str, str] = {
+    "help": "per-partition counts of a topic, computed by Spark (records, bytes, offsets, timestamps, top keys)",
+    "description": "Count a topic's records per partition with Spark (PySpark), and check each count against the "
+    "partition's high − low watermark.",
+}
+
+
+def add_counts(counts: Parser) -> None:
+    lab_options(counts, spec_file=False)
+    client_options(counts)
+    counts.option("--topic", required=True, metavar="NAME", type=text("a topic name"), help="the topic to count")
+    counts.option("--master", type=spark_master, default="local[*]", metavar="URL",
+                  help="local[*] (this machine's cores), local[N], or spark://HOST:7077")  # fmt: skip
+    counts.option("--top-keys", type=whole(0, what="a count"), default=5, metavar="N",
+                  help="most frequent keys per partition")  # fmt: skip
+    counts.option("--max-records-per-partition", type=COUNT, metavar="N",
+                  help="split larger partitions into ranges for Spark", shown="no split")  # fmt: skip
+    json_option(counts, "the report as JSON")
+    timeout_option(counts, 600.0, "give up after")

@@ -1,0 +1,107 @@
+"""The lab cluster commands' options: up, down, status, kill, stop, start, restart, add-broker, and install
+(download Apache Kafka) — standard library only, so `kafkatop --help` answers at once."""
+
+from __future__ import annotations
+
+from kafkatop.tui.cli.options import Parser
+from kafkatop.tui.cli.parser_common import (
+    allow_remote_listeners,
+    client_options,
+    json_option,
+    lab_options,
+    timeout_option,
+)
+from kafkatop.tui.cli.values import COUNT, PORT, key_value, text, whole
+
+UP: dict[str, str] = {"help": "start (or attach to) a lab cluster from a Kafka install"}
+DOWN: dict[str, str] = {"help": "stop every node of a lab cluster (brokers first)"}
+STATUS: dict[str, str] = {"help": "the nodes of a lab cluster: state, pid, port, CPU, memory"}
+NODE_ACTIONS: tuple[tuple[str, str], ...] = (
+    ("kill", "SIGKILL a node, as kill -9"),
+    ("stop", "stop a node cleanly (SIGTERM: controlled shutdown)"),
+    ("start", "start a stopped or killed node"),
+    ("restart", "stop, then start a node"),
+)
+ADD_BROKER: dict[str, str] = {"help": "add one more broker to a running lab cluster"}
+
+
+def add_up(up: Parser) -> None:
+    lab_options(up)
+    up.option("--kafka-home", metavar="DIR", type=text("a Kafka install folder"), help="Kafka install",
+              shown="$KAFKA_HOME, PATH, usual places")  # fmt: skip
+    up.option("--mode", choices=("zk", "kraft"), help="ZooKeeper or KRaft", shown="zk on Kafka 3.x, kraft on 4.x")
+    up.option("--brokers", type=COUNT, metavar="N", help="number of brokers", shown="3")
+    up.option("--base-port", type=PORT, metavar="PORT", help="first broker port; then +1, …", shown="9092")
+    up.option("--zookeeper-port", type=PORT, metavar="PORT", help="ZooKeeper client port", shown="2181")
+    up.option("--controller-port", type=PORT, metavar="PORT", help="first KRaft controller port", shown="base+100")
+    up.option("--controllers", type=whole(0, what="a count"), metavar="N", help="dedicated KRaft controllers",
+              shown="0: combined nodes")  # fmt: skip
+    up.option("--heap", metavar="SIZE", type=text("a JVM size such as 256m"), help="heap per broker JVM", shown="256m")
+    up.option("-p", "--broker-property", action="append", type=key_value, metavar="KEY=VALUE",
+              help="extra broker setting, repeatable (min.insync.replicas=2, unclean.leader.election.enable=true, …)",
+              shown="none")  # fmt: skip
+    up.option("--security", choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl"),
+              help="the brokers' listener: TLS with a CA made for this lab, SASL with SCRAM-SHA-512 users admin and "
+              "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
+              "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
+              "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
+    allow_remote_listeners(up)
+    up.option("--detach", action="store_true", help="return once ready and leave the cluster running")
+    up.option("--yes", action="store_true", help="with no Kafka installed (or none for --mode zk), download it "
+              "without asking")  # fmt: skip
+    timeout_option(up, 180.0, "start timeout")
+
+
+def add_down(down: Parser) -> None:
+    lab_options(down)
+    down.option("--delete", action="store_true", help="also delete its state directory (configs, data, logs)")
+
+
+def add_status(status: Parser) -> None:
+    lab_options(status)
+    json_option(status, "machine-readable: the cluster and a row per node")
+
+
+def add_node(node: Parser, action: str) -> None:
+    """kill, stop, start or restart (NODE_ACTIONS); kill and stop may signal a broker of an attached cluster."""
+    lab_options(node)
+    node.add_argument("node", metavar="NODE", type=text("a node"), help="broker-2, 2, zookeeper, controller-101")
+    client_options(node)
+    node.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
+                help="find the broker via a ZooKeeper", shown="none")  # fmt: skip
+    if action in ("kill", "stop"):
+        node.option("--yes", action="store_true", help="signal a broker of an attached cluster (--bootstrap-server "
+                    "or --zookeeper) without asking")  # fmt: skip
+    timeout_option(node, 120.0, "start timeout")
+
+
+def add_add_broker(add: Parser) -> None:
+    lab_options(add)
+    timeout_option(add, 120.0, "start timeout")
+
+
+INSTALL: dict[str, str] = {
+    "help": "download Apache Kafka, check its SHA-512 and unpack it where kafkatop finds it",
+    "description": "Downloads Apache Kafka's binary release from Apache's download site (the current releases), "
+    "or its archive (older ones), checks it against the SHA-512 Apache publishes beside it, and unpacks it into "
+    "$XDG_DATA_HOME/kafkatop/kafka/kafka_SCALA-VERSION (~/.local/share/kafkatop/kafka), where `kafkatop` and "
+    "`kafkatop up` find it. An interrupted download resumes; a downloaded release is kept in "
+    "$XDG_CACHE_HOME/kafkatop/downloads, so installing it again reads no network. Java is checked first (Kafka 4 "
+    "brokers need Java 17).",
+    "epilog": "VERSION: 4.1.0, or 4.1 / 4 for the newest of that line; 3.9 is the last line with ZooKeeper mode "
+    "(`kafkatop up --mode zk`). A mirror is laid out as Apache's site: MIRROR/kafka/VERSION/kafka_SCALA-VERSION.tgz "
+    "beside its .sha512; give its root or its kafka/ folder, over http(s) or as a folder (file://). Exit codes: 0 "
+    "installed (or already there); 1 failed (network, checksum mismatch, disk full: said how, nothing half-made "
+    "kept); 2 bad input (no such version, a bad --mirror); 130 interrupted (the download resumes next time).",
+}
+
+
+def add_install(install: Parser) -> None:
+    install.add_argument("version", nargs="?", metavar="VERSION", type=text("a Kafka version"), default=None,
+                         help="the release: 4.1.0, or 4.1 for the newest 4.1.x (default: the newest 4.x)")  # fmt: skip
+    install.option("--scala", choices=("2.12", "2.13"), default="2.13", help="the Scala build", shown="2.13")
+    install.option("--mirror", metavar="URL", type=text("a URL or folder"),
+                   help="a mirror laid out as Apache's site (its root or its kafka/ folder), http(s):// or file://",
+                   shown="$KAFKATOP_KAFKA_MIRROR, else downloads.apache.org then archive.apache.org")  # fmt: skip
+    install.option("--list", action="store_true", help="what is installed, and which Kafka `kafkatop up` will use")
+    timeout_option(install, 30.0, "give up on a download that sends nothing for this long (it resumes next time)")

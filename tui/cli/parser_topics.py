@@ -1,0 +1,162 @@
+"""The topic and partition commands' options: create-topic, describe, add-partitions, configs, reassign and
+elect-leaders, each as Kafka's own tool takes them — standard library only, so `kafkatop --help` answers at once."""
+
+from __future__ import annotations
+
+import argparse
+
+from kafkatop.tui.cli.options import Parser
+from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.values import COUNT, key_value, text, whole
+
+CREATE_TOPIC: dict[str, str] = {"help": "create a topic (as kafka-topics.sh --create)"}
+DESCRIBE: dict[str, str] = {"help": "partitions, leaders, replicas, ISR (as kafka-topics.sh --describe)"}
+
+
+def add_create_topic(create: Parser) -> None:
+    lab_options(create, spec_file=False)
+    client_options(create)
+    create.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic to create",
+                  shown="the NAME after create-topic")  # fmt: skip
+    create.add_argument("topic_name", nargs="?", metavar="NAME", type=text("a topic name"), default=argparse.SUPPRESS,
+                        help="the same as --topic NAME")  # fmt: skip
+    create.option("--partitions", type=COUNT, required=True, metavar="P", help="partitions")
+    create.option("--replication-factor", type=COUNT, required=True, metavar="R", help="replicas of each partition")
+    create.option("--config", dest="config_item", action="append", type=key_value, metavar="KEY=VALUE",
+                  help="topic config, repeatable", shown="the broker's")  # fmt: skip
+    timeout_option(create, 30.0, "request timeout")
+
+
+def add_describe(describe: Parser) -> None:
+    lab_options(describe, spec_file=False)
+    client_options(describe)
+    describe.option("--topic", metavar="NAME", type=text("a topic name"), help="one topic", shown="all")
+    describe.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
+                    help="read a ZooKeeper-mode cluster's znodes", shown="ask the brokers")  # fmt: skip
+    json_option(describe, "the topics and partitions as JSON (the model's codec)")
+    timeout_option(describe, 15.0, "request timeout")
+
+
+ADD_PARTITIONS: dict[str, str] = {
+    "help": "more partitions for a topic, as kafka-topics.sh --alter --partitions N",
+    "description": "Raises a topic's partition count to N (the new total; Kafka never lowers it), validated by "
+    "Kafka first. Keyed records map to partitions by hash(key) % partitions: most keys move to another partition, "
+    "so their order across the change is lost.",
+}
+
+
+def add_add_partitions(add: Parser) -> None:
+    lab_options(add, spec_file=False)
+    client_options(add)
+    add.option("--topic", required=True, metavar="NAME", type=text("a topic name"), help="the topic")
+    add.option("--partitions", type=COUNT, required=True, metavar="N", help="the new total, above the current count")
+    add.option("--dry-run", action="store_true", help="let Kafka validate it (validate_only), and change nothing")
+    timeout_option(add, 30.0, "request timeout")
+
+
+CONFIGS: dict[str, str] = {
+    "help": "a topic's, a broker's or the broker defaults' configs; set or delete them (as kafka-configs.sh)",
+    "description": "Describes the configs of a topic (--topic), a broker (--broker) or every broker "
+    "(--broker-defaults: the cluster-wide dynamic defaults), in kafka-configs.sh --describe's layout: the values "
+    "set on it, or every value with --all, each with its synonyms. --alter and --delete change them in one "
+    "IncrementalAlterConfigs, checked first (unknown or read-only names, values of the wrong type, deletes of what "
+    "is not set), then validated by Kafka, then made. Sensitive values are never printed.",
+    "epilog": "Exit codes: 0 done; 1 Kafka could not be asked (unreachable, a cluster without DescribeConfigs); 2 bad "
+    "input or refused by Kafka (its error name and message are shown; nothing was changed).",
+}
+
+
+def add_configs(configs: Parser) -> None:
+    lab_options(configs, spec_file=False)
+    client_options(configs)
+    configs.option("--topic", metavar="NAME", type=text("a topic name"), help="a topic's configs",
+                   shown="one of --topic, --broker, --broker-defaults")  # fmt: skip
+    configs.option("--broker", metavar="ID", type=whole(0, what="a broker id"), help="a broker's configs",
+                   shown="one of --topic, --broker, --broker-defaults")  # fmt: skip
+    configs.option("--broker-defaults", action="store_true",
+                   help="the defaults of every broker (kafka-configs --entity-type brokers "
+                   "--entity-default)")  # fmt: skip
+    configs.option("--all", dest="all_configs", action="store_true",
+                   help="every config, not only those set on it (kafka-configs --describe --all)")  # fmt: skip
+    configs.option("--alter", "--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
+                   type=text("NAME=VALUE[,NAME=VALUE…]"),
+                   help="set configs; repeatable; a list value in brackets: cleanup.policy=[compact,delete]",
+                   shown="none")  # fmt: skip
+    configs.option("--delete-config", "--delete", dest="delete_config", action="append", metavar="NAME[,NAME…]",
+                   type=text("a config name"), help="remove configs set on it (back to the inherited value); "
+                   "repeatable", shown="none")  # fmt: skip
+    json_option(configs, "the configs as JSON (after the change, with --alter or --delete)")
+    timeout_option(configs, 15.0, "for each request and the change")
+
+
+REASSIGN: dict[str, str] = {
+    "help": "move replicas between brokers, change replication factors (as kafka-reassign-partitions.sh)",
+    "description": "Proposes where a topic's replicas go (--topic with --brokers and/or --replication-factor: "
+    "balanced, rack-aware, the fewest replicas moved) or takes kafka-reassign-partitions.sh's JSON (--plan FILE), "
+    "and prints the current and proposed assignment as that tool's --generate does; --execute starts it (optionally "
+    "--throttle B/s), --wait follows it to its end. --status is --verify (and clears the throttle once done), "
+    "--list the reassignments in progress, --cancel reverts them.",
+    "epilog": "Exit codes: 0 done; 1 Kafka refused or could not be asked (its error name and message are shown); "
+    "2 bad input or a plan that cannot run (a dead or unknown broker, a replication factor above the brokers): "
+    "nothing was sent; 130 interrupted (a reassignment started goes on: --status, --cancel).",
+}
+
+
+def add_reassign(r: Parser) -> None:
+    lab_options(r, spec_file=False)
+    client_options(r)
+    r.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic whose replicas to move",
+             shown="none")  # fmt: skip
+    r.option("--brokers", "--replicas", dest="brokers", metavar="ID,ID,…", type=text("broker ids, e.g. 1,2,3"),
+             help="the brokers the topic's replicas go to", shown="the live brokers")  # fmt: skip
+    r.option("--replication-factor", type=COUNT, metavar="N", help="replicas of each partition", shown="as now")
+    r.option("--plan", metavar="FILE", type=text("a file"), help="kafka-reassign-partitions.sh's JSON plan "
+             "(--reassignment-json-file)", shown="a proposal")  # fmt: skip
+    r.option("--execute", action="store_true", help="start it (without: only print the plan)")
+    r.option("--throttle", type=whole(1, what="bytes per second"), metavar="B/S",
+             help="limit replication traffic while it runs (removed by --status once done)", shown="none")  # fmt: skip
+    r.option("--wait", action="store_true", help="follow it until every partition is done")
+    r.option("--status", "--verify", dest="status", action="store_true",
+             help="where each partition of the plan is; clears the throttle once all are done")  # fmt: skip
+    r.option("--list", action="store_true", help="the reassignments in progress")
+    r.option("--cancel", action="store_true", help="revert the reassignments in progress (of --topic or --plan)")
+    json_option(r, "the current and proposed assignments as JSON")
+    timeout_option(r, 30.0, "per request")
+
+
+ELECT_LEADERS: dict[str, str] = {
+    "help": "elect preferred (or unclean) leaders, as kafka-leader-election.sh",
+    "description": "Asks the controller to elect leaders (Kafka's ElectLeaders) and prints its answer in "
+    "kafka-leader-election.sh's lines. preferred: partitions go back to their preferred leader (the first replica) "
+    "where it is alive and in the ISR. unclean: a partition without a leader gets an out-of-sync replica as leader, "
+    "losing what that replica never copied: kafkatop says what first (reading the replica's log end offset) and asks "
+    '(--yes, or "yes" typed).',
+    "epilog": "Exit codes: 0 done (or nothing to do); 1 a partition could not be elected (Kafka's reason printed), "
+    "an unclean election not confirmed, or a cluster error; 2 bad input (options, an unknown topic or partition), "
+    "nothing sent.",
+}
+
+
+def _election_type(value: str) -> str:
+    return value.strip().lower()
+
+
+def add_elect_leaders(elect: Parser) -> None:
+    lab_options(elect, spec_file=False)
+    client_options(elect)
+    elect.option("--election-type", required=True, type=_election_type, choices=("preferred", "unclean"),
+                 help="preferred: back to the first replica; unclean: a leader for a partition that has none, in "
+                 "sync or not")  # fmt: skip
+    elect.option("--topic", metavar="NAME", type=text("a topic name"),
+                 help="this topic's partitions (kafka-leader-election.sh needs --partition too)",
+                 shown="none")  # fmt: skip
+    elect.option("--partition", type=whole(0, what="a partition"), metavar="P", help="with --topic: only this one",
+                 shown="every partition of --topic")  # fmt: skip
+    elect.option("--all-topic-partitions", action="store_true", help="every partition of the cluster")
+    elect.option("--path-to-json-file", metavar="FILE", type=text("a file"),
+                 help='the partitions, as kafka-leader-election.sh reads them: {"partitions": [{"topic": "t", '
+                 '"partition": 0}]}', shown="none")  # fmt: skip
+    elect.option("--dry-run", action="store_true", help="print what would move and what Kafka would answer; send "
+                 "nothing")  # fmt: skip
+    elect.option("--yes", action="store_true", help="an unclean election without asking (it can lose records)")
+    timeout_option(elect, 30.0, "request timeout, as kafka-leader-election.sh's")

@@ -1,0 +1,250 @@
+"""Every action of the live view, once: its keys, its words, where it applies, and whether it writes to the cluster.
+
+The main screen's bindings (and so the footer), the command palette (commands.py), the help screen and README's key
+table are all made from this list; a test fails when README's table and this list differ. A new key is one entry
+here and, if it does something new, one `action_*` method on the screen (or pane) named in `action`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding, BindingType
+
+# How the live view was started: a lab cluster kafkatop runs, a cluster it attached to, the demo, a recording.
+Mode = Literal["lab", "attach", "demo", "replay"]
+LIVE: frozenset[Mode] = frozenset({"lab", "attach", "demo"})
+ANY: frozenset[Mode] = LIVE | {"replay"}
+
+# Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
+Scope = Literal["app", "screen", "tables", "messages", "spark"]
+
+PARTITIONS, GROUPS = "tab-partitions", "tab-groups"
+
+
+@dataclass(frozen=True, slots=True)
+class LiveAction:
+    id: str
+    keys: tuple[str, ...]  # Textual's key names; the first is the one shown
+    action: str  # the Textual action run in `scope` ("node('kill')" runs action_node("kill"))
+    label: str  # the footer's word, and the binding's description
+    help: str  # one line for the help screen and README
+    section: str  # the help screen's heading
+    palette: str | None = None  # the command palette's title; None: not offered there
+    scope: Scope = "screen"
+    tabs: frozenset[str] = frozenset()  # the tabs it applies in (the palette offers it only there); empty: every tab
+    modes: frozenset[Mode] = LIVE
+    needs: str | None = None  # the Sources member it needs; without it, the palette does not offer it
+    writes: bool = False  # changes the cluster (a process signalled, a topic, a record, a group, a leader, replicas)
+    asks_first: bool = False  # a dialog or a confirmation comes before anything is done
+    footer: bool = False
+
+    @property
+    def shown_keys(self) -> str:
+        """The keys as README and the help screen write them."""
+        return " ".join(f"`{_KEY_NAMES.get(k, k)}`" for k in self.keys)
+
+    def applies(self, mode: Mode, tab: str | None, sources: frozenset[str]) -> bool:
+        """Whether it does something here and now (the palette's test)."""
+        return (
+            mode in self.modes
+            and (not self.tabs or tab in self.tabs)
+            and (self.needs is None or self.needs in sources or mode == "replay")
+        )
+
+
+_KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "escape": "Escape",
+    "enter": "Enter",
+    "plus": "+",
+    "minus": "-",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "less_than_sign": "<",
+    "greater_than_sign": ">",
+    "ctrl+c": "ctrl+c",
+}
+
+_P, _G = frozenset({PARTITIONS}), frozenset({GROUPS})
+
+# fmt: off
+ACTIONS: tuple[LiveAction, ...] = (
+    LiveAction("quit", ("q", "ctrl+c"), "app.quit", "Quit",
+        help="quit (a lab cluster kafkatop started is stopped, unless started with `--detach`); in a text "
+             "field `q` is typed, `ctrl+q` quits",
+        section="View", modes=ANY, footer=True),
+    LiveAction("palette", ("ctrl+p",), "command_palette", "Palette",
+        help="every command that applies here, and themes",
+        section="View", scope="app", modes=ANY),
+    LiveAction("help", ("question_mark",), "help", "Help",
+        help="this help",
+        section="View", palette="Help", modes=ANY, footer=True),
+    LiveAction("leave", ("escape",), "leave_field", "Leave field",
+        help="out of a text field, back to its tab's table (on a filtered table: every row again)",
+        section="View", modes=ANY),
+    LiveAction("filter", ("slash",), "filter", "Filter",
+        help="filter the table's rows: topic, partition, group, key or value (Enter keeps it, Escape clears "
+             "it)",
+        section="Tables", palette="Filter the table's rows", modes=ANY, footer=True),
+    LiveAction("refresh", ("r",), "refresh", "Refresh",
+        help="poll the cluster now",
+        section="View", palette="Refresh now"),
+    # K, not k: k moves up in every table (j/k as in less and vi), and a kill -9 is never one slip away.
+    LiveAction("kill", ("K",), "node('kill')", "Kill -9",
+        help="kill -9 the highlighted process (SIGKILL: no controlled shutdown), after a confirmation naming "
+             "it",
+        section="Processes", palette="Kill -9 the highlighted node", needs="control", writes=True, asks_first=True,
+        footer=True),
+    LiveAction("stop", ("t",), "node('stop')", "Stop",
+        help="stop it (SIGTERM: controlled shutdown, leaders move first)",
+        section="Processes", palette="Stop the highlighted node", needs="control", writes=True, footer=True),
+    LiveAction("start", ("s",), "node('start')", "Start",
+        help="start a stopped or killed node",
+        section="Processes", palette="Start the highlighted node", needs="control", writes=True, footer=True),
+    LiveAction("restart", ("R",), "node('restart')", "Restart",
+        help="restart it",
+        section="Processes", palette="Restart the highlighted node", needs="control", writes=True, footer=True),
+    LiveAction("add-broker", ("a",), "add_broker", "Add broker",
+        help="add a broker (lab clusters)",
+        section="Processes", palette="Add a broker", modes=frozenset({"lab"}), needs="control", writes=True),
+    LiveAction("create-topic", ("c",), "create_topic", "Create topic",
+        help="create a topic",
+        section="Topics", palette="Create a topic", needs="topic_admin", writes=True, asks_first=True, footer=True),
+    LiveAction("delete-topic", ("d",), "delete_topic", "Delete topic",
+        help="Partitions: delete the highlighted topic (a confirmation names it)",
+        section="Topics", palette="Delete the highlighted topic", tabs=_P, needs="topic_admin", writes=True,
+        asks_first=True),
+    LiveAction("durability", ("v",), "durability", "Durability check",
+        help="durability check: sequenced records while a leader fails, then read back",
+        section="Topics", palette="Durability check", needs="durability", writes=True, asks_first=True),
+    LiveAction("configs", ("C",), "configs", "Configs",
+        help="configs of the topic highlighted in Partitions or the broker highlighted in Brokers or the "
+             "process table: set, delete (as kafka-configs)",
+        section="Topics", palette="Configs of the highlighted topic or broker", needs="configs"),
+    LiveAction("elect-preferred", ("e",), "elect('PREFERRED')", "Elect leaders",
+        help="Partitions: preferred leader election for the topic, the moves shown first",
+        section="Topics", palette="Elect preferred leaders", tabs=_P, needs="elections", writes=True,
+        asks_first=True),
+    LiveAction("elect-unclean", ("E",), "elect('UNCLEAN')", "Unclean election",
+        help="Partitions: unclean leader election: says what can be lost, and asks",
+        section="Topics", palette="Elect unclean leaders", tabs=_P, needs="elections", writes=True, asks_first=True),
+    LiveAction("add-partitions", ("P",), "add_partitions", "Add partitions",
+        help="Partitions: add partitions to the topic (Kafka validates the count first)",
+        section="Topics", palette="Add partitions to the highlighted topic", tabs=_P, needs="topic_admin",
+        writes=True, asks_first=True),
+    LiveAction("topic-rows", ("T",), "topic_rows", "Topic rows",
+        help="Partitions: one row per topic (Enter shows its partitions), again: every partition",
+        section="Topics", palette="One row per topic, or every partition", tabs=_P, modes=ANY),
+    LiveAction("reassign", ("m",), "reassign", "Reassign",
+        help="Partitions: move the topic's replicas (as kafka-reassign-partitions); again while it runs: "
+             "cancel it",
+        section="Topics", palette="Move the highlighted topic's replicas", tabs=_P, needs="reassignments",
+        writes=True, asks_first=True),
+    LiveAction("delete-group", ("x",), "delete_group(False)", "Delete group",
+        help="Groups: delete the highlighted group (asks first; Kafka refuses while it has members)",
+        section="Groups", palette="Delete the highlighted consumer group", tabs=_G, needs="group_tools", writes=True,
+        asks_first=True),
+    LiveAction("delete-offsets", ("X",), "delete_group(True)", "Delete group offsets",
+        help="Groups: delete its committed offsets (asks first; Kafka refuses while it consumes the topic)",
+        section="Groups", palette="Delete the highlighted group's committed offsets", tabs=_G, needs="group_tools",
+        writes=True, asks_first=True),
+    LiveAction("browse", ("b",), "browse", "Browse messages",
+        help="the Messages tab; from Partitions (or Enter on a row) the highlighted partition's newest "
+             "records",
+        section="Messages", palette="Browse the highlighted partition", tabs=_P, needs="browser"),
+    LiveAction("processes", ("0",), "processes", "Processes",
+        help="the process table",
+        section="View", palette="Go to the process table", modes=ANY, needs="control"),
+    *(LiveAction(f"tab-{i}", (str(i),), f"tab({i})", f"Tab {i}", "", "View", modes=ANY) for i in range(1, 10)),
+    LiveAction("replay-toggle", ("p",), "replay('toggle')", "Pause/play",
+        help="replay: pause and play",
+        section="Replay", palette="Pause or play the replay", modes=frozenset({"replay"}), footer=True),
+    LiveAction("replay-step", ("n",), "replay('step')", "Step",
+        help="replay: one step",
+        section="Replay", palette="Step the replay", modes=frozenset({"replay"}), footer=True),
+    LiveAction("replay-faster", ("plus",), "replay('faster')", "Faster",
+        help="replay: faster",
+        section="Replay", palette="Replay faster", modes=frozenset({"replay"}), footer=True),
+    LiveAction("replay-slower", ("minus",), "replay('slower')", "Slower",
+        help="replay: slower",
+        section="Replay", palette="Replay slower", modes=frozenset({"replay"}), footer=True),
+    LiveAction("spark-count", (), "spark_count", "Count",
+        help="",
+        section="Spark", palette="Count the topic with Spark", needs="spark"),
+    # The panes' own keys: bound in the pane named by `scope`, active while it has focus.
+    LiveAction("rows", ("j", "k", "g", "G"), "", "",
+        help="down, up, first, last row (and the arrows, Home, End, PgUp, PgDn)",
+        section="Tables", scope="tables", modes=ANY),
+    LiveAction("order", ("o",), "order", "Order rows",
+        help="order the rows: partitions faults first, most messages first, by leader; topics and groups by "
+             "the next column",
+        section="Tables", scope="tables", modes=ANY),
+    LiveAction("page-back", ("left_square_bracket",), "page(-1)", "Previous page",
+        help="previous page",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("page-on", ("right_square_bracket",), "page(1)", "Next page",
+        help="next page",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("log-start", ("less_than_sign",), "seek('beginning')", "Beginning",
+        help="the partition's log start",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("log-end", ("greater_than_sign",), "seek('end')", "End",
+        help="the partition's log end",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("search", ("f",), "find", "Search",
+        help="search key, value and headers (a text, or a regex on the bytes)",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("from", ("o",), "from_field", "From…",
+        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time",
+        section="Messages", scope="messages", needs="browser"),
+    LiveAction("count", ("g",), "count", "Count",
+        help="count the picked topic per partition with Spark",
+        section="Spark", scope="spark", needs="spark", footer=True),
+    LiveAction("live-counts", ("l",), "live", "Live counts",
+        help="live counts from a streaming query",
+        section="Spark", scope="spark", needs="spark", footer=True),
+)
+# fmt: on
+
+SCREEN_ACTIONS = tuple(a for a in ACTIONS if a.scope == "screen")
+
+
+def by_id(action_id: str) -> LiveAction:
+    return next(a for a in ACTIONS if a.id == action_id)
+
+
+def bindings(scope: Scope = "screen") -> list[BindingType]:
+    """The Textual bindings of `scope`: a key beyond an action's first is a hidden alias (ctrl+c for q)."""
+    made: list[BindingType] = []
+    for a in ACTIONS:
+        if a.scope != scope or not a.keys or not a.action:
+            continue
+        first, *more = a.keys
+        made.append(Binding(first, a.action, a.label, show=a.footer))
+        made.extend(Binding(k, a.action, a.label, show=False, system=True) for k in more)
+    return made
+
+
+def action_names(where: Iterable[LiveAction], modes: frozenset[Mode]) -> frozenset[str]:
+    """The Textual action names (without parameters) of the actions that apply only in `modes`."""
+    return frozenset(a.action.split("(")[0] for a in where if a.modes <= modes)
+
+
+def key_rows() -> Iterator[tuple[LiveAction, str, str]]:
+    """(action, keys, help) of every action that has a key and a line to say: README's table, the help screen."""
+    for a in ACTIONS:
+        if a.id == "tab-1":
+            yield a, "`1`–`9`", "the tabs, as numbered in the tab bar (a tenth, Messages: `b`)"
+        elif a.keys and a.help:
+            yield a, a.shown_keys, a.help
+
+
+def readme_table() -> str:
+    """README's key table, as it must read."""
+    lines = ["| keys | in | what it does | writes to the cluster |", "|---|---|---|---|"]
+    lines += [f"| {keys} | {a.section} | {text} | {'yes' if a.writes else ''} |" for a, keys, text in key_rows()]
+    return "\n".join(lines)

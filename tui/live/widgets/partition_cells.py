@@ -1,0 +1,195 @@
+"""The partition table's cells: what each column holds as styled text, the colours of its faults, the widths the
+columns need (worked out from the values, without drawing), and a row drawn as one line of segments."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from kafkatop.backends.insight.history import HistorySnapshot, Metric
+from kafkatop.backends.model.cluster import Partition, Topic, TopicPartition
+from kafkatop.tui.format import rate, sparkline
+
+COLUMNS = (
+    "topic", "partition", "leader", "replicas", "isr", "min isr", "low", "high", "messages", "isr history", "msg/s",
+)  # fmt: skip
+ISR_TREND, RATE_TREND = COLUMNS.index("isr history"), COLUMNS.index("msg/s")
+TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
+
+OFFLINE = "bold red"
+UNDER_MIN_ISR = "bold magenta"  # acks=all producers are refused: worse than under-replicated, not yet offline
+UNDER_REPLICATED = "yellow"
+
+Piece = tuple[str, str]  # text and a Rich style string
+Cell = tuple[Piece, ...]
+
+
+@lru_cache(maxsize=4096)
+def _ids(ids: tuple[int, ...], dead: tuple[int, ...] = (), style: str = "") -> Cell:
+    pieces: list[Piece] = []
+    for i, b in enumerate(ids):
+        if i:
+            pieces.append((",", style))
+        pieces.append((str(b), f"{style} red strike" if b in dead else style))  # a replica on a dead broker
+    return tuple(pieces)
+
+
+@lru_cache(maxsize=4096)
+def _leader(leader: int, offline: bool, preferred: bool, style: str) -> Cell:
+    if offline:
+        return (("-1 offline", style),)
+    if not preferred:
+        return ((str(leader), style), (" *", "dim"))  # not the preferred leader (first replica)
+    return ((str(leader), style),)
+
+
+def _min_isr(min_isr: int | None, under: bool) -> Cell:
+    if min_isr is None:
+        return (("-", "dim"),)
+    return ((f"{min_isr} !", UNDER_MIN_ISR),) if under else ((str(min_isr), ""),)
+
+
+def partition_row(
+    p: Partition, changed: bool = False, isr_trend: str = "", rate_trend: str = "", min_isr: int | None = None
+) -> tuple[Cell, ...]:
+    """A row's cells as styled pieces; the styled ones are shared between rows in the same state. `min_isr`: the
+    topic's min.insync.replicas (None: not read)."""
+    under_min_isr = p.under_min_isr(min_isr)
+    fault = OFFLINE if p.offline else UNDER_MIN_ISR if under_min_isr else UNDER_REPLICATED if p.under_replicated else ""
+    style = f"{fault} reverse" if changed else fault
+    return (
+        ((p.topic, fault),),
+        ((str(p.id), fault),),
+        _leader(p.leader, p.offline, p.leader_is_preferred, style),
+        _ids(p.replicas, p.offline_replicas),
+        _ids(p.isr, (), style),
+        _min_isr(min_isr, under_min_isr),
+        (("-" if p.low_watermark is None else str(p.low_watermark), ""),),
+        (("-" if p.high_watermark is None else str(p.high_watermark), ""),),
+        (("-" if p.messages is None else str(p.messages), ""),),
+        ((isr_trend, "yellow" if isr_trend and isr_trend[-1] != isr_trend[0] else "dim"),),
+        ((rate_trend, "cyan"),),
+    )
+
+
+def trends(history: HistorySnapshot | None, p: Partition) -> tuple[str, str]:
+    """The trend cells' text: ISR size over the window (a dip is a failover seen afterwards), the rate of records."""
+    if history is None:
+        return "", ""
+    tp = TopicPartition(p.topic, p.id)
+    isr, rates = history.isr_size(tp)[-TREND_WIDTH:], history.records_per_s(tp)[-TREND_WIDTH:]
+    rate_text = f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else ""
+    return sparkline(isr, TREND_WIDTH, top=float(len(p.replicas))), rate_text
+
+
+def cell_text(cell: Cell) -> str:
+    return "".join(text for text, _ in cell)
+
+
+# --- widths ----------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _ids_width(ids: tuple[int, ...]) -> int:
+    return len(",".join(map(str, ids)))
+
+
+def _digits(value: int | None) -> int:
+    return 1 if value is None else len(str(value))
+
+
+def topic_widths(topic: Topic, parts: Sequence[Partition]) -> tuple[int, ...]:
+    """The widths (topic to messages) that `parts`, the topic's partitions or those the filter kept, need, from their
+    values without drawing them: a few passes of builtins, as this runs over every partition. Its faults are the
+    topic's summary (worked out once per topic), or, for the filter's, the summary of a topic of those alone."""
+    summary = (topic if parts is topic.partitions else replace(topic, partitions=tuple(parts))).summary
+    moved = summary.non_preferred_leaders
+    top = max(p.leader for p in parts)  # an offline partition's is -1
+    leader = max(
+        len("-1 offline") if summary.offline else 0,
+        len(str(top)) if top >= 0 else 0,
+        len(str(max(p.leader for p in moved))) + 2 if moved else 0,  # " *": not the preferred leader
+    )
+    min_isr = topic.min_insync_replicas
+    lows = [p.low_watermark for p in parts if p.low_watermark is not None]
+    highs = [p.high_watermark for p in parts if p.high_watermark is not None]
+    return (
+        len(topic.name),
+        _digits(max(p.id for p in parts)),
+        leader,
+        max(map(_ids_width, [p.replicas for p in parts])),
+        max(map(_ids_width, [p.isr for p in parts])),
+        0 if min_isr is None else len(str(min_isr)) + (2 if summary.under_min_isr else 0),
+        _digits(max(lows)) if lows else 1,
+        _digits(max(highs)) if highs else 1,
+        _digits(summary.largest),
+    )
+
+
+# Above this many rows, the trend columns are as wide as the widest of the whole history (worked out once per poll),
+# not of the rows shown: a keystroke of `/` must not look up 20,000 series.
+EXACT_TRENDS_UP_TO = 1_000
+
+
+class TrendWidths:
+    """The widths of the trend columns over the rows shown, from the series' lengths and last rates, as drawn. Over
+    many rows, those of the whole history, kept for the history they were worked out from."""
+
+    def __init__(self) -> None:
+        self._whole: tuple[HistorySnapshot, tuple[int, int]] | None = None
+
+    def __call__(
+        self, history: HistorySnapshot, rows: Sequence[Partition], isr_width: int, rate_width: int
+    ) -> tuple[int, int]:
+        if len(rows) > EXACT_TRENDS_UP_TO:
+            isr_all, rate_all = self._of_whole(history)
+            return max(isr_width, isr_all), max(rate_width, rate_all)
+        isr = [len(history.isr_size(TopicPartition(p.topic, p.id))) for p in rows]
+        rates = [history.records_per_s(TopicPartition(p.topic, p.id)) for p in rows]
+        return _trend_widths_of(isr, rates, isr_width, rate_width)
+
+    def _of_whole(self, history: HistorySnapshot) -> tuple[int, int]:
+        if self._whole is not None and self._whole[0] is history:
+            return self._whole[1]
+        isr = [len(s.values) for s in history.of(Metric.ISR_SIZE)]
+        rates = [s.values for s in history.of(Metric.RECORDS_PER_S)]
+        widths = _trend_widths_of(isr, rates, 0, 0)
+        self._whole = (history, widths)
+        return widths
+
+
+def _trend_widths_of(
+    isr: list[int], rates: Sequence[tuple[float, ...]], isr_width: int, rate_width: int
+) -> tuple[int, int]:
+    samples = max((len(r) for r in rates if r), default=0)
+    if samples:
+        # rate()'s text grows with the rate below 1 M/s, and again above: the largest of each is the widest.
+        lasts = [r[-1] for r in rates if r]
+        below = [v for v in lasts if v < 999_950]
+        above = [v for v in lasts if v >= 999_950]
+        text = max(len(rate(max(below))) if below else 0, len(rate(max(above))) if above else 0)
+        rate_width = max(rate_width, min(samples, TREND_WIDTH) + 1 + text)
+    return max(isr_width, min(max(isr, default=0), TREND_WIDTH)), rate_width
+
+
+# --- drawing ---------------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def _style(spec: str) -> Style:
+    return Style.parse(spec) if spec.strip() else Style()
+
+
+def draw_line(cells: Sequence[Cell], columns: Sequence[int], widths: Sequence[int], base: Style) -> Strip:
+    """The cells of `columns`, each padded to its width with a space either side, on `base`."""
+    segments: list[Segment] = []
+    for i in columns:
+        cell, width = cells[i], widths[i]
+        used = 0
+        segments.append(Segment(" ", base))
+        for text, spec in cell:
+            segments.append(Segment(text, base + _style(spec)))
+            used += len(text)
+        segments.append(Segment(" " * (width - used + 1), base))
+    return Strip(segments)
