@@ -37,7 +37,7 @@ def offered(screen: Here) -> list[Command]:
     commands = [
         Command(
             a.palette,
-            f"{a.shown_keys.replace('`', '')}: {a.help}" if a.keys else a.help or a.label,
+            (f"{a.shown_keys}: {a.help}" if a.keys else a.help).replace("`", ""),
             partial(screen.run_command, a.action),
         )  # fmt: skip
         for a in SCREEN_ACTIONS

@@ -173,7 +173,7 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="replay: slower",
         section="Replay", palette="Replay slower", modes=frozenset({"replay"}), footer=True),
     LiveAction("spark-count", (), "spark_count", "Count",
-        help="",
+        help="the Spark tab, counting the picked topic per partition (`g` there)",
         section="Spark", palette="Count the topic with Spark", needs="spark"),
     # The panes' own keys: bound in the pane named by `scope`, active while it has focus.
     LiveAction("rows", ("j", "k", "g", "G"), "", "",
