@@ -29,6 +29,10 @@ BENCHES: tuple[tuple[str, tuple[str, ...], dict[str, str]], ...] = (
         "10,000 rows: `o` to its frame": r"RESULT order: .*? median ([\d.,]+) ms",
         "10,000 rows: filter keystroke to its frame": r"RESULT filter keystroke: to its frame median ([\d.,]+) ms",
     }),
+    ("context_switch.py", ("--runs", "5", "--first-visits", "0", "--key-runs", "0"), {
+        "context switch to its first full frame": r"RESULT: context switch to its first full frame, median of \d+ "
+                                                  r"switches ([\d.,]+) ms",
+    }),
 )  # fmt: skip
 
 

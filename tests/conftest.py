@@ -92,6 +92,16 @@ def zk_chroot(zookeeper_server: ZooKeeperServer) -> Iterator[tuple[str, KazooCli
 
 
 @pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No developer's file leaks in: XDG_CONFIG_HOME, XDG_STATE_HOME and the working folder are tmp_path's (contexts
+    are read from ~/.config/kafkatop/config.toml and ./kafkatop.toml)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
 def mock_cluster() -> Iterator[MockCluster]:
     with MockCluster(3) as cluster:
         yield cluster

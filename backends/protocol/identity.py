@@ -26,6 +26,7 @@ class Answered:
     address: str
     cluster_id: str | None
     brokers: tuple[BrokerAddress, ...]
+    mode: str = "unknown"  # "zk" or "kraft", as the broker's ApiVersions tells it (mode_of)
 
     def node_ids_on(self, port: int) -> tuple[int, ...]:
         """The ids of the brokers that this cluster says listen on `port` (one, on a single host)."""
@@ -39,4 +40,15 @@ def who_answers(host: str, port: int, settings: Mapping[str, str], timeout_s: fl
         version = conn.version_for(API_METADATA, "Metadata", METADATA_VERSIONS)
         payload = conn.request(API_METADATA, version, metadata_brokers_body(version))
         cluster_id, brokers = decode_metadata_cluster(response_reader(payload), version)
-        return Answered(conn.address, cluster_id, tuple(brokers))
+        return Answered(conn.address, cluster_id, tuple(brokers), mode_of(conn.api_versions().versions))
+
+
+API_LEADER_AND_ISR, API_DESCRIBE_QUORUM = 4, 55
+
+
+def mode_of(versions: Mapping[int, object]) -> str:
+    """A ZooKeeper-mode broker takes the controller's LeaderAndIsr, and says so in ApiVersions; a KRaft broker does
+    not, and forwards DescribeQuorum; the librdkafka mock does neither ("unknown")."""
+    if API_LEADER_AND_ISR in versions:
+        return "zk"
+    return "kraft" if API_DESCRIBE_QUORUM in versions else "unknown"

@@ -118,6 +118,15 @@ def lab_snapshot(args: argparse.Namespace) -> LabSnapshot:
     except BadInput:
         raise  # a name that cannot be a lab's is said as it is
     except KafkatopError as e:
+        context = getattr(args, "context_name", None)
+        if context is not None:
+            from kafkatop.backends.lab.state import lab_dir
+
+            where = lab_dir(state_root(args), lab_name(args))
+            raise KafkatopError(
+                f"context {context!r} is lab {lab_name(args)!r}, which has no state at {where}: start it with "
+                f"`kafkatop --context {context} up` (and --kafka-home DIR)"
+            ) from None
         raise KafkatopError(f"no cluster to talk to: give --bootstrap-server HOST:PORT, or start one ({e})") from None
 
 
@@ -138,19 +147,31 @@ def connection(args: argparse.Namespace) -> KafkaConnection:
     return lab_connection(args, lab_snapshot(args))
 
 
-def confirmed(question: str, *, yes: bool, unasked: str) -> bool:
-    """True with --yes, or when "yes" is typed at a terminal; with no terminal to ask on, UsageError(`unasked`).
-    The question goes to stderr: stdout stays the command's answer."""
+def confirmed(question: str, *, yes: bool, unasked: str, typed: str | None = None) -> bool:
+    """True with --yes, or when "yes" (or `typed`: a cluster's name) is typed at a terminal; with no terminal to ask
+    on, UsageError(`unasked`). The question goes to stderr: stdout stays the command's answer."""
     if yes:
         return True
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         raise UsageError(unasked)
-    sys.stderr.write(f'kafkatop: {question} Type "yes" to go ahead (anything else cancels): ')
+    if typed is not None:
+        sys.stderr.write(f"kafkatop: {question} This cluster is not kafkatop's own: type {typed} to go ahead "
+                         "(anything else cancels): ")  # fmt: skip
+    else:
+        sys.stderr.write(f'kafkatop: {question} Type "yes" to go ahead (anything else cancels): ')
     sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() == "yes"
+    answer = sys.stdin.readline().strip()
+    return answer == typed if typed is not None else answer.lower() == "yes"
 
 
-# --- signals --------------------------------------------------------------------------------------------------------
+def typed_name(args: argparse.Namespace) -> str | None:
+    """What to type before an act that cannot be undone on a cluster not kafkatop's own (attached): its context's
+    name, else its first bootstrap address; None for a lab, where "yes" does."""
+    if not getattr(args, "bootstrap_server", None):
+        return None
+    return getattr(args, "context_name", None) or str(args.bootstrap_server).split(",")[0].strip()
+
+
 # --- signals --------------------------------------------------------------------------------------------------------
 @contextmanager
 def interrupt_on_termination() -> Iterator[None]:

@@ -163,7 +163,6 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
     connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
     zookeeper = args.zookeeper or snap.zookeeper_connect
     control = LabControl(lab)
-    stack.callback(_stop_lab, lab, args.detach)
     mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
     title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
     admin = _admin(args, connection, stack)
@@ -212,10 +211,23 @@ def run_live_view(args: argparse.Namespace) -> int:
 
 
 def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = True) -> KafkatopApp:
-    """The live view for `args`, not yet running; `stack` closes what it opened (and stops the lab it started).
-    `terminal`: refuse without one (a benchmark runs the app headless)."""
+    """The live view for `args`, not yet running; `stack` closes what it opened (and stops the labs it started).
+    `terminal`: refuse without one (a benchmark runs the app headless). With contexts defined (and no --record: a
+    recording holds one cluster), the app can switch to another context (tui/cli/switcher.py)."""
     if args.record and Path(args.record).is_dir():
         raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
+    from kafkatop.tui.cli.switcher import ContextSwitcher
+
+    switcher = ContextSwitcher(args, stack, terminal=terminal, compose=compose_sources, stop_lab=stop_lab)
+    sources, settings = switcher.open(switcher.first)
+    return KafkatopApp(sources, settings, switcher=switcher if switcher.switches() else None)
+
+
+def compose_sources(
+    args: argparse.Namespace, stack: ExitStack, *, terminal: bool = True, lab: LabCluster | None = None
+) -> tuple[Sources, Settings, LabCluster | None]:
+    """One cluster's sources, as `args` name it (a context's options already filled in); `stack` closes them. A lab
+    is the one given (already opened in this run) or opened (started, if need be) now: the caller stops it."""
     settings = client_settings(args)
     if args.bootstrap_server:
         connection = KafkaConnection.parse(args.bootstrap_server, settings)  # a bad address: refused here
@@ -223,10 +235,12 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
             _need_terminal()
         chosen = _attach(args, connection, stack)
     else:
-        lab = None if args.demo else _lab_cluster(args, terminal=terminal)
+        make = _lab_cluster(args, terminal=terminal) if lab is None and not args.demo else None
         if terminal:
             _need_terminal()
-        chosen = _lab(args, settings, stack, lab()) if lab is not None else _demo(args, stack)
+        if make is not None:
+            lab = make()
+        chosen = _lab(args, settings, stack, lab) if lab is not None else _demo(args, stack)
     connection = chosen.connection
     watch = None
     if chosen.zookeeper:
@@ -264,7 +278,13 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         group_tools=None if chosen.kind == "demo" else _group_tools(connection),
         browser=browser,
     )  # fmt: skip
-    return KafkatopApp(sources, Settings(poll_interval_s=args.interval, banner=chosen.banner, mode=chosen.kind))
+    name = getattr(args, "context_name", None)
+    typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None
+    return sources, Settings(
+        poll_interval_s=args.interval, banner=chosen.banner, mode=chosen.kind, context=name,
+        colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
+        typed_name=typed,
+    ), lab  # fmt: skip
 
 
 def _recorded(recorder: RecordingWriter) -> None:
@@ -354,15 +374,19 @@ def _need_terminal() -> None:
         )
 
 
-def _stop_lab(lab: LabCluster, detach: bool) -> None:
+def stop_lab(lab: LabCluster, detach: bool) -> None:
+    from kafkatop.backends.lab.state import default_state_root
+
     name = lab.spec.name
+    root = lab.state_dir.parent
+    down = f"kafkatop down --name {name}" + ("" if root == default_state_root() else f" --state-dir {root}")
     if detach:
         lab.release()
-        say(f"lab cluster {name!r} left running (--detach); stop it with `kafkatop down --name {name}`")
+        say(f"lab cluster {name!r} left running (--detach); stop it with `{down}`")
         return
     ours = lab.started_here()
     if not ours:
-        say(f"lab cluster {name!r} left running: this kafkatop did not start it (`kafkatop down --name {name}`)")
+        say(f"lab cluster {name!r} left running: this kafkatop did not start it (`{down}`)")
         return
     say(f"stopping {', '.join(ours)} of lab cluster {name!r}, started here (--detach leaves them running) …")
     lab.close()

@@ -27,7 +27,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.partitions import KEY_WARNING, partition_count_problem
-from kafkatop.tui.cli.common import confirmed, connection
+from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
 
 SCOPES = ("--topic", "--all-topic-partitions", "--path-to-json-file")
@@ -112,7 +112,7 @@ def _resolve(args: argparse.Namespace, snapshot: ClusterSnapshot, asked: list[To
     return asked
 
 
-def _confirmed(plan: ElectionPlan, yes: bool) -> bool:
+def _confirmed(plan: ElectionPlan, yes: bool, typed: str | None) -> bool:
     """An unclean election's moves, said on stderr with what they lose, then confirmed: --yes, or "yes" typed."""
     for c in plan.unclean_moves:
         err(f"unclean: {loss_text(c)}")
@@ -122,6 +122,7 @@ def _confirmed(plan: ElectionPlan, yes: bool) -> bool:
         yes=yes,
         unasked="nothing was sent: an unclean election needs a confirmation (above: what it loses); add --yes to go "
         "ahead, or --dry-run to only look",
+        typed=typed,
     )
 
 
@@ -146,7 +147,7 @@ def cmd_elect_leaders(args: argparse.Namespace) -> int:
                 print(f"  unclean: {loss_text(c)}")
             err("nothing was sent (--dry-run)")
             return DONE
-        if plan.unclean_moves and not _confirmed(plan, args.yes):
+        if plan.unclean_moves and not _confirmed(plan, args.yes, typed_name(args)):
             err("not confirmed: nothing was sent")
             return FAILED
         if election_type is ElectionType.PREFERRED and plan.whole_cluster:

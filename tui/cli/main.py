@@ -55,6 +55,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.install import cmd_install
 
         return cmd_install(args)
+    if command == "contexts":
+        from kafkatop.tui.cli.contexts import cmd_contexts
+
+        return cmd_contexts(args)
     if command == "counts":
         from kafkatop.tui.cli.counts import cmd_counts
 
@@ -65,6 +69,11 @@ def run_command(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command != "contexts":
+            from kafkatop.tui.cli.contexts import apply_context, refuse_writes
+
+            apply_context(args)
+            refuse_writes(args)
         if args.command is not None:
             return run_command(args)
         from kafkatop.tui.cli.compose import run_live_view

@@ -11,7 +11,14 @@ from typing import Any
 from kafkatop.tui.cli.options import Parser, RootParser
 from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, add_chaos, add_durability
 from kafkatop.tui.cli.parser_clients import CONSUME, COUNTS, GROUPS, add_consume, add_counts, add_groups
-from kafkatop.tui.cli.parser_common import allow_remote_listeners, command_config, lab_options, timeout_option
+from kafkatop.tui.cli.parser_common import (
+    CONTEXTS,
+    add_contexts,
+    allow_remote_listeners,
+    command_config,
+    lab_options,
+    timeout_option,
+)
 from kafkatop.tui.cli.parser_lab import (
     ADD_BROKER,
     DOWN,
@@ -49,7 +56,7 @@ def build_parser() -> RootParser:
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
         "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, consume; durability, chaos; "
-        "counts (Spark); install (download Apache Kafka). "
+        "counts (Spark); install (download Apache Kafka); contexts (named clusters, --context NAME). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -108,5 +115,6 @@ def build_parser() -> RootParser:
     add_chaos(command("chaos", **CHAOS))
     add_elect_leaders(command("elect-leaders", **ELECT_LEADERS))
     add_add_partitions(command("add-partitions", **ADD_PARTITIONS))
+    add_contexts(command("contexts", **CONTEXTS))
     p.offer_command_options()
     return p

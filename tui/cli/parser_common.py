@@ -13,10 +13,19 @@ STATE_SHOWN = "$XDG_STATE_HOME/kafkatop or ~/.local/state/kafkatop"
 
 
 def lab_options(p: Parser, spec_file: bool = True) -> None:
+    context_options(p)
     p.option("--name", type=text("a cluster name"), help=NAME_HELP, shown="lab, or [cluster] name in kafkatop.toml")
     p.option("--state-dir", metavar="DIR", type=text("a folder"), help=STATE_HELP, shown=STATE_SHOWN)
     if spec_file:
         p.option("--config", metavar="FILE", type=text("a file"), help="cluster spec", shown="./kafkatop.toml if any")
+
+
+def context_options(p: Parser) -> None:
+    p.option("--context", metavar="NAME", type=text("a context's name"), help="a cluster named in kafkatop.toml or "
+             "~/.config/kafkatop/config.toml ([contexts.NAME]; `kafkatop contexts` lists them)",
+             shown="default-context, if set")  # fmt: skip
+    p.option("--read-only", action="store_true", help="refuse every write to the cluster (as a context's "
+             "read-only = true): nothing is sent")  # fmt: skip
 
 
 def client_options(p: Parser) -> None:
@@ -45,3 +54,22 @@ def timeout_option(p: Parser, default: float, what: str) -> None:
 
 def json_option(p: Parser, what: str = "the result as JSON (shape: README, `--json`)") -> None:
     p.option("--json", action="store_true", help=what)
+
+
+CONTEXTS: dict[str, str] = {
+    "help": "the named clusters (contexts): whether each answers, its cluster id, and whether it is read-only",
+    "description": "Lists the [contexts.NAME] tables of ~/.config/kafkatop/config.toml ($XDG_CONFIG_HOME) and of "
+    "kafkatop.toml (or --config), the project's over the user's, asking each cluster who it is (one Metadata "
+    'request). A context is a lab (lab = "NAME") or an attached cluster (bootstrap-server, command-config, '
+    'zookeeper), with read-only = true|false and a colour; default-context = "NAME" names the one used when no '
+    "cluster is given. `--context NAME` works with the live view and every command.",
+    "epilog": "Exit codes: 0 listed (a context that does not answer is named on stderr); 2 a contexts file that "
+    "cannot be read (its line and key said).",
+}
+
+
+def add_contexts(c: Parser) -> None:
+    c.option("--config", metavar="FILE", type=text("a file"), help="the project's contexts file",
+             shown="./kafkatop.toml if any")  # fmt: skip
+    json_option(c, "the contexts as JSON")
+    timeout_option(c, 3.0, "per cluster asked")

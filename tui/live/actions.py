@@ -27,7 +27,7 @@ from kafkatop.backends.ports import LeaderElections, Reassignments
 from kafkatop.tui.live.feed import Feed
 from kafkatop.tui.live.reassigning import follow_reassignment
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.sources import Sources
+from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.state import LiveView
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ class Host(Protocol):
     """What the actions need of the app."""
 
     sources: Sources
+    settings: Settings
     view: LiveView
     feed: Feed
 
@@ -149,7 +150,8 @@ class ClusterActions:
         if about is not None:
             messages = sum(p.messages or 0 for p in about.partitions)
             detail = f"{len(about.partitions)} partition(s), {messages} message(s). This cannot be undone."
-        app.push_screen(ConfirmScreen(f"Delete topic {topic!r} and all its messages?", detail=detail), answered)
+        question = f"Delete topic {topic!r} and all its messages?"
+        app.push_screen(ConfirmScreen(question, detail=detail, typed=app.settings.typed_name), answered)
 
     def durability(self, topic: str | None) -> None:
         app = self.app
@@ -189,7 +191,7 @@ class ClusterActions:
 
         from kafkatop.tui.live.screens.configs import ConfigsScreen
 
-        app.push_screen(ConfigsScreen(app.sources.configs, resource, changed))
+        app.push_screen(ConfigsScreen(app.sources.configs, resource, changed, refusal=app.settings.refusal))
 
     # --- leader elections and new partitions ----------------------------------------------------------------------
     def elect(
@@ -227,6 +229,7 @@ class ClusterActions:
         screen = ElectLeadersScreen(
             snapshot, election_type, ElectionScopes(partition, shown if len(shown) > 0 else ()),
             high_watermarks=app.feed.history.last_high_watermarks(), read_log_ends=read_log_ends, note=note,
+            typed=app.settings.typed_name,
         )  # fmt: skip
         app.push_screen(screen, chosen)
 
@@ -339,7 +342,7 @@ class ClusterActions:
                 what = "offsets deleted" if offsets_only else "deleted"
                 app.act(f"group {group.group_id}: {what}", delete)
 
-        app.push_screen(ConfirmScreen(question, yes="Delete", detail=detail), go)
+        app.push_screen(ConfirmScreen(question, yes="Delete", detail=detail, typed=app.settings.typed_name), go)
 
     def add_partitions(self, topic: str | None) -> None:
         app = self.app

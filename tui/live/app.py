@@ -13,7 +13,6 @@ from functools import partial
 from typing import Any
 
 from textual import on, work
-from textual.app import App
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
@@ -37,16 +36,17 @@ from kafkatop.tui.live.messages import (
 )
 from kafkatop.tui.live.polling import Poller
 from kafkatop.tui.live.replay import Replay
-from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.switching import ContextSwitching
 from kafkatop.tui.live.widgets.pane import LivePane, failure_text
 from kafkatop.tui.live.widgets.replay import ReplayBar
 
 
-class KafkatopApp(App[None]):
+class KafkatopApp(ContextSwitching):
     CSS_PATH = "app.tcss"
     TITLE = "kafkatop"
-    COMMANDS = App.COMMANDS | {LiveCommands}
+    COMMANDS = ContextSwitching.COMMANDS | {LiveCommands}
 
     def __init__(
         self,
@@ -54,8 +54,10 @@ class KafkatopApp(App[None]):
         settings: Settings | None = None,
         clock: Callable[[], float] = time.time,
         replay: Replay | None = None,
+        switcher: Switcher | None = None,
     ) -> None:
         super().__init__()
+        self.switcher, self._kept = switcher, {}
         self.sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
         self.settings = settings if settings is not None else Settings()
         self.replay = replay
@@ -65,8 +67,7 @@ class KafkatopApp(App[None]):
         # Fed by the workers (the timeline and history are thread-safe and bounded); the panes draw their snapshots.
         self.feed = Feed(self.post_message, self.sources.recorder if replay is None else None)
         self.cluster_actions = ClusterActions(self)
-        self._pollers: dict[str, Poller] = {}
-        self._panes: list[LivePane] = []
+        self._pollers, self._panes = {}, []
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen("replay" if self.replay is not None else self.settings.mode)
@@ -89,13 +90,9 @@ class KafkatopApp(App[None]):
 
     def present(self) -> frozenset[str]:
         """The names of the Sources members this view has (live), or had (a replay: from the recording's header)."""
-        return self.sources.present() if self.replay is None else self.replay.sources()
-
-    @property
-    def shutting_down(self) -> bool:
-        """Quitting: the screens are being taken down (children before their parents), and a worker's last message
-        has nothing to draw on."""
-        return not self.is_running or not self.screen_stack
+        if self.replay is not None:
+            return self.replay.sources()
+        return self.sources.present() | ({"switcher"} if self.switcher is not None else set())
 
     def hold(self) -> None:
         """No further poll (a screenshot held still)."""
@@ -208,10 +205,13 @@ class KafkatopApp(App[None]):
             return
         error = event.worker.error if state is WorkerState.ERROR else None
         poller = self._pollers.get(group.removeprefix("poll-"))
-        if poller is not None and group == poller.group:
+        if poller is not None and event.worker is poller.worker:  # not a poll of a context switched away from
             poller.finished()
             if error is not None and poller.source in ("cluster", "ensemble"):  # the other panes keep their state
                 self.on_poll_failed(PollFailed(poller.source, failure_text(error), self.clock()))
+        elif error is not None and group in ("switch", "close-context"):
+            title = "context not switched" if group == "switch" else ""
+            self.notify(failure_text(error), title=title, severity="error")
         elif error is not None and group == "watch-zookeeper":
             self.notify(f"ZooKeeper's watches stopped ({failure_text(error)}): changes are seen at the next poll",
                         severity="warning", timeout=8)  # fmt: skip

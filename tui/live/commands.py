@@ -17,7 +17,7 @@ from kafkatop.tui.live.keymap import SCREEN_ACTIONS, Mode
 class Here(Protocol):
     """What the palette asks of the screen it was opened on."""
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str]]: ...
+    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]: ...
 
     def tab_titles(self) -> list[str]: ...
 
@@ -33,7 +33,7 @@ class Command:
 
 def offered(screen: Here) -> list[Command]:
     """What the palette offers on `screen` now: what applies here, then a command per tab on show."""
-    mode, tab, sources = screen.here()
+    mode, tab, sources, read_only = screen.here()
     commands = [
         Command(
             a.palette,
@@ -41,7 +41,7 @@ def offered(screen: Here) -> list[Command]:
             partial(screen.run_command, a.action),
         )  # fmt: skip
         for a in SCREEN_ACTIONS
-        if a.palette is not None and a.applies(mode, tab, sources)
+        if a.palette is not None and a.applies(mode, tab, sources, read_only)
     ]
     commands += [
         Command(f"Show {title}", str(i), partial(screen.run_command, f"tab({i})"))

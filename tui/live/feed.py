@@ -48,12 +48,17 @@ ZOOKEEPER_RETRY_S = 2.0  # between attempts to connect the watches
 
 class Feed:
     def __init__(self, post: Callable[[Message], object], recorder: Recorder | None = None) -> None:
-        self._post = post
+        self._send = post
+        self.muted = False  # its context is not on screen: a worker still running for it posts nothing
         self.recorder = recorder
         self.timeline = Timeline()
         self.history = History()
         self._polled: ClusterSnapshot | None = None  # the last metadata poll, before ZooKeeper's state is laid over it
         self._pushed: ClusterSnapshot | None = None  # ZooKeeper's state, as its watches last pushed it
+
+    def _post(self, message: Message) -> None:
+        if not self.muted:
+            self._send(message)
 
     def _record(self, at: float, kind: RecordKind, payload: Payload) -> None:
         if self.recorder is not None:

@@ -46,10 +46,11 @@ class LiveAction:
         """The keys as README and the help screen write them."""
         return " ".join(f"`{_KEY_NAMES.get(k, k)}`" for k in self.keys)
 
-    def applies(self, mode: Mode, tab: str | None, sources: frozenset[str]) -> bool:
+    def applies(self, mode: Mode, tab: str | None, sources: frozenset[str], read_only: bool = False) -> bool:
         """Whether it does something here and now (the palette's test)."""
         return (
             mode in self.modes
+            and not (read_only and self.writes)
             and (not self.tabs or tab in self.tabs)
             and (self.needs is None or self.needs in sources or mode == "replay")
         )
@@ -83,6 +84,10 @@ ACTIONS: tuple[LiveAction, ...] = (
     LiveAction("help", ("question_mark",), "help", "Help",
         help="this help",
         section="View", palette="Help", modes=ANY, footer=True),
+    LiveAction("switch-context", ("w",), "switch_context", "Contexts",
+        help="switch to another context (a cluster named in kafkatop.toml or ~/.config/kafkatop/config.toml): "
+             "each keeps its timeline; a read-only one refuses every key that writes",
+        section="View", palette="Switch to another context (cluster)", needs="switcher", footer=True),
     LiveAction("leave", ("escape",), "leave_field", "Leave field",
         help="out of a text field, back to its tab's table (on a filtered table: every row again)",
         section="View", modes=ANY),

@@ -10,7 +10,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, TabbedContent, TabPane, Tabs
+from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
@@ -18,12 +18,13 @@ from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.keymap import LIVE, SCREEN_ACTIONS, Mode, action_names, bindings
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.help import HelpScreen
-from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
+from kafkatop.tui.live.widgets.footer import CoalescingFooter
 from kafkatop.tui.live.widgets.groups import GroupsPanel
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.messages import MessagesPanel
@@ -44,6 +45,7 @@ class Host(Protocol):
     sources: Sources
     settings: Settings
     replay: Replay | None
+    switcher: Switcher | None
     clock: Callable[[], float]
     cluster_actions: ClusterActions
 
@@ -58,6 +60,8 @@ class Host(Protocol):
 
     def panes_mounted(self, panes: list[LivePane]) -> None: ...
 
+    def switch_context(self, name: str) -> None: ...
+
 
 # The widgets focus rests on in a tab (see MainScreen.home): tables, whose keys are the app's keys.
 HOME_WIDGETS = (DataTable, PartitionTable, LineTable)
@@ -67,6 +71,7 @@ SMALL_HEIGHT = 32
 
 REPLAY_ONLY = action_names(SCREEN_ACTIONS, frozenset({"replay"}))
 LIVE_ONLY = action_names(SCREEN_ACTIONS, LIVE)
+WRITES = frozenset(a.action.split("(")[0] for a in SCREEN_ACTIONS if a.writes)  # refused in a read-only context
 
 
 class MainScreen(Screen[None]):
@@ -87,7 +92,7 @@ class MainScreen(Screen[None]):
             yield ReplayBar(app.replay, id="banner")
         elif settings.banner:
             yield Banner(settings.banner, id="banner")
-        yield StatusBar()
+        yield StatusBar(settings.context, settings.colour, settings.read_only)
         if "control" in app.present():
             yield NodeTable(id="nodes")
         with TabbedContent(id="tabs"):
@@ -96,11 +101,11 @@ class MainScreen(Screen[None]):
             with TabPane("Brokers", id="tab-brokers"):
                 yield BrokerTable()
             with TabPane("Produce", id="tab-produce"):
-                yield ProducerPanel(sources.consoles)
+                yield ProducerPanel(sources.consoles, settings.refusal)
             with TabPane("Consume", id="tab-consume"):
-                yield ConsumerPanel(sources.consoles)
+                yield ConsumerPanel(sources.consoles, settings.refusal)
             with TabPane("Groups", id="tab-groups"):
-                yield GroupsPanel(sources.consoles)
+                yield GroupsPanel(sources.consoles, settings.refusal, settings.typed_name)
             with TabPane("Log", id="tab-log"):
                 yield NodeLog()
             with TabPane("Quorum", id="tab-quorum"):
@@ -113,7 +118,7 @@ class MainScreen(Screen[None]):
             with TabPane("Messages", id="tab-messages"):
                 yield MessagesPanel(sources.browser, clock=app.clock)
         yield FilterBar()
-        yield Footer()
+        yield CoalescingFooter()
 
     def on_mount(self) -> None:
         tabs = self.query_one(TabbedContent)
@@ -131,21 +136,35 @@ class MainScreen(Screen[None]):
 
     # --- what the palette and the keys ask ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The replay's keys only in a replay; the keys that act on a cluster only live."""
+        """The replay's keys only in a replay; the keys that act on a cluster only live; in a read-only context no
+        key that writes (on_key says why when one is typed); the context switcher where there are contexts."""
         if action in REPLAY_ONLY:
             return self.mode == "replay"
+        if action in WRITES and self.host.settings.read_only:
+            return False
+        if action == "switch_context":
+            return "switcher" in self.host.present()
         if action in LIVE_ONLY:
             return self.mode != "replay"
         return True
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str]]:
-        return self.mode, self.query_one(TabbedContent).active, self.host.present()
+    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]:
+        return self.mode, self.query_one(TabbedContent).active, self.host.present(), self.host.settings.read_only
 
     def run_command(self, action: str) -> None:
         self.call_later(self.run_action, action)
 
     def on_key(self, event: events.Key) -> None:
-        """A replay acts on nothing: a key that would act on a cluster says so instead of doing nothing."""
+        """A replay acts on nothing, a read-only context writes nothing: a key that would says so instead of doing
+        nothing."""
+        refusal = self.host.settings.refusal
+        if refusal is not None and self.mode != "replay":
+            for a in SCREEN_ACTIONS:
+                if a.writes and event.key in a.keys:
+                    self.notify(f"{refusal}: {a.shown_keys.replace('`', '')} ({a.label.lower()}) writes to the "
+                                "cluster", severity="warning", timeout=4)  # fmt: skip
+                    event.stop()
+                    return
         if self.mode != "replay":
             return
         for a in SCREEN_ACTIONS:
@@ -242,7 +261,7 @@ class MainScreen(Screen[None]):
         return None
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.tab_titles()))
+        self.app.push_screen(HelpScreen(self.tab_titles(), self.host.settings.refusal))
 
     def action_refresh(self) -> None:
         self.host.poll_now("cluster")
@@ -256,6 +275,20 @@ class MainScreen(Screen[None]):
             return
         {"toggle": replay.toggle, "step": replay.step, "faster": replay.faster, "slower": replay.slower}[what]()
         self.query_one(ReplayBar).refresh_state()
+
+    def action_switch_context(self) -> None:
+        """`w`: the contexts; the one picked is opened, this one closed (each keeps its timeline)."""
+        from kafkatop.tui.live.screens.contexts import ContextsScreen
+
+        switcher, current = self.host.switcher, self.host.settings.context
+        if switcher is None:
+            return
+
+        def picked(name: str | None) -> None:
+            if name is not None and name != current:
+                self.host.switch_context(name)
+
+        self.app.push_screen(ContextsScreen(switcher.choices(), current), picked)
 
     # --- the keys that act on a row: the row is found here, the action done by ClusterActions --------------------
     def _in(self, tab_id: str, key: str, does: str, pick: str = "a row") -> bool:

@@ -13,6 +13,7 @@ from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
 from kafkatop.backends.ports import EnsembleView
+from kafkatop.tui.live.sources import Settings, Sources
 
 
 @dataclass
@@ -85,3 +86,13 @@ class ActionFinished(Message):
 
     what: str
     error: str | None = None
+
+
+@dataclass
+class ContextOpened(Message):
+    """Another context's sources are built (tui/cli/switcher.py): the view switches to them."""
+
+    name: str
+    sources: Sources
+    settings: Settings
+    first: ClusterSnapshot | None = None  # its first poll, made before the switch: the new screen's first frame has it

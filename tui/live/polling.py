@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from textual.app import App
 from textual.timer import Timer
+from textual.worker import Worker
 
 
 class Poller:
@@ -31,6 +32,7 @@ class Poller:
         self.held = False  # no timer is set while held: a replay paused, a screenshot held still
         self._again = False
         self._timer: Timer | None = None
+        self.worker: Worker[None] | None = None  # the poll under way, or the last one
 
     def now(self) -> None:
         """Poll now; if a poll is under way, poll again as soon as it ends."""
@@ -39,7 +41,9 @@ class Poller:
             return
         self._cancel_timer()
         self.running = True
-        self.app.run_worker(self._poll, name=self.group, group=self.group, thread=True, exit_on_error=False)
+        self.worker = self.app.run_worker(
+            self._poll, name=self.group, group=self.group, thread=True, exit_on_error=False
+        )
 
     def finished(self) -> None:
         """The poll's worker ended (UI thread; a failure is the app's to tell): the next poll scheduled."""

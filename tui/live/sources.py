@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Literal
+from typing import Literal, Protocol
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.ports import (
@@ -36,6 +36,19 @@ class Settings:
     ensemble_interval_s: float = 2.0
     # How the view was started (the palette offers what applies to it; a replay is told by the app's Replay).
     mode: Literal["lab", "attach", "demo"] = "attach"
+    context: str | None = None  # the context's name (kafkatop.toml's [contexts.NAME]), shown in the status bar
+    colour: str | None = None  # the context's colour there
+    read_only: bool = False  # every action that writes to the cluster is refused (keymap.py's `writes`)
+    # What a user types before deleting or resetting on a cluster that is not kafkatop's own (attached): its
+    # context's name, else its bootstrap address; None: a lab or the demo, where "yes" does.
+    typed_name: str | None = None
+
+    @property
+    def refusal(self) -> str | None:
+        """Why a write is refused here, as the start of a line; None where writes are allowed."""
+        if not self.read_only:
+            return None
+        return f"context {self.context!r} is read-only" if self.context else "read-only (--read-only)"
 
 
 @dataclass(frozen=True)
@@ -62,3 +75,27 @@ class Sources:
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""
         return frozenset(f.name for f in fields(self) if getattr(self, f.name) is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextChoice:
+    """A context the live view can switch to, as the switcher lists it."""
+
+    name: str
+    where: str  # "lab 'a'", or the bootstrap servers
+    read_only: bool = False
+    colour: str | None = None
+
+
+class Switcher(Protocol):
+    """The composition root, seen from the app: the contexts, and the sources of each, built on demand."""
+
+    def choices(self) -> tuple[ContextChoice, ...]: ...
+
+    def open(self, name: str) -> tuple[Sources, Settings]:
+        """Builds context `name`'s sources (blocking: a worker calls it); what it opened stays open until close()."""
+        ...
+
+    def close(self, name: str) -> None:
+        """Closes what open(`name`) opened (blocking); a lab kafkatop started is stopped only when kafkatop quits."""
+        ...

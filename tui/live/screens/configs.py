@@ -69,13 +69,18 @@ class ConfigsScreen(ModalScreen[None]):
     ]
 
     def __init__(
-        self, admin: ConfigAdmin, resource: ConfigResource, changed: Callable[[str], object] | None = None
+        self,
+        admin: ConfigAdmin,
+        resource: ConfigResource,
+        changed: Callable[[str], object] | None = None,
+        refusal: str | None = None,
     ) -> None:
         """`changed(said)`: told of each change made (from a worker thread), e.g. to put it on the timeline."""
         super().__init__()
         self.admin = admin
         self.resource = resource
         self.changed = changed
+        self.refusal = refusal  # a read-only context: configs are read, never set or deleted
         self.configs: ResourceConfigs | None = None
         self.editing: str | None = None  # the name in the edit field
         self.drafts: dict[str, str] = {}  # what was typed per name, kept when the field is left or refused
@@ -91,7 +96,10 @@ class ConfigsScreen(ModalScreen[None]):
                 yield Label("", id="configs-edit-name")
                 yield Input(id="configs-value", compact=True)
             yield Static(f"reading the configs of {self.resource} …", id="configs-status")
-            yield Label(KEYS, id="configs-keys")
+            keys = (
+                KEYS if self.refusal is None else f"{self.refusal} · / filter · o set here/all · r reload · Esc close"
+            )
+            yield Label(keys, id="configs-keys")
 
     def on_mount(self) -> None:
         self.query_one("#configs-filter").display = False
@@ -148,6 +156,9 @@ class ConfigsScreen(ModalScreen[None]):
             return
         if is_read_only(self.configs, entry.name):
             self._status(check_change(self.configs, {entry.name: ""}, ())[0], error=True)
+            return
+        if self.refusal is not None:
+            self._status(f"{self.refusal}: setting a config writes to the cluster", error=True)
             return
         self.editing = entry.name
         self.query_one("#configs-edit").display = True
@@ -214,6 +225,9 @@ class ConfigsScreen(ModalScreen[None]):
             return
         if problems := check_change(self.configs, {}, (entry.name,)):
             self._status(problems[0], error=True)
+            return
+        if self.refusal is not None:
+            self._status(f"{self.refusal}: deleting a config writes to the cluster", error=True)
             return
         self.app.push_screen(
             ConfirmScreen(f"Delete {entry.name} set on {self.resource}?", yes="Delete", detail=_falls_back(entry)),

@@ -1,6 +1,8 @@
 """A yes/no question before a destructive action (kill -9 a node, delete a topic), naming what it acts on.
 
-Focus starts on Cancel, so an Enter typed out of habit cancels; `y` or the red button does it."""
+Focus starts on Cancel, so an Enter typed out of habit cancels; `y` or the red button does it. On a cluster that is not
+kafkatop's own (attached), the most destructive acts ask for the cluster's name typed instead, as GitHub asks for a
+repository's name before deleting it: `y` cannot do them by reflex."""
 
 from __future__ import annotations
 
@@ -8,36 +10,56 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label
+from textual.widgets import Button, Input, Label
 
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [Binding("escape,n", "no", "Cancel"), Binding("y", "yes", "Yes")]
 
-    def __init__(self, question: str, yes: str = "Delete", detail: str = "") -> None:
+    def __init__(self, question: str, yes: str = "Delete", detail: str = "", typed: str | None = None) -> None:
         super().__init__()
         self.question = question
         self.yes = yes
         self.detail = detail
+        self.typed = typed  # the name to type before it is done; None: y does it
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Label(self.question, id="dialog-title")
             if self.detail:
                 yield Label(self.detail, id="dialog-detail")
-            yield Label(f"y: {self.yes.lower()} · n or Escape: cancel", id="dialog-keys")
+            if self.typed is not None:
+                yield Label(f"This cluster is not kafkatop's own. Type {self.typed} to {self.yes.lower()}, Escape "
+                            "to cancel:", id="dialog-keys")  # fmt: skip
+                yield Input(placeholder="the name, as above", id="typed")
+            else:
+                yield Label(f"y: {self.yes.lower()} · n or Escape: cancel", id="dialog-keys")
             with Horizontal(classes="buttons"):
-                yield Button(f"{self.yes} (y)", variant="error", id="yes")
-                yield Button("Cancel (n)", id="no")
+                yield Button(f"{self.yes} (y)" if self.typed is None else self.yes, variant="error", id="yes",
+                             disabled=self.typed is not None)  # fmt: skip
+                yield Button("Cancel (n)" if self.typed is None else "Cancel", id="no")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        if self.typed is not None:
+            self.query_one("#typed", Input).focus()
+        else:
+            self.query_one("#no", Button).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#yes", Button).disabled = event.value.strip() != self.typed
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip() == self.typed:
+            self.dismiss(True)
+        else:
+            self.notify(f"type {self.typed} exactly to {self.yes.lower()}; Escape cancels", severity="warning")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.dismiss(event.button.id == "yes" and not event.button.disabled)
 
     def action_yes(self) -> None:
-        self.dismiss(True)
+        if self.typed is None:
+            self.dismiss(True)
 
     def action_no(self) -> None:
         self.dismiss(False)

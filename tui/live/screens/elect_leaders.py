@@ -141,8 +141,10 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
         high_watermarks: Mapping[TopicPartition, int] | None = None,
         read_log_ends: LogEndReader | None = None,
         note: str | None = None,
+        typed: str | None = None,
     ) -> None:
         super().__init__()
+        self.typed = typed  # an unclean election on a cluster not kafkatop's: its name, typed, confirms it
         self.snapshot = snapshot
         self.election_type = election_type
         self.scopes = scopes
@@ -269,7 +271,8 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
 
         count = len(plan.unclean_moves)
         self.app.push_screen(
-            ConfirmScreen(f"Elect {count} out-of-sync leader(s)?", yes="Elect unclean", detail=detail),
+            ConfirmScreen(f"Elect {count} out-of-sync leader(s)?", yes="Elect unclean", detail=detail,
+                          typed=self.typed),
             answered,
         )  # fmt: skip
 

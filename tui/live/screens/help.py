@@ -55,12 +55,16 @@ history** and **msg/s** columns and the groups' **lag history** show the last po
 SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Tables", "Spark", "Replay", "View")
 
 
-def help_text(tabs: str) -> str:
-    """The help, its keys from the action registry (keymap.py): a section's table, then what it needs said."""
+def help_text(tabs: str, refusal: str | None = None) -> str:
+    """The help, its keys from the action registry (keymap.py): a section's table, then what it needs said. In a
+    read-only context (`refusal`) the keys that write say they are refused here."""
     parts = [INTRO.format(tabs=tabs)]
+    if refusal is not None:
+        parts.append(f"**{refusal}**: the keys marked *refused here* write to the cluster and do nothing.\n")
     rows = list(key_rows())
     for section in SECTIONS:
-        mine = [(keys, text) for a, keys, text in rows if a.section == section]
+        mine = [(keys, f"*refused here* — {text}" if refusal is not None and a.writes else text)
+                for a, keys, text in rows if a.section == section]  # fmt: skip
         if not mine:
             continue
         note = NOTES.get(section, "")
@@ -80,15 +84,17 @@ def tab_key(number: int) -> str:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
-    def __init__(self, tabs: list[str]) -> None:
-        """`tabs`: the titles of the tabs on show, in order (the number keys count these)."""
+    def __init__(self, tabs: list[str], refusal: str | None = None) -> None:
+        """`tabs`: the titles of the tabs on show, in order (the number keys count these); `refusal`: why the keys
+        that write do nothing here (a read-only context)."""
         super().__init__()
         self.tabs = tabs
+        self.refusal = refusal
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             tabs = " · ".join(f"`{tab_key(i)}` {t}" for i, t in enumerate(self.tabs, start=1))
-            yield Markdown(help_text(tabs))
+            yield Markdown(help_text(tabs, self.refusal))
 
     def action_close(self) -> None:
         self.dismiss(None)

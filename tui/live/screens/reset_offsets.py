@@ -72,9 +72,10 @@ class ResetPreviewScreen(ModalScreen[bool]):
         Binding("n", "cancel", "Cancel", show=False),
     ]
 
-    def __init__(self, plan: ResetPlan) -> None:
+    def __init__(self, plan: ResetPlan, typed: str | None = None) -> None:
         super().__init__()
         self.plan = plan
+        self.typed = typed  # on a cluster not kafkatop's: its name, typed, confirms the reset
 
     def compose(self) -> ComposeResult:
         plan = self.plan
@@ -104,10 +105,21 @@ class ResetPreviewScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "reset-yes")
+        if event.button.id == "reset-yes":
+            self.action_confirm()
+        else:
+            self.dismiss(False)
 
     def action_confirm(self) -> None:
-        self.dismiss(True)
+        if self.typed is None:
+            self.dismiss(True)
+            return
+        from kafkatop.tui.live.screens.confirm import ConfirmScreen
+
+        question = f"Reset the offsets of group '{self.plan.group}' ({reset_summary(self.plan)})?"
+        self.app.push_screen(
+            ConfirmScreen(question, yes="Reset", typed=self.typed), lambda yes: self.dismiss(bool(yes))
+        )
 
     def action_cancel(self) -> None:
         self.dismiss(False)

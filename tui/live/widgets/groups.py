@@ -40,9 +40,11 @@ RESET_CHOICES: dict[str, tuple[str, str]] = {
 class GroupsPanel(Asking, LivePane, Vertical):
     """Consumer groups as the cluster reports them: state, members and their assignment, committed offsets, lag."""
 
-    def __init__(self, consoles: Consoles | None) -> None:
+    def __init__(self, consoles: Consoles | None, refusal: str | None = None, typed: str | None = None) -> None:
         super().__init__()
         self.consoles = consoles
+        self.refusal = refusal  # a read-only context: why no offset is reset
+        self.typed = typed  # on a cluster not kafkatop's: the name typed to confirm a reset
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
         self._offset_rows: dict[str, LineCells] | None = None
@@ -134,6 +136,9 @@ class GroupsPanel(Asking, LivePane, Vertical):
     def _reset(self) -> None:
         """Plan the reset (nothing changes yet); the preview asks to confirm it."""
         gid, consoles = self.selected_group, self.consoles
+        if self.refusal is not None:
+            self._show_status(f"{self.refusal}: resetting a group's offsets writes to the cluster")
+            return
         if gid is None or consoles is None:
             self._show_status("highlight a group first")
             return
@@ -155,7 +160,7 @@ class GroupsPanel(Asking, LivePane, Vertical):
 
     def _preview(self, plan: ResetPlan) -> None:
         self._show_status(None)
-        self.app.push_screen(ResetPreviewScreen(plan), lambda confirmed: self._confirmed(plan, confirmed))
+        self.app.push_screen(ResetPreviewScreen(plan, self.typed), lambda confirmed: self._confirmed(plan, confirmed))
 
     def _confirmed(self, plan: ResetPlan, confirmed: bool | None) -> None:
         if not confirmed:

@@ -73,9 +73,10 @@ class _Outgoing:
 class ProducerPanel(Asking, LivePane, Vertical):
     """Type a line, Enter sends it — as kafka-console-producer, with its options."""
 
-    def __init__(self, consoles: Consoles | None) -> None:
+    def __init__(self, consoles: Consoles | None, refusal: str | None = None) -> None:
         super().__init__()
         self.consoles = consoles
+        self.refusal = refusal  # a read-only context: why nothing is sent
         self.snapshot: ClusterSnapshot | None = None
         self._outbox: deque[_Outgoing] = deque()
         self._sending = False  # a send is asked and not answered yet (only touched on the UI thread)
@@ -188,6 +189,9 @@ class ProducerPanel(Asking, LivePane, Vertical):
         `done` is the summary once sent ({topic} in it replaced); `typed` goes back in the field if Kafka refuses."""
         if self.consoles is None:
             self._show_status("no cluster to produce to")
+            return False
+        if self.refusal is not None:
+            self._show_status(f"{self.refusal}: producing writes to the cluster; nothing was sent")
             return False
         try:
             settings = self._settings()

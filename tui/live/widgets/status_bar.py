@@ -13,6 +13,7 @@ from kafkatop.tui.live.widgets.pane import LivePane
 
 MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "demo": "demo (librdkafka mock)", "unknown": "mode unknown"}
 SHORT_MODES = {"zk": "ZooKeeper", "kraft": "KRaft", "demo": "demo", "unknown": "mode unknown"}
+Badge = tuple[str | None, str | None, bool]  # the context's name, its colour, read-only
 NARROW = 110  # below: no cluster id and short mode names, so the line fits 80 columns
 
 
@@ -22,8 +23,16 @@ def status_text(
     age_s: float | None,
     controller_id: int | None = None,
     narrow: bool = False,
+    badge: Badge | None = None,
 ) -> Text:
     text = Text()
+    if badge is not None:
+        name, colour, read_only = badge
+        if name:
+            text.append(f" {name} ", style=f"bold reverse {colour}" if colour else "bold reverse")
+        if read_only:
+            text.append(" READ-ONLY ", style="bold white on red")
+        text.append(" ")
     if snapshot is None:
         text.append("connecting…" if failure is None else "no data", style="bold")
     else:
@@ -39,7 +48,8 @@ def status_text(
         if down:
             text.append(f" {down} down", style="bold red")
         urp, offline = len(snapshot.under_replicated), len(snapshot.offline)
-        text.append("  under-replicated ")
+        # With a context's badges an 80-column line has no room for the word: URP, as Kafka's metric names it.
+        text.append("  URP " if narrow and badge is not None else "  under-replicated ")
         text.append(str(urp), style="bold yellow" if urp else "")
         text.append("  offline ")
         text.append(str(offline), style="bold red" if offline else "")
@@ -60,12 +70,16 @@ class StatusBar(LivePane, Widget):
 
     text: reactive[Text] = reactive(Text, layout=False)
 
+    def __init__(self, context: str | None = None, colour: str | None = None, read_only: bool = False) -> None:
+        super().__init__()
+        self.badge: Badge | None = (context, colour, read_only) if context or read_only else None
+
     def render(self) -> Text:
         return self.text
 
     def draw(self, view: LiveView) -> None:
         width = self.size.width or self.app.size.width
-        text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW)
+        text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW, self.badge)
         taller = _rows(text, width) != _rows(self.text, width)
         self.text = text
         if taller:

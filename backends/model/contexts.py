@@ -1,0 +1,203 @@
+"""Contexts: named clusters, as kubectl and k9s name theirs — a lab (by name) or an attached cluster (bootstrap
+servers, a client properties file, its ZooKeeper), each possibly read-only, with a colour for the header.
+
+They are `[contexts.NAME]` tables in the user's `$XDG_CONFIG_HOME/kafkatop/config.toml` and in the project's
+`kafkatop.toml`; the project's win on a shared name. `default-context = "NAME"` at the top of either names the one
+used when no cluster is given. A context holds no secret: it names a client properties file (`command-config`),
+whose own permissions guard its passwords (standard library only)."""
+
+from __future__ import annotations
+
+import re
+import stat
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from kafkatop.backends.model.errors import BadInput
+
+DEFAULT_KEY = "default-context"
+KEYS = frozenset(
+    {"lab", "state-dir", "bootstrap-server", "command-config", "zookeeper", "connect-url", "read-only", "colour",
+     "color", "description"}
+)  # fmt: skip
+# Named so a password pasted into a context is refused, not kept in a file that is often shared (dotfiles).
+_SECRET = re.compile(r"pass(word)?|secret|jaas|token|credential|\.key$", re.IGNORECASE)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+# The colour names a context may use, as #rrggbb (the CSS colours of these names): Rich and Textual both read hex.
+COLOURS: dict[str, str] = {
+    "red": "#ff0000", "green": "#008000", "yellow": "#ffff00", "blue": "#0000ff", "magenta": "#ff00ff",
+    "cyan": "#00ffff", "white": "#ffffff", "orange": "#ffa500", "purple": "#800080", "pink": "#ffc0cb",
+    "grey": "#808080", "gray": "#808080", "lime": "#00ff00", "teal": "#008080", "navy": "#000080",
+    "maroon": "#800000", "olive": "#808000", "aqua": "#00ffff", "fuchsia": "#ff00ff", "silver": "#c0c0c0",
+    "gold": "#ffd700", "crimson": "#dc143c", "orchid": "#da70d6",
+}  # fmt: skip
+_HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterContext:
+    name: str
+    defined_in: Path
+    lab: str | None = None  # a lab cluster of kafkatop's, by name
+    state_dir: str | None = None  # where that lab lives, when not the default
+    bootstrap_server: str | None = None  # an attached cluster
+    command_config: str | None = None  # its client properties (an absolute path)
+    zookeeper: str | None = None
+    connect_url: tuple[str, ...] = ()  # its Kafka Connect workers' REST URLs (kept for the Connect tab)
+    read_only: bool = False
+    colour: str | None = None  # #rrggbb
+    description: str = ""
+
+    @property
+    def kind(self) -> Literal["lab", "attach"]:
+        return "lab" if self.lab is not None else "attach"
+
+    @property
+    def where(self) -> str:
+        """What it points at, in a few words: `lab 'a'` or the bootstrap servers."""
+        return f"lab {self.lab!r}" if self.lab is not None else str(self.bootstrap_server)
+
+
+@dataclass(frozen=True, slots=True)
+class Contexts:
+    contexts: tuple[ClusterContext, ...] = ()
+    default: str | None = None
+    files: tuple[Path, ...] = ()  # the files read, in order (later ones win)
+    warnings: tuple[str, ...] = ()
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.contexts)
+
+    def get(self, name: str) -> ClusterContext:
+        for c in self.contexts:
+            if c.name == name:
+                return c
+        if not self.contexts:
+            where = " or ".join(str(f) for f in self.files) or "kafkatop.toml"
+            raise BadInput(
+                f"no context {name!r}: no context is defined; add a [contexts.{name}] table to {where} "
+                '(bootstrap-server = "HOST:PORT", or lab = "NAME"); `kafkatop contexts` lists them'
+            )
+        raise BadInput(f"no context {name!r}; the contexts are {', '.join(self.names())} (`kafkatop contexts`)")
+
+
+def parse_contexts(data: Mapping[str, object], path: Path) -> tuple[dict[str, ClusterContext], str | None]:
+    """The `[contexts.*]` tables and `default-context` of one TOML document read from `path`."""
+    default = data.get(DEFAULT_KEY)
+    if default is not None and (not isinstance(default, str) or not default.strip()):
+        raise BadInput(f'{path}: {DEFAULT_KEY} = {default!r} must be a context\'s name, e.g. {DEFAULT_KEY} = "lab"')
+    tables = data.get("contexts", {})
+    if not isinstance(tables, dict):
+        raise BadInput(f"{path}: contexts must be tables, e.g. [contexts.staging]")
+    found: dict[str, ClusterContext] = {}
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise BadInput(f"{path}: contexts.{name} must be a table: [contexts.{name}]")
+        found[name] = _context(str(name), table, path)
+    return found, default
+
+
+def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterContext:
+    where = f"{path}: [contexts.{name}]"
+    if not _NAME.match(name):
+        raise BadInput(f"{where}: a context's name is letters, digits, '.', '_' and '-' (at most 63)")
+    secrets = sorted(k for k in table if _SECRET.search(k))
+    if secrets:
+        raise BadInput(
+            f"{where}: {', '.join(secrets)}: a context holds no secret; put it in a client properties file (mode "
+            "600) and name that file with command-config"
+        )
+    unknown = sorted(set(table) - KEYS)
+    if unknown:
+        raise BadInput(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
+
+    def text(key: str) -> str | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise BadInput(f'{where}: {key} = {value!r} must be a non-empty string, e.g. {key} = "…"')
+        return value.strip()
+
+    lab, bootstrap = text("lab"), text("bootstrap-server")
+    if (lab is None) == (bootstrap is None):
+        raise BadInput(
+            f'{where}: give one of lab = "NAME" (a lab cluster of kafkatop\'s) or bootstrap-server = "HOST:PORT" '
+            "(a cluster to attach to)"
+        )
+    if lab is not None and "zookeeper" in table:
+        raise BadInput(f"{where}: zookeeper is an attached cluster's; a lab knows its own")
+    read_only = table.get("read-only", False)
+    if not isinstance(read_only, bool):
+        raise BadInput(f"{where}: read-only = {read_only!r} must be true or false")
+    colour = text("colour") or text("color")
+    if colour is not None and colour.lower() not in COLOURS and not _HEX.match(colour):
+        raise BadInput(f"{where}: colour {colour!r}: give #rrggbb or one of {', '.join(sorted(COLOURS))}")
+    urls = table.get("connect-url", ())
+    if isinstance(urls, str):
+        urls = (urls,)
+    if not isinstance(urls, (list, tuple)) or not all(isinstance(u, str) for u in urls):
+        raise BadInput(f'{where}: connect-url must be a URL or a list of them, e.g. ["http://127.0.0.1:8083"]')
+    config = text("command-config")
+    if config is not None:
+        config = str((path.parent / Path(config).expanduser()).resolve())  # relative to the file that names it
+    state_dir = text("state-dir")
+    if state_dir is not None:
+        state_dir = str((path.parent / Path(state_dir).expanduser()).resolve())
+    return ClusterContext(
+        name, path, lab=lab, state_dir=state_dir, bootstrap_server=bootstrap, command_config=config,
+        zookeeper=text("zookeeper"), connect_url=tuple(urls), read_only=read_only,
+        colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
+        description=text("description") or "",
+    )  # fmt: skip
+
+
+def read_contexts(files: Sequence[Path]) -> Contexts:
+    """The contexts of `files` that exist, later files over earlier ones (the user's file, then the project's)."""
+    merged: dict[str, ClusterContext] = {}
+    default: str | None = None
+    default_from = Path()
+    read: list[Path] = []
+    warnings: list[str] = []
+    for path in files:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise BadInput(f"{path}: cannot read it ({e.strerror or e})") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise BadInput(f"{path}: not valid TOML ({e})") from None
+        path = path.absolute()
+        read.append(path)
+        found, named = parse_contexts(data, path)
+        for name, context in found.items():
+            was = merged.get(name)
+            if was is not None and was.read_only and not context.read_only:
+                warnings.append(
+                    f"{path}: [contexts.{name}] replaces the one in {was.defined_in}, which was read-only; this one is "
+                    "not (add read-only = true to keep it so)"
+                )
+        merged.update(found)
+        if named is not None:
+            default, default_from = named, path
+        if any(c.command_config for c in found.values()) and _readable_by_others(path):
+            warnings.append(
+                f"{path} is readable by other users and names client properties files: `chmod 600 {path}` "
+                "(and keep those files 600 too)"
+            )
+    if default is not None and default not in merged:
+        raise BadInput(
+            f"{default_from}: {DEFAULT_KEY} = {default!r}: no such context (defined: {', '.join(merged) or 'none'})"
+        )
+    return Contexts(tuple(merged.values()), default, tuple(read), tuple(warnings))
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    except OSError:
+        return False
