@@ -195,6 +195,10 @@ async def switch(pilot: Any, probe: Probe, app: KafkatopApp, s: Switch, keys: bo
     if keys:
         await pilot.press("w")
         await pilot.pause()
+        names = [c.name for c in app.switcher.choices()] if app.switcher is not None else []
+        steps = names.index(s.dst) - names.index(s.src)  # the picker opens on the context shown
+        for _ in range(abs(steps)):
+            await pilot.press("down" if steps > 0 else "up")
         s.t0, s.wall0 = time.perf_counter(), time.time()
         await pilot.press("enter")
     else:
