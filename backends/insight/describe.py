@@ -49,8 +49,11 @@ def format_describe(
     configs: Mapping[str, Mapping[str, str]] | None = None,
     *,
     sort_by_name: bool = False,
+    elr: Mapping[tuple[str, int], tuple[tuple[int, ...] | None, tuple[int, ...] | None]] | None = None,
 ) -> str:
     """The output of `kafka-topics.sh --describe [--topic T]` for this snapshot, without a trailing newline.
+    `elr`: (topic, partition) -> its eligible leader replicas and last known ELR (DescribeTopicPartitions, Kafka
+    3.8+), printed after the ISR as Kafka 4's tool prints them; None: a cluster that has none to say (no columns).
 
     `configs` maps topic names to what Kafka prints after "Configs:" (see `TopicAdmin.topic_configs`, which also
     puts them in Kafka's order); a topic missing from it prints an empty "Configs: ". Topics come in the order
@@ -73,16 +76,20 @@ def format_describe(
         ]
         lines.append("\t".join(header))
         for p in parts:
-            # A partition without a leader: Kafka 4.1 prints "none"; the ZooKeeper-era tool printed the -1 of the
-            # partition's state znode, which is what the labs' instructions show.
-            # Not printed, though Kafka 4.1 ends every line with "\tElr: …\tLastKnownElr: …" (KIP-966): librdkafka
-            # does not report eligible leader replicas, and the labs' layout predates them. Kafka prints no
-            # "Offline:" column in any version (checked in 2.x-4.1's TopicCommand), so neither does kafkatop.
-            # "Adding/Removing Replicas" (during a reassignment) are not known to the snapshot either.
-            lines.append(
-                f"\tTopic: {t.name}\tPartition: {p.id}\tLeader: {p.leader}"
+            # A partition without a leader: Kafka 4's tool prints "none", and so does kafkatop where the cluster is
+            # a Kafka 4 (it answered with ELR); the ZooKeeper-era tool printed the -1 of the partition's state znode,
+            # which is what the labs' instructions show, and what kafkatop prints elsewhere.
+            # Kafka prints no "Offline:" column in any version (checked in 2.x-4.1's TopicCommand), so neither does
+            # kafkatop. "Adding/Removing Replicas" (during a reassignment) are not known to the snapshot.
+            leader = "none" if p.offline and elr is not None else str(p.leader)
+            line = (
+                f"\tTopic: {t.name}\tPartition: {p.id}\tLeader: {leader}"
                 f"\tReplicas: {_ids(p.replicas)}\tIsr: {_ids(p.isr)}"
             )
+            if elr is not None:
+                eligible, last_known = elr.get((t.name, p.id), (None, None))
+                line += f"\tElr: {_elr_ids(eligible)}\tLastKnownElr: {_elr_ids(last_known)}"
+            lines.append(line)
     return "\n".join(lines)
 
 
@@ -140,3 +147,8 @@ def kafka_topic_order(names: Sequence[str]) -> list[str]:
     order = _java_hashmap_order(order, _java_hashmap_capacity(n, n))
     order = _java_hashmap_order(order, _java_hashmap_capacity(n, int(n / 0.75 + 1.0)))
     return _java_hashmap_order(order, _java_hashmap_capacity(n, n))
+
+
+def _elr_ids(ids: tuple[int, ...] | None) -> str:
+    """As kafka-topics.sh prints an ELR list: ids joined by commas; N/A where the broker sent none."""
+    return "N/A" if ids is None else ",".join(str(i) for i in ids)

@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, New
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
 from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.elr import read_elr
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
@@ -244,9 +245,10 @@ class TopicAdmin:
         deadline = self._deadline()
         config_fs = self._start_configs(names)
         id_fs = self._start_topic_ids([t.name for t in shown if not t.topic_id])
+        elr = read_elr(self.connection, snapshot, names, max(0.5, deadline - time.monotonic() - 1.0))
         configs = self._collect_configs(names, config_fs, deadline, unread)
         ids = self._collect_topic_ids(id_fs, deadline, unread)
         if ids:
             topics = tuple(replace(t, topic_id=ids[t.name]) if t.name in ids else t for t in snapshot.topics)
             snapshot = replace(snapshot, topics=topics)
-        return format_describe(snapshot, topic, configs, sort_by_name=sort_by_name)
+        return format_describe(snapshot, topic, configs, sort_by_name=sort_by_name, elr=elr)

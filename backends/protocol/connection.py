@@ -13,15 +13,17 @@ from collections.abc import Mapping
 
 from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.protocol.api_versions import (
+    ApiVersions,
+    api_versions_body,
+    decode_api_versions,
+    decode_api_versions_v0,
+)
 from kafkatop.backends.protocol.security import SecurityError, authenticate, tls_context, unsupported
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     API_VERSIONS_VERSION,
-    ApiVersions,
     ProtocolError,
-    api_versions_body,
-    decode_api_versions,
-    decode_api_versions_v0,
     encode_request,
     error_name,
 )

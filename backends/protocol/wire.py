@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import struct
-from dataclasses import dataclass
 
 from kafkatop.backends.model.errors import KafkatopError
 
@@ -214,6 +213,11 @@ class Reader:
         """Length + 1 as a uvarint; null (0) reads as empty, since no field read here is nullable."""
         return self._count(self.uvarint() - 1)
 
+    def compact_nullable_array_length(self) -> int | None:
+        """Length + 1 as a uvarint; None for a null array (0)."""
+        n = self.uvarint()
+        return None if n == 0 else self._count(n - 1)
+
     def array_length(self) -> int:
         """int32 length of a non-flexible array (-1 = null, read as empty)."""
         return self._count(self.int32())
@@ -223,6 +227,10 @@ class Reader:
         if n > len(self.data) - self.pos:
             raise ProtocolError(f"{n} items announced at offset {self.pos}, in {len(self.data) - self.pos} bytes")
         return max(n, 0)
+
+    def tagged_field_count(self) -> int:
+        """The count that starts a tagged-field section (a plain uvarint, not a compact array's N + 1)."""
+        return self._count(self.uvarint())
 
     def skip_tagged_fields(self) -> None:
         """Skip a tagged-field section: none of the tags of these messages is needed, known or not."""
@@ -322,50 +330,3 @@ def response_reader(payload: bytes, *, flexible: bool = True) -> Reader:
     if flexible:
         r.skip_tagged_fields()
     return r
-
-
-def api_versions_body() -> bytes:
-    name, version = CLIENT_SOFTWARE
-    return encode_compact_string(name) + encode_compact_string(version) + NO_TAGGED_FIELDS
-
-
-@dataclass(frozen=True, slots=True)
-class ApiVersions:
-    correlation_id: int
-    error_code: int
-    versions: dict[int, tuple[int, int]]  # api key -> (min, max)
-
-
-def decode_api_versions_v0(payload: bytes) -> ApiVersions:
-    """An ApiVersions v0 response: what a broker that cannot read v3 (the librdkafka mock's) still answers."""
-    r = Reader(payload)
-    correlation_id = r.int32()
-    error_code = r.int16()
-    versions: dict[int, tuple[int, int]] = {}
-    for _ in range(r.array_length()):
-        key, lo, hi = r.int16(), r.int16(), r.int16()
-        versions[key] = (lo, hi)
-    r.end()
-    return ApiVersions(correlation_id, error_code, versions)
-
-
-def decode_api_versions(payload: bytes) -> ApiVersions:
-    """An ApiVersions response (after the size). Its header is v0 even for v3: the client cannot know yet."""
-    r = Reader(payload)
-    correlation_id = r.int32()
-    error_code = r.int16()
-    versions: dict[int, tuple[int, int]] = {}
-    if error_code == 35:
-        # UNSUPPORTED_VERSION comes as a v0 body, so an old broker can still say what it supports.
-        for _ in range(r.array_length()):
-            key, lo, hi = r.int16(), r.int16(), r.int16()
-            versions[key] = (lo, hi)
-        return ApiVersions(correlation_id, error_code, versions)
-    for _ in range(r.compact_array_length()):
-        key, lo, hi = r.int16(), r.int16(), r.int16()
-        r.skip_tagged_fields()
-        versions[key] = (lo, hi)
-    r.int32()  # throttle time
-    r.skip_tagged_fields()  # supported and finalized features
-    r.end()
-    return ApiVersions(correlation_id, error_code, versions)

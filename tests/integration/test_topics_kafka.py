@@ -20,6 +20,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.insight.describe import format_describe
 from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.elr import read_elr
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot
@@ -155,19 +156,15 @@ def admin(kafka: KraftNode) -> Iterator[TopicAdmin]:
         yield topic_admin
 
 
-# Kafka 4.1 ends each partition line with the eligible leader replicas (KIP-966), which kafkatop leaves out.
-ELR = re.compile(r"\tElr: [^\t]*\tLastKnownElr: [^\t]*$")
-
-
 def kafka_topics_describe(node: KraftNode, tmp_path: Path, *args: str) -> str:
-    """What `kafka-topics.sh --describe` prints, Elr columns removed."""
+    """What `kafka-topics.sh --describe` prints (Kafka 4.1: each partition's Elr and LastKnownElr too)."""
     result = subprocess.run(
         [str(node.home / "bin" / "kafka-topics.sh"), "--bootstrap-server", node.bootstrap, "--describe", *args],
         env={**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}, capture_output=True, text=True, timeout=120,
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    return "\n".join(ELR.sub("", line) for line in result.stdout.rstrip("\n").splitlines())
+    return result.stdout.rstrip("\n")
 
 
 def poll_led(node: KraftNode, *topics: tuple[str, int]) -> ClusterSnapshot:
@@ -209,12 +206,16 @@ def test_create_then_describe_like_kafka_topics(kafka: KraftNode, admin: TopicAd
     for topic in ("purchases", "many"):
         ours = admin.describe(snap, topic)
         theirs = kafka_topics_describe(kafka, tmp_path, "--topic", topic)
-        print(f"kafkatop describe --topic {topic}:\n{ours}\nkafka-topics.sh (Elr columns removed):\n{theirs}")
+        print(f"kafkatop describe --topic {topic}:\n{ours}\nkafka-topics.sh:\n{theirs}")
         assert ours == theirs
     # Everything, internal topics included (kafka-topics lists them unless --exclude-internal).
     ours, theirs = admin.describe(snap), kafka_topics_describe(kafka, tmp_path)
-    print(f"kafkatop describe:\n{ours}\nkafka-topics.sh (Elr columns removed):\n{theirs}")
+    print(f"kafkatop describe:\n{ours}\nkafka-topics.sh:\n{theirs}")
     assert ours == theirs
+    assert "\tElr: " in ours  # Kafka 4.1 answers DescribeTopicPartitions: the ELR columns are its
+    # Read three partitions a page, the cursor carried across topics: the same ELR as one page of 2,000.
+    names = [t.name for t in snap.topics]
+    assert read_elr(admin.connection, snap, names, 15.0, page_size=3) == read_elr(admin.connection, snap, names, 15.0)
 
 
 @needs_kafka
@@ -257,3 +258,25 @@ def test_delete_topic(kafka: KraftNode, admin: TopicAdmin) -> None:
     with pytest.raises(TopicError) as raised:
         admin.delete_topic("doomed")
     assert str(raised.value) == "Topic 'doomed' does not exist as expected"
+
+
+@needs_kafka
+def test_features_like_kafka_features(kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`kafkatop features` = `kafka-features.sh describe`, line for line but the epoch (the metadata log's offset,
+    which moves on between the two asks: ours first, so never above theirs)."""
+    from kafkatop.tui.cli.main import main
+
+    assert main(["features", "--bootstrap-server", kafka.bootstrap]) == 0
+    ours = capsys.readouterr().out.rstrip("\n")
+    result = subprocess.run(
+        [str(kafka.home / "bin" / "kafka-features.sh"), "--bootstrap-server", kafka.bootstrap, "describe"],
+        env={**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}, capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    theirs = result.stdout.rstrip("\n")
+    print(f"kafkatop features:\n{ours}\nkafka-features.sh describe:\n{theirs}")
+    epoch = re.compile(r"\tEpoch: (\d+)$", re.M)
+    assert epoch.sub("", ours) == epoch.sub("", theirs)
+    assert max(int(e) for e in epoch.findall(ours)) <= min(int(e) for e in epoch.findall(theirs))
+    assert "Feature: eligible.leader.replicas.version\t" in ours

@@ -22,12 +22,14 @@ from unittest import mock
 import pytest
 
 from kafkatop.backends.kraft.wire import decode_describe_quorum
+from kafkatop.backends.protocol.api_versions import decode_api_versions, decode_api_versions_v0
 from kafkatop.backends.protocol.configs import (
     decode_describe_configs,
     decode_incremental_alter_configs,
     decode_metadata_brokers,
 )
 from kafkatop.backends.protocol.connection import BrokerConnection
+from kafkatop.backends.protocol.describe_topic_partitions import decode_page
 from kafkatop.backends.protocol.groups import (
     decode_consumer_assignment,
     decode_describe_groups,
@@ -41,8 +43,6 @@ from kafkatop.backends.protocol.wire import (
     ProtocolError,
     Reader,
     compact_string_at,
-    decode_api_versions,
-    decode_api_versions_v0,
     encode_string,
     response_reader,
     skip_tags_at,
@@ -188,9 +188,20 @@ class Decoder:
     rounds: int = MUTATIONS  # mutations per answer, and NOISE * rounds // MUTATIONS random strings
 
 
+RECORDED_41 = Path(__file__).parents[1] / "fixtures" / "protocol"  # answers recorded from a real Kafka 4.1 broker
+FEATURES_41 = (RECORDED_41 / "api_versions_v4_kafka_4_1.bin").read_bytes()
+
 DECODERS = (
     Decoder("api_versions", decode_api_versions, (BROKER_APIVERSIONS, CONTROLLER_APIVERSIONS, AV_UNSUPPORTED)),
     Decoder("api_versions_v0", decode_api_versions_v0, (_api_versions_v0(),)),
+    Decoder(
+        "api_versions_v4_features", decode_api_versions, ((RECORDED_41 / "api_versions_v4_kafka_4_1.bin").read_bytes(),)
+    ),
+    Decoder(
+        "describe_topic_partitions_v0",
+        decode_page,
+        tuple((RECORDED_41 / f"describe_topic_partitions_{n}.bin").read_bytes() for n in ("page1", "unknown")),
+    ),
     Decoder("describe_quorum_v0", lambda p: decode_describe_quorum(p, 0), (BROKER_DQ0,)),
     Decoder("describe_quorum_v1", lambda p: decode_describe_quorum(p, 1), (BROKER_DQ1,)),
     Decoder("describe_quorum_v2", lambda p: decode_describe_quorum(p, 2), (BROKER_DQ2, BROKER_DQ_ERR, _quorum_v2())),

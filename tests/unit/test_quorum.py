@@ -25,12 +25,11 @@ from kafkatop.backends.kraft.wire import (
 )
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.protocol.api_versions import api_versions_body, decode_api_versions
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
     ProtocolError,
     Reader,
-    api_versions_body,
-    decode_api_versions,
     encode_compact_string,
     encode_request,
     encode_uvarint,

@@ -43,6 +43,7 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
 
 # Commands that only read, as given: refuse_writes lets them through in read-only.
 READ_INVOCATIONS: list[tuple[str, list[str]]] = [
+    ("features", ["features"]),
     ("describe", ["describe", "--topic", "t"]),
     ("configs", ["configs", "--topic", "t", "--all"]),
     ("groups-list", ["groups", "--list"]),

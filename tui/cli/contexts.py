@@ -143,6 +143,7 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
     "elect-leaders": _when(lambda a: not a.dry_run, "elects leaders (--dry-run only asks)"),
     "add-partitions": _when(lambda a: not a.dry_run, "adds partitions (--dry-run only validates)"),
     "contexts": _never,
+    "features": _never,
 }
 
 

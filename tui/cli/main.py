@@ -55,6 +55,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.install import cmd_install
 
         return cmd_install(args)
+    if command == "features":
+        from kafkatop.tui.cli.features import cmd_features
+
+        return cmd_features(args)
     if command == "contexts":
         from kafkatop.tui.cli.contexts import cmd_contexts
 

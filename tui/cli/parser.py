@@ -39,12 +39,14 @@ from kafkatop.tui.cli.parser_topics import (
     CREATE_TOPIC,
     DESCRIBE,
     ELECT_LEADERS,
+    FEATURES,
     REASSIGN,
     add_add_partitions,
     add_configs,
     add_create_topic,
     add_describe,
     add_elect_leaders,
+    add_features,
     add_reassign,
 )
 from kafkatop.tui.cli.values import PORT, SECONDS, host_ports, number, spark_master, text
@@ -56,7 +58,7 @@ def build_parser() -> RootParser:
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
         "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, consume; durability, chaos; "
-        "counts (Spark); install (download Apache Kafka); contexts (named clusters, --context NAME). "
+        "counts (Spark); features; install (download Apache Kafka); contexts (named clusters, --context NAME). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -115,6 +117,7 @@ def build_parser() -> RootParser:
     add_chaos(command("chaos", **CHAOS))
     add_elect_leaders(command("elect-leaders", **ELECT_LEADERS))
     add_add_partitions(command("add-partitions", **ADD_PARTITIONS))
+    add_features(command("features", **FEATURES))
     add_contexts(command("contexts", **CONTEXTS))
     p.offer_command_options()
     return p

@@ -124,6 +124,24 @@ def add_reassign(r: Parser) -> None:
     timeout_option(r, 30.0, "per request")
 
 
+FEATURES: dict[str, str] = {
+    "help": "the cluster's feature levels (metadata.version, ELR, share groups, …), as kafka-features.sh describe",
+    "description": "Asks a broker for the features it supports and the levels the cluster has finalized (ApiVersions "
+    "v4) and prints them in kafka-features.sh describe's lines: FinalizedVersionLevel 0 is a feature that is off "
+    "(eligible.leader.replicas.version: ELR, KIP-966; share.version: share groups, KIP-932; group.version: the "
+    "consumer group protocol, KIP-848).",
+    "epilog": "Exit codes: 0 done; 1 no broker answered, or the cluster has no features (Kafka before 2.7, the "
+    "demo's mock); 2 bad input.",
+}
+
+
+def add_features(features: Parser) -> None:
+    lab_options(features, spec_file=False)
+    client_options(features)
+    json_option(features, "the features as JSON")
+    timeout_option(features, 10.0, "to ask a broker")
+
+
 ELECT_LEADERS: dict[str, str] = {
     "help": "elect preferred (or unclean) leaders, as kafka-leader-election.sh",
     "description": "Asks the controller to elect leaders (Kafka's ElectLeaders) and prints its answer in "

@@ -1,0 +1,113 @@
+"""DescribeTopicPartitions (API key 75), v0 (flexible; Kafka 3.8+, KIP-966): what Kafka 4's kafka-topics.sh
+--describe reads, and the only answer that holds a partition's eligible leader replicas (ELR) and last known ELR.
+confluent-kafka does not send it, so kafkatop does, paging with the cursor the broker hands back.
+
+Schemas: clients/src/main/resources/common/message/DescribeTopicPartitions{Request,Response}.json in apache/kafka.
+A nullable struct (the cursor) is one int8, -1 for null, 1 before the struct. Decoders are bounded: truncated or
+foreign bytes raise ProtocolError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kafkatop.backends.protocol.wire import (
+    NO_TAGGED_FIELDS,
+    ProtocolError,
+    Reader,
+    encode_compact_array,
+    encode_compact_string,
+    error_name,
+    int32,
+    response_reader,
+)
+
+API_DESCRIBE_TOPIC_PARTITIONS = 75
+SPOKEN = (0, 0)
+PARTITION_LIMIT = 2000  # per response, as kafka-topics.sh asks (--partition-size-limit-per-response)
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    topic: str
+    partition: int
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedPartition:
+    topic: str
+    partition: int
+    error_code: int
+    leader: int
+    leader_epoch: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    elr: tuple[int, ...] | None  # None: the broker sent null (kafka-topics.sh then prints "N/A")
+    last_known_elr: tuple[int, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedPage:
+    partitions: tuple[DescribedPartition, ...]
+    topic_errors: tuple[tuple[str, int], ...]  # (topic, error code) of the topics that could not be described
+    next_cursor: Cursor | None
+
+
+def request_body(topics: Sequence[str], cursor: Cursor | None, limit: int = PARTITION_LIMIT) -> bytes:
+    encoded = [encode_compact_string(t) + NO_TAGGED_FIELDS for t in topics]
+    at = b"\xff" if cursor is None else b"\x01" + encode_compact_string(cursor.topic) + int32(cursor.partition)
+    if cursor is not None:
+        at += NO_TAGGED_FIELDS
+    return encode_compact_array(encoded) + int32(limit) + at + NO_TAGGED_FIELDS
+
+
+def _int32s(r: Reader) -> tuple[int, ...]:
+    return tuple(r.int32() for _ in range(r.compact_array_length()))
+
+
+def _nullable_int32s(r: Reader) -> tuple[int, ...] | None:
+    n = r.compact_nullable_array_length()
+    return None if n is None else tuple(r.int32() for _ in range(n))
+
+
+def decode_page(payload: bytes) -> DescribedPage:
+    """One response (after the size: the flexible header first)."""
+    r = response_reader(payload)
+    r.int32()  # throttle time
+    partitions: list[DescribedPartition] = []
+    errors: list[tuple[str, int]] = []
+    for _ in range(r.compact_array_length()):
+        error_code = r.int16()
+        name = r.compact_nullable_string() or ""
+        r.uuid()
+        r.boolean()  # internal
+        for _ in range(r.compact_array_length()):
+            p_error, index, leader, epoch = r.int16(), r.int32(), r.int32(), r.int32()
+            replicas, isr = _int32s(r), _int32s(r)
+            elr, last_known = _nullable_int32s(r), _nullable_int32s(r)
+            _int32s(r)  # offline replicas
+            r.skip_tagged_fields()
+            partitions.append(DescribedPartition(name, index, p_error, leader, epoch, replicas, isr, elr, last_known))
+        r.int32()  # authorized operations
+        r.skip_tagged_fields()
+        if error_code:
+            errors.append((name, error_code))
+    cursor = None
+    if r.int8() != -1:
+        cursor = Cursor(r.compact_string(), r.int32())
+        r.skip_tagged_fields()
+    r.skip_tagged_fields()
+    r.end()
+    return DescribedPage(tuple(partitions), tuple(errors), cursor)
+
+
+def topic_error_text(topic: str, code: int) -> str:
+    return f"{topic}: {error_name(code)}"
+
+
+def check_page(page: DescribedPage, asked: Sequence[str]) -> None:
+    """A page that answers a topic nobody asked for is not an answer to this request."""
+    unknown = {p.topic for p in page.partitions} - set(asked)
+    if unknown:
+        raise ProtocolError(f"DescribeTopicPartitions answered for topics not asked: {', '.join(sorted(unknown))}")
