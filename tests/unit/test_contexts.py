@@ -340,3 +340,20 @@ def test_the_mode_is_read_from_what_the_broker_says_it_takes() -> None:
     assert mode_of({18: (0, 3), 3: (0, 12), 4: (0, 7), 55: (0, 1)}) == "zk"  # takes LeaderAndIsr (even migrating)
     assert mode_of({18: (0, 4), 3: (0, 13), 55: (0, 2)}) == "kraft"  # forwards DescribeQuorum, no LeaderAndIsr
     assert mode_of({18: (0, 3), 3: (0, 9)}) == "unknown"  # the librdkafka mock, a stand-in
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback(files: Files) -> None:
+    """`kafkatop … | head -1`: the pipe closed before kafkatop writes is no traceback (exit 1, as a broken pipe)."""
+    import subprocess
+    import sys
+
+    write(files.project, '[contexts.a]\nbootstrap-server = "127.0.0.1:9"\n')  # refused at once: a quick answer
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kafkatop.tui.cli", "contexts", "--json", "--timeout", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=files.project.parent,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=30) == 1, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

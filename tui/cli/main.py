@@ -5,9 +5,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.tui.cli.exits import DONE, INTERRUPTED, Declined, err, exit_status
+from kafkatop.tui.cli.exits import DONE, FAILED, INTERRUPTED, Declined, err, exit_status
 from kafkatop.tui.cli.parser import build_parser
 
 LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker"})
@@ -92,3 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     except KafkatopError as e:
         err(str(e))
         return exit_status(e)
+    except BrokenPipeError:
+        # The reader went away (`kafkatop describe | head -1`): what it did not read is not wanted, as with any Unix
+        # tool. stdout goes to /dev/null so the interpreter's last flush has nowhere to fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAILED
