@@ -38,20 +38,21 @@ def project_file(args: argparse.Namespace) -> Path | None:
     return Path("kafkatop.toml") if Path("kafkatop.toml").is_file() else None
 
 
-def load_contexts(args: argparse.Namespace) -> Contexts:
-    """The user's contexts, then the project's (kafkatop.toml or --config) over them; warnings said once."""
+def load_contexts(args: argparse.Namespace, *, quiet: bool = False) -> Contexts:
+    """The user's contexts, then the project's (kafkatop.toml or --config) over them; their warnings on stderr unless
+    `quiet` (said once, when the command starts: never again while the live view owns the terminal)."""
     files = [user_file()]
     project = project_file(args)
     if project is not None:
         files.append(project)
     contexts = read_contexts(files)
-    for warning in contexts.warnings:
+    for warning in () if quiet else contexts.warnings:
         err(warning)
     return contexts
 
 
 # --- --context and the default context -------------------------------------------------------------------------------
-def apply_context(args: argparse.Namespace) -> ClusterContext | None:
+def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterContext | None:
     """Fills in what `--context NAME` (or the default context) stands for, and `args.read_only`; the context, or None
     when the cluster comes from the flags. A flag that names another cluster beside --context is refused."""
     if not hasattr(args, "context"):
@@ -61,7 +62,7 @@ def apply_context(args: argparse.Namespace) -> ClusterContext | None:
     chosen = [flag for dest, flag in _CHOOSERS if getattr(args, dest, None)]
     if given is None and (chosen or getattr(args, "kafka_home", None)):
         return None  # a cluster named by the flags (--kafka-home: a lab from that install)
-    contexts = load_contexts(args)
+    contexts = load_contexts(args, quiet=quiet)
     name = given if given is not None else contexts.default
     if name is None:
         return None
@@ -217,7 +218,7 @@ def _reach(args: argparse.Namespace, context: ClusterContext) -> Reached:
     ns.context, ns.bootstrap_server, ns.name, ns.command = context.name, None, None, "contexts"
     ns.command_config = ns.state_dir = ns.zookeeper = None
     try:
-        apply_context(ns)
+        apply_context(ns, quiet=True)  # its file's warnings were said once, above
         expected: str | None = None
         mode = ""
         if context.kind == "lab":

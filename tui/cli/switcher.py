@@ -50,7 +50,7 @@ class ContextSwitcher:
         self._lab_of: dict[Path, LabCluster] = {}
         self._lock = threading.Lock()
         named: str | None = getattr(args, "context_name", None)
-        self.contexts: tuple[ClusterContext, ...] = () if args.record else load_contexts(args).contexts
+        self.contexts: tuple[ClusterContext, ...] = () if args.record else load_contexts(args, quiet=True).contexts
         # The cluster it started with: its context, else one more entry named for what the flags chose.
         self.first = named if named is not None else _started_as(args)
         self._choices = tuple(
@@ -116,7 +116,7 @@ class ContextSwitcher:
             setattr(ns, dest, None)
         ns.demo = ns.read_only = False
         ns.context = name
-        if apply_context(ns) is None:
+        if apply_context(ns, quiet=True) is None:  # stderr is the live view's terminal now
             raise KafkatopError(f"context {name!r} is no longer defined")
         return ns
 
