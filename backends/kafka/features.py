@@ -9,7 +9,7 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.features import Feature, FeatureLevels
 from kafkatop.backends.protocol.api_versions import ApiVersions, api_versions_body, decode_api_versions
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, require_supported
+from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     ProtocolError,
@@ -31,10 +31,12 @@ def describe_features(connection: KafkaConnection, timeout_s: float) -> FeatureL
                 if answer.versions.get(API_VERSIONS, (0, 0))[1] >= FEATURES_VERSION:
                     answer = decode_api_versions(conn.request(API_VERSIONS, FEATURES_VERSION, api_versions_body()))
                 return levels_of(conn.address, answer)
-        except (OSError, ProtocolError) as e:
-            if isinstance(e, Unsupported):
-                raise
-            reasons.append(f"{host}:{port}: {e.strerror if isinstance(e, OSError) and e.strerror else e}")
+        except Unsupported:
+            raise  # every broker of a cluster speaks the same protocol: asking another changes nothing
+        except OSError as e:
+            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s)}")
+        except ProtocolError as e:
+            reasons.append(f"{host}:{port}: {e}")
     raise SourceUnavailable("kafka", f"no broker answered ApiVersions ({'; '.join(reasons)})")
 
 

@@ -18,7 +18,6 @@ from kafkatop.backends.protocol.wire import (
     Reader,
     encode_compact_array,
     encode_compact_string,
-    error_name,
     int32,
     response_reader,
 )
@@ -100,10 +99,6 @@ def decode_page(payload: bytes) -> DescribedPage:
     r.skip_tagged_fields()
     r.end()
     return DescribedPage(tuple(partitions), tuple(errors), cursor)
-
-
-def topic_error_text(topic: str, code: int) -> str:
-    return f"{topic}: {error_name(code)}"
 
 
 def check_page(page: DescribedPage, asked: Sequence[str]) -> None:

@@ -211,6 +211,7 @@ def _reach(args: argparse.Namespace, context: ClusterContext) -> Reached:
     """Asks the context's first broker who it is (one Metadata request); a lab's answer is checked against its id."""
     from kafkatop.backends.model.addresses import parse_host_ports
     from kafkatop.backends.model.connection import DEFAULT_PORT
+    from kafkatop.backends.protocol.connection import os_reason
     from kafkatop.backends.protocol.identity import who_answers
     from kafkatop.tui.cli.common import client_settings
 
@@ -243,7 +244,7 @@ def _reach(args: argparse.Namespace, context: ClusterContext) -> Reached:
     except KafkatopError as e:
         return Reached(context, None, problem=str(e))
     except OSError as e:
-        return Reached(context, None, problem=f"nothing answers at {context.where} ({e.strerror or e})")
+        return Reached(context, None, problem=f"nothing answers at {context.where} ({os_reason(e, args.timeout)})")
     if expected is not None and answered.cluster_id != expected:
         return Reached(context, address, answered.cluster_id, mode,
                        f"{answered.address} answers as cluster {answered.cluster_id}, not lab {context.lab!r} "

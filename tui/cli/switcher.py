@@ -13,7 +13,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafkatop.backends.model.contexts import ClusterContext
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.contexts import apply_context, load_contexts
 from kafkatop.tui.live.sources import ContextChoice, Settings, Sources
@@ -50,11 +49,11 @@ class ContextSwitcher:
         self._lab_of: dict[Path, LabCluster] = {}
         self._lock = threading.Lock()
         named: str | None = getattr(args, "context_name", None)
-        self.contexts: tuple[ClusterContext, ...] = () if args.record else load_contexts(args, quiet=True).contexts
+        contexts = () if args.record else load_contexts(args, quiet=True).contexts
         # The cluster it started with: its context, else one more entry named for what the flags chose.
         self.first = named if named is not None else _started_as(args)
         self._choices = tuple(
-            ContextChoice(c.name, c.where, c.read_only, c.colour) for c in self.contexts
+            ContextChoice(c.name, c.where, c.read_only, c.colour) for c in contexts
         )  # fmt: skip
         if named is None:
             self._choices = (ContextChoice(self.first, "as started", bool(getattr(args, "read_only", False))),
