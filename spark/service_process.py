@@ -146,7 +146,8 @@ class ServiceProcess:
             try:
                 self._send({"op": "shutdown"})
                 proc.wait(timeout_s)
-            except (OSError, subprocess.TimeoutExpired):
+            except (OSError, SparkServiceError, subprocess.TimeoutExpired):
+                # SparkServiceError: it exited between poll() and the write (a failed start ends it on its own)
                 self._terminate()
         if self._state != "failed":
             self._state = "stopped"
