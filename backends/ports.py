@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
@@ -21,6 +21,7 @@ from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.reassignment import Ongoing, ReassignmentPlan, TopicPartitionKey
 from kafkatop.backends.model.recording import Payload, RecordKind
 from kafkatop.backends.model.spark import JobProgress, SparkStatus, TopicCounts
+from kafkatop.backends.model.transactions import OpenTransactions
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
 
 EnsembleView = EnsembleSnapshot | QuorumSnapshot  # ZooKeeper's servers, or the KRaft quorum
@@ -254,3 +255,10 @@ class Recorder(Protocol):
 DurabilityRunFactory = Callable[[DurabilitySettings, Callable[[DurabilityProgress], None]], DurabilityRun]
 TopicAdminFactory = Callable[[], TopicAdmin]
 LeaderElectionsFactory = Callable[[], LeaderElections]
+
+
+class TransactionReader(Protocol):
+    """The transactions not ended yet (the Transactions screen); each call bounded. KafkatopError when the cluster
+    cannot say (no ListTransactions: the librdkafka mock, a Kafka before 3.0)."""
+
+    def open_transactions(self, brokers: Sequence[Broker]) -> OpenTransactions: ...

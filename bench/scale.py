@@ -2,7 +2,7 @@
 
 Prints figures and one `RESULT … PASS/FAIL` line per target; asserts nothing. Run from the repository root:
 
-    .venv/bin/python bench/scale.py [--runs 5] [--baseline REV] [--only poll,app,table,console] [--keep DIR]
+    .venv/bin/python bench/scale.py [--runs 5] [--baseline REV] [--only poll,app,table,console,kip848] [--keep DIR]
 
 "Today" is the tree at --baseline (default: the commit before issue 16's work), unpacked with `git archive` and put
 first on PYTHONPATH of its child processes; "now" is this working tree. Every figure is taken in a fresh child
@@ -20,6 +20,8 @@ Targets (issue 16):
   app      the app's memory (RSS, headless, polling every 2 s for 30 s) ≤ 300 MB;
   table    a partition-table refresh at 10,000 rows ≤ 50 ms (steady and failover, median), and a keystroke of the `/`
            filter to its frame ≤ 50 ms (median);
+  kip848   (issue 26) 1,000 KIP-848 groups more, real Kafka only: a poll ≤ 1 s, and one ConsumerGroupDescribe per
+           coordinator in a steady poll (before: a librdkafka describe call per group);
   console  the consumer console at 100,000 msg/s for 30 s: every record counted, event-loop lag p99 ≤ 100 ms, memory
            flat (bench/consumer_console.py, cluster in its own process).
 """
@@ -69,7 +71,7 @@ def main() -> int:
     results: list[str] = []
     tmp = Path(tempfile.mkdtemp(prefix="kafkatop-scale-"))
     try:
-        if only & {"poll", "app"}:
+        if only & {"poll", "app", "kip848"}:
             cluster_figures(args, baseline, tmp, only, results)
         if "table" in only:
             table_figures(args, baseline, results)

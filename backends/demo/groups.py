@@ -84,7 +84,7 @@ def own_group(
         group_id=group_id,
         state=state,
         protocol_type="consumer",
-        protocol="classic",
+        group_type="classic",
         coordinator=coordinator,
         members=tuple(
             GroupMember(c.name, f"kafkatop-{c.name}", "/127.0.0.1", tuple(sorted(c.assignment))) for c in members

@@ -5,7 +5,9 @@ returned apart."""
 
 from __future__ import annotations
 
-from kafkatop.backends.model.cluster import Broker, ConsumerGroup
+from collections.abc import Iterable
+
+from kafkatop.backends.model.cluster import Broker, ConsumerGroup, TopicPartition
 
 NO_ACTIVE = "Consumer group '{group}' has no active members."
 
@@ -24,48 +26,136 @@ def _row(widths: list[int], values: list[str]) -> str:
     return " ".join(f"{v:<{w}}" for w, v in zip(widths, values, strict=True))
 
 
-def offsets_lines(group: ConsumerGroup) -> list[str]:
+def offsets_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
     """--describe (--offsets): a blank line, the header, a row per partition the group has an offset for or is
-    assigned."""
+    assigned; --verbose adds the leader epoch each offset was committed in."""
     members = {m.member_id: m for m in group.members}
     rows = []
     for o in sorted(group.offsets, key=lambda o: (o.topic, o.partition)):
         member = members.get(o.member_id or "")
         rows.append([
             group.group_id, o.topic, str(o.partition),
+            *(["-" if o.leader_epoch is None else str(o.leader_epoch)] if verbose else []),
             "-" if o.committed is None else str(o.committed),
             "-" if o.high_watermark is None else str(o.high_watermark),
             "-" if o.lag is None else str(o.lag),
             member.member_id if member else "-", _host(member.host) if member else "-",
             member.client_id if member else "-",
         ])  # fmt: skip
-    header = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST",
-              "CLIENT-ID"]  # fmt: skip
-    widths = [_w([r[0] for r in rows] + [group.group_id]), _w([r[1] for r in rows]), 10, 15, 15, 15,
-              _w([r[6] for r in rows]), _w([r[7] for r in rows])]  # fmt: skip
+    header = ["GROUP", "TOPIC", "PARTITION", *(["LEADER-EPOCH"] if verbose else []), "CURRENT-OFFSET",
+              "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]  # fmt: skip
+    at = 7 if verbose else 6  # CONSUMER-ID's column
+    widths = [_w([r[0] for r in rows] + [group.group_id]), _w([r[1] for r in rows]), 10, *([15] if verbose else []),
+              15, 15, 15, _w([r[at] for r in rows]), _w([r[at + 1] for r in rows])]  # fmt: skip
     lines = ["", " ".join([_row(widths, header[:-1]), header[-1]])]
     lines += [" ".join([_row(widths, r[:-1]), r[-1]]) for r in rows]
     return lines
 
 
-def members_lines(group: ConsumerGroup) -> list[str]:
-    """--members: a blank line, the header, a row per member (its partitions counted)."""
+def _assignment(tps: Iterable[TopicPartition] | None) -> str:
+    """As the tool's --verbose: topic:0,1,2 per topic, topics joined by ';'; '-' for none."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in tps or ():
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    text = ";".join(f"{t}:{','.join(map(str, sorted(ps)))}" for t, ps in sorted(by_topic.items()))
+    return text or "-"
+
+
+def members_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
+    """--members: a blank line, the header, a row per member (its partitions counted); a GROUP-INSTANCE-ID column
+    when a member has one. --verbose adds each member's epoch and assignment, and the target (KIP-848; '-' for a
+    classic group's members, which have neither epoch nor target)."""
+    members = sorted(group.members, key=lambda m: m.member_id)
+    static = any(m.group_instance_id for m in members)
     rows = [
-        [group.group_id, m.member_id, _host(m.host), m.client_id, str(len(m.assignment))]
-        for m in sorted(group.members, key=lambda m: m.member_id)
-    ]
-    header = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS"]
-    widths = [_w([group.group_id]), _w([r[1] for r in rows]), _w([r[2] for r in rows]), _w([r[3] for r in rows]), 15]
-    return ["", _row(widths, header) + " ", *(_row(widths, r) + " " for r in rows)]
+        [group.group_id, m.member_id, *([m.group_instance_id or ""] if static else []), _host(m.host), m.client_id,
+         str(len(m.assignment))]
+        for m in members
+    ]  # fmt: skip
+    header = ["GROUP", "CONSUMER-ID", *(["GROUP-INSTANCE-ID"] if static else []), "HOST", "CLIENT-ID", "#PARTITIONS"]
+    columns = len(header) - 1
+    widths = [_w([group.group_id, *(r[0] for r in rows)]), *(
+        max([17 if static and i == 2 else 15, *(len(r[i]) for r in rows)]) for i in range(1, columns)
+    ), 15]  # fmt: skip
+    lines = ["", _row(widths, header) + " "] + [_row(widths, r) + " " for r in rows]
+    if not verbose:
+        return lines
+    epoch = "-" if group.assignment_epoch is None else str(group.assignment_epoch)
+    extra = [
+        ["-" if m.member_epoch is None else str(m.member_epoch), _assignment(m.assignment), epoch,
+         _assignment(m.target_assignment)]
+        for m in members
+    ]  # fmt: skip
+    more = [15, max([20, *(len(e[1]) for e in extra)]), 15, max([20, *(len(e[3]) for e in extra)])]
+    lines[1] += _row(more, ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"])
+    for i, e in enumerate(extra):
+        lines[2 + i] += _row(more, e)
+    return lines
 
 
-def state_lines(group: ConsumerGroup, brokers: tuple[Broker, ...]) -> list[str]:
-    """--state: a blank line, the header, the group's coordinator (host:port  (id)), assignor, state and size."""
+def state_lines(group: ConsumerGroup, brokers: tuple[Broker, ...], verbose: bool = False) -> list[str]:
+    """--state: a blank line, the header, the group's coordinator (host:port  (id)), assignor, state and size;
+    --verbose adds the group epoch and the target assignment epoch (KIP-848; '-' for a classic group)."""
     coordinator = next((b for b in brokers if b.id == group.coordinator), None)
     where = f"{coordinator.host}:{coordinator.port}  ({coordinator.id})" if coordinator else "-"
+    header, row = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"], [
+        group.group_id, where, group.assignor or "-", group.state.value
+    ]  # fmt: skip
     widths = [_w([group.group_id]), 25, 20, 20]
-    return [
-        "",
-        _row(widths, ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"]) + " #MEMBERS",
-        _row(widths, [group.group_id, where, group.assignor or "-", group.state.value]) + f" {len(group.members)}",
-    ]
+    if verbose:
+        header += ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH"]
+        row += [str(e) if e is not None else "-" for e in (group.group_epoch, group.assignment_epoch)]
+        widths += [15, 25]
+    return ["", _row(widths, header) + " #MEMBERS", _row(widths, row) + f" {len(group.members)}"]
+
+
+GROUP_TYPES = ("classic", "consumer", "share", "streams")  # kafka-groups.sh --group-type's values
+
+
+def groups_list_lines(groups: Iterable[tuple[str, str | None, str]]) -> list[str]:
+    """kafka-groups.sh --list, byte for byte: (group id, group type or None when the broker did not say, protocol
+    type) as Java's printf("%-Ns ") pads them — columns of at least 20, every cell (the header's last too) padded,
+    and every row ending in a space after its last cell."""
+    rows = [(gid, kind.capitalize() if kind else "", protocol) for gid, kind, protocol in groups]
+    width = max([20, *(len(cell) for row in rows for cell in row)])
+    lines = [" ".join(f"{h:<{width}}" for h in ("GROUP", "TYPE", "PROTOCOL"))]
+    lines += ["".join(f"{cell:<{width}} " for cell in row) for row in rows]
+    return lines
+
+
+def listed_as(kind: str | None, protocol: str, *, group_type: str | None, protocol_filter: str | None,
+              consumer: bool, share: bool, streams: bool) -> bool:  # fmt: skip
+    """kafka-groups.sh --list's filters (GroupsCommand.combinedFilter): --group-type (with --protocol), --protocol,
+    --consumer (type consumer, or a classic group of protocol type consumer or none), --share, --streams."""
+    if group_type is not None:
+        return kind == group_type and (protocol_filter is None or protocol == protocol_filter)
+    if protocol_filter is not None:
+        return protocol == protocol_filter
+    if consumer:
+        return protocol in ("consumer", "") or kind == "consumer"
+    if share:
+        return kind == "share"
+    if streams:
+        return kind == "streams"
+    return True
+
+
+def epochs_text(group: ConsumerGroup) -> str | None:
+    """A KIP-848 group's epochs and each reconciling member's way to its target, in a line; None for a classic group.
+
+    The coordinator bumps the group epoch at each change of members or subscriptions, computes a target assignment
+    for it (the assignment epoch catches up), and each member converges to its target: a partition is revoked from
+    its owner before another member is given it."""
+    if group.group_epoch is None:
+        return None
+    text = f"KIP-848 group: group epoch {group.group_epoch}, assignment epoch {group.assignment_epoch}"
+    if group.assignment_epoch is not None and group.assignment_epoch < group.group_epoch:
+        text += " (the coordinator is computing the new target assignment)"
+    for m in group.members:
+        if not m.reconciling or m.target_assignment is None:
+            continue
+        owned, target = set(m.assignment), set(m.target_assignment)
+        steps = [f"revoking {', '.join(map(str, sorted(owned - target)))}" if owned - target else "",
+                 f"awaiting {', '.join(map(str, sorted(target - owned)))}" if target - owned else ""]  # fmt: skip
+        text += f"; {m.client_id} (member epoch {m.member_epoch}): {' and '.join(s for s in steps if s)}"
+    return text

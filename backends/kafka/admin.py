@@ -3,8 +3,10 @@
 Per poll: one Metadata request (brokers, topics, leaders, replicas, ISR), one DescribeCluster (racks, controller),
 two ListOffsets per leader broker (earliest and latest, spoken by kafkatop itself: watermarks.py), ListGroups, and an
 OffsetFetch and a DescribeGroups per group coordinator (group_poll.py). Topic configs (min.insync.replicas) and the
-cluster mode change rarely and are re-read every `config_refresh_s`. Nothing is requested per partition or per group,
-so the request count grows with brokers, never with partitions or groups.
+cluster mode change rarely and are re-read every `config_refresh_s` (config_poll.py), as are the feature levels; where
+those say eligible.leader.replicas.version ≥ 1, the ELR of topics with a partition below min.insync.replicas is read
+every poll, a page per 2000 partitions (elr_poll.py). Nothing is requested per partition or per group, so the
+request count grows with brokers, never with partitions or groups.
 
 Every request shares one deadline: a dead broker or an unreachable bootstrap costs at most `timeout_s`, and
 whatever answered in time is returned with a Problem for what did not.
@@ -23,17 +25,19 @@ from typing import Any
 
 from confluent_kafka import KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, OffsetSpec, ResourceType
+from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported, unreachable_reason
+from kafkatop.backends.kafka.config_poll import ConfigPoll
+from kafkatop.backends.kafka.elr_poll import ElrFound, ElrPoll
+from kafkatop.backends.kafka.errors import Deadline, describe_error, unreachable_reason
 from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll, GroupReadMode
 from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
+from kafkatop.backends.kafka.share_poll import SharePoll
 from kafkatop.backends.kafka.watermarks import Offsets, WatermarkReader, Watermarks
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
-    ClusterMode,
     ClusterSnapshot,
     Partition,
     Problem,
@@ -69,10 +73,10 @@ class AdminSource:
         # The last poll's topics: a topic equal to its last one is that same object in the new snapshot, so what
         # renders snapshots can skip a topic that did not change by identity (`is`), not by comparing its partitions.
         self._last_topics: dict[str, Topic] = {}
-        self._mode: ClusterMode | None = None
-        self._min_isr: dict[str, int | None] = {}
-        self._configs_read_at = float("-inf")
+        self._configs = ConfigPoll(config_refresh_s)
+        self._elr = ElrPoll(connection, config_refresh_s)
         self._groups = GroupPoll(connection, watch_groups, config_refresh_s, group_reads)
+        self._share_groups = SharePoll(connection)
         # Watermarks through kafkatop's own ListOffsets where its connections speak the cluster's security; else
         # through the AdminClient (a Future per partition: slower, the same figures).
         self._watermarks = WatermarkReader(connection) if WatermarkReader.speaks(connection) else None
@@ -97,6 +101,8 @@ class AdminSource:
 
     def close(self) -> None:
         self._groups.close()
+        self._share_groups.close()
+        self._elr.close()
         if self._watermarks is not None:
             self._watermarks.close()
         # AdminClient has no close(): dropping the last reference destroys the handle, on a thread of kafkatop's own.
@@ -134,10 +140,13 @@ class AdminSource:
         cluster_f = self._client().describe_cluster(request_timeout=request_timeout)
         watermarks = self._start_watermarks(metadata, topic_meta, deadline, request_timeout)
         groups_f = self._client().list_consumer_groups(request_timeout=request_timeout)
-        config_fs = self._start_config_reads(list(topic_meta), metadata.controller_id, request_timeout)
+        config_fs = self._configs.start(self._client(), list(topic_meta), metadata.controller_id, request_timeout)
+        listening = {b.id: (b.host, b.port) for b in metadata.brokers.values()}
+        elr_read = self._elr.start(listening, topic_meta, self._configs.min_isr, deadline.end)
         # Group reads start now, not after the waits below: a dead broker can hold ListOffsets or ListGroups until
         # the deadline, and groups on live coordinators must not time out for it.
         group_reads = self._groups.start(metadata, topic_meta, deadline)
+        share_read = self._share_groups.start(deadline)
 
         # --- brokers and controller ---
         racks: dict[int, str | None] = {}
@@ -157,24 +166,30 @@ class AdminSource:
         low, high = self._collect_watermarks(watermarks, deadline, problems)
 
         # --- configs (mode, min.insync.replicas), when due ---
-        self._collect_configs(config_fs, deadline, problems)
+        self._configs.collect(config_fs, deadline, problems)
+        elr = self._elr.collect(elr_read, deadline, problems)
 
         topics = tuple(
-            self._unchanged(self._topic(name, topic_meta[name], alive, low, high)) for name in sorted(topic_meta)
+            self._unchanged(self._topic(name, topic_meta[name], alive, low, high, elr)) for name in sorted(topic_meta)
         )
         self._last_topics = {t.name: t for t in topics}
         brokers = self._brokers(alive, topics)
         groups = self._groups.collect(groups_f, group_reads, high, problems)
+        shared = self._share_groups.collect(share_read, deadline, {tp: v[0] for tp, v in high.items()}, problems)
+        if shared:  # ListGroups lists share groups too: shown once, as what they are
+            names = {g.group_id for g in shared}
+            groups = tuple(sorted((*(g for g in groups if g.group_id not in names), *shared), key=lambda g: g.group_id))
         return ClusterSnapshot(
             source=SOURCE,
             taken_at=time.time(),
             cluster_id=cluster_id,
-            mode=self._mode or "unknown",
-            controller_id=None if self._mode == "kraft" else controller_id,
+            mode=self._configs.mode or "unknown",
+            controller_id=None if self._configs.mode == "kraft" else controller_id,
             brokers=brokers,
             topics=topics,
             groups=groups,
             problems=tuple(problems),
+            features=self._elr.features,
         )
 
     def _topics_only(self, metadata: Any) -> ClusterSnapshot:
@@ -188,7 +203,7 @@ class AdminSource:
             source=SOURCE,
             taken_at=time.time(),
             cluster_id=metadata.cluster_id,
-            mode=self._mode or "unknown",
+            mode=self._configs.mode or "unknown",
             controller_id=controller_id,
             brokers=self._brokers(alive, topics),
             topics=topics,
@@ -311,11 +326,13 @@ class AdminSource:
         alive: Mapping[int, Broker],
         low: Mapping[tuple[str, int], tuple[int, int | None]],
         high: Mapping[tuple[str, int], tuple[int, int | None]],
+        elr: ElrFound | None = None,
     ) -> Topic:
         parts = []
         for pid in sorted(meta.partitions):
             pm = meta.partitions[pid]
             lo, hi = low.get((name, pid)), high.get((name, pid))
+            eligible, last_known = elr.of(name, pid) if elr is not None else (None, None)
             replicas = tuple(pm.replicas)
             parts.append(
                 Partition(
@@ -329,72 +346,17 @@ class AdminSource:
                     low_watermark=lo[0] if lo else None,
                     high_watermark=hi[0] if hi else None,
                     leader_epoch=hi[1] if hi else None,
+                    elr=eligible,
+                    last_known_elr=last_known,
                 )
             )
         return Topic(
             name=name,
             partitions=tuple(parts),
             internal=is_internal_topic(name),
-            min_insync_replicas=self._min_isr.get(name),
+            min_insync_replicas=self._configs.min_isr.get(name),
         )
 
     def _brokers(self, alive: Mapping[int, Broker], topics: tuple[Topic, ...]) -> tuple[Broker, ...]:
         self._known_brokers.update(alive)
         return merge_brokers(alive, self._known_brokers, (r for t in topics for p in t.partitions for r in p.replicas))
-
-    def _start_config_reads(
-        self, topics: list[str], controller_id: int, request_timeout: float
-    ) -> dict[ConfigResource, Future[Any]]:
-        now = time.monotonic()
-        unknown = [t for t in topics if t not in self._min_isr]
-        due = now - self._configs_read_at >= self.config_refresh_s
-        wanted = topics if due else unknown
-        resources = [ConfigResource(ResourceType.TOPIC, t) for t in wanted]
-        futures: dict[ConfigResource, Future[Any]] = {}
-        if resources:
-            futures.update(self._client().describe_configs(resources, request_timeout=request_timeout))
-        if self._mode is None or due:
-            broker = controller_id if controller_id >= 0 else None
-            if broker is not None:
-                res = ConfigResource(ResourceType.BROKER, str(broker))
-                futures.update(self._client().describe_configs([res], request_timeout=request_timeout))
-        if due:
-            self._configs_read_at = now
-        return futures
-
-    def _collect_configs(
-        self, futures: Mapping[ConfigResource, Future[Any]], deadline: Deadline, problems: list[Problem]
-    ) -> None:
-        unsupported = False
-        for res, fut in futures.items():
-            try:
-                entries = deadline.result(fut)
-            except Exception as e:  # noqa: BLE001
-                if is_unsupported(e):
-                    unsupported = True
-                    if res.restype == ResourceType.TOPIC:
-                        self._min_isr[res.name] = None  # do not ask again until the next refresh
-                    else:
-                        self._mode = self._mode or "unknown"
-                    continue
-                problems.append(Problem(SOURCE, f"DescribeConfigs {res.name}", describe_error(e)))
-                continue
-            if res.restype == ResourceType.TOPIC:
-                entry = entries.get("min.insync.replicas")
-                self._min_isr[res.name] = int(entry.value) if entry is not None and entry.value else None
-            else:
-                self._mode = _mode_from_broker_config(entries)
-        if unsupported:
-            problems.append(
-                Problem(SOURCE, "DescribeConfigs", "not supported by this cluster: min.insync.replicas unknown")
-            )
-
-
-def _mode_from_broker_config(entries: Mapping[str, Any]) -> ClusterMode:
-    roles = entries.get("process.roles")
-    if roles is not None and roles.value:
-        return "kraft"
-    zk = entries.get("zookeeper.connect")
-    if zk is not None and zk.value:
-        return "zk"
-    return "unknown"

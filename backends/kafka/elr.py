@@ -17,14 +17,13 @@ from kafkatop.backends.protocol.describe_topic_partitions import (
     PARTITION_LIMIT,
     SPOKEN,
     Cursor,
-    check_page,
-    decode_page,
+    Elr,
+    decode_elr_page,
     request_body,
 )
 from kafkatop.backends.protocol.security import unsupported
 from kafkatop.backends.protocol.wire import ProtocolError
 
-Elr = tuple[tuple[int, ...] | None, tuple[int, ...] | None]  # (ELR, last known ELR); None: the broker sent null
 MAX_PAGES = 10_000  # a cursor that never ends is a broker's bug, not a reason to loop forever
 
 
@@ -46,7 +45,7 @@ def read_elr(
         try:
             with BrokerConnection(broker.host, broker.port, deadline, connection.client_settings) as conn:
                 version = conn.version_for(API_DESCRIBE_TOPIC_PARTITIONS, "DescribeTopicPartitions", SPOKEN)
-                return _pages(conn, version, topics, page_size)
+                return elr_pages(conn, version, topics, page_size)
         except Unsupported:
             return None  # every broker of a cluster speaks the same protocol: asking another changes nothing
         except (OSError, ProtocolError):
@@ -54,15 +53,20 @@ def read_elr(
     return None
 
 
-def _pages(conn: BrokerConnection, version: int, topics: Sequence[str], page_size: int) -> dict[tuple[str, int], Elr]:
+def elr_pages(
+    conn: BrokerConnection, version: int, topics: Sequence[str], page_size: int = PARTITION_LIMIT
+) -> dict[tuple[str, int], Elr]:
+    """Every page of DescribeTopicPartitions for `topics`, over `conn`: (topic, partition) -> its ELR."""
     found: dict[tuple[str, int], Elr] = {}
     cursor: Cursor | None = None
+    asked = set(topics)
     for _ in range(MAX_PAGES):
         body = request_body(topics, cursor, page_size)
-        page = decode_page(conn.request(API_DESCRIBE_TOPIC_PARTITIONS, version, body))
-        check_page(page, topics)
-        for p in page.partitions:
-            found[(p.topic, p.partition)] = (p.elr, p.last_known_elr)
+        page = decode_elr_page(conn.request(API_DESCRIBE_TOPIC_PARTITIONS, version, body))
+        unknown = {topic for topic, _ in page.elr} - asked
+        if unknown:  # not an answer to this request
+            raise ProtocolError(f"DescribeTopicPartitions answered for topics not asked: {', '.join(sorted(unknown))}")
+        found.update(page.elr)
         cursor = page.next_cursor
         if cursor is None:
             return found

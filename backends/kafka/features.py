@@ -1,18 +1,29 @@
 """The cluster's feature levels, as `kafka-features.sh describe` reads them: ApiVersions v4 from a broker (v3 leaves
-out every feature whose lowest version is 0, KIP-1022), its supported features and the finalized levels."""
+out every feature whose lowest version is 0, KIP-1022), its supported features and the finalized levels; and a change
+of them, as `kafka-features.sh upgrade|downgrade` makes it (UpdateFeatures)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.model.features import Feature, FeatureLevels
 from kafkatop.backends.protocol.api_versions import ApiVersions, api_versions_body, decode_api_versions
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
+from kafkatop.backends.protocol.update_features import (
+    API_UPDATE_FEATURES,
+    SPOKEN,
+    FeatureUpdate,
+    decode_response,
+    request_body,
+    updates_for,
+)
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     ProtocolError,
+    error_name,
 )
 
 FEATURES_VERSION = 4  # Kafka 3.9+: features whose lowest version is 0 are sent too
@@ -27,10 +38,7 @@ def describe_features(connection: KafkaConnection, timeout_s: float) -> FeatureL
     for host, port in connection.addresses:
         try:
             with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
-                answer = conn.api_versions()
-                if answer.versions.get(API_VERSIONS, (0, 0))[1] >= FEATURES_VERSION:
-                    answer = decode_api_versions(conn.request(API_VERSIONS, FEATURES_VERSION, api_versions_body()))
-                return levels_of(conn.address, answer)
+                return features_of(conn)
         except Unsupported:
             raise  # every broker of a cluster speaks the same protocol: asking another changes nothing
         except OSError as e:
@@ -38,6 +46,14 @@ def describe_features(connection: KafkaConnection, timeout_s: float) -> FeatureL
         except ProtocolError as e:
             reasons.append(f"{host}:{port}: {e}")
     raise SourceUnavailable("kafka", f"no broker answered ApiVersions ({'; '.join(reasons)})")
+
+
+def features_of(conn: BrokerConnection) -> FeatureLevels:
+    """The feature levels the broker at the other end of `conn` says; Unsupported when it says none."""
+    answer = conn.api_versions()
+    if answer.versions.get(API_VERSIONS, (0, 0))[1] >= FEATURES_VERSION:
+        answer = decode_api_versions(conn.request(API_VERSIONS, FEATURES_VERSION, api_versions_body()))
+    return levels_of(conn.address, answer)
 
 
 def levels_of(address: str, answer: ApiVersions) -> FeatureLevels:
@@ -48,3 +64,65 @@ def levels_of(address: str, answer: ApiVersions) -> FeatureLevels:
         for name, (low, high) in sorted(answer.supported_features.items())
     )
     return FeatureLevels(address, features, answer.finalized_features_epoch)
+
+
+class FeaturesRefused(KafkatopError):
+    """The controller refused a change of feature levels; the message is Kafka's."""
+
+
+def update_features(
+    connection: KafkaConnection, wanted: Mapping[str, int], timeout_s: float
+) -> tuple[FeatureUpdate, ...]:
+    """Finalize the `wanted` levels (`kafka-features.sh upgrade|downgrade --feature NAME=LEVEL`) through the first
+    bootstrap server that answers: only those that differ are sent, and the call returns once that broker reports
+    them (its metadata caught up), with the updates it sent (none when every level already was as wanted)."""
+    require_supported(connection, "UpdateFeatures", "kafka-features.sh upgrade|downgrade")
+    deadline = time.monotonic() + timeout_s
+    reasons: list[str] = []
+    for host, port in connection.addresses:
+        try:
+            with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
+                finalized = {f.name: f.finalized_level for f in features_of(conn).features}
+                updates = updates_for(wanted, finalized)
+                if updates:
+                    _send(conn, updates, deadline)
+                    if not _finalized(conn, wanted):
+                        said = ", ".join(f"{u.name}={u.level}" for u in updates)
+                        raise FeaturesRefused(
+                            f"the controller took {said}, but {conn.address} did not report it within {timeout_s:g} s"
+                        )
+                return updates
+        except Unsupported:
+            raise
+        except OSError as e:
+            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s)}")
+        except ProtocolError as e:
+            reasons.append(f"{host}:{port}: {e}")
+    raise SourceUnavailable("kafka", f"no broker answered UpdateFeatures ({'; '.join(reasons)})")
+
+
+def _send(conn: BrokerConnection, updates: tuple[FeatureUpdate, ...], deadline: float) -> None:
+    version = conn.version_for(API_UPDATE_FEATURES, "UpdateFeatures", SPOKEN)
+    timeout_ms = max(1, int((deadline - time.monotonic()) * 1000))
+    answer = decode_response(conn.request(API_UPDATE_FEATURES, version, request_body(updates, timeout_ms)), version)
+    refused: list[tuple[str | None, int, str | None]] = []
+    if answer.error_code:
+        refused.append((None, answer.error_code, answer.error_message))
+    refused += [(name, code, message) for name, code, message in answer.results if code]
+    if refused:
+        raise FeaturesRefused(
+            "; ".join(
+                f"{name + ': ' if name else ''}{error_name(code)}{': ' + m if m else ''}" for name, code, m in refused
+            )
+        )
+
+
+def _finalized(conn: BrokerConnection, wanted: Mapping[str, int]) -> bool:
+    """Whether the broker asked reports the `wanted` levels before the deadline: the controller answers once the
+    change is committed, and the broker applies it a moment later (seconds, when it is busy)."""
+    while conn.deadline - time.monotonic() > 0.2:
+        levels = features_of(conn)
+        if all(levels.level(name) == level for name, level in wanted.items()):
+            return True
+        time.sleep(0.1)
+    return False

@@ -24,6 +24,13 @@ from dataclasses import dataclass, field
 
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection, KeptConnections, Unsupported, os_reason
+from kafkatop.backends.protocol.consumer_groups import (
+    API_CONSUMER_GROUP_DESCRIBE,
+    CONSUMER_GROUP_DESCRIBE_VERSIONS,
+    ConsumerGroupDescription,
+    consumer_group_describe_body,
+    decode_consumer_group_describe,
+)
 from kafkatop.backends.protocol.groups import (
     API_DESCRIBE_GROUPS,
     API_OFFSET_FETCH,
@@ -63,6 +70,7 @@ class GroupReads:
 
     offsets: Mapping[str, tuple[CommittedOffset, ...]]
     descriptions: Mapping[str, DescribedGroup]
+    consumer_descriptions: Mapping[str, ConsumerGroupDescription]  # KIP-848 groups, by ConsumerGroupDescribe
     coordinators: Mapping[str, int]  # the group's coordinator, by node id
     failures: Mapping[str, str]  # group: why its offsets (and description) are missing this poll
     describable: bool  # False: the cluster answers no DescribeGroups (the librdkafka mock)
@@ -76,6 +84,7 @@ class _Round:
 
     offsets: dict[str, tuple[CommittedOffset, ...]] = field(default_factory=dict)
     descriptions: dict[str, DescribedGroup] = field(default_factory=dict)
+    consumer_descriptions: dict[str, ConsumerGroupDescription] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)
     moved: list[str] = field(default_factory=list)  # to find again and ask again
     describable: bool = True
@@ -111,11 +120,14 @@ class BatchedGroupReader:
         partitions: Mapping[str, Sequence[int]],
         brokers: Sequence[tuple[str, int]],
         deadline: float,
+        describe_consumer: Sequence[str] = (),
     ) -> Future[GroupReads]:
-        """Reads on a thread of their own, done by `deadline` (time.monotonic()). `partitions`: those named to a
-        coordinator that answers one group per request (v6–v7); v8 asks for every partition a group committed on.
-        `brokers`: where to find coordinators (the live brokers of this poll's metadata)."""
-        return self._runner.submit(self._read, list(group_ids), set(describe), partitions, list(brokers), deadline)
+        """Reads on a thread of their own, done by `deadline` (time.monotonic()). `describe`: the classic groups to
+        describe (DescribeGroups); `describe_consumer`: the KIP-848 ones (ConsumerGroupDescribe). `partitions`: those
+        named to a coordinator that answers one group per request (v6–v7); v8 asks for every partition a group
+        committed on. `brokers`: where to find coordinators (the live brokers of this poll's metadata)."""
+        described = dict.fromkeys(describe, "classic") | dict.fromkeys(describe_consumer, "consumer")
+        return self._runner.submit(self._read, list(group_ids), described, partitions, list(brokers), deadline)
 
     def close(self) -> None:
         self._runner.shutdown(wait=True)
@@ -126,7 +138,7 @@ class BatchedGroupReader:
     def _read(
         self,
         group_ids: list[str],
-        describe: set[str],
+        describe: dict[str, str],
         partitions: Mapping[str, Sequence[int]],
         brokers: list[tuple[str, int]],
         deadline: float,
@@ -134,6 +146,7 @@ class BatchedGroupReader:
         self._requests = Counter()
         offsets: dict[str, tuple[CommittedOffset, ...]] = {}
         descriptions: dict[str, DescribedGroup] = {}
+        consumer_descriptions: dict[str, ConsumerGroupDescription] = {}
         failures: dict[str, str] = {}
         describable = readable = True
         pending = group_ids
@@ -144,7 +157,9 @@ class BatchedGroupReader:
                 if g in self._coordinators:
                     by_node.setdefault(self._coordinators[g][0], []).append(g)
             rounds = [
-                self._pool.submit(self._ask, node, groups, [g for g in groups if g in describe], partitions, deadline)
+                self._pool.submit(
+                    self._ask, node, groups, {g: describe[g] for g in groups if g in describe}, partitions, deadline
+                )  # fmt: skip
                 for node, groups in by_node.items()
             ]
             moved: list[str] = []
@@ -152,6 +167,7 @@ class BatchedGroupReader:
                 r = fut.result()
                 offsets.update(r.offsets)
                 descriptions.update(r.descriptions)
+                consumer_descriptions.update(r.consumer_descriptions)
                 failures.update(r.failures)
                 describable = describable and r.describable
                 readable = readable and r.offsets_readable
@@ -164,7 +180,10 @@ class BatchedGroupReader:
         for g in offsets:
             failures.pop(g, None)
         coordinators = {g: c[0] for g, c in self._coordinators.items() if g in offsets}
-        return GroupReads(offsets, descriptions, coordinators, failures, describable, readable, dict(self._requests))
+        return GroupReads(
+            offsets, descriptions, consumer_descriptions, coordinators, failures, describable, readable,
+            dict(self._requests),
+        )  # fmt: skip
 
     def _named(self, group: str, partitions: Mapping[str, Sequence[int]]) -> Mapping[str, Sequence[int]]:
         """What a one-group OffsetFetch (v6–v7) names: every partition shown once every NAME_ALL_EVERY_S, and in
@@ -224,7 +243,7 @@ class BatchedGroupReader:
         self,
         node: int,
         groups: list[str],
-        describe: list[str],
+        describe: Mapping[str, str],
         partitions: Mapping[str, Sequence[int]],
         deadline: float,
     ) -> _Round:
@@ -243,13 +262,29 @@ class BatchedGroupReader:
                     self._coordinators.pop(g, None)  # found again next poll: another broker may have taken over
         return out
 
+    def _describe_consumer(self, conn: BrokerConnection, groups: list[str], out: _Round) -> None:
+        """The coordinator's KIP-848 groups, in one ConsumerGroupDescribe."""
+        try:
+            version = conn.version_for(
+                API_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe", CONSUMER_GROUP_DESCRIBE_VERSIONS
+            )
+        except Unsupported as e:  # a broker listing KIP-848 groups answers it; one that does not, said per group
+            out.failures.update(dict.fromkeys(groups, str(e)))
+            return
+        body = consumer_group_describe_body(groups)
+        payload = self._request(conn, API_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe", version, body)
+        for d in decode_consumer_group_describe(response_reader(payload), version):
+            if d.error_code in COORDINATOR_MOVED and d.group_id not in out.moved:
+                out.moved.append(d.group_id)
+            out.consumer_descriptions[d.group_id] = d
+
     def _ask_once(
         self,
         node: int,
         host: str,
         port: int,
         groups: list[str],
-        describe: list[str],
+        describe: Mapping[str, str],
         partitions: Mapping[str, Sequence[int]],
         deadline: float,
     ) -> _Round:
@@ -279,7 +314,7 @@ class BatchedGroupReader:
                         out.offsets[answer.group_id] = answer.offsets
                         if version < OFFSET_FETCH_BATCHED_FROM:
                             self._committed_on[answer.group_id] = {o.topic for o in answer.offsets if o.offset >= 0}
-            wanted = [g for g in describe if g not in out.moved]
+            wanted = [g for g, kind in describe.items() if kind == "classic" and g not in out.moved]
             if wanted:
                 try:
                     dversion = conn.version_for(API_DESCRIBE_GROUPS, "DescribeGroups", DESCRIBE_GROUPS_VERSIONS)
@@ -292,6 +327,9 @@ class BatchedGroupReader:
                         if d.error_code in COORDINATOR_MOVED and d.group_id not in out.moved:
                             out.moved.append(d.group_id)
                         out.descriptions[d.group_id] = d
+            kip848 = [g for g, kind in describe.items() if kind == "consumer" and g not in out.moved]
+            if kip848:
+                self._describe_consumer(conn, kip848, out)
         except Unsupported as e:
             out.failures.update(dict.fromkeys(groups, str(e)))
         except (OSError, ProtocolError) as e:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from confluent_kafka import KafkaException
@@ -27,9 +27,10 @@ from kafkatop.backends.kafka.group_batch import BatchedGroupReader, GroupReads
 from kafkatop.backends.kafka.group_coordinators import CoordinatorPlacement
 from kafkatop.backends.kafka.group_offset_partitions import OffsetPartitions
 from kafkatop.backends.kafka.group_reader import COORDINATOR_MOVED, GroupReader
-from kafkatop.backends.kafka.groups import build_described_group, build_group, group_state
+from kafkatop.backends.kafka.groups import build_consumer_group, build_described_group, build_group, group_state
 from kafkatop.backends.model.cluster import ConsumerGroup, GroupState, Problem
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription
 from kafkatop.backends.protocol.groups import DescribedGroup
 from kafkatop.backends.protocol.wire import error_name as error_name_of
 
@@ -86,8 +87,8 @@ class GroupPoll:
         # same object in the next snapshot (most of 1,000 groups, poll after poll), not 100 offsets built again.
         self._built: dict[str, tuple[tuple[object, ...], ConsumerGroup]] = {}
         self._listed_state: dict[str, str] = {}  # by the last ListGroups answered
-        # KIP-848 groups (ListGroups' type CONSUMER), which DescribeGroups calls Dead: described by librdkafka's
-        # ConsumerGroupDescribe, one call per group (group_reader.py).
+        # KIP-848 groups (ListGroups' type CONSUMER), which DescribeGroups calls Dead: described by
+        # ConsumerGroupDescribe, one request per coordinator (batched) or one librdkafka call per group (per group).
         self._kip848: set[str] = set()
         self.last_requests: dict[str, int] = {}  # the batched way's requests in the last poll, by API
 
@@ -125,11 +126,9 @@ class GroupPoll:
         now = time.monotonic()
         describe = [g for g in asked if g not in self._kip848 and not self._idle_described(g, now)]
         kip848 = [g for g in asked if g in self._kip848]
-        if kip848 and self._groups_describable:
-            reads.descriptions.update(self._reader.describe(kip848))
         named = {name: [tp.partition for tp in tps] for name, tps in reads.partitions.items()}
         brokers = [(b.host, b.port) for b in reads.metadata.brokers.values()]
-        reads.batches.append(self._batch.start(asked, describe, named, brokers, reads.deadline.end))
+        reads.batches.append(self._batch.start(asked, describe, named, brokers, reads.deadline.end, kip848))
         reads.batched.update(asked)
 
     def _idle_described(self, group_id: str, now: float) -> bool:
@@ -234,6 +233,7 @@ class GroupPoll:
     ) -> tuple[ConsumerGroup, ...]:
         offsets: dict[str, Any] = {}
         descriptions: dict[str, DescribedGroup] = {}
+        kip848: dict[str, ConsumerGroupDescription] = {}
         coordinators: dict[str, int] = {}
         failures: dict[str, str] = {}
         requests: dict[str, int] = {}
@@ -246,6 +246,7 @@ class GroupPoll:
                 continue
             offsets.update(got.offsets)
             descriptions.update(got.descriptions)
+            kip848.update(got.consumer_descriptions)
             coordinators.update(got.coordinators)
             failures.update(got.failures)
             for api, n in got.requests.items():
@@ -256,12 +257,16 @@ class GroupPoll:
                 self._batch.close()  # its reads are done: read the per-group way from the next poll (Kafka < 2.4)
                 self._batch = None
         self.last_requests = requests
-        kip848: dict[str, Any] = {}
-        for g, fut in reads.descriptions.items():
-            try:
-                kip848[g] = reads.deadline.result(fut)
-            except Exception as e:  # noqa: BLE001
-                problems.append(Problem(SOURCE, f"DescribeGroups {g}", describe_error(e)))
+        for g, cd in list(kip848.items()):
+            if cd.error_code:
+                problems.append(
+                    Problem(SOURCE, f"ConsumerGroupDescribe {g}", cd.error_message or error_name_of(cd.error_code))
+                )
+                del kip848[g]
+        for g in self._kip848.difference(kip848):
+            # Asked the classic way before ListGroups said it is a KIP-848 group (its first poll): DescribeGroups
+            # knows nothing of it. Its listed state stands until ConsumerGroupDescribe answers, next poll.
+            descriptions.pop(g, None)
         for g, d in descriptions.items():
             if not d.error_code:
                 self._described[g] = (d, now, time.time())
@@ -290,17 +295,22 @@ class GroupPoll:
                     f"members as described at {time.strftime('%H:%M:%S', time.localtime(read_at))}: an idle group "
                     f"is described every {self.config_refresh_s:g} s; its state is this poll's"
                 )
-            if g in kip848:
-                groups.append(build_group(g, kip848[g], offsets.get(g), high_marks, listed_state.get(g)))
-                continue
             committed = offsets.get(g)
             highs = tuple(high_marks.get((o.topic, o.partition)) for o in committed) if committed else ()
-            key = (committed, highs, described, coordinators.get(g), listed_state.get(g), note)
+            consumer = kip848.get(g)
+            key = (committed, highs, consumer or described, coordinators.get(g), listed_state.get(g), note)
             built = self._built.get(g)
             if built is None or built[0] != key:
-                group = build_described_group(
-                    g, described, coordinators.get(g), committed, high_marks, listed_state.get(g), note
-                )
+                if consumer is not None:
+                    group = build_consumer_group(
+                        g, consumer, coordinators.get(g), committed, high_marks, listed_state.get(g)
+                    )
+                else:
+                    group = build_described_group(
+                        g, described, coordinators.get(g), committed, high_marks, listed_state.get(g), note
+                    )
+                    if g in self._kip848:
+                        group = replace(group, group_type="consumer")
                 built = self._built[g] = (key, group)
             groups.append(built[1])
         return tuple(groups)

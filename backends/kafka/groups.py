@@ -9,10 +9,11 @@ from kafkatop.backends.model.cluster import (
     ConsumerGroup,
     GroupMember,
     GroupPartitionOffset,
-    GroupProtocol,
     GroupState,
+    GroupType,
     TopicPartition,
 )
+from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription
 from kafkatop.backends.protocol.groups import CommittedOffset, DescribedGroup
 
 # confluent-kafka's ConsumerGroupState names → the coordinator's own state names.
@@ -58,12 +59,14 @@ def member_from_description(member: Any) -> GroupMember:
     )
 
 
-def group_protocol(group_type: Any) -> GroupProtocol:
+def group_type_of(group_type: Any) -> GroupType:
     name = str(getattr(group_type, "name", group_type)).upper()
     if name == "CLASSIC":
         return "classic"
     if name == "CONSUMER":
         return "consumer"
+    if name in ("SHARE", "STREAMS"):
+        return "share" if name == "SHARE" else "streams"
     return "unknown"
 
 
@@ -93,8 +96,12 @@ def _group_offsets(
     100,000 of these at 1,000 groups, and a tuple hashes and sorts in C."""
     owner = {(tp.topic, tp.partition): m.member_id for m in members for tp in m.assignment}
     commits: dict[tuple[str, int], int | None] = {}
+    epochs: dict[tuple[str, int], int] = {}
     for tp in committed or ():
         commits[(tp.topic, tp.partition)] = tp.offset if tp.offset >= 0 else None
+        epoch = getattr(tp, "leader_epoch", None)
+        if epoch is not None and epoch >= 0 and tp.offset >= 0:
+            epochs[(tp.topic, tp.partition)] = epoch
     # Assigned partitions without a commit yet still belong in the table: they are being consumed.
     for key in owner:
         commits.setdefault(key, None)
@@ -105,6 +112,7 @@ def _group_offsets(
             committed=commits[key],
             high_watermark=high_watermarks.get(key),
             member_id=owner.get(key),
+            leader_epoch=epochs.get(key),
         )
         for key in sorted(commits)
         # A partition named only to read offsets (see AdminSource) and never committed is not the group's.
@@ -126,15 +134,15 @@ def build_group(
     offsets = _group_offsets(members, committed, high_watermarks)
     if description is not None:
         coordinator = getattr(description.coordinator, "id", None)
-        protocol = group_protocol(getattr(description, "type", None))
+        kind = group_type_of(getattr(description, "type", None))
         state = group_state(description.state)
-        if state is GroupState.UNKNOWN and protocol == "consumer" and description.members:
+        if state is GroupState.UNKNOWN and kind == "consumer" and description.members:
             state = _kip848_state(description)
         return ConsumerGroup(
             group_id=group_id,
             state=state,
             protocol_type="consumer" if not description.is_simple_consumer_group else "simple",
-            protocol=protocol,
+            group_type=kind,
             assignor=description.partition_assignor or None,
             coordinator=coordinator if coordinator is not None and coordinator >= 0 else None,
             members=members,
@@ -177,10 +185,47 @@ def build_described_group(
         state=group_state(listed_state if listed_state is not None else described.state),
         # Kafka's protocol type: "consumer"; "" for a group that only commits offsets (confluent-kafka's "simple").
         protocol_type=described.protocol_type or "simple",
-        protocol="classic",  # DescribeGroups describes classic groups (KIP-848's answer ConsumerGroupDescribe)
+        group_type="classic",  # DescribeGroups describes classic groups (KIP-848's answer ConsumerGroupDescribe)
         assignor=described.protocol_data or None,
         coordinator=coordinator,
         members=members,
         offsets=_group_offsets(members, committed, high_watermarks),
         note=note,
+    )
+
+
+def build_consumer_group(
+    group_id: str,
+    described: ConsumerGroupDescription,
+    coordinator: int | None,
+    committed: Iterable[CommittedOffset] | None,
+    high_watermarks: HighWatermarks,
+    listed_state: Any = None,
+) -> ConsumerGroup:
+    """One KIP-848 ConsumerGroup from kafkatop's own ConsumerGroupDescribe and OffsetFetch answers: its epochs, and
+    each member's epoch, assignment and target."""
+    members = tuple(
+        GroupMember(
+            member_id=m.member_id,
+            client_id=m.client_id,
+            host=m.client_host.lstrip("/"),  # Java's InetAddress.toString(): "/127.0.0.1"
+            assignment=tuple(TopicPartition(t, p) for t, p in m.assignment),
+            group_instance_id=m.instance_id,
+            member_epoch=m.member_epoch,
+            target_assignment=tuple(TopicPartition(t, p) for t, p in m.target_assignment),
+        )
+        for m in described.members
+    )
+    return ConsumerGroup(
+        group_id=group_id,
+        # ConsumerGroupDescribe's state is this very poll's; ListGroups' (librdkafka's names) only when it has none.
+        state=group_state(described.state or listed_state),
+        protocol_type="consumer",
+        group_type="consumer",
+        assignor=described.assignor or None,
+        coordinator=coordinator,
+        members=members,
+        offsets=_group_offsets(members, committed, high_watermarks),
+        group_epoch=described.group_epoch,
+        assignment_epoch=described.assignment_epoch,
     )

@@ -10,8 +10,10 @@ broker going down keeps its leaderships until `set_partition_leader` moves them)
 1…N in broker order (with N brokers and replication factor N); no CreateTopics or DeleteTopics (`create_topic` and
 `delete_topic` here are its own calls), no DescribeConfigs, ListGroups or DescribeGroups (answered
 _UNSUPPORTED_FEATURE by librdkafka); OffsetFetch needs named partitions; a group's coordinator is chosen by a hash of
-its name, down or not, unless `set_group_coordinator` pins it; and an OffsetCommit from outside a group that ever had
-a member is refused (UNKNOWN_MEMBER_ID) even once the group is empty.
+its name, down or not, unless `set_group_coordinator` pins it (a transaction's likewise, `set_transaction_coordinator`);
+an OffsetCommit from outside a group that ever had a member is refused (UNKNOWN_MEMBER_ID) even once the group is
+empty; and transactions commit and abort (with their markers), but a read_committed Fetch returns an aborted
+transaction's records all the same (no aborted-transactions list).
 """
 
 from __future__ import annotations
@@ -263,6 +265,13 @@ class MockCluster:
         self._check(
             self._lib.c.rd_kafka_mock_coordinator_set(self._live(), b"group", group_id.encode(), broker_id),
             f"set the coordinator of group {group_id!r}",
+        )
+
+    def set_transaction_coordinator(self, transactional_id: str, broker_id: int) -> None:
+        key = transactional_id.encode()
+        self._check(
+            self._lib.c.rd_kafka_mock_coordinator_set(self._live(), b"transaction", key, broker_id),
+            f"set the coordinator of transactional id {transactional_id!r}",
         )
 
     def push_request_errors(self, api_key: int, error_codes: list[int]) -> None:

@@ -16,7 +16,7 @@ import psutil
 from kafkatop.backends.lab.identity import lab_cluster_id
 from kafkatop.backends.lab.install import KafkaInstall, LabMode
 from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, check_ports_free, ensure_writable
-from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, broker_node
+from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, SpecError, broker_node, feature_flags
 from kafkatop.backends.lab.state import (
     STATE_FILE,
     LabSnapshot,
@@ -95,6 +95,11 @@ class LabCluster:
         state_dir = lab_dir(state_root, spec.name)
         if (state_dir / STATE_FILE).exists():
             cluster = cls.open(state_dir)
+            if spec.features and cluster.mode == "zk":
+                raise SpecError(
+                    f"{feature_flags(spec.features)}: lab cluster {spec.name!r} runs in ZooKeeper mode, and feature "
+                    "levels are a KRaft thing: drop them, or make a KRaft lab (another --name, --mode kraft)"
+                )
             return cluster, cluster.state.differences(install, spec)
         mode = spec.mode or install.default_mode
         install.check_mode(mode)

@@ -99,7 +99,9 @@ def edit_properties(
     return "\n".join(out) + "\n"
 
 
-def _internal_topic_settings(stock: Mapping[str, str], stock_text: str, brokers: int) -> dict[str, str | None]:
+def _internal_topic_settings(
+    stock: Mapping[str, str], stock_text: str, brokers: int, share_groups: bool = False
+) -> dict[str, str | None]:
     """Replication of Kafka's internal topics that fits the cluster: RF 3 when there are 3 brokers, else all of them.
     With the stock RF 1, losing one broker would lose consumer offsets — the opposite of what a lab shows."""
     rf = min(3, brokers)
@@ -109,8 +111,9 @@ def _internal_topic_settings(stock: Mapping[str, str], stock_text: str, brokers:
         "transaction.state.log.replication.factor": str(rf),
         "transaction.state.log.min.isr": str(min_isr),
     }
-    # Share groups (Kafka 4.x) have their own internal topic; set it only where the install knows it.
-    if "share.coordinator.state.topic.replication.factor" in stock or "share.coordinator" in stock_text:
+    # Share groups (Kafka 4.x) have their own internal topic (__share_group_state, RF 3 and min ISR 2 by default, which
+    # fewer than 3 brokers cannot hold); set it where the install knows it, or where share groups are asked for.
+    if share_groups or "share.coordinator.state.topic.replication.factor" in stock or "share.coordinator" in stock_text:
         settings["share.coordinator.state.topic.replication.factor"] = str(rf)
         settings["share.coordinator.state.topic.min.isr"] = str(min_isr)
     return settings
@@ -170,7 +173,7 @@ def node_properties(
         protocol_map = settings["listener.security.protocol.map"] or ""
         if "CONTROLLER:" not in protocol_map or f"{listener}:" not in protocol_map:
             settings["listener.security.protocol.map"] = PROTOCOL_MAP
-    settings |= _internal_topic_settings(stock, stock_text, brokers)
+    settings |= _internal_topic_settings(stock, stock_text, brokers, spec.share_groups)
     settings |= dict(security_settings or {})
     settings |= dict(spec.broker_properties)
     header = (

@@ -179,6 +179,7 @@ class NodeRunner:
             self.state.cluster_id,
             [(node, self.state.config_path(node), self.env(node, heap="128m")) for node in nodes],
             self.security,
+            self.state.spec.features,
         )
 
     def env(self, node: NodeSpec, heap: str | None = None) -> dict[str, str]:

@@ -31,6 +31,20 @@ SECURITY_PROTOCOLS = {
 }
 
 
+ELR_FEATURE = "eligible.leader.replicas.version"
+SHARE_FEATURE = "share.version"
+
+
+def feature_flags(features: dict[str, int]) -> str:
+    """The `up` flags that ask for these levels, as the user typed them: `--no-elr`, `--share-groups`."""
+    flags = []
+    if ELR_FEATURE in features:
+        flags.append("--elr" if features[ELR_FEATURE] else "--no-elr")
+    if features.get(SHARE_FEATURE):
+        flags.append("--share-groups")
+    return " ".join(flags)
+
+
 class SpecError(BadInput):
     """A cluster spec (flags or kafkatop.toml) asks for something that cannot be built."""
 
@@ -63,6 +77,16 @@ class ClusterSpec:
     broker_properties: tuple[tuple[str, str], ...] = field(default=())  # extra server.properties, applied last
     security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext or sasl_ssl (SCRAM-SHA-512)
     allow_remote_listeners: bool = False  # a [broker] listeners= that binds beyond 127.0.0.1 is refused unless set
+    # Feature levels set when the storage is formatted (KRaft only): ELR (KIP-966) on or off, None for Kafka's own
+    # default (on from 4.1); share groups (KIP-932: share.version=1), off unless asked.
+    elr: bool | None = None
+    share_groups: bool = False
+
+    @property
+    def features(self) -> dict[str, int]:
+        """The feature levels asked for (`kafka-storage.sh format --feature NAME=LEVEL`); empty: Kafka's defaults."""
+        asked = {} if self.elr is None else {ELR_FEATURE: int(self.elr)}
+        return asked | ({SHARE_FEATURE: 1} if self.share_groups else {})
 
     @property
     def first_controller_port(self) -> int:
@@ -78,6 +102,11 @@ class ClusterSpec:
             problems.append(f"controllers must be 0 (combined nodes) or more (asked for {self.controllers})")
         if self.controllers and self.mode == "zk":
             problems.append("dedicated controllers are a KRaft thing: drop --controllers, or use --mode kraft")
+        if self.features and self.mode == "zk":
+            problems.append(
+                f"{feature_flags(self.features)}: feature levels are a KRaft thing (kafka-storage.sh --feature): "
+                "drop them, or use --mode kraft"
+            )
         if self.security not in SECURITY_PROTOCOLS:
             problems.append(f"security {self.security!r}: use one of {', '.join(SECURITY_PROTOCOLS)}")
         elif self.security != "plaintext" and self.mode == "zk":
@@ -253,7 +282,7 @@ def load_spec_file(path: str | Path) -> tuple[ClusterSpec, dict[str, Any]]:
             continue
         value = cluster[f.name]
         expect_int = f.name in ("brokers", "base_port", "zookeeper_port", "controller_port", "controllers")
-        expect_bool = f.name == "allow_remote_listeners"
+        expect_bool = f.name in ("allow_remote_listeners", "elr", "share_groups")
         if expect_int and (isinstance(value, bool) or not isinstance(value, int)):
             raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a whole number")
         if expect_bool and not isinstance(value, bool):

@@ -21,13 +21,21 @@ FORMAT_TIMEOUT_S = 120.0
 
 
 def format_command(
-    install: KafkaInstall, cluster_id: str, config: Path, security: LabSecurity, argfile: Path
+    install: KafkaInstall,
+    cluster_id: str,
+    config: Path,
+    security: LabSecurity,
+    argfile: Path,
+    features: Mapping[str, int] | None = None,
 ) -> tuple[list[str], str | None]:
     """`kafka-storage.sh format` of one node, and the text of the 0600 argument file its secrets go in (None when it
     has none). The SCRAM users' passwords reach the JVM through the java launcher's @file, never a command line
     (any local user reads /proc/PID/cmdline): kafka-run-class.sh runs `java … @FILE`, and FILE names StorageTool and
-    all its arguments."""
+    all its arguments. `features`: levels the cluster starts with (`--feature NAME=LEVEL`, Kafka 3.8+), over the
+    defaults of its release."""
     arguments = ["format", "-t", cluster_id, "-c", str(config)]
+    for name, level in sorted((features or {}).items()):
+        arguments += ["--feature", f"{name}={level}"]
     secrets = security.format_arguments()
     if not secrets:
         return [str(install.script("kafka-storage")), *arguments], None
@@ -41,15 +49,16 @@ def format_storage(
     cluster_id: str,
     nodes: Sequence[tuple[NodeSpec, Path, Mapping[str, str]]],
     security: LabSecurity,
+    features: Mapping[str, int] | None = None,
 ) -> None:
-    """Format each (node, its properties file, its environment), one JVM per node, in parallel; SupervisorError
-    with each failure's last lines (the passwords redacted)."""
+    """Format each (node, its properties file, its environment), one JVM per node, in parallel, every one with the
+    same `features`; SupervisorError with each failure's last lines (the passwords redacted)."""
     procs: list[tuple[NodeSpec, subprocess.Popen[bytes]]] = []
     argfiles: list[Path] = []
     try:
         for node, config, env in nodes:
             argfile = security.dir / f".format-{node.name}.args"
-            cmd, argfile_text = format_command(install, cluster_id, config, security, argfile)
+            cmd, argfile_text = format_command(install, cluster_id, config, security, argfile, features)
             if argfile_text is not None:
                 argfiles.append(argfile)
                 write_private(argfile, argfile_text)

@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
+from kafkatop.backends.model.features import FeatureLevels
+
 # "demo": kafkatop's built-in demo, the librdkafka mock and kafkatop's controller: neither ZooKeeper nor KRaft.
 ClusterMode = Literal["zk", "kraft", "demo", "unknown"]
 
 
-GroupProtocol = Literal["classic", "consumer", "unknown"]
+# ListGroups v5's GroupType: classic (JoinGroup/SyncGroup), consumer (KIP-848, Kafka ≥ 4.0), share (KIP-932), streams.
+GroupType = Literal["classic", "consumer", "share", "streams", "unknown"]
 
 
 NO_LEADER = -1  # Kafka's own marker for a partition without a leader (`Leader: -1` in --describe)
@@ -83,6 +86,8 @@ class Partition:
     low_watermark: int | None = None
     high_watermark: int | None = None
     leader_epoch: int | None = None
+    elr: tuple[int, ...] | None = None  # eligible leader replicas (KIP-966; model/elr.py); None: not read
+    last_known_elr: tuple[int, ...] | None = None  # the ELR's last members, once none of them is eligible
 
     @property
     def offline(self) -> bool:
@@ -243,6 +248,15 @@ class GroupMember:
     host: str
     assignment: tuple[TopicPartition, ...] = ()
     group_instance_id: str | None = None
+    # KIP-848: the member's epoch, and the target the coordinator computed for it (its assignment converges to it,
+    # partition by partition, each revoked before another member gets it). None: a classic member.
+    member_epoch: int | None = None
+    target_assignment: tuple[TopicPartition, ...] | None = None
+
+    @property
+    def reconciling(self) -> bool:
+        """KIP-848: the member does not own its target yet."""
+        return self.target_assignment is not None and self.target_assignment != self.assignment
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +266,7 @@ class GroupPartitionOffset:
     committed: int | None  # None: the group never committed for this partition
     high_watermark: int | None
     member_id: str | None = None  # the member the partition is assigned to now, if any
+    leader_epoch: int | None = None  # the leader epoch the commit was made in (KIP-320); None: not known
 
     @property
     def lag(self) -> int | None:
@@ -269,11 +284,15 @@ class ConsumerGroup:
     group_id: str
     state: GroupState = GroupState.UNKNOWN
     protocol_type: str = "consumer"  # "simple": offsets committed without group membership
-    protocol: GroupProtocol = "unknown"  # classic (JoinGroup/SyncGroup) or consumer (KIP-848, Kafka ≥ 4.0)
+    group_type: GroupType = "unknown"
     assignor: str | None = None
     coordinator: int | None = None
     members: tuple[GroupMember, ...] = ()
     offsets: tuple[GroupPartitionOffset, ...] = ()
+    # KIP-848 (ConsumerGroupDescribe): the group's epoch, bumped at each membership or subscription change, and the
+    # epoch of the assignment the coordinator last computed; equal once the target caught up. None: a classic group.
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
     # Where the state and members come from when not from this poll's DescribeGroups, said as such: e.g. "members and
     # state from kafkatop's own consumers: the mock has no group APIs". None: from this poll's answers.
     note: str | None = None
@@ -304,6 +323,7 @@ class ClusterSnapshot:
     topics: tuple[Topic, ...]
     groups: tuple[ConsumerGroup, ...] = ()
     problems: tuple[Problem, ...] = ()
+    features: FeatureLevels | None = None  # the finalized feature levels, re-read rarely; None: not known
 
     @property
     def partitions(self) -> tuple[Partition, ...]:

@@ -23,7 +23,16 @@ Step = Literal["preflight", "producing", "waiting for ISR", "reading back", "don
 Verdict = Literal["as expected", "violated", "incomplete"]
 
 
+# A transaction's end, as the producer knows it: "unresolved" when the run stopped before it ended (a fatal error).
+TransactionOutcome = Literal["committed", "aborted", "unresolved"]
+
+
 MAX_RECORDS = 10_000_000
+MAX_TRANSACTION_RECORDS = 100_000
+DELIVERY_TIMEOUT_S = 60.0
+# A transactional run's default (the CLI's): shorter than a failover after kill -9 (broker.session.timeout.ms, 9 s),
+# so that the transaction open at the fault fails with an abortable error and is aborted, not merely delayed.
+TRANSACTIONAL_DELIVERY_TIMEOUT_S = 5.0
 
 
 class DurabilityError(KafkatopError):
@@ -41,7 +50,8 @@ class DurabilitySettings:
 
     `kill_at` and `restart_at` are fractions of `records`: the fault happens once that share of the records has been
     sent, while the last of them are still in flight; sending waits there until the kill or stop returns, so the fault
-    lands mid-run however fast the cluster is. `kill_at=None`: no fault.
+    lands mid-run however fast the cluster is. `kill_at=None`: no fault. With `transactional`, the fault waits for
+    the middle of a transaction (half its records sent and written), so that one is open when the leader fails.
     """
 
     topic: str
@@ -49,7 +59,7 @@ class DurabilitySettings:
     acks: Acks = "all"
     enable_idempotence: bool = True
     retries: int | None = None  # None: the client's default, retrying until the delivery timeout
-    delivery_timeout_s: float = 60.0  # message.timeout.ms: a record not acknowledged by then counts as failed
+    delivery_timeout_s: float = DELIVERY_TIMEOUT_S  # message.timeout.ms: unacknowledged by then, a record has failed
     fault: Fault = "kill"
     kill_at: float | None = 0.3
     restart_at: float | None = 0.7  # None: the broker is left down
@@ -57,6 +67,10 @@ class DurabilitySettings:
     rate: float | None = None  # records per second; None: as fast as the cluster takes them
     isr_timeout_s: float = 60.0  # how long to wait, after the restart, for every replica to be back in sync
     read_timeout_s: float = 60.0
+    # A transactional producer (transactional.id), records sent in transactions of `transaction_records`, read back
+    # with isolation.level=read_committed: exactly once within the topic.
+    transactional: bool = False
+    transaction_records: int = 100
 
     def __post_init__(self) -> None:
         if not self.topic.strip():
@@ -101,6 +115,15 @@ class DurabilitySettings:
             raise DurabilityRefused(f"the rate must be a positive number of records per second, not {self.rate:g}")
         if not self.isr_timeout_s > 0 or not self.read_timeout_s > 0:
             raise DurabilityRefused("the ISR and read-back timeouts must be positive numbers of seconds")
+        if self.transactional and not self.enable_idempotence:
+            raise DurabilityRefused(
+                "a transactional producer is idempotent (acks=all): drop --no-idempotence, or --transactional"
+            )
+        if not 1 <= self.transaction_records <= MAX_TRANSACTION_RECORDS:
+            raise DurabilityRefused(
+                f"records per transaction must be between 1 and {MAX_TRANSACTION_RECORDS}, "
+                f"not {self.transaction_records}"
+            )
 
     @property
     def kill_after(self) -> int | None:
@@ -131,6 +154,10 @@ class TopicFacts:
     unclean_leader_election: bool | None  # unclean.leader.election.enable; None: not readable
     leader: int  # of the chosen partition, at the preflight
     isr: tuple[int, ...]
+    # The brokers' transaction.state.log.replication.factor and .min.isr (__transaction_state, where the coordinator
+    # keeps each transaction's state); None: not read (a run without transactions) or not readable.
+    transaction_log_replication_factor: int | None = None
+    transaction_log_min_isr: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +180,7 @@ class RecordDelivery:
     acked: bool
     offset: int | None = None  # where the broker wrote it; None on failure, with acks=0, or without a report
     error: str | None = None  # Kafka's error; None and not acked: no report came
+    transaction: int | None = None  # the transaction it was sent in (1, 2, …); None: a run without transactions
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +190,7 @@ class ReadRecord:
     partition: int
     offset: int
     seq: int | None  # None: not a record of this run (another producer's, another run's)
+    transaction: int | None = None  # the transaction its value names; None: a run without transactions
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +210,12 @@ class PartitionResult:
     start_offset: int | None = None
     end_offset: int | None = None
     lost_sample: tuple[int, ...] = ()  # the first lost sequence numbers
+    # A transactional run. `acked` counts delivery reports, as without transactions; what must be read back is
+    # `committed`, and `lost`, `duplicated` and `out_of_order` count those records only.
+    committed: int = 0  # records of committed transactions
+    aborted: int = 0  # records sent in aborted transactions (each sent again in a new one)
+    uncommitted_read: int = 0  # records of aborted transactions that the read_committed read returned: must be 0
+    aborted_in_log: int = 0  # records of aborted transactions in the log (read_uncommitted), skipped by read_committed
 
 
 def total(rows: Iterable[PartitionResult]) -> PartitionResult:
@@ -200,6 +235,10 @@ def total(rows: Iterable[PartitionResult]) -> PartitionResult:
         out_of_order=s("out_of_order"),
         unacked_present=s("unacked_present"),
         other=s("other"),
+        committed=s("committed"),
+        aborted=s("aborted"),
+        uncommitted_read=s("uncommitted_read"),
+        aborted_in_log=s("aborted_in_log"),
     )
 
 
@@ -239,6 +278,16 @@ class FaultTimeline:
 
 
 @dataclass(frozen=True, slots=True)
+class TransactionCounts:
+    """A transactional run's transactions, as they ended."""
+
+    committed: int
+    aborted: int  # by the producer after an abortable error (its records timed out while their leader was down)
+    unresolved: int = 0  # neither, when the run stopped (a fatal producer error, a cancel mid-commit)
+    log_read_complete: bool = True  # the read_uncommitted read (what counts aborted_in_log) reached every end
+
+
+@dataclass(frozen=True, slots=True)
 class DurabilityReport:
     settings: DurabilitySettings
     run_id: str
@@ -254,6 +303,7 @@ class DurabilityReport:
     verdict: Verdict
     verdict_text: str
     problems: tuple[str, ...] = ()
+    transactions: TransactionCounts | None = None  # None: a run without transactions
 
     @property
     def totals(self) -> PartitionResult:
@@ -268,6 +318,13 @@ class DurabilityReport:
         doc["totals"] = asdict(self.totals)
         doc["timeline"]["happened"] = self.timeline.happened
         doc["timeline"]["leader_changed"] = self.timeline.leader_changed
+        if self.transactions is not None:
+            totals = self.totals
+            doc["transactions"].update(
+                aborted_records=totals.aborted,
+                aborted_in_log=totals.aborted_in_log,
+                uncommitted_read=totals.uncommitted_read,
+            )
         return doc
 
 

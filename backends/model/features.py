@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 METADATA_VERSION = "metadata.version"
+ELR_FEATURE = "eligible.leader.replicas.version"  # KIP-966: partitions keep eligible leader replicas (ELR)
 # metadata.version's levels and their names, as Kafka's MetadataVersion enum names them (3.0-IV1 is level 1; Kafka
 # 4.x's enum starts at 3.3-IV3, and its tool prints "UNKNOWN n" for the older ones, which kafkatop names).
 METADATA_VERSIONS: dict[int, str] = {
@@ -33,6 +34,11 @@ class FeatureLevels:
 
     def level(self, name: str) -> int:
         return next((f.finalized_level for f in self.features if f.name == name), 0)
+
+    @property
+    def elr_enabled(self) -> bool:
+        """Eligible leader replicas (KIP-966) finalized: partitions carry their ELR."""
+        return self.level(ELR_FEATURE) >= 1
 
 
 def level_text(feature: str, level: int) -> str:

@@ -26,16 +26,17 @@ FIND_COORDINATOR_VERSIONS = (3, 6)  # v3: flexible; v4+: batched (KIP-699)
 FIND_COORDINATOR_BATCHED_FROM = 4
 OFFSET_DELETE_VERSIONS = (0, 0)
 GROUP_KEY = 0  # CoordinatorType.GROUP
+TRANSACTION_KEY = 1  # CoordinatorType.TRANSACTION: the keys are transactional ids
 
 
-def find_coordinator_body(groups: Sequence[str], version: int) -> bytes:
-    """v4+: any number of groups in one request; v3: exactly one."""
+def find_coordinator_body(groups: Sequence[str], version: int, key_type: int = GROUP_KEY) -> bytes:
+    """v4+: any number of groups (or transactional ids, TRANSACTION_KEY) in one request; v3: exactly one."""
     if version >= FIND_COORDINATOR_BATCHED_FROM:
         keys = encode_compact_array([encode_compact_string(g) for g in groups])
-        return struct.pack(">b", GROUP_KEY) + keys + NO_TAGGED_FIELDS
+        return struct.pack(">b", key_type) + keys + NO_TAGGED_FIELDS
     if len(groups) != 1:
-        raise ProtocolError(f"FindCoordinator v{version} takes one group, not {len(groups)}")
-    return encode_compact_string(groups[0]) + struct.pack(">b", GROUP_KEY) + NO_TAGGED_FIELDS
+        raise ProtocolError(f"FindCoordinator v{version} takes one group (or transactional id), not {len(groups)}")
+    return encode_compact_string(groups[0]) + struct.pack(">b", key_type) + NO_TAGGED_FIELDS
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,4 +13,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "scale.py"  # run again in every child process, with --child or --mock-host
 BASELINE = "b66f29f"  # main before issue 16
 TOPICS, PARTITIONS, GROUPS, LIVE_GROUPS = 100, 100, 1_000, 10
+KIP848_GROUPS = 1_000  # issue 26: KIP-848 groups beside the classic ones, on a real Kafka only (the mock has none)
+KIP848_BASELINE = "1c2da17"  # main before ConsumerGroupDescribe: a librdkafka describe call per KIP-848 group
 POLL_TARGET_S, MEMORY_TARGET_MB, FRAME_TARGET_MS, LAG_TARGET_MS = 1.0, 300.0, 50.0, 100.0

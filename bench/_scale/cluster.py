@@ -219,6 +219,40 @@ def load_cluster(bootstrap: str, topics: int, partitions: int, groups: int, *, m
     return group_ids
 
 
+def load_kip848(bootstrap: str, groups: int, topics: int) -> list[str]:
+    """`groups` KIP-848 groups (`k-0000`…), each made by a consumer-protocol member that joins, is assigned, commits
+    and leaves: the group stays, Empty, of type consumer (a commit without joining would make a classic group).
+    Idempotent on a kept cluster."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from confluent_kafka import Consumer
+    from confluent_kafka import TopicPartition as KTP
+    from confluent_kafka.admin import AdminClient
+
+    group_ids = [f"k-{g:04}" for g in range(groups)]
+    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
+    listed = admin.list_consumer_groups(request_timeout=60).result(timeout=90).valid
+    todo = [g for g in group_ids if g not in {x.group_id for x in listed if getattr(x.type, "name", "") == "CONSUMER"}]
+
+    def join_and_leave(i: int, g: str) -> None:
+        topic = f"t-{i % topics:03}"
+        c = Consumer({"bootstrap.servers": bootstrap, "group.id": g, "group.protocol": "consumer",
+                      "enable.auto.commit": False, "log_level": 0})  # fmt: skip
+        try:
+            c.subscribe([topic])
+            deadline = time.monotonic() + 120
+            while not c.assignment() and time.monotonic() < deadline:
+                c.poll(0.1)
+            c.commit(offsets=[KTP(topic, p, 1) for p in range(0, 100, 10)], asynchronous=False)
+        finally:
+            c.close()
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(lambda ig: join_and_leave(*ig), ((group_ids.index(g), g) for g in todo)))
+    print(f"  {groups} KIP-848 groups ({len(todo)} made now)", flush=True)
+    return group_ids
+
+
 @contextmanager
 def live_members(bootstrap: str, count: int) -> Iterator[None]:
     """`count` groups with a member polling, as groups in use (their descriptions change)."""

@@ -16,6 +16,8 @@ from typing import Any
 from bench._scale import (
     FRAME_TARGET_MS,
     GROUPS,
+    KIP848_BASELINE,
+    KIP848_GROUPS,
     LAG_TARGET_MS,
     LIVE_GROUPS,
     MEMORY_TARGET_MB,
@@ -25,8 +27,8 @@ from bench._scale import (
     SCRIPT,
     TOPICS,
 )
-from bench._scale.cluster import RealKafka, live_members, load_cluster
-from bench._scale.trees import child_env, run_child
+from bench._scale.cluster import RealKafka, live_members, load_cluster, load_kip848
+from bench._scale.trees import baseline_path, child_env, run_child
 from bench.common.machine import load
 from bench.common.process import wait_or_kill
 from bench.common.stats import median, verdict
@@ -145,6 +147,11 @@ def cluster_figures(args: Any, baseline: Path, tmp: Path, only: set[str], result
                     f"ratio {req_now / max(req_today, 1):.3f}) -> "
                     f"{verdict(req_now < req_today or req_today == 0)}"
                 )
+            if "kip848" in only:
+                if kafka is None:
+                    print("-- kip848: needs a real Kafka (KAFKA_HOME): the librdkafka mock has no KIP-848 groups")
+                else:
+                    kip848_figures(args, bootstrap, counted, count, results)
             if "app" in only:
                 print(
                     f"-- the app's memory, headless 160x45, polling every 2 s for {args.app_seconds:.0f} s ({load()})"
@@ -256,3 +263,32 @@ def figures_of(tree: str, baseline: Path, kafka: RealKafka | None, figures: dict
     }  # fmt: skip
     print(f"  {tree:5s} produced {f['produced']:,}, consumer received {f['received']:,}; loop lag p99 "
           f"{f['p99']:.1f} ms (max {f['max']:.1f}); memory {f['memory']}: {f['growth']}")  # fmt: skip
+
+
+def kip848_figures(args: Any, bootstrap: str, counted: str | None, count: Callable[[str], dict[str, int]],
+                   results: list[str]) -> None:  # fmt: skip
+    """1,000 KIP-848 groups beside the 1,000 classic ones: the poll's time and its requests, now (one
+    ConsumerGroupDescribe per coordinator) and before (a librdkafka describe call per group)."""
+    print(f"-- {KIP848_GROUPS:,} KIP-848 groups ({load()})")
+    t0 = time.monotonic()
+    load_kip848(bootstrap, KIP848_GROUPS, TOPICS)
+    print(f"   ready in {time.monotonic() - t0:.0f} s; before = {KIP848_BASELINE}")
+    before = baseline_path(KIP848_BASELINE)
+    figures = {}
+    for tree in ("today", "now"):
+        r, counts = poll_figures(tree, before, bootstrap, counted, "", args.runs, count)
+        show_poll("before" if tree == "today" else "now", r, counts)
+        figures[tree] = (r, counts)
+    print(f"   ({load()})")
+    (now, now_counts), (old, old_counts) = figures["now"], figures["today"]
+    t_now, t_old = median(now["times"]), median(old["times"])
+    described, described_old = now_counts.get("ConsumerGroupDescribe", 0), old_counts.get("ConsumerGroupDescribe", 0)
+    results.append(
+        f"RESULT kip848 poll: {now['groups']:,} groups ({KIP848_GROUPS:,} KIP-848) median {t_now:.3f} s (before "
+        f"{t_old:.3f} s, ratio now/before {t_now / t_old:.2f}); target ≤ {POLL_TARGET_S:g} s -> "
+        f"{verdict(t_now <= POLL_TARGET_S)}"
+    )
+    results.append(
+        f"RESULT kip848 requests: ConsumerGroupDescribe {described} in a steady poll for {KIP848_GROUPS:,} KIP-848 "
+        f"groups on 1 coordinator (before {described_old}); target: one per coordinator -> {verdict(described == 1)}"
+    )

@@ -97,7 +97,7 @@ CLI: list[Any] = [
         {},
         {},
         "--topic is an option of add-partitions, chaos, configs, consume, counts, create-topic, describe, durability, "
-        "elect-leaders, groups, reassign, not of the live view: give the command",
+        "elect-leaders, groups, reassign, share-groups, transactions, not of the live view: give the command",
     ),
     (
         ["--config", "retention.ms=1", "create-topic", "t", *CREATE],

@@ -6,10 +6,11 @@ a KIP-848 group with one; and the requests that took. Set KAFKA_HOME to run."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.admin import AdminSource
@@ -24,15 +25,28 @@ TOPIC = "scaled"
 IDLE = [f"idle-{i:02}" for i in range(40)]
 
 
+def commit(consumer: Consumer, offsets: list[KafkaTopicPartition]) -> None:
+    """A synchronous commit, again while __consumer_offsets is still being created (NOT_COORDINATOR, LOAD_IN_PROGRESS)
+    on a node that has just started."""
+
+    def committed() -> bool:
+        try:
+            consumer.commit(offsets=offsets, asynchronous=False)
+        except KafkaException as e:
+            if e.args[0].code() not in (KafkaError.NOT_COORDINATOR, KafkaError.COORDINATOR_LOAD_IN_PROGRESS):
+                raise
+            return False
+        return True
+
+    wait_for(committed, timeout_s=30, interval_s=0.2, what="the group coordinator to take a commit")
+
+
 @pytest.fixture(scope="module")
 def many_groups(kafka: KraftNode) -> Iterator[KraftNode]:
     create_topic(kafka, TOPIC, 8)
     for i, g in enumerate(IDLE):
         committer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": g, "enable.auto.commit": False})
-        committer.commit(
-            offsets=[KafkaTopicPartition(TOPIC, p, i * 100 + p) for p in range(8) if (i + p) % 4],
-            asynchronous=False,
-        )
+        commit(committer, [KafkaTopicPartition(TOPIC, p, i * 100 + p) for p in range(8) if (i + p) % 4])
         committer.close()
     stop = threading.Event()
     members = [
@@ -55,7 +69,7 @@ def many_groups(kafka: KraftNode) -> Iterator[KraftNode]:
             for m in members:
                 m.poll(0.1)
 
-    thread = threading.Thread(target=polling, daemon=True)
+    thread = threading.Thread(target=polling, daemon=True, name="group-members")
     thread.start()
     try:
         yield kafka
@@ -69,7 +83,7 @@ def many_groups(kafka: KraftNode) -> Iterator[KraftNode]:
 def seen(group: ConsumerGroup) -> tuple[object, ...]:
     """What both ways must agree on (the note says how old an idle group's description is: the batched way's own)."""
     members = tuple(sorted((m.client_id, m.host, m.assignment) for m in group.members))
-    return group.group_id, group.state, group.protocol, group.coordinator, members, group.offsets
+    return group.group_id, group.state, group.group_type, group.coordinator, members, group.offsets
 
 
 def test_batched_reads_are_the_per_group_reads(many_groups: KraftNode) -> None:
@@ -88,14 +102,23 @@ def test_batched_reads_are_the_per_group_reads(many_groups: KraftNode) -> None:
         a, b = wait_for(settled, timeout_s=60, what="both ways to read the same 42 groups")
         assert batched.group_reads == "batched"
         by_id = {g.group_id: g for g in b}
-        assert by_id["live-848"].protocol == "consumer" and by_id["live-classic"].protocol == "classic"
+        assert by_id["live-848"].group_type == "consumer" and by_id["live-classic"].group_type == "classic"
         assert [(o.partition, o.committed) for o in by_id["idle-05"].offsets] == [
             (0, 500), (1, 501), (2, 502), (4, 504), (5, 505), (6, 506)
         ]  # fmt: skip
         # One coordinator: one OffsetFetch for the 42 groups, one DescribeGroups for the classic ones not idle (the
-        # idle ones were described by an earlier poll: again every config_refresh_s), and no FindCoordinator.
+        # idle ones were described by an earlier poll: again every config_refresh_s), one ConsumerGroupDescribe for
+        # the KIP-848 one, and no FindCoordinator.
         last = batched.poll()
-        assert batched.group_requests == {"OffsetFetch": 1, "DescribeGroups": 1}
+        assert batched.group_requests == {"OffsetFetch": 1, "DescribeGroups": 1, "ConsumerGroupDescribe": 1}
+        kip848 = next(g for g in last.groups if g.group_id == "live-848")
+        (member,) = kip848.members
+        # Settled: the assignment caught up with the group's epoch, and the member owns its target.
+        assert kip848.group_epoch == kip848.assignment_epoch and (kip848.group_epoch or 0) >= 1
+        assert member.member_epoch == kip848.group_epoch and member.target_assignment == member.assignment
+        assert len(member.assignment) == 8 and not member.reconciling
+        classic = next(g for g in last.groups if g.group_id == "live-classic")
+        assert classic.group_epoch is None and classic.members[0].target_assignment is None
         idle = next(g for g in last.groups if g.group_id == "idle-00")
         assert idle.state is GroupState.EMPTY and idle.note is not None and "described every 30 s" in idle.note
     finally:
@@ -127,3 +150,69 @@ def test_watermarks_are_librdkafka_s(many_groups: KraftNode) -> None:
     assert topic is not None
     ours = {p.id: (p.low_watermark, p.high_watermark, p.leader_epoch) for p in topic.partitions}
     assert ours == theirs and all(h >= 5 and e == 0 for _, h, e in ours.values())
+
+
+KIP848 = [f"k848-{i:03}" for i in range(200)]
+
+
+def pairs(tps: Iterable[Any]) -> tuple[tuple[str, int], ...]:
+    return tuple((tp.topic, tp.partition) for tp in tps)
+
+
+def _join_and_leave(bootstrap: str, group: str, partition: int) -> None:
+    """A KIP-848 group: a consumer-protocol member joins (a commit without joining would make a classic group),
+    is assigned, commits and leaves; the group stays, Empty, of type consumer."""
+    member = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": group, "group.protocol": "consumer", "enable.auto.commit": False}
+    )
+    try:
+        member.subscribe([TOPIC])
+        wait_for(lambda: member.poll(0.1) is not None or member.assignment(), timeout_s=60, what=f"{group} assigned")
+        commit(member, [KafkaTopicPartition(TOPIC, partition, 7)])
+    finally:
+        member.close()
+
+
+def test_200_kip848_groups_are_described_in_one_request_per_coordinator(many_groups: KraftNode) -> None:
+    """200 KIP-848 groups: one ConsumerGroupDescribe for all of them (one coordinator), and each group the same,
+    field by field, as librdkafka's describe_consumer_groups reads it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from confluent_kafka.admin import AdminClient
+
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(lambda i: _join_and_leave(many_groups.bootstrap, KIP848[i], i % 8), range(len(KIP848))))
+    source = AdminSource(KafkaConnection.parse(many_groups.bootstrap), timeout_s=10.0)
+    try:
+
+        def all_kip848() -> tuple[ConsumerGroup, ...] | None:
+            groups = source.poll().groups
+            ours = [g for g in groups if g.group_id.startswith("k848-")]
+            return groups if len(ours) == 200 and all(g.group_type == "consumer" for g in ours) else None
+
+        wait_for(all_kip848, timeout_s=60, what="200 KIP-848 groups listed as such")
+        snapshot = source.poll()
+        assert source.group_requests["ConsumerGroupDescribe"] == 1  # one coordinator: one request, 201 groups
+    finally:
+        source.close()
+    admin = AdminClient({"bootstrap.servers": many_groups.bootstrap})
+    theirs = {
+        g: f.result() for g, f in admin.describe_consumer_groups(KIP848 + ["live-848"], request_timeout=20).items()
+    }
+    ours = {g.group_id: g for g in snapshot.groups}
+    for gid, d in theirs.items():
+        g = ours[gid]
+        assert (g.group_type, g.assignor, g.coordinator) == ("consumer", d.partition_assignor, d.coordinator.id), gid
+        assert g.state.value.upper() == d.state.name.upper(), gid
+        members = sorted(
+            (m.member_id, m.client_id, m.host.lstrip("/"), pairs(m.assignment.topic_partitions),
+             pairs(m.target_assignment.topic_partitions if m.target_assignment else ()))
+            for m in d.members
+        )  # fmt: skip
+        mine = sorted(
+            (m.member_id, m.client_id, m.host, pairs(m.assignment), pairs(m.target_assignment or ()))
+            for m in g.members
+        )  # fmt: skip
+        assert mine == members, gid  # the host as kafkatop shows it: Java's "/127.0.0.1" without its slash
+    empty = ours["k848-007"]
+    assert empty.members == () and [(o.topic, o.partition, o.committed) for o in empty.offsets] == [(TOPIC, 7, 7)]

@@ -7,6 +7,7 @@ test_group_reads_kafka.py."""
 
 from __future__ import annotations
 
+import pytest
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
@@ -82,3 +83,17 @@ def test_a_group_that_moved_is_found_again_within_the_poll(mock_cluster: MockClu
         assert source.group_requests["FindCoordinator"] == 1
     finally:
         source.close()
+
+
+def test_groups_list_on_a_cluster_without_list_groups_says_so_once(
+    mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The librdkafka mock answers no ListGroups: one line says what is not shown, why, and what still works."""
+    from kafkatop.tui.cli.main import main
+
+    code = main(["groups", "--list", "--bootstrap-server", mock_cluster.bootstrap_servers, "--timeout", "5"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    (line,) = err.strip().splitlines()
+    assert "cannot list the groups with their types" in line and "does not offer ListGroups" in line
+    assert "`kafkatop groups --group G` still describes a group you name" in line

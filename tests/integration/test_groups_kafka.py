@@ -80,6 +80,15 @@ def tool(node: KraftNode, *argv: str) -> str:
     return done.stdout + "\n--stderr--\n" + done.stderr.strip()
 
 
+def groups_tool(node: KraftNode, *argv: str) -> str:
+    """kafka-groups.sh: every type of group (Kafka 4)."""
+    done = subprocess.run(
+        [str(node.home / "bin" / "kafka-groups.sh"), "--bootstrap-server", node.bootstrap, *argv],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return done.stdout + "\n--stderr--\n" + done.stderr.strip()
+
+
 def ours(node: KraftNode, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     code = main(["groups", *argv, "--bootstrap-server", node.bootstrap])
     out, err = capsys.readouterr()
@@ -134,9 +143,78 @@ async def test_the_groups_tab_says_kafka_s_refusals(groups: KraftNode) -> None:
     assert "busy" in tool(groups, "--list").split("--stderr--")[0].split()
 
 
+@pytest.fixture(scope="module")
+def kip848(groups: KraftNode) -> Iterator[KraftNode]:
+    """`billing`: a KIP-848 group of two members and `static`: a classic group with a static member, polling until
+    the module ends."""
+    members = [
+        Consumer({"bootstrap.servers": groups.bootstrap, "group.id": "billing", "group.protocol": "consumer",
+                  "client.id": f"billing-{i}", "auto.offset.reset": "earliest"})
+        for i in range(2)
+    ] + [Consumer({"bootstrap.servers": groups.bootstrap, "group.id": "static", "client.id": "static-1",
+                   "group.instance.id": "instance-1", "auto.offset.reset": "earliest"})]  # fmt: skip
+    for m in members:
+        m.subscribe([TOPIC])
+    stop = threading.Event()
+
+    def polling() -> None:
+        while not stop.is_set():
+            for m in members:
+                m.poll(0.1)
+
+    thread = threading.Thread(target=polling, daemon=True, name="kip848-members")
+    thread.start()
+    try:
+
+        def stable() -> bool:
+            state = tool(groups, "--describe", "--group", "billing", "--state", "--verbose")
+            rows = tool(groups, "--describe", "--group", "billing", "--members").count("billing-")
+            return rows == 2 and "Stable" in state and "static-1" in tool(groups, "--describe", "--group", "static",
+                                                                            "--members")  # fmt: skip
+
+        wait_for(stable, timeout_s=60, interval_s=0.5, what="billing's two members and static's one, stable")
+        yield groups
+    finally:
+        stop.set()
+        thread.join(5)
+        for m in members:
+            m.close()
+
+
+@pytest.mark.parametrize("view", [("--members", "--verbose"), ("--state", "--verbose"), ("--verbose",), ("--members",)],
+                         ids=["members-verbose", "state-verbose", "offsets-verbose", "members"])  # fmt: skip
+@pytest.mark.parametrize("group", ["billing", "static"])
+def test_kip848_and_static_groups_are_described_as_the_tool_does(
+    kip848: KraftNode, capsys: pytest.CaptureFixture[str], group: str, view: tuple[str, ...]
+) -> None:
+    """Epochs, current and target assignments (KIP-848, from ConsumerGroupDescribe), '-' for a classic group's, and the
+    GROUP-INSTANCE-ID column of a static member, as kafka-consumer-groups.sh 4.1 prints them."""
+    code, text = ours(kip848, capsys, "--describe", "--group", group, *view)
+    assert code == 0
+    assert lines(text) == lines(tool(kip848, "--describe", "--group", group, *view))
+
+
+def test_list_is_kafka_groups_line_for_line(groups: KraftNode, capsys: pytest.CaptureFixture[str]) -> None:
+    """Classic groups (busy, idle) and a KIP-848 one, listed with their types as kafka-groups.sh --list, byte for byte
+    (its rows in sorted order: the tool prints them in the order the brokers' answers came), with each filter."""
+    member = Consumer({"bootstrap.servers": groups.bootstrap, "group.id": "kip848", "group.protocol": "consumer",
+                       "auto.offset.reset": "earliest"})  # fmt: skip
+    member.subscribe([TOPIC])
+    try:
+        wait_for(lambda: member.poll(0.1) is not None or member.assignment(), timeout_s=60, what="kip848 assigned")
+        for argv in ((), ("--consumer",), ("--group-type", "consumer"), ("--group-type", "classic"),
+                     ("--protocol", "consumer"), ("--share",)):  # fmt: skip
+            code, text = ours(groups, capsys, "--list", *argv)
+            assert code == 0 and lines(text) == lines(groups_tool(groups, "--list", *argv)), argv
+        code, text = ours(groups, capsys, "--list")
+        assert "kip848               Consumer             consumer             " in text.splitlines()
+    finally:
+        member.close()
+
+
 def test_list_and_delete(groups: KraftNode, capsys: pytest.CaptureFixture[str]) -> None:
     code, text = ours(groups, capsys, "--list")
-    assert code == 0 and lines(text) == lines(tool(groups, "--list"))
+    assert code == 0 and lines(text) == lines(groups_tool(groups, "--list"))
     assert ours(groups, capsys, "--delete", "--group", "busy") == (1, (
         "Error: Deletion of some consumer groups failed:\n"
         "* Group 'busy' could not be deleted due to: NON_EMPTY_GROUP: The group is not empty.\n"

@@ -66,6 +66,7 @@ PURE = [
     "kafkatop.backends.ports",
     "kafkatop.backends.checks.durability.verdict",
     "kafkatop.backends.checks.durability.report",
+    "kafkatop.backends.checks.durability.exactly_once",
     "kafkatop.backends.checks.chaos.verdict",
     "kafkatop.backends.checks.chaos.report",
 ]

@@ -44,7 +44,9 @@ HIGH = {TopicPartition("orders", p): 10 for p in range(3)}
 def test_a_group_of_kafkatops_consumers() -> None:
     consumers = (view("c1", "consuming", 0, 1), view("c2", "consuming", 2), view("c9", "consuming", 0, group="other"))
     group = own_group("billing", POLLED, consumers, 2, HIGH)
-    assert (group.state, group.coordinator, group.protocol, group.note) == (GroupState.STABLE, 2, "classic", GROUP_NOTE)
+    assert (group.state, group.coordinator, group.group_type, group.note) == (
+        GroupState.STABLE, 2, "classic", GROUP_NOTE
+    )  # fmt: skip
     assert [(m.member_id, m.client_id, [tp.partition for tp in m.assignment]) for m in group.members] == [
         ("c1", "kafkatop-c1", [0, 1]), ("c2", "kafkatop-c2", [2])
     ]  # fmt: skip

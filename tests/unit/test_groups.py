@@ -69,7 +69,7 @@ def test_kip848_rebalance_states_are_inferred() -> None:
         "g", False, [moving, settled], "range", ConsumerGroupState.UNKNOWN, node, type=ConsumerGroupType.CONSUMER
     )
     g = build_group("g", reconciling, [], {})
-    assert (g.state, g.protocol) == (GroupState.RECONCILING, "consumer")
+    assert (g.state, g.group_type) == (GroupState.RECONCILING, "consumer")
     assert g.members[0].host == "127.0.0.1"  # Java's "/127.0.0.1" made plain
     assigning = ConsumerGroupDescription(
         "g", False, [settled], "range", ConsumerGroupState.UNKNOWN, node, type=ConsumerGroupType.CONSUMER
@@ -79,7 +79,7 @@ def test_kip848_rebalance_states_are_inferred() -> None:
     classic = ConsumerGroupDescription(
         "g", False, [settled], "range", ConsumerGroupState.UNKNOWN, node, type=ConsumerGroupType.CLASSIC
     )
-    assert (build_group("g", classic, [], {}).state, build_group("g", classic, [], {}).protocol) == (
+    assert (build_group("g", classic, [], {}).state, build_group("g", classic, [], {}).group_type) == (
         GroupState.UNKNOWN,
         "classic",
     )

@@ -29,7 +29,7 @@ from kafkatop.backends.protocol.configs import (
     decode_metadata_brokers,
 )
 from kafkatop.backends.protocol.connection import BrokerConnection
-from kafkatop.backends.protocol.describe_topic_partitions import decode_page
+from kafkatop.backends.protocol.describe_topic_partitions import decode_elr_page, decode_page
 from kafkatop.backends.protocol.groups import (
     decode_consumer_assignment,
     decode_describe_groups,
@@ -201,6 +201,14 @@ DECODERS = (
         "describe_topic_partitions_v0",
         decode_page,
         tuple((RECORDED_41 / f"describe_topic_partitions_{n}.bin").read_bytes() for n in ("page1", "unknown")),
+    ),
+    Decoder(
+        "describe_topic_partitions_v0_elr_only",
+        decode_elr_page,
+        tuple(
+            (RECORDED_41 / f"describe_topic_partitions_{n}.bin").read_bytes()
+            for n in ("page1", "unknown", "elr_4_1", "offline_elr_4_1")
+        ),
     ),
     Decoder("describe_quorum_v0", lambda p: decode_describe_quorum(p, 0), (BROKER_DQ0,)),
     Decoder("describe_quorum_v1", lambda p: decode_describe_quorum(p, 1), (BROKER_DQ1,)),

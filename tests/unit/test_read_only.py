@@ -24,6 +24,8 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("configs-delete-config", ["configs", "--broker", "1", "--delete-config", "log.retention.ms"]),
     ("groups-delete", ["groups", "--group", "g", "--delete"]),
     ("groups-delete-offsets", ["groups", "--group", "g", "--delete-offsets", "--topic", "t"]),
+    ("share-groups-delete", ["share-groups", "--group", "g", "--delete", "--yes"]),
+    ("share-groups-delete-offsets", ["share-groups", "--group", "g", "--delete-offsets", "--topic", "t", "--yes"]),
     ("reassign-execute", ["reassign", "--topic", "t", "--brokers", "1,2", "--execute"]),
     ("reassign-cancel", ["reassign", "--topic", "t", "--cancel"]),
     ("reassign-status", ["reassign", "--topic", "t", "--status"]),
@@ -39,6 +41,7 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("add-broker", ["add-broker"]),
     ("durability", ["durability", "--topic", "t", "--yes"]),
     ("chaos", ["chaos", "--topic", "t", "--steps", "1"]),
+    ("transactions-abort", ["transactions", "abort", "--topic", "t", "--partition", "0", "--start-offset", "5"]),
 ]
 
 # Commands that only read, as given: refuse_writes lets them through in read-only.
@@ -48,6 +51,8 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("configs", ["configs", "--topic", "t", "--all"]),
     ("groups-list", ["groups", "--list"]),
     ("groups-describe", ["groups", "--group", "g", "--members"]),
+    ("share-groups-list", ["share-groups", "--list"]),
+    ("share-groups-describe", ["share-groups", "--group", "g", "--state", "--verbose"]),
     ("consume", ["consume", "--topic", "t", "--max-messages", "1"]),
     ("elect-dry-run", ["elect-leaders", "--election-type", "unclean", "--all-topic-partitions", "--dry-run"]),
     ("add-partitions-dry-run", ["add-partitions", "--topic", "t", "--partitions", "6", "--dry-run"]),
@@ -55,6 +60,10 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("reassign-plan", ["reassign", "--topic", "t", "--brokers", "1,2"]),
     ("status", ["status"]),
     ("counts", ["counts", "--topic", "t"]),
+    ("transactions-list", ["transactions", "list"]),
+    ("transactions-describe", ["transactions", "describe", "--transactional-id", "tx"]),
+    ("transactions-describe-producers", ["transactions", "describe-producers", "--topic", "t", "--partition", "0"]),
+    ("transactions-find-hanging", ["transactions", "find-hanging", "--topic", "t"]),
 ]
 
 

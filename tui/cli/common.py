@@ -60,6 +60,8 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         heap=getattr(args, "heap", None),
         security=getattr(args, "security", None),
         allow_remote_listeners=getattr(args, "allow_remote_listeners", None) or None,
+        elr=getattr(args, "elr", None),
+        share_groups=getattr(args, "share_groups", None) or None,
         broker_properties=tuple(props.items()),
     )
 

@@ -21,6 +21,8 @@ from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.browser import MessageBrowser
 from kafkatop.backends.kafka.configs import ConfigAdmin
 from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.group_admin import GroupTools
+from kafkatop.backends.kafka.transaction_watch import TransactionWatch
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
@@ -87,12 +89,6 @@ def _elections(connection: KafkaConnection) -> LeaderElectionsFactory:
         return LeaderElector(connection, timeout_s=30.0)
 
     return make
-
-
-def _group_tools(connection: KafkaConnection) -> ports.GroupTools:
-    from kafkatop.backends.kafka.group_admin import GroupTools
-
-    return GroupTools(connection)
 
 
 def _reassignments(connection: KafkaConnection) -> ports.Reassignments:
@@ -168,7 +164,15 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
     admin = _admin(args, connection, stack)
     if snap.security != "plaintext":
         title += f" · {snap.security.upper()}"
-    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=lab.up,
+    wanted = build_spec(args).features  # --elr, --share-groups: a lab formatted before gets them once it serves
+
+    def startup() -> None:
+        from kafkatop.tui.cli.lab_features import set_lab_features
+
+        lab.up()
+        set_lab_features(connection, snap.mode, wanted)  # its own timeout: the poll's is a couple of seconds
+
+    return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=startup,
                   kind="lab")  # fmt: skip
 
 
@@ -275,7 +279,8 @@ def compose_sources(
         elections=chosen.elections or _elections(connection),
         # The demo's mock has no AlterPartitionReassignments: `m` says so there.
         reassignments=None if chosen.kind == "demo" else _reassignments(connection),
-        group_tools=None if chosen.kind == "demo" else _group_tools(connection),
+        group_tools=None if chosen.kind == "demo" else GroupTools(connection),
+        transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
         browser=browser,
     )  # fmt: skip
     name = getattr(args, "context_name", None)

@@ -145,6 +145,10 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
     "add-partitions": _when(lambda a: not a.dry_run, "adds partitions (--dry-run only validates)"),
     "contexts": _never,
     "features": _never,
+    "share-groups": _when(
+        lambda a: bool(a.delete or a.delete_offsets), "--delete/--delete-offsets delete share groups' data"
+    ),
+    "transactions": _when(lambda a: a.transactions_command == "abort", "abort writes an abort marker"),
 }
 
 

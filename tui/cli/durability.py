@@ -22,7 +22,13 @@ from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.lab.attached import AttachedControl
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRefused, DurabilitySettings
+from kafkatop.backends.model.durability import (
+    DELIVERY_TIMEOUT_S,
+    TRANSACTIONAL_DELIVERY_TIMEOUT_S,
+    DurabilityProgress,
+    DurabilityRefused,
+    DurabilitySettings,
+)
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
 from kafkatop.tui.cli.common import (
@@ -46,18 +52,23 @@ def settings_from_args(args: argparse.Namespace, *, attached: bool) -> Durabilit
         restart_at = None if attached else DEFAULT_RESTART_AT
     else:
         restart_at = None if args.restart_at == "none" else float(args.restart_at)
+    delivery_timeout = args.delivery_timeout
+    if delivery_timeout is None:
+        delivery_timeout = TRANSACTIONAL_DELIVERY_TIMEOUT_S if args.transactional else DELIVERY_TIMEOUT_S
     return DurabilitySettings(
         topic=args.topic,
         records=args.records,
         acks=args.acks,
         enable_idempotence=args.acks == "all" if args.idempotence is None else args.idempotence,
         retries=args.retries,
-        delivery_timeout_s=args.delivery_timeout,
+        delivery_timeout_s=delivery_timeout,
         fault="kill" if no_fault else args.fault,
         kill_at=None if no_fault else args.kill_at,
         restart_at=restart_at,
         partition=args.partition,
         rate=args.rate,
+        transactional=bool(args.transactional),
+        transaction_records=args.transaction_records,
     )
 
 

@@ -5,14 +5,24 @@ of groups, with their coordinators, members, committed offsets and lag."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 
-from kafkatop.backends.insight.group_lines import NO_ACTIVE, members_lines, offsets_lines, state_lines
+from kafkatop.backends.insight.group_lines import (
+    NO_ACTIVE,
+    groups_list_lines,
+    listed_as,
+    members_lines,
+    offsets_lines,
+    state_lines,
+)
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.group_admin import GroupAdmin, delete_offsets
-from kafkatop.backends.model.cluster import ClusterSnapshot, GroupState
+from kafkatop.backends.kafka.group_listing import list_groups
+from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 
@@ -25,13 +35,18 @@ def _snapshot(args: argparse.Namespace, groups: list[str]) -> ClusterSnapshot:
         while True:
             snapshot = source.poll()
             known = {g.group_id: g for g in snapshot.groups}
-            if all(g in known and known[g].state is not GroupState.UNKNOWN for g in groups) or (
-                time.monotonic() >= deadline
-            ):
+            if all(g in known and _read(known[g], source) for g in groups) or time.monotonic() >= deadline:
                 return snapshot
             time.sleep(0.2)
     finally:
         source.close()
+
+
+def _read(group: ConsumerGroup, source: AdminSource) -> bool:
+    """Described: its state known and, for a KIP-848 group read the batched way, its ConsumerGroupDescribe answered
+    (the first poll finds out a group's type only from its ListGroups answer)."""
+    kip848_pending = group.group_type == "consumer" and group.group_epoch is None and source.group_reads == "batched"
+    return group.state is not GroupState.UNKNOWN and not kip848_pending
 
 
 def cmd_groups(args: argparse.Namespace) -> int:
@@ -46,11 +61,18 @@ def cmd_groups(args: argparse.Namespace) -> int:
         if not args.group:
             raise UsageError("--delete needs --group G (repeatable): which groups to delete")
         return _delete(args)
+    given = (("--group-type", args.group_type), ("--protocol", args.protocol), ("--consumer", args.consumer),
+             ("--share", args.share), ("--streams", args.streams))  # fmt: skip
+    filters = [f for f, v in given if v]
     if args.list or (not args.group and not args.all_groups):
-        snapshot = _snapshot(args, [])
-        for group in sorted(snapshot.groups, key=lambda g: g.group_id):
-            print(group.group_id)
-        return DONE
+        if sum(map(bool, (args.consumer, args.share, args.streams))) > 1 or (
+            (args.consumer or args.share or args.streams) and (args.group_type or args.protocol)
+        ):
+            raise UsageError(f"{' and '.join(filters)} together: --consumer, --share and --streams each stand alone "
+                             "(as in kafka-groups.sh); --group-type takes --protocol")  # fmt: skip
+        return _list(args)
+    if filters or args.json:
+        raise UsageError(f"{' and '.join(filters) or '--json'} filter(s) what --list lists: give --list with it")
     snapshot = _snapshot(args, list(args.group or ()))
     known = {g.group_id: g for g in snapshot.groups}
     names = sorted(known) if args.all_groups else list(args.group)
@@ -63,14 +85,40 @@ def cmd_groups(args: argparse.Namespace) -> int:
         if not group.members:
             print(f"\n{NO_ACTIVE.format(group=name)}", file=sys.stderr)  # Kafka's own line, on stderr as there
         if args.members:
-            lines = members_lines(group)
+            lines = members_lines(group, args.verbose)
         elif args.state:
-            lines = state_lines(group, snapshot.brokers)
+            lines = state_lines(group, snapshot.brokers, args.verbose)
         else:
-            lines = offsets_lines(group)
+            lines = offsets_lines(group, args.verbose)
         if lines:
             print("\n".join(lines))
     return DONE
+
+
+def _list(args: argparse.Namespace) -> int:
+    """kafka-groups.sh --list: every live broker asked for the groups it coordinates (ListGroups), filtered alike."""
+    snapshot = _snapshot(args, [])
+    try:
+        listing = list_groups(connection(args), snapshot.brokers_alive, args.timeout)
+    except Unsupported as e:
+        err(
+            f"cannot list the groups with their types: {e}. Listing them takes ListGroups v3+ (Kafka 2.4+; the "
+            "librdkafka mock has none); `kafkatop groups --group G` still describes a group you name"
+        )
+        return FAILED
+    for failure in listing.failures:
+        err(f"not listed: the groups of {failure}")
+    chosen = [
+        g for g in listing.groups
+        if listed_as(g.group_type, g.protocol_type, group_type=args.group_type, protocol_filter=args.protocol,
+                     consumer=args.consumer, share=args.share, streams=args.streams)
+    ]  # fmt: skip
+    if args.json:
+        print(json.dumps([{"group": g.group_id, "type": g.group_type, "protocol": g.protocol_type} for g in chosen],
+                         indent=2))  # fmt: skip
+    else:
+        print("\n".join(groups_list_lines((g.group_id, g.group_type, g.protocol_type) for g in chosen)))
+    return FAILED if listing.failures and not listing.groups else DONE
 
 
 def _partitions(args: argparse.Namespace) -> dict[str, list[int]]:

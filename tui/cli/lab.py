@@ -16,6 +16,7 @@ from kafkatop.backends.lab.local import local_broker_process, signal_local
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.spec import NodeSpec
 from kafkatop.backends.lab.state import LabSnapshot, NodeStatus, delete_state
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import KafkaProcess
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
@@ -26,11 +27,13 @@ from kafkatop.tui.cli.common import (
     connection,
     ignore_interrupts,
     interrupt_on_termination,
+    lab_connection,
     open_cluster,
     state_root,
 )
-from kafkatop.tui.cli.exits import BAD_INPUT, INTERRUPTED, err
+from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, INTERRUPTED, err
 from kafkatop.tui.cli.install import find_or_offer
+from kafkatop.tui.cli.lab_features import set_lab_features
 from kafkatop.tui.format import human_duration, human_size
 
 
@@ -157,6 +160,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             return INTERRUPTED
         try:
             print_status(snap)
+            features_failed = not _set_features(args, cluster, snap)
             if snap.client_properties is not None:
                 print(
                     f"client settings: {snap.client_properties} (kafkatop uses them for this lab; Kafka's tools: "
@@ -166,7 +170,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             if args.detach:
                 cluster.release()
                 print(f"left running; stop it with `kafkatop down{_name_flag(args, cluster)}`")
-                return 0
+                return FAILED if features_failed else DONE
             print("press Ctrl-C to stop the cluster (or start it with --detach to leave it running)", flush=True)
             _follow(cluster)
         except KeyboardInterrupt:
@@ -175,6 +179,22 @@ def cmd_up(args: argparse.Namespace) -> int:
         cluster.close()
     print("stopped")
     return 0
+
+
+def _set_features(args: argparse.Namespace, cluster: LabCluster, snap: LabSnapshot) -> bool:
+    """The feature levels asked for that a lab formatted before does not have yet (lab_features.py); False when
+    setting them failed (said on stderr: the lab stays up)."""
+    wanted = build_spec(args).features
+    if not wanted:
+        return True
+    try:
+        said = set_lab_features(lab_connection(args, snap), cluster.mode, wanted, args.timeout)
+    except KafkatopError as e:
+        err(str(e))
+        return False
+    if said:
+        print(said, flush=True)
+    return True
 
 
 def _name_flag(args: argparse.Namespace, cluster: LabCluster) -> str:

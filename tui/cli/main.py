@@ -61,6 +61,14 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.features import cmd_features
 
         return cmd_features(args)
+    if command == "share-groups":
+        from kafkatop.tui.cli.share_groups import cmd_share_groups
+
+        return cmd_share_groups(args)
+    if command == "transactions":
+        from kafkatop.tui.cli.transactions import cmd_transactions
+
+        return cmd_transactions(args)
     if command == "contexts":
         from kafkatop.tui.cli.contexts import cmd_contexts
 

@@ -10,7 +10,16 @@ from typing import Any
 
 from kafkatop.tui.cli.options import Parser, RootParser
 from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, add_chaos, add_durability
-from kafkatop.tui.cli.parser_clients import CONSUME, COUNTS, GROUPS, add_consume, add_counts, add_groups
+from kafkatop.tui.cli.parser_clients import (
+    CONSUME,
+    COUNTS,
+    GROUPS,
+    SHARE_GROUPS,
+    add_consume,
+    add_counts,
+    add_groups,
+    add_share_groups,
+)
 from kafkatop.tui.cli.parser_common import (
     CONTEXTS,
     add_contexts,
@@ -41,6 +50,7 @@ from kafkatop.tui.cli.parser_topics import (
     ELECT_LEADERS,
     FEATURES,
     REASSIGN,
+    TRANSACTIONS,
     add_add_partitions,
     add_configs,
     add_create_topic,
@@ -48,6 +58,7 @@ from kafkatop.tui.cli.parser_topics import (
     add_elect_leaders,
     add_features,
     add_reassign,
+    add_transactions,
 )
 from kafkatop.tui.cli.values import PORT, SECONDS, host_ports, number, spark_master, text
 
@@ -57,8 +68,9 @@ def build_parser() -> RootParser:
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, consume; durability, chaos; "
-        "counts (Spark); features; install (download Apache Kafka); contexts (named clusters, --context NAME). "
+        "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, share-groups, consume; "
+        "durability, chaos; counts (Spark); features; transactions; install (download Apache Kafka); contexts "
+        "(named clusters, --context NAME). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -111,6 +123,7 @@ def build_parser() -> RootParser:
     add_configs(command("configs", **CONFIGS))
     add_reassign(command("reassign", **REASSIGN))
     add_groups(command("groups", **GROUPS))
+    add_share_groups(command("share-groups", **SHARE_GROUPS))
     add_consume(command("consume", **CONSUME))
     add_durability(command("durability", **DURABILITY))
     add_counts(command("counts", **COUNTS))
@@ -118,6 +131,7 @@ def build_parser() -> RootParser:
     add_elect_leaders(command("elect-leaders", **ELECT_LEADERS))
     add_add_partitions(command("add-partitions", **ADD_PARTITIONS))
     add_features(command("features", **FEATURES))
+    add_transactions(command("transactions", **TRANSACTIONS))
     add_contexts(command("contexts", **CONTEXTS))
     p.offer_command_options()
     return p

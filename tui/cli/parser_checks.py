@@ -14,12 +14,16 @@ DURABILITY: dict[str, str] = {
     "description": "Writes N sequenced records to a replicated topic, kills (or stops) the leader of a partition "
     "partway through and starts it again later, then reads the topic back and counts, per partition, the records "
     "lost (acknowledged but not in the log), duplicated, out of order, and present although unacknowledged. "
+    "With --transactional the records go in transactions (a transactional producer; one aborted after the fault "
+    "is sent again) and are read back read_committed: every record of a committed transaction exactly once, none "
+    "of an aborted one; a read_uncommitted read counts the aborted records that are in the log all the same. "
     "On a lab cluster by default, or an attached one (--bootstrap-server: its brokers on this host are killed "
     "by signal, and not started again).",
     "epilog": "Exit codes: 0 the log kept what the settings promise (losses that acks=1, acks=0 or "
     "min.insync.replicas=1 allow are reported, not failed); 1 records lost under settings that promise none, "
-    "duplicated or reordered with idempotence, an incomplete run, or a cluster error; 2 bad input, or refused "
-    "before anything was sent (missing topic, RF 1, …); 130 interrupted (a broker the check took down is "
+    "duplicated or reordered with idempotence, a record of an aborted transaction read with read_committed, an "
+    "incomplete run, or a cluster error; 2 bad input, or refused before anything was sent (missing topic, RF 1, "
+    "a cluster that cannot do transactions, …); 130 interrupted (a broker the check took down is "
     "started again first).",
 }
 
@@ -35,7 +39,12 @@ def add_durability(dur: Parser) -> None:
                shown="on with acks=all, else off")  # fmt: skip
     dur.option("--retries", type=whole(0, what="a count"), metavar="N", help="producer retries",
                shown="until the delivery timeout")  # fmt: skip
-    dur.option("--delivery-timeout", type=SECONDS, default=60.0, metavar="SECONDS", help="per record", shown="60")
+    dur.option("--delivery-timeout", type=SECONDS, metavar="SECONDS", help="per record",
+               shown="60; 5 with --transactional, shorter than a failover after kill -9")  # fmt: skip
+    dur.option("--transactional", action="store_true", help="a transactional producer (transactional.id "
+               "kafkatop-durability-RUN), read back read_committed: exactly once, no aborted record read")  # fmt: skip
+    dur.option("--transaction-records", type=whole(1, 100_000, "a count"), default=100, metavar="N",
+               help="records per transaction, with --transactional")  # fmt: skip
     dur.option("--fault", choices=("kill", "stop", "none"), default="kill", help="kill -9, controlled stop, or none")
     dur.option("--kill-at", type=fraction, default=0.3, metavar="F", help="after this share of the records")
     dur.option("--restart-at", type=fraction_or_none, metavar="F|none", help="start the broker again after this share",

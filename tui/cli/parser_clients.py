@@ -8,8 +8,10 @@ from kafkatop.tui.cli.parser_common import client_options, json_option, lab_opti
 from kafkatop.tui.cli.values import COUNT, offset, spark_master, text, whole
 
 GROUPS: dict[str, str] = {
-    "help": "list, describe and delete consumer groups (as kafka-consumer-groups.sh)",
-    "description": "Lists the consumer groups (--list, or no --group), describes them in kafka-consumer-groups.sh "
+    "help": "list groups (as kafka-groups.sh), describe and delete consumer groups (as kafka-consumer-groups.sh)",
+    "description": "Lists the groups of every type (--list, or no --group) as kafka-groups.sh --list prints them "
+    "(GROUP, TYPE: Classic, Consumer (KIP-848), Share, Streams; PROTOCOL), with its filters; describes consumer "
+    "groups in kafka-consumer-groups.sh "
     "--describe's layouts (committed offsets, log end and lag per partition by default; --members; --state), or "
     "deletes them (--delete: Kafka refuses a group that has members, and says so).",
     "epilog": "Exit codes: 0 done; 1 Kafka could not be asked, or refused a deletion (its error name and message are "
@@ -23,11 +25,25 @@ def add_groups(g: Parser) -> None:
     g.option("--group", action="append", metavar="GROUP", type=text("a group id"), help="a group; repeatable",
              shown="all, with --all-groups")  # fmt: skip
     g.option("--all-groups", action="store_true", help="every group")
-    g.option("--list", action="store_true", help="the groups' names")
+    g.option("--list", action="store_true",
+             help="every group with its type and protocol type, as kafka-groups.sh --list")  # fmt: skip
+    g.option("--group-type", "--type", dest="group_type", choices=("classic", "consumer", "share", "streams"),
+             metavar="TYPE",
+             help="with --list: groups of this type (classic, consumer, share, streams)", shown="all")  # fmt: skip
+    g.option("--protocol", metavar="PROTOCOL", type=text("a protocol type"),
+             help="with --list: groups of this protocol type (consumer, connect, share, …)", shown="all")  # fmt: skip
+    g.option("--consumer", action="store_true",
+             help="with --list: consumer groups of either protocol, and groups that only commit")  # fmt: skip
+    g.option("--share", action="store_true", help="with --list: share groups")
+    g.option("--streams", action="store_true", help="with --list: streams groups")
+    g.option("--json", action="store_true", help="with --list: a JSON list of {group, type, protocol}")
     g.option("--describe", action="store_true", help="describe them (the default with --group)")
     g.option("--offsets", action="store_true", help="committed offsets, log end and lag per partition (the default)")
     g.option("--members", action="store_true", help="the members and how many partitions each has")
     g.option("--state", action="store_true", help="coordinator, assignment strategy, state, members")
+    g.option("--verbose", action="store_true",
+             help="with --members: each member's epoch, assignment and target (KIP-848); with --state: the group and "
+             "target assignment epochs; with the offsets: the leader epoch of each commit")  # fmt: skip
     g.option("--delete", action="store_true", help="delete the --group(s): refused by Kafka while one has members")
     g.option("--delete-offsets", action="store_true",
              help="delete the --group's committed offsets of --topic: refused while the group consumes it")  # fmt: skip
@@ -35,6 +51,42 @@ def add_groups(g: Parser) -> None:
              help="with --delete-offsets: a topic (all its partitions) or some of its partitions; repeatable",
              shown="none")  # fmt: skip
     timeout_option(g, 15.0, "to read or delete the groups")
+
+
+SHARE_GROUPS: dict[str, str] = {
+    "help": "list, describe and delete share groups (KIP-932 queues, Kafka 4.1+), as kafka-share-groups.sh",
+    "description": "Lists the share groups (--list, or no --group; --list --state: with their state), describes them "
+    "in kafka-share-groups.sh --describe's layouts (each partition's share-partition start offset by default; "
+    "--members; --state; --verbose adds the epochs), or deletes them (--delete: refused for a group with members, "
+    "as the tool refuses it) or their start offsets of whole topics (--delete-offsets, refused by Kafka while the "
+    "group has members). Both deletions ask first unless --yes. --json adds each partition's end and lag (end "
+    "minus start offset: the records not yet acknowledged).",
+    "epilog": "A cluster without share groups (Kafka before 4.1, the librdkafka mock, share.version=0) is said in one "
+    "line, with how to turn them on. Exit codes: 0 done; 1 Kafka could not be asked, has no share groups, or "
+    "refused a deletion; 2 bad input (an unknown group, options that do not go together).",
+}
+
+
+def add_share_groups(s: Parser) -> None:
+    lab_options(s, spec_file=False)
+    client_options(s)
+    s.option("--group", action="append", metavar="GROUP", type=text("a group id"), help="a share group; repeatable",
+             shown="all, with --all-groups")  # fmt: skip
+    s.option("--all-groups", action="store_true", help="every share group")
+    s.option("--list", action="store_true", help="the share groups' names (with --state: and their state)")
+    s.option("--describe", action="store_true", help="describe them (the default with --group)")
+    s.option("--offsets", action="store_true", help="each partition's start offset (the default)")
+    s.option("--members", action="store_true", help="the members, their partitions and assignment")
+    s.option("--state", action="store_true", help="coordinator, state, members")
+    s.option("--verbose", action="store_true", help="with --describe: the leader, group and member epochs too")
+    s.option("--delete", action="store_true", help="delete the --group(s): refused while one has members")
+    s.option("--delete-offsets", action="store_true",
+             help="delete the --group's start offsets of each --topic: refused while it has members")  # fmt: skip
+    s.option("--topic", action="append", metavar="TOPIC", type=text("a topic name"),
+             help="with --delete-offsets: a topic; repeatable", shown="none")  # fmt: skip
+    s.option("--yes", action="store_true", help="delete without asking")
+    json_option(s, "the result as JSON (a description adds each partition's end offset and lag)")
+    timeout_option(s, 15.0, "to read or delete the groups")
 
 
 CONSUME: dict[str, str] = {

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from kafkatop.tui.cli.options import Parser
 from kafkatop.tui.cli.parser_common import (
     allow_remote_listeners,
@@ -45,6 +47,12 @@ def add_up(up: Parser) -> None:
               "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
               "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
               "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
+    up.option("--elr", action=argparse.BooleanOptionalAction, help="eligible leader replicas (KIP-966): "
+              "--elr / --no-elr format the storage with eligible.leader.replicas.version=1 / 0 (a lab formatted "
+              "before: changed once it serves, as kafka-features.sh does). KRaft only",
+              shown="Kafka's: on from 4.1")  # fmt: skip
+    up.option("--share-groups", action="store_true", help="share groups (KIP-932): format the storage with "
+              "share.version=1 (a lab formatted before: changed once it serves). KRaft, Kafka 4.1+")  # fmt: skip
     allow_remote_listeners(up)
     up.option("--detach", action="store_true", help="return once ready and leave the cluster running")
     up.option("--yes", action="store_true", help="with no Kafka installed (or none for --mode zk), download it "

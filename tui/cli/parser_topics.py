@@ -1,5 +1,6 @@
-"""The topic and partition commands' options: create-topic, describe, add-partitions, configs, reassign and
-elect-leaders, each as Kafka's own tool takes them — standard library only, so `kafkatop --help` answers at once."""
+"""The topic and partition commands' options: create-topic, describe, add-partitions, configs, reassign,
+elect-leaders, features and transactions, each as Kafka's own tool takes them — standard library only, so `kafkatop
+--help` answers at once."""
 
 from __future__ import annotations
 
@@ -178,3 +179,58 @@ def add_elect_leaders(elect: Parser) -> None:
                  "nothing")  # fmt: skip
     elect.option("--yes", action="store_true", help="an unclean election without asking (it can lose records)")
     timeout_option(elect, 30.0, "request timeout, as kafka-leader-election.sh's")
+
+
+TRANSACTIONS_ACTIONS = ("list", "describe", "describe-producers", "find-hanging", "abort")
+
+TRANSACTIONS: dict[str, str] = {
+    "help": "list, describe, find and abort transactions (as kafka-transactions.sh)",
+    "description": "list: every transactional id the coordinators know, with its producer id and state. describe "
+    "--transactional-id ID: its current transaction (its partitions, when it started). describe-producers --topic T "
+    "--partition P: the producers the partition's leader (or --broker-id's replica) tracks, and where each one's "
+    "open transaction starts. find-hanging (--broker-id N | --topic T [--partition P]): open transactions idle "
+    "longer than --max-transaction-timeout that no coordinator will end; each holds back the partition's last "
+    "stable offset, and every read_committed consumer with it. abort --topic T --partition P (--start-offset O | "
+    "--producer-id --producer-epoch --coordinator-epoch): writes an ABORT marker for that transaction on the "
+    'partition (asks first: --yes, or "yes" typed). Tables in kafka-transactions.sh\'s layout, line for line.',
+    "epilog": "Exit codes: 0 done; 1 Kafka refused or could not be asked (its error name shown), or the cluster does "
+    "not serve these requests (before Kafka 3.0, the librdkafka mock); 2 bad input (options, an unknown topic, "
+    "partition or transactional id, no transaction starting at --start-offset), nothing sent.",
+}
+
+
+def add_transactions(t: Parser) -> None:
+    t.add_argument("transactions_command", choices=TRANSACTIONS_ACTIONS, metavar="ACTION",
+                   help=f"one of {', '.join(TRANSACTIONS_ACTIONS)} (as kafka-transactions.sh's commands)")  # fmt: skip
+    lab_options(t, spec_file=False)
+    client_options(t)
+    t.option("--transactional-id", metavar="ID", type=text("a transactional id"),
+             help="describe: the transactional id", shown="none")  # fmt: skip
+    t.option("--duration-filter", type=whole(0, what="milliseconds"), metavar="MS",
+             help="list: only transactions running longer than MS", shown="all")  # fmt: skip
+    t.option("--transactional-id-pattern", metavar="REGEX", type=text("a regular expression"),
+             help="list: only transactional ids matching REGEX (Kafka 4.1+)", shown="all")  # fmt: skip
+    t.option("--topic", metavar="NAME", type=text("a topic name"),
+             help="find-hanging: this topic's partitions; abort, describe-producers: the partition's topic",
+             shown="none")  # fmt: skip
+    t.option("--partition", type=whole(0, what="a partition"), metavar="P",
+             help="with --topic: this partition only", shown="every partition of --topic")  # fmt: skip
+    t.option("--broker-id", type=whole(0, what="a broker id"), metavar="N",
+             help="find-hanging: the partitions with a replica on broker N, asked of N; describe-producers: ask N's "
+             "replica", shown="each partition's leader")  # fmt: skip
+    t.option("--max-transaction-timeout", type=whole(0, what="minutes"), metavar="MIN", default=15,
+             help="find-hanging: open transactions idle longer than MIN minutes (the longest a transaction may last: "
+             "transaction.max.timeout.ms)")  # fmt: skip
+    t.option("--start-offset", type=whole(0, what="an offset"), metavar="O",
+             help="abort: the transaction that starts at offset O (find-hanging's StartOffset)",
+             shown="none")  # fmt: skip
+    t.option("--producer-id", type=whole(0, what="a producer id"), metavar="ID",
+             help="abort, without --start-offset: the producer id", shown="none")  # fmt: skip
+    t.option("--producer-epoch", type=whole(0, 32767, what="a producer epoch"), metavar="E",
+             help="abort, with --producer-id: its epoch", shown="none")  # fmt: skip
+    t.option("--coordinator-epoch", type=whole(-1, what="a coordinator epoch"), metavar="C",
+             help="abort, with --producer-id: the coordinator epoch (-1 is sent as 0, as Kafka's tool does)",
+             shown="none")  # fmt: skip
+    t.option("--yes", action="store_true", help="abort without asking")
+    json_option(t, "the table as a JSON list of objects, one key per column")
+    timeout_option(t, 30.0, "for all the requests of the command")

@@ -307,6 +307,11 @@ class ClusterActions:
         if group is None:
             app.notify("highlight a group in the Groups tab first", severity="warning")
             return
+        if offsets_only and group.group_type == "share":
+            app.notify(f"{group.group_id} is a share group: its start offsets are deleted with `kafkatop share-groups "
+                       f"--delete-offsets --group {group.group_id} --topic T` (DeleteShareGroupOffsets, not "
+                       "OffsetDelete)", severity="warning", timeout=8)  # fmt: skip
+            return
         partitions: dict[str, list[int]] = {}
         for o in group.offsets:
             partitions.setdefault(o.topic, []).append(o.partition)

@@ -130,6 +130,10 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="configs of the topic highlighted in Partitions or the broker highlighted in Brokers or the "
              "process table: set, delete (as kafka-configs)",
         section="Topics", palette="Configs of the highlighted topic or broker", needs="configs"),
+    LiveAction("transactions", ("i",), "transactions", "Transactions",
+        help="the transactions not ended yet: state, producer, age against the timeout, partitions held back from "
+             "read_committed consumers (as kafka-transactions.sh list and describe), read every 2 s",
+        section="Topics", palette="Transactions not ended yet", needs="transactions"),
     LiveAction("elect-preferred", ("e",), "elect('PREFERRED')", "Elect leaders",
         help="Partitions: preferred leader election for the topic, the moves shown first",
         section="Topics", palette="Elect preferred leaders", tabs=_P, needs="elections", writes=True,

@@ -19,6 +19,7 @@ from kafkatop.tui.live.keymap import LIVE, SCREEN_ACTIONS, Mode, action_names, b
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
+from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.consumer import ConsumerPanel
@@ -48,6 +49,7 @@ class Host(Protocol):
     switcher: Switcher | None
     clock: Callable[[], float]
     cluster_actions: ClusterActions
+    view: LiveView
 
     @property
     def shutting_down(self) -> bool: ...
@@ -363,6 +365,15 @@ class MainScreen(Screen[None]):
         """T: the partition table as one row per topic, or every partition."""
         if self._in("tab-partitions", "T", "shows one row per topic"):
             self._partitions.toggle_topic_rows()
+
+    def action_transactions(self) -> None:
+        """i: the transactions not ended yet, read again every 2 s (the screen's own worker)."""
+        from kafkatop.tui.live.screens.transactions import TransactionsScreen
+
+        reader = self.host.sources.transactions
+        if reader is not None:
+            self.app.push_screen(TransactionsScreen(reader, lambda: self.host.view.cluster.brokers_alive
+                                                    if self.host.view.cluster else ()))  # fmt: skip
 
     def action_spark_count(self) -> None:
         self.show_tab("tab-spark")

@@ -24,6 +24,7 @@ from kafkatop.backends.ports import (
     Recorder,
     SparkCounts,
     TopicAdminFactory,
+    TransactionReader,
     ZooKeeperWatch,
 )
 
@@ -71,6 +72,7 @@ class Sources:
     reassignments: Reassignments | None = None  # partition reassignments (m); None where the cluster has none
     group_tools: GroupTools | None = None  # deleting groups and their offsets (x, X in Groups)
     browser: MessageBrowser | None = None  # the Messages tab: pages and searches of a partition, in no group
+    transactions: TransactionReader | None = None  # the Transactions screen (i): those not ended yet
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""

@@ -118,6 +118,17 @@ class DurabilityContext:
         wanted = ("min.insync.replicas", "unclean.leader.election.enable")
         return {k: str(entries[k].value) for k in wanted if k in entries and entries[k].value is not None}
 
+    def transaction_log_configs(self, broker_id: int) -> dict[str, str]:
+        """The broker's transaction.state.log.replication.factor and .min.isr; empty when unreadable."""
+        resource = ConfigResource(ResourceType.BROKER, str(broker_id))
+        try:
+            future = self.admin_client().describe_configs([resource], request_timeout=self.timeout_s)[resource]
+            entries = future.result(timeout=self.timeout_s + 1.0)
+        except Exception:  # noqa: BLE001 - as topic_configs: unreadable is "unknown"
+            return {}
+        wanted = ("transaction.state.log.replication.factor", "transaction.state.log.min.isr")
+        return {k: str(entries[k].value) for k in wanted if k in entries and entries[k].value is not None}
+
     # --- metadata during the run ------------------------------------------------------------------------------
     def partition_metadata(self) -> dict[int, Any] | None:
         """This topic's partitions from a fresh Metadata request; None when no broker answered in time."""

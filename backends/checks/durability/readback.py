@@ -11,14 +11,16 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.checks.durability.context import DurabilityContext
 from kafkatop.backends.checks.durability.fault import POLL_S
-from kafkatop.backends.checks.durability.verdict import decode
+from kafkatop.backends.checks.durability.verdict import decode_record
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.model.durability import DurabilityError, ReadRecord
 
 
 # --- reading back --------------------------------------------------------------------------------------------
-def new_consumer(run: DurabilityContext, run_id: str) -> Consumer:
+def new_consumer(run: DurabilityContext, run_id: str, *, committed: bool = False) -> Consumer:
+    """A consumer that reads up to the high watermark; `committed`: with read_committed (a transactional run's
+    read-back, up to the last stable offset, skipping aborted records)."""
     config = run.config("kafkatop-durability")
     config.update(
         {
@@ -28,8 +30,9 @@ def new_consumer(run: DurabilityContext, run_id: str) -> Consumer:
             # End of partition is an event, not a timeout: the read-back ends the moment each partition is read.
             "enable.partition.eof": True,
             "auto.offset.reset": "earliest",
-            # Up to the high watermark, as the watermarks are read: an open transaction must not stall the read.
-            "isolation.level": "read_uncommitted",
+            # Up to the high watermark, as the watermarks are read: an open transaction must not stall the read
+            # (a transactional run's read_committed read comes after every transaction of the run has ended).
+            "isolation.level": "read_committed" if committed else "read_uncommitted",
         }
     )
     try:
@@ -64,9 +67,16 @@ def high_watermarks(
 
 
 def read_back(
-    run: DurabilityContext, consumer: Consumer, run_id: str, starts: Mapping[int, int], ends: Mapping[int, int]
+    run: DurabilityContext,
+    consumer: Consumer,
+    run_id: str,
+    starts: Mapping[int, int],
+    ends: Mapping[int, int],
+    *,
+    counted: bool = True,
 ) -> tuple[list[ReadRecord], list[str], bool]:
-    """This run's range of each partition, up to `ends`; the records, problems met, and whether all was read."""
+    """This run's range of each partition, up to `ends`; the records, problems met, and whether all was read.
+    `counted`: the records read count in the progress (not those of a second read, of the same records)."""
     topic = run.settings.topic
     pending = {p for p in starts if ends[p] > starts[p]}
     records: list[ReadRecord] = []
@@ -91,9 +101,10 @@ def read_back(
             if p not in pending or offset >= ends[p]:
                 pending.discard(p)  # written after this run's end: not read
                 continue
-            records.append(ReadRecord(p, offset, decode(msg.value(), run_id, p)))
+            decoded = decode_record(msg.value(), run_id, p)
+            records.append(ReadRecord(p, offset, *(decoded or (None, None))))
             position[p] = offset + 1
-            run.read += 1
+            run.read += int(counted)
             if position[p] >= ends[p]:
                 pending.discard(p)
         run.progress("reading back")

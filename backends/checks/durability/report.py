@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafkatop.backends.model.durability import DurabilityReport, DurabilitySettings
+from kafkatop.backends.model.durability import DELIVERY_TIMEOUT_S, DurabilityReport, DurabilitySettings
 
 
 # --- printing -------------------------------------------------------------------------------------------------------
@@ -14,6 +14,10 @@ def _percent(fraction: float) -> str:
 
 def describe_settings(s: DurabilitySettings) -> str:
     parts = [f"{s.records} records", f"acks={s.acks}", f"idempotence {'on' if s.enable_idempotence else 'off'}"]
+    if s.transactional:
+        parts.append(f"transactions of {s.transaction_records} records, read_committed")
+    if s.transactional or s.delivery_timeout_s != DELIVERY_TIMEOUT_S:
+        parts.append(f"delivery timeout {s.delivery_timeout_s:g} s")
     if s.retries is not None:
         parts.append(f"retries={s.retries}")
     if s.rate is not None:
@@ -32,6 +36,32 @@ def _table(rows: Sequence[Sequence[str]]) -> list[str]:
             for r in rows]  # fmt: skip
 
 
+def _transactions(report: DurabilityReport) -> list[str]:
+    """A transactional run's transactions, their records per partition, and what the aborted ones left in the log."""
+    txn = report.transactions
+    if txn is None:
+        return []
+    t = report.totals
+    unresolved = f", {txn.unresolved} unresolved (the run stopped before they ended)" if txn.unresolved else ""
+    out = [
+        f"transactions: {txn.committed} committed, {txn.aborted} aborted{unresolved}; {t.aborted} records in aborted "
+        f"transactions, {t.aborted_in_log} of them in the log; {t.uncommitted_read} uncommitted read (must be 0)"
+    ]
+    rows: list[tuple[str, ...]] = [("PARTITION", "COMMITTED", "ABORTED", "ABORTED-IN-LOG", "UNCOMMITTED-READ")]
+    for r in (*report.partitions, t):
+        name = "total" if r.partition is None else str(r.partition)
+        rows.append((name, *(str(v) for v in (r.committed, r.aborted, r.aborted_in_log, r.uncommitted_read))))
+    out += [line.rstrip() for line in _table(rows)]
+    if not txn.log_read_complete:
+        out.append("the read_uncommitted read did not reach every end: ABORTED-IN-LOG may be short")
+    elif t.aborted_in_log:
+        out.append(
+            f"the {t.aborted_in_log} aborted records are in the log, read_uncommitted reads them; read_committed "
+            "skips them, by the abort marker each aborted transaction wrote to its partitions"
+        )
+    return out
+
+
 def format_report(report: DurabilityReport) -> str:
     """The report as `kafkatop durability` prints it (and the TUI's dialog shows it)."""
     out: list[str] = []
@@ -44,6 +74,12 @@ def format_report(report: DurabilityReport) -> str:
         f"topic: {facts.partitions} partitions, RF {facts.replication_factor}, min.insync.replicas {min_isr}, "
         f"unclean leader election {unclean}"
     )
+    if s.transactional:
+        log_rf, log_min_isr = facts.transaction_log_replication_factor, facts.transaction_log_min_isr
+        out.append(
+            f"transaction log (__transaction_state): RF {'unknown' if log_rf is None else log_rf}, "
+            f"min.isr {'unknown' if log_min_isr is None else log_min_isr}"
+        )
     out.append(report.expectation.summary)
     for reason in report.expectation.reasons:
         out.append(f"  {reason}")
@@ -68,6 +104,7 @@ def format_report(report: DurabilityReport) -> str:
         )
     for line in _table(rows):
         out.append(line.rstrip())
+    out += _transactions(report)
     for r in report.partitions:
         if r.lost_sample:
             more = f" and {r.lost - len(r.lost_sample)} more" if r.lost > len(r.lost_sample) else ""

@@ -7,10 +7,15 @@ its high watermark, and every record's fate is counted: acked, failed, read, los
 duplicated, out of order, and present although its delivery failed (Kafka is at least once: a record whose answer
 never came may well be written).
 
+With `transactional`, the producer sends the records in transactions (transactional.py), the read-back is
+read_committed — every record of a committed transaction once, none of an aborted one — and a second read,
+read_uncommitted, counts the aborted records that are in the log all the same, skipped by their abort markers.
+
 What the settings promise is stated before the run (`expectation`), and the verdict says whether the log kept it.
-`DurabilityCheck` runs the phases: preflight (here), producing with the fault (produce.py, fault.py), reading back
-(readback.py); what they share is context.py, the pure parts (check_topic, expectation, verify, judge) verdict.py,
-the data backends/model/durability.py. Every wait on Kafka or on a node has a deadline.
+`DurabilityCheck` runs the phases: preflight (here), producing with the fault (produce.py or transactional.py,
+fault.py), reading back (readback.py); what they share is context.py, the pure parts (check_topic, expectation,
+verify, judge) verdict.py and exactly_once.py, the data backends/model/durability.py. Every wait on Kafka or on a
+node has a deadline.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from kafkatop.backends.checks.durability.context import DurabilityContext
+from kafkatop.backends.checks.durability.exactly_once import transaction_counts
 from kafkatop.backends.checks.durability.fault import ACTION_WAIT_S, LEADER_WAIT_S, FaultLog, recover, wait_isr_full
 from kafkatop.backends.checks.durability.produce import drain, new_producer, produce
 from kafkatop.backends.checks.durability.readback import high_watermarks, new_consumer, read_back
+from kafkatop.backends.checks.durability.transactional import new_transactional_producer, produce_transactions
 from kafkatop.backends.checks.durability.verdict import (
     acked_ends,
     check_control,
@@ -33,7 +40,14 @@ from kafkatop.backends.checks.durability.verdict import (
 )
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.model.durability import DurabilityError, DurabilityReport, TopicFacts, total
+from kafkatop.backends.model.durability import (
+    DurabilityError,
+    DurabilityReport,
+    ReadRecord,
+    TopicFacts,
+    TransactionOutcome,
+    total,
+)
 
 
 class DurabilityCheck(DurabilityContext):
@@ -57,7 +71,10 @@ class DurabilityCheck(DurabilityContext):
         finally:
             source.close()
         try:
-            facts = check_topic(snapshot, self.settings, self.topic_configs())
+            configs = self.topic_configs()
+            if self.settings.transactional and snapshot.brokers:
+                configs = {**(configs or {}), **self.transaction_log_configs(snapshot.brokers[0].id)}
+            facts = check_topic(snapshot, self.settings, configs)
             if self.settings.kill_at is not None and self.control is not None:
                 check_control(self.control.poll(), facts.leader, self.settings)
         except BaseException:
@@ -86,11 +103,18 @@ class DurabilityCheck(DurabilityContext):
         consumer = new_consumer(self, run_id)
         try:
             starts = high_watermarks(self, consumer, facts.partitions, "start")
-            producer = new_producer(self)
+            # A cluster that cannot do transactions is refused here, before anything is sent.
+            producer = new_transactional_producer(self, run_id) if s.transactional else new_producer(self)
+            outcomes: dict[int, TransactionOutcome] | None = None
             faults = ThreadPoolExecutor(1, thread_name_prefix="kafkatop-durability-fault")
             try:
                 self.progress("producing", force=True)
-                deliveries, steps = produce(self, producer, run_id, facts.partitions, timeline, faults)
+                if s.transactional:
+                    deliveries, outcomes, steps = produce_transactions(
+                        self, producer, run_id, facts.partitions, timeline, faults
+                    )
+                else:
+                    deliveries, steps = produce(self, producer, run_id, facts.partitions, timeline, faults)
                 wait(steps, timeout=ACTION_WAIT_S + LEADER_WAIT_S)
                 for step in steps:
                     if step.done():
@@ -114,7 +138,7 @@ class DurabilityCheck(DurabilityContext):
             # "Unknown partition" for 10 s after the leader came back): the read-back gets a fresh one.
             consumer.close()
             handles.release([consumer])
-            consumer = new_consumer(self, run_id)
+            consumer = new_consumer(self, run_id, committed=s.transactional)
             try:
                 ends = high_watermarks(self, consumer, facts.partitions, "end", self.settings.read_timeout_s)
             except DurabilityError as e:
@@ -122,6 +146,14 @@ class DurabilityCheck(DurabilityContext):
                 ends = acked_ends(deliveries, starts)
                 problems.append(f"{e}; read up to each partition's last acknowledged offset instead")
             read, read_problems, read_complete = read_back(self, consumer, run_id, starts, ends)
+            log: list[ReadRecord] = []
+            log_complete = True
+            if outcomes is not None:  # the aborted records are in the log all the same: read_uncommitted sees them
+                consumer.close()
+                handles.release([consumer])
+                consumer = new_consumer(self, run_id)
+                log, log_problems, log_complete = read_back(self, consumer, run_id, starts, ends, counted=False)
+                read_problems += [f"read_uncommitted: {p}" for p in log_problems]
         finally:
             consumer.close()
             handles.release([consumer])
@@ -132,7 +164,8 @@ class DurabilityCheck(DurabilityContext):
             problems.append(f"{frozen.node} could not be started again: {frozen.restart_error}")
         elif frozen.happened and s.restart_at is None:
             problems.append(f"{frozen.node} is left down (no restart was planned): start it again when done")
-        rows = verify(deliveries, read, range(facts.partitions), starts, ends)
+        rows = verify(deliveries, read, range(facts.partitions), starts, ends, outcomes=outcomes, log=log)
+        transactions = None if outcomes is None else transaction_counts(outcomes, log_complete)
         cancelled = self.cancelled.is_set()
         if self.halted is not None:
             problems.insert(0, self.halted)
@@ -143,6 +176,7 @@ class DurabilityCheck(DurabilityContext):
             fault_error=frozen.fault_error,
             cancelled=cancelled,
             halted=self.halted,
+            transactions=transactions,
         )
         self.progress("done", force=True)
         return DurabilityReport(
@@ -160,4 +194,5 @@ class DurabilityCheck(DurabilityContext):
             verdict=verdict,
             verdict_text=text,
             problems=tuple(problems),
+            transactions=transactions,
         )

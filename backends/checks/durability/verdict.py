@@ -5,13 +5,19 @@ without a cluster.
 Each record of a run carries the run's id and its partition's own sequence number (`encode`), so the verifier can
 tell, per partition, which acknowledged records are missing (lost), which are there twice (duplicated), which came
 before a lower one (out of order), and which are there although their delivery failed (unacked but present).
+
+A transactional run's records also carry their transaction's number: a record sent again after its transaction was
+aborted keeps its sequence number, and only the copy of the committed transaction must be read (read_committed);
+a copy of an aborted one read there is an uncommitted read, and the aborted copies still in the log (read_uncommitted)
+are counted apart.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from kafkatop.backends.checks.durability.exactly_once import transaction_reasons
 from kafkatop.backends.model.cluster import ClusterSnapshot, Topic
 from kafkatop.backends.model.durability import (
     DurabilityRefused,
@@ -21,6 +27,8 @@ from kafkatop.backends.model.durability import (
     ReadRecord,
     RecordDelivery,
     TopicFacts,
+    TransactionCounts,
+    TransactionOutcome,
     Verdict,
 )
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeView
@@ -78,6 +86,7 @@ def check_topic(
     if (value := configs.get("min.insync.replicas")) is not None and value.isdigit():
         min_isr = int(value)
     unclean = configs.get("unclean.leader.election.enable")
+    txn_rf, txn_min_isr = (configs.get(f"transaction.state.log.{k}", "") for k in ("replication.factor", "min.isr"))
     return TopicFacts(
         topic=name,
         partitions=count,
@@ -86,6 +95,8 @@ def check_topic(
         unclean_leader_election=None if unclean is None else unclean.strip().lower() == "true",
         leader=part.leader,
         isr=part.isr,
+        transaction_log_replication_factor=int(txn_rf) if txn_rf.isdigit() else None,
+        transaction_log_min_isr=int(txn_min_isr) if txn_min_isr.isdigit() else None,
     )
 
 
@@ -161,7 +172,10 @@ def expectation(settings: DurabilitySettings, facts: TopicFacts) -> Expectation:
             "unclean.leader.election.enable=true: a replica out of sync may become leader, dropping acknowledged "
             "records; losses possible"
         )
-    if settings.enable_idempotence:
+    if settings.transactional:
+        no_duplicates = True
+        reasons += transaction_reasons(settings, facts)
+    elif settings.enable_idempotence:
         no_duplicates = True
         reasons.append("idempotence: the broker drops a retried batch it already has, and keeps each partition's order")
     elif settings.retries == 0:
@@ -173,6 +187,14 @@ def expectation(settings: DurabilitySettings, facts: TopicFacts) -> Expectation:
             "no idempotence, with retries: a batch resent after its answer was lost is written twice, and one "
             "retried behind later ones lands after them; duplicates and reordering possible"
         )
+    if settings.transactional:  # a record whose delivery failed belongs to an aborted transaction: no maybe
+        summary = (
+            "expected: exactly once: every record of a committed transaction read once (0 lost, 0 duplicated), "
+            "none of an aborted one (0 uncommitted read)"
+            if no_loss
+            else "losses possible; expected: 0 duplicated, 0 uncommitted read"
+        )
+        return Expectation(no_loss, no_duplicates, summary, tuple(reasons))
     reasons.append(
         "a record whose delivery failed may still be in the log (at least once): counted as unacked-but-present"
     )
@@ -188,15 +210,30 @@ def expectation(settings: DurabilitySettings, facts: TopicFacts) -> Expectation:
 
 
 def _partition_result(
-    partition: int, delivered: list[RecordDelivery], read: list[ReadRecord], start: int | None, end: int | None
+    partition: int,
+    delivered: list[RecordDelivery],
+    read: list[ReadRecord],
+    start: int | None,
+    end: int | None,
+    outcomes: Mapping[int, TransactionOutcome] | None = None,
+    log: Sequence[ReadRecord] = (),
 ) -> PartitionResult:
-    acked = {d.seq for d in delivered if d.acked}
+    def ended(transaction: int | None, outcome: TransactionOutcome) -> bool:
+        return outcomes is not None and transaction is not None and outcomes.get(transaction) == outcome
+
+    if outcomes is None:
+        promised = {d.seq for d in delivered if d.acked}
+    else:  # a transactional run promises the records of committed transactions, whatever the delivery reports said
+        promised = {d.seq for d in delivered if ended(d.transaction, "committed")}
     seen: Counter[int] = Counter()
-    out_of_order = other = 0
+    out_of_order = other = uncommitted_read = 0
     highest = -1
     for r in sorted(read, key=lambda r: r.offset):
         if r.seq is None:
             other += 1
+            continue
+        if ended(r.transaction, "aborted"):
+            uncommitted_read += 1  # not also a duplicate of the committed copy
             continue
         seen[r.seq] += 1
         if seen[r.seq] > 1:
@@ -204,21 +241,26 @@ def _partition_result(
         if r.seq < highest:
             out_of_order += 1
         highest = max(highest, r.seq)
-    lost = sorted(acked - seen.keys())
+    lost = sorted(promised - seen.keys())
+    acked = sum(1 for d in delivered if d.acked) if outcomes is not None else len(promised)
     return PartitionResult(
         partition=partition,
         sent=len(delivered),
-        acked=len(acked),
-        failed=len(delivered) - len(acked),
+        acked=acked,
+        failed=len(delivered) - acked,
         read=sum(seen.values()),
         lost=len(lost),
         duplicated=sum(seen.values()) - len(seen),
         out_of_order=out_of_order,
-        unacked_present=len(seen.keys() - acked),
+        unacked_present=len(seen.keys() - promised),
         other=other,
         start_offset=start,
         end_offset=end,
         lost_sample=tuple(lost[:LOST_SAMPLE]),
+        committed=len(promised) if outcomes is not None else 0,
+        aborted=sum(1 for d in delivered if ended(d.transaction, "aborted")),
+        uncommitted_read=uncommitted_read,
+        aborted_in_log=sum(1 for r in log if r.seq is not None and ended(r.transaction, "aborted")),
     )
 
 
@@ -228,17 +270,28 @@ def verify(
     partitions: Iterable[int],
     start_offsets: Mapping[int, int] | None = None,
     end_offsets: Mapping[int, int] | None = None,
+    *,
+    outcomes: Mapping[int, TransactionOutcome] | None = None,
+    log: Iterable[ReadRecord] = (),
 ) -> tuple[PartitionResult, ...]:
-    """Per partition, what became of the records sent, from the delivery reports and the records read back."""
+    """Per partition, what became of the records sent, from the delivery reports and the records read back.
+
+    A transactional run gives each transaction's outcome, `read` as read_committed read it, and `log` as
+    read_uncommitted did (to count the aborted records still in the log)."""
     by_partition: dict[int, list[RecordDelivery]] = {p: [] for p in partitions}
     read_by: dict[int, list[ReadRecord]] = {p: [] for p in by_partition}
+    log_by: dict[int, list[ReadRecord]] = {}
     for d in deliveries:
         by_partition.setdefault(d.partition, []).append(d)
     for r in read:
         read_by.setdefault(r.partition, []).append(r)
+    for r in log:
+        log_by.setdefault(r.partition, []).append(r)
     starts, ends = start_offsets or {}, end_offsets or {}
     return tuple(
-        _partition_result(p, by_partition.get(p, []), read_by.get(p, []), starts.get(p), ends.get(p))
+        _partition_result(
+            p, by_partition.get(p, []), read_by.get(p, []), starts.get(p), ends.get(p), outcomes, log_by.get(p, [])
+        )
         for p in sorted(set(by_partition) | set(read_by))
     )
 
@@ -261,8 +314,10 @@ def judge(
     fault_error: str | None = None,
     cancelled: bool = False,
     halted: str | None = None,
+    transactions: TransactionCounts | None = None,
 ) -> tuple[Verdict, str]:
-    """The verdict, and one line that says it. `halted`: why the producer stopped before the last record."""
+    """The verdict, and one line that says it. `halted`: why the producer stopped before the last record.
+    `transactions`: a transactional run's, whose promise includes no record of an aborted transaction read."""
     if cancelled:
         return "incomplete", f"cancelled after {totals.sent} records were sent: nothing to conclude"
     if halted is not None:
@@ -278,9 +333,19 @@ def judge(
         broken.append(f"{totals.duplicated} duplicated")
     if expected.no_duplicates and totals.out_of_order:
         broken.append(f"{totals.out_of_order} out of order")
+    if totals.uncommitted_read:
+        n = totals.uncommitted_read
+        broken.append(f"{n} uncommitted read (records of aborted transactions in the read_committed read)")
     if broken:
         return "violated", f"NOT as expected: {', '.join(broken)} under settings that promise none"
     text = f"as expected: {totals.lost} lost, {totals.duplicated} duplicated, {totals.out_of_order} out of order"
+    if transactions is not None:
+        once = ", exactly once" if expected.no_loss else ""
+        text = f"as expected{once}: {text.removeprefix('as expected: ')}, 0 uncommitted read"
+        text += f"; {transactions.committed} transactions committed, {transactions.aborted} aborted"
+        if transactions.aborted:
+            in_log = f"{totals.aborted_in_log} of their {totals.aborted} records"
+            text += f" ({in_log} in the log, skipped by read_committed)"
     allowed = ([] if expected.no_loss else ["losses"]) + ([] if expected.no_duplicates else ["duplicates"])
     if allowed:
         text += f" ({' and '.join(allowed)} possible with these settings)"
@@ -290,15 +355,28 @@ def judge(
 
 
 # --- records ------------------------------------------------------------------------------------------------------
-def encode(run_id: str, partition: int, seq: int) -> bytes:
-    return f"{VALUE_PREFIX} {run_id} {partition} {seq}".encode()
+def encode(run_id: str, partition: int, seq: int, transaction: int | None = None) -> bytes:
+    value = f"{VALUE_PREFIX} {run_id} {partition} {seq}"
+    return (value if transaction is None else f"{value} t{transaction}").encode()
+
+
+def decode_record(value: bytes | None, run_id: str, partition: int) -> tuple[int, int | None] | None:
+    """(sequence number, transaction or None) of a record of this run written to `partition`; None for anything
+    else."""
+    if not value or not value.startswith(VALUE_PREFIX.encode()):
+        return None
+    parts = value.split()
+    if len(parts) not in (4, 5) or parts[1].decode(errors="replace") != run_id or parts[2] != str(partition).encode():
+        return None
+    if not parts[3].isdigit():
+        return None
+    if len(parts) == 4:
+        return int(parts[3]), None
+    txn = parts[4].removeprefix(b"t")
+    return (int(parts[3]), int(txn)) if parts[4].startswith(b"t") and txn.isdigit() else None
 
 
 def decode(value: bytes | None, run_id: str, partition: int) -> int | None:
     """The sequence number of a record of this run written to `partition`; None for anything else."""
-    if not value or not value.startswith(VALUE_PREFIX.encode()):
-        return None
-    parts = value.split()
-    if len(parts) != 4 or parts[1].decode(errors="replace") != run_id or parts[2] != str(partition).encode():
-        return None
-    return int(parts[3]) if parts[3].isdigit() else None
+    record = decode_record(value, run_id, partition)
+    return None if record is None else record[0]

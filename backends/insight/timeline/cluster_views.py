@@ -120,11 +120,12 @@ class ClusterViews:
     def _diff_partition(self, change: PartitionChange, at: float, channel: str, source: str) -> None:
         tp, old, new = change.partition, change.before, change.after
         isr = change.now.isr if change.now is not None else new.isr  # as the source lists it
+        elr = change.now.elr if change.now is not None else None
         if change.leader_changed:
-            event = leader_event(tp, old.leader, new.leader, isr, new.epoch, at, source)
+            event = leader_event(tp, old.leader, new.leader, isr, new.epoch, at, source, elr)
             self._add_placed(event, channel, ("leader", tp), new.leader)
         if change.isr_changed:
-            self._add_placed(isr_event(tp, old.isr, isr, new.epoch, at, source), channel, ("isr", tp), new.isr)
+            self._add_placed(isr_event(tp, old.isr, isr, new.epoch, at, source, elr), channel, ("isr", tp), new.isr)
 
     # --- ZooKeeper's pushed events -------------------------------------------------------------------------------
     def observe_zookeeper(self, event: ZkEvent) -> None:

@@ -81,13 +81,29 @@ def controller_event(at: float, old: int | None, new: int | None, epoch: int | N
     )
 
 
+# KIP-966, said where an ELR is seen: what it changes for the next election.
+ELR_SHRUNK = (
+    "; ELR {elr} (KIP-966): left as the ISR fell below min.insync.replicas, holding every committed record, so may "
+    "still be elected cleanly"
+)
+ELR_OFFLINE = "; ELR {elr}: the first of them back is elected cleanly, no unclean election needed"
+
+
 def leader_event(
-    tp: TopicPartition, old: int, new: int, isr: tuple[int, ...], epoch: int | None, at: float, source: str
+    tp: TopicPartition,
+    old: int,
+    new: int,
+    isr: tuple[int, ...],
+    epoch: int | None,
+    at: float,
+    source: str,
+    elr: tuple[int, ...] | None = None,
 ) -> TimelineEvent:
     with_epoch = f" (leader epoch {epoch})" if epoch is not None else ""
     if new == NO_LEADER:
         kind = EventKind.PARTITION_OFFLINE
         text = f"{tp} offline: no leader (was {leader_text(old)}, ISR {ids(isr)}){with_epoch}"
+        text += ELR_OFFLINE.format(elr=ids(elr)) if elr else ""
     else:
         kind = EventKind.LEADER_CHANGED
         was_offline = " (was offline)" if old == NO_LEADER else ""
@@ -106,14 +122,22 @@ def leader_event(
 
 
 def isr_event(
-    tp: TopicPartition, old: tuple[int, ...], new: tuple[int, ...], epoch: int | None, at: float, source: str
+    tp: TopicPartition,
+    old: tuple[int, ...],
+    new: tuple[int, ...],
+    epoch: int | None,
+    at: float,
+    source: str,
+    elr: tuple[int, ...] | None = None,
 ) -> TimelineEvent:
+    """`elr`: the partition's eligible leader replicas after the change (KIP-966), said when the ISR shrank."""
     kind = EventKind.ISR_SHRUNK if set(old) - set(new) else EventKind.ISR_EXPANDED
+    with_elr = ELR_SHRUNK.format(elr=ids(elr)) if elr and kind is EventKind.ISR_SHRUNK else ""
     return TimelineEvent(
         at,
         kind,
         source,
-        f"{tp}: ISR {ids(old)}→{ids(new)}",
+        f"{tp}: ISR {ids(old)}→{ids(new)}{with_elr}",
         partition=tp,
         before=ids(old),
         after=ids(new),

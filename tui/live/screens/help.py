@@ -39,7 +39,10 @@ AFTER = """\
 **Rows**: yellow = under-replicated (ISR smaller than the replicas) · magenta, `!` by **min isr** = under min ISR
 (ISR below min.insync.replicas: acks=all writes are refused) · red = offline (no leader: `Leader: -1`) ·
 a struck-through replica sits on a dead broker · `*` = not the preferred leader · a highlighted row just changed
-leader or ISR.
+leader or ISR. **elr**, on a cluster with eligible leader replicas (KIP-966, on by default from Kafka 4.1): when the
+ISR shrinks below min.insync.replicas, the replicas it loses hold every committed record and stay eligible to lead, so
+once the last ISR member dies one of them can still be elected cleanly instead of by an unclean election; `→ clean:`
+names the replicas that may still lead cleanly.
 
 **Producer**: type a line, Enter sends it (`key:value` when a key separator is set); paste several lines to send
 them all; a refused line stays in the field. Topic fields complete the cluster's topics (`→` accepts, `↓`/`↑` step

@@ -1,5 +1,5 @@
 """ZooKeeper as `zktop` showed it in the labs (mode, connections, sessions, znodes), or the KRaft quorum (leader,
-epoch, voters and their lag), whichever the cluster has."""
+epoch, voters and their lag), whichever the cluster has; below, the cluster's feature levels (features.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kafkatop.backends.model.cluster import ClusterMode
+from kafkatop.backends.model.features import FeatureLevels
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot
 from kafkatop.backends.ports import EnsembleView
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.features import features_table
 from kafkatop.tui.live.widgets.pane import LivePane
 
 
@@ -103,20 +105,28 @@ def sessions_table(e: EnsembleSnapshot) -> Table | None:
 
 class EnsemblePane(LivePane, Static):
     def draw(self, view: LiveView) -> None:
-        self.show(view.ensemble, view.ensemble_problem, view.mode)
+        features = view.cluster.features if view.cluster is not None else None
+        self.show(view.ensemble, view.ensemble_problem, view.mode, features)
 
-    def show(self, snapshot: EnsembleView | None, problem: str | None, mode: ClusterMode | None) -> None:
+    def show(
+        self,
+        snapshot: EnsembleView | None,
+        problem: str | None,
+        mode: ClusterMode | None,
+        features: FeatureLevels | None = None,
+    ) -> None:
+        parts: list[RenderableType] = []
         if snapshot is None:
             what = "ZooKeeper" if mode == "zk" else "the KRaft quorum"
-            self.update(Text(problem or f"no data yet about {what}", style="red" if problem else "dim"))
-            return
-        parts: list[RenderableType] = []
-        if isinstance(snapshot, QuorumSnapshot):
+            parts.append(Text(problem or f"no data yet about {what}", style="red" if problem else "dim"))
+        elif isinstance(snapshot, QuorumSnapshot):
             parts.append(quorum_table(snapshot))
         else:
             parts.append(zookeeper_table(snapshot))
             if (sessions := sessions_table(snapshot)) is not None:
                 parts.append(sessions)
-        if problem:
+        if problem and snapshot is not None:
             parts.append(Text(f"{problem} (showing the last data)", style="red"))
+        if features is not None and features.features:
+            parts.append(features_table(features))
         self.update(Group(*parts))

@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static
 
+from kafkatop.backends.insight.group_lines import epochs_text
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset_value
@@ -24,7 +25,7 @@ from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 
-GROUP_COLUMNS = ("group", "state", "protocol", "members", "lag", "lag history")
+GROUP_COLUMNS = ("group", "state", "type", "members", "lag", "lag history")
 OFFSET_COLUMNS = ("partition", "member", "host", "committed", "end", "lag")
 
 # The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
@@ -77,7 +78,7 @@ class GroupsPanel(Asking, LivePane, Vertical):
             g.group_id: (
                 g.group_id,
                 Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
-                g.protocol,
+                g.group_type,
                 str(len(g.members)),
                 "-" if g.total_lag is None else str(g.total_lag),
                 Text(sparkline(history.group_lag(g.group_id), 16) if history is not None else "", style="yellow"),
@@ -98,9 +99,10 @@ class GroupsPanel(Asking, LivePane, Vertical):
         gid = self.selected_group
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
         note = self.query_one("#group-note", Static)
-        note.display = group is not None and group.note is not None
-        if group is not None and group.note is not None:
-            note.update(Text(group.note, style="dim"))
+        said = None if group is None else "\n".join(t for t in (group.note, epochs_text(group)) if t)
+        note.display = bool(said)
+        if said:
+            note.update(Text(said, style="dim"))
         rows: dict[str, LineCells] = {}
         if group is not None:
             owner = {tp: m for m in group.members for tp in m.assignment}
@@ -149,6 +151,10 @@ class GroupsPanel(Asking, LivePane, Vertical):
             self._show_status(str(e))
             return
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
+        if group is not None and group.group_type == "share":
+            self._show_status(f"{gid} is a share group: its start offsets are no consumer group's committed offsets "
+                              "(kafka-share-groups.sh --reset-offsets moves them while it is empty)")  # fmt: skip
+            return
         topics = list(group.topics) if group else []
         if not topics:
             self._show_status(f"group {gid!r} has no committed offsets to reset")

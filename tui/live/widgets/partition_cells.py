@@ -16,7 +16,8 @@ from kafkatop.backends.model.cluster import Partition, Topic, TopicPartition
 from kafkatop.tui.format import rate, sparkline
 
 COLUMNS = (
-    "topic", "partition", "leader", "replicas", "isr", "min isr", "low", "high", "messages", "isr history", "msg/s",
+    "topic", "partition", "leader", "replicas", "isr", "min isr", "elr", "low", "high", "messages", "isr history",
+    "msg/s",
 )  # fmt: skip
 ISR_TREND, RATE_TREND = COLUMNS.index("isr history"), COLUMNS.index("msg/s")
 TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
@@ -54,6 +55,49 @@ def _min_isr(min_isr: int | None, under: bool) -> Cell:
     return ((f"{min_isr} !", UNDER_MIN_ISR),) if under else ((str(min_isr), ""),)
 
 
+def elr_cell(p: Partition, under_min_isr: bool) -> Cell:
+    """The eligible leader replicas (KIP-966). Where the ISR is below min.insync.replicas (or empty: offline), which
+    replicas may still be elected cleanly — the ISR and the ELR, every one holding each committed record — struck
+    through where their broker is down; with none, the last known ELR. `-`: not read."""
+    if p.elr is None:
+        return (("-", "dim"),)
+    return _elr(p.elr, p.last_known_elr, p.isr, p.replicas, p.offline_replicas, p.leader < 0, under_min_isr)
+
+
+Ids = tuple[int, ...]
+
+
+@lru_cache(maxsize=4096)  # rows in the same state share one cell: a failover puts thousands in a few states
+def _elr(elr: Ids, last: Ids | None, isr: Ids, replicas: Ids, dead: Ids, offline: bool, under: bool) -> Cell:
+    known = f"last known {','.join(map(str, last))}" if last else ""
+    if not (under or offline):
+        return (*_ids(elr), (f" · {known}" if elr else known, "dim")) if known else _ids(elr)
+    style = OFFLINE if offline else UNDER_MIN_ISR
+    clean = tuple(r for r in replicas if r in isr or r in elr)
+    head: Cell = (*(_ids(elr) if elr else (("none", "dim"),)), (" → clean: ", style))
+    if clean:
+        return (*head, *_ids(clean, dead, style))
+    return (*head, ("none", style), (f" ({known})" if known else "", "dim"))
+
+
+def elr_width(parts: Sequence[Partition], min_isr: int | None) -> int:
+    """The ELR column's width over `parts`: a pass of attribute tests, the cell worked out once per state where it
+    says more than the ELR (under min ISR, offline, a last known ELR)."""
+    width = 1
+    states: set[tuple[Ids, Ids | None, Ids, Ids, Ids, bool, bool]] = set()
+    for p in parts:
+        elr = p.elr
+        if elr is None:
+            continue
+        offline = p.leader < 0
+        under = min_isr is not None and not offline and len(p.isr) < min_isr
+        if under or offline or p.last_known_elr:
+            states.add((elr, p.last_known_elr, p.isr, p.replicas, p.offline_replicas, offline, under))
+        elif elr:
+            width = max(width, _ids_width(elr))
+    return max(width, *(len(cell_text(_elr(*state))) for state in states)) if states else width
+
+
 def partition_row(
     p: Partition, changed: bool = False, isr_trend: str = "", rate_trend: str = "", min_isr: int | None = None
 ) -> tuple[Cell, ...]:
@@ -69,6 +113,7 @@ def partition_row(
         _ids(p.replicas, p.offline_replicas),
         _ids(p.isr, (), style),
         _min_isr(min_isr, under_min_isr),
+        elr_cell(p, under_min_isr),
         (("-" if p.low_watermark is None else str(p.low_watermark), ""),),
         (("-" if p.high_watermark is None else str(p.high_watermark), ""),),
         (("-" if p.messages is None else str(p.messages), ""),),
@@ -102,9 +147,10 @@ def _digits(value: int | None) -> int:
 
 
 def topic_widths(topic: Topic, parts: Sequence[Partition]) -> tuple[int, ...]:
-    """The widths (topic to messages) that `parts`, the topic's partitions or those the filter kept, need, from their
-    values without drawing them: a few passes of builtins, as this runs over every partition. Its faults are the
-    topic's summary (worked out once per topic), or, for the filter's, the summary of a topic of those alone."""
+    """The widths (topic to messages, ELR included) that `parts`, the topic's partitions or those the filter kept,
+    need, from their values without drawing them: a few passes of builtins, as this runs over every partition. Its
+    faults are the topic's summary (worked out once per topic), or, for the filter's, the summary of a topic of those
+    alone."""
     summary = (topic if parts is topic.partitions else replace(topic, partitions=tuple(parts))).summary
     moved = summary.non_preferred_leaders
     top = max(p.leader for p in parts)  # an offline partition's is -1
@@ -123,6 +169,7 @@ def topic_widths(topic: Topic, parts: Sequence[Partition]) -> tuple[int, ...]:
         max(map(_ids_width, [p.replicas for p in parts])),
         max(map(_ids_width, [p.isr for p in parts])),
         0 if min_isr is None else len(str(min_isr)) + (2 if summary.under_min_isr else 0),
+        elr_width(parts, min_isr),
         _digits(max(lows)) if lows else 1,
         _digits(max(highs)) if highs else 1,
         _digits(summary.largest),

@@ -1,7 +1,9 @@
 """The partition table: what `kafka-topics.sh --describe` prints, live, with watermarks and faults coloured; a row
 whose leader or ISR just changed is highlighted for a moment, so a failover is seen, not hunted for. Beside the ISR,
 the topic's min.insync.replicas: a partition whose ISR is below it refuses acks=all writes (NOT_ENOUGH_REPLICAS), which
-under-replicated alone does not say. Which rows, in which order: partition_rows.py; their cells: partition_cells.py."""
+under-replicated alone does not say; on a cluster with eligible leader replicas (KIP-966), the ELR, and on such a row
+which replicas may still be elected cleanly. Which rows, in which order: partition_rows.py; their cells:
+partition_cells.py."""
 
 from __future__ import annotations
 
@@ -37,7 +39,8 @@ class PartitionTable(RowCursor):
     COLUMNS = COLUMNS
     # What goes first when the terminal is narrow: the watermarks (messages says their difference), then the trends;
     # topic, partition, leader, replicas, ISR and min ISR always stay (min ISR is left out where no topic's is known:
-    # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it).
+    # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it); elr only where the cluster has ELR
+    # (eligible.leader.replicas.version ≥ 1: Kafka 4.1's default, never the mock's or a Kafka before 4.0).
     DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
     BINDINGS = [
         Binding("enter", "screen.browse", "Browse messages", show=False),
@@ -66,6 +69,7 @@ class PartitionTable(RowCursor):
         self._history: HistorySnapshot | None = None
         self._columns: tuple[int, ...] = tuple(range(len(self.COLUMNS)))  # those that fit the width
         self._min_isr_known = False  # whether any shown topic's min.insync.replicas was read
+        self._elr_known = False  # whether the cluster keeps eligible leader replicas (KIP-966)
         self.order = "topic"
 
     @property
@@ -141,9 +145,10 @@ class PartitionTable(RowCursor):
         for gone in set(self._by_topic).difference(t.name for t in snapshot.topics):
             del self._by_topic[gone]
         self._strips.clear()  # rows are drawn again as they are shown: a screenful, whatever changed
-        if widths != self._widths or min_isr_known != self._min_isr_known:
+        elr_known = snapshot.features is not None and snapshot.features.elr_enabled
+        if widths != self._widths or (min_isr_known, elr_known) != (self._min_isr_known, self._elr_known):
             self._widths = widths
-            self._min_isr_known = min_isr_known
+            self._min_isr_known, self._elr_known = min_isr_known, elr_known
             self._fit()
         self.cursor_row = min(self.cursor_row, max(0, len(rows) - 1))
         self._resize()
@@ -169,6 +174,8 @@ class PartitionTable(RowCursor):
         columns = list(range(len(self.COLUMNS)))
         if not self._min_isr_known:
             columns.remove(self.COLUMNS.index("min isr"))
+        if not self._elr_known:
+            columns.remove(self.COLUMNS.index("elr"))
         for name in self.DROPPED_FIRST:
             if sum(self._widths[i] + 2 for i in columns) <= room:
                 break
