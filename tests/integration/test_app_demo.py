@@ -171,3 +171,17 @@ async def test_durability_check_from_the_app(demo: Any) -> None:
         # The polls went on drawing the main screen under the dialog, and the killed broker is up again.
         await pilot_until(pilot, lambda: all(n.state.value == "up" for n in app.view.nodes.nodes), "every node up")
     admin.close()
+
+
+async def test_transactions_key_on_the_demo_says_where_to_see_them(demo: Any) -> None:
+    """`i` without a cluster that lists transactions (the demo's mock) says so in one line, and opens nothing."""
+    from kafkatop.tui.live.screens.transactions import TransactionsScreen
+
+    app = make_app(demo)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot_until(pilot, lambda: app.snapshot is not None, "the first poll")
+        await pilot.press("i")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]  # noqa: SLF001
+        assert any("the demo's mock answers no ListTransactions" in s for s in said), said
+        assert not isinstance(app.screen, TransactionsScreen)

@@ -65,6 +65,13 @@ def groups(kafka: KraftNode) -> Iterator[KraftNode]:
     try:
         wait_for(lambda: "busy-client" in tool(kafka, "--describe", "--group", "busy", "--members"), timeout_s=30,
                  what="the busy group's member")  # fmt: skip
+
+        def all_committed() -> bool:  # by auto-commit (every 5 s): the offsets view then stands still
+            rows = [line.split() for line in tool(kafka, "--describe", "--group", "busy").split("--stderr--")[0]
+                    .splitlines() if line.startswith("busy ")]  # fmt: skip
+            return len(rows) == 3 and all(r[3] != "-" and r[3] == r[4] for r in rows)
+
+        wait_for(all_committed, timeout_s=60, interval_s=1.0, what="the busy group's commits of all it read")
         yield kafka
     finally:
         stop.set()

@@ -361,7 +361,7 @@ def test_consumer_group_listed_described_and_rebalanced(kafka: KraftNode, protoc
         assert g is not None, snap.groups
         print(f"{protocol} group:", g)
         assert g.state is GroupState.STABLE
-        assert (g.protocol_type, g.protocol, g.assignor, g.coordinator) == (
+        assert (g.protocol_type, g.group_type, g.assignor, g.coordinator) == (
             "consumer",
             protocol,
             ASSIGNOR[protocol],

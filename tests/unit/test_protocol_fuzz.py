@@ -22,6 +22,8 @@ from unittest import mock
 import pytest
 
 from kafkatop.backends.kraft.wire import decode_describe_quorum
+from kafkatop.backends.protocol import share_groups as share
+from kafkatop.backends.protocol import transactions as txn
 from kafkatop.backends.protocol.api_versions import decode_api_versions, decode_api_versions_v0
 from kafkatop.backends.protocol.configs import (
     decode_describe_configs,
@@ -29,6 +31,7 @@ from kafkatop.backends.protocol.configs import (
     decode_metadata_brokers,
 )
 from kafkatop.backends.protocol.connection import BrokerConnection
+from kafkatop.backends.protocol.consumer_groups import decode_consumer_group_describe, decode_list_groups
 from kafkatop.backends.protocol.describe_topic_partitions import decode_elr_page, decode_page
 from kafkatop.backends.protocol.groups import (
     decode_consumer_assignment,
@@ -298,6 +301,58 @@ DECODERS = (
         (_sasl_handshake(), _sasl_handshake(("PLAIN",))),
     ),
     Decoder("sasl_authenticate", lambda p: _plain([_sasl_handshake(), p]), (_sasl_authenticate(b""),)),
+    # Kafka 4's requests (issue 26), each on answers recorded from a real Kafka 4.1 node.
+    Decoder(
+        "consumer_group_describe_v1",
+        lambda p: decode_consumer_group_describe(response_reader(p), 1),
+        ((RECORDED_41 / "consumer_group_describe_v1_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "list_groups_v5",
+        lambda p: decode_list_groups(response_reader(p), 5),
+        ((RECORDED_41 / "list_groups_v5_4_1.bin").read_bytes(),),
+    ),
+    Decoder("share_list_groups", share.decode_list_groups, ((RECORDED_41 / "list_groups_share_4_1.bin").read_bytes(),)),
+    Decoder(
+        "share_group_describe",
+        share.decode_share_group_describe,
+        ((RECORDED_41 / "share_group_describe_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_share_group_offsets",
+        share.decode_describe_share_group_offsets,
+        ((RECORDED_41 / "describe_share_group_offsets_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "delete_share_group_offsets",
+        share.decode_delete_share_group_offsets,
+        ((RECORDED_41 / "delete_share_group_offsets_done_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "delete_groups_share",
+        share.decode_delete_groups,
+        ((RECORDED_41 / "delete_groups_share_done_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "list_transactions_v2",
+        txn.decode_list_transactions,
+        ((RECORDED_41 / "list_transactions_v2_kafka_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_transactions_v0",
+        txn.decode_describe_transactions,
+        ((RECORDED_41 / "describe_transactions_v0_kafka_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_producers_v0",
+        txn.decode_describe_producers,
+        ((RECORDED_41 / "describe_producers_v0_kafka_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "write_txn_markers_v1",
+        txn.decode_write_txn_markers,
+        ((RECORDED_41 / "write_txn_markers_v1_kafka_4_1.bin").read_bytes(),),
+    ),
     Decoder(
         "sasl_scram_first",
         lambda p: _scram_sasl([_sasl_handshake(), p, _sasl_authenticate(SERVER_FINAL)]),

@@ -65,7 +65,8 @@ def _describe(args: argparse.Namespace) -> tuple[str, list[str]]:
     """The lines from one Metadata request (nothing that waits on a partition's leader), then the configs and ids
     within --timeout; notes name what was not read and the brokers in the metadata that are not there."""
     cluster = connection(args)
-    end = time.monotonic() + args.timeout  # one deadline for the whole command
+    # One deadline for the whole command, its interpreter's start and exit included (a second, on a busy machine).
+    end = time.monotonic() + max(1.0, args.timeout - 1.0)
     source = AdminSource(cluster, timeout_s=args.timeout, include_internal=True)
     try:
         snapshot = source.poll(topics_only=True)

@@ -371,9 +371,13 @@ class MainScreen(Screen[None]):
         from kafkatop.tui.live.screens.transactions import TransactionsScreen
 
         reader = self.host.sources.transactions
-        if reader is not None:
-            self.app.push_screen(TransactionsScreen(reader, lambda: self.host.view.cluster.brokers_alive
-                                                    if self.host.view.cluster else ()))  # fmt: skip
+        if reader is None:
+            self.notify("i lists the transactions of a live Kafka cluster: the demo's mock answers no ListTransactions "
+                        "and a replay asks nothing; run a lab (or attach to a Kafka 3.0+) to see them",
+                        severity="warning", timeout=6)  # fmt: skip
+            return
+        self.app.push_screen(TransactionsScreen(reader, lambda: self.host.view.cluster.brokers_alive
+                                                if self.host.view.cluster else ()))  # fmt: skip
 
     def action_spark_count(self) -> None:
         self.show_tab("tab-spark")
