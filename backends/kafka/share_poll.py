@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error
 from kafkatop.backends.kafka.groups import group_state
@@ -76,6 +77,7 @@ class SharePoll:
         self._reader = ShareGroupReader(connection) if unsupported(connection.client_settings) is None else None
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="kafkatop-share-groups")
         self._unavailable_at: float | None = None  # when the cluster said it has no share groups
+        self._last: tuple[tuple[ConsumerGroup, ...], float] = ((), 0.0)  # the last read, and when
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -104,14 +106,26 @@ class SharePoll:
         except ShareGroupsUnavailable:
             self._unavailable_at = time.monotonic()
             return ()
-        except KafkatopError as e:
-            problems.append(Problem(SOURCE, "share groups", str(e)))
-            return ()
         except Exception as e:  # noqa: BLE001 - a read that missed the deadline is this poll's problem, not a crash
-            problems.append(Problem(SOURCE, "share groups", describe_error(e)))
-            return ()
+            why = str(e) if isinstance(e, KafkatopError) else describe_error(e)
+            problems.append(Problem(SOURCE, "share groups", why))
+            return self._kept(why)
         self._unavailable_at = None
+        out = []
         for g in groups.values():
-            if g.error is not None:
-                problems.append(Problem(SOURCE, f"share group {g.group_id}", g.error))
-        return tuple(share_group(g, high) for g in groups.values() if g.error is None)
+            if g.error is None:
+                out.append(share_group(g, high))
+                continue
+            # Listed but not described (its coordinator down, say): still shown, saying why it has no members.
+            problems.append(Problem(SOURCE, f"share group {g.group_id}", g.error))
+            out.append(ConsumerGroup(g.group_id, protocol_type="share", group_type="share",
+                                     note=f"a share group, not described this poll: {g.error}"))  # fmt: skip
+        self._last = (tuple(out), time.time())
+        return self._last[0]
+
+    def _kept(self, why: str) -> tuple[ConsumerGroup, ...]:
+        """The share groups as last read, saying so: a poll that could not read them (a share coordinator that does
+        not answer while __share_group_state is below its min ISR) does not make them vanish."""
+        groups, at = self._last
+        said = f"as read at {time.strftime('%H:%M:%S', time.localtime(at))}; this poll: {why}"
+        return tuple(replace(g, note=said) for g in groups)
