@@ -72,7 +72,9 @@ def cmd_groups(args: argparse.Namespace) -> int:
                              "(as in kafka-groups.sh); --group-type takes --protocol")  # fmt: skip
         return _list(args)
     if filters or args.json:
-        raise UsageError(f"{' and '.join(filters) or '--json'} filter(s) what --list lists: give --list with it")
+        given_flags = " and ".join(filters) or "--json"
+        raise UsageError(f"{given_flags} goes with --list (the list of groups), not with --group: give --list, or drop "
+                         "it")  # fmt: skip
     snapshot = _snapshot(args, list(args.group or ()))
     known = {g.group_id: g for g in snapshot.groups}
     names = sorted(known) if args.all_groups else list(args.group)
