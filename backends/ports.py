@@ -12,6 +12,12 @@ from typing import Protocol
 
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
+from kafkatop.backends.model.connect import (
+    ConnectorOffset,
+    ConnectorPlugin,
+    ConnectSnapshot,
+    Validation,
+)
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
@@ -262,3 +268,36 @@ class TransactionReader(Protocol):
     cannot say (no ListTransactions: the librdkafka mock, a Kafka before 3.0)."""
 
     def open_transactions(self, brokers: Sequence[Broker]) -> OpenTransactions: ...
+
+
+class ConnectCluster(Protocol):
+    """A Kafka Connect cluster through its workers' REST API (backends/connect/): the Connect tab's poll and its
+    actions. Each call is bounded and tries the next worker when one does not answer; ConnectError names the workers
+    that did not, ConnectRefused carries a worker's own refusal (an unknown connector, a config it rejects)."""
+
+    @property
+    def urls(self) -> tuple[str, ...]: ...
+
+    def poll(self) -> ConnectSnapshot: ...
+
+    def plugins(self) -> tuple[ConnectorPlugin, ...]: ...
+
+    def validate(self, config: Mapping[str, str]) -> Validation: ...
+
+    def create(self, name: str, config: Mapping[str, str]) -> None: ...
+
+    def pause(self, name: str) -> None: ...
+
+    def resume(self, name: str) -> None: ...
+
+    def stop(self, name: str) -> None: ...
+
+    def restart(self, name: str, *, include_tasks: bool = False, only_failed: bool = False) -> None: ...
+
+    def delete(self, name: str) -> None: ...
+
+    def offsets(self, name: str) -> tuple[ConnectorOffset, ...]: ...
+
+    def reset_offsets(self, name: str) -> str: ...
+
+    def close(self) -> None: ...

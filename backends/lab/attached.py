@@ -1,6 +1,7 @@
-"""The Kafka and ZooKeeper JVMs on this host of a cluster kafkatop did not start: shown in the node panes, and killed
-or stopped by signal — the labs' `kill -9 $(ps … | grep server-1.properties)`, made precise. Starting is left to
-whoever started them: kafkatop does not know how (environment, user, working directory)."""
+"""The Kafka, ZooKeeper and Kafka Connect JVMs on this host of a cluster kafkatop did not start: shown in the node
+panes, and killed or stopped by signal — the labs' `kill -9 $(ps … | grep server-1.properties)`, made precise.
+Starting is left to whoever started them: kafkatop does not know how (environment, user, working directory). A
+Connect worker is the cluster's when its bootstrap.servers name one of the cluster's brokers on this host."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ NOT_OURS = "not started by kafkatop"
 
 
 # --- a cluster started by someone else: its JVMs on this host --------------------------------------------------------
-_ROLE_ORDER = {ProcessRole.ZOOKEEPER: 0, ProcessRole.CONTROLLER: 1, ProcessRole.COMBINED: 2, ProcessRole.BROKER: 3}
+_ROLE_ORDER = {ProcessRole.ZOOKEEPER: 0, ProcessRole.CONTROLLER: 1, ProcessRole.COMBINED: 2, ProcessRole.BROKER: 3,
+               ProcessRole.CONNECT: 4}  # fmt: skip
 
 
 _BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)
@@ -42,7 +44,9 @@ class _Seen:
 
 
 def _start_hint(process: KafkaProcess) -> str:
-    script = "zookeeper-server-start.sh" if process.role is ProcessRole.ZOOKEEPER else "kafka-server-start.sh"
+    script = {ProcessRole.ZOOKEEPER: "zookeeper-server-start.sh", ProcessRole.CONNECT: "connect-distributed.sh"}.get(
+        process.role, "kafka-server-start.sh"
+    )
     if process.properties_file:
         return f"bin/{script} {process.properties_file}"
     return f"bin/{script} with its properties file"
@@ -84,6 +88,7 @@ class AttachedControl:
         self._local_brokers: dict[int, Broker] = {}  # port -> the broker on this host that the cluster gives it to
         self._checked: dict[tuple[int, float, int], bool] = {}  # (pid, start time, port) -> the cluster's broker?
         self._linked_ports: dict[str, set[int]] = {}  # per broker properties file: its ZooKeeper/controller ports
+        self._bootstrap_ports: dict[str, set[int]] = {}  # per Connect worker properties file: its local brokers' ports
         self._seen: dict[tuple[object, ...], _Seen] = {}
         self._lock = threading.Lock()
 
@@ -142,6 +147,21 @@ class AttachedControl:
             )
         return self._linked_ports[path]
 
+    def _bootstraps_here(self, worker: KafkaProcess) -> bool:
+        """A Connect worker of this cluster: its bootstrap.servers name a broker of the cluster on this host."""
+        path = worker.properties_file
+        if path is None:
+            return False
+        if path not in self._bootstrap_ports:
+            try:
+                servers = split_list(read_properties(path).get("bootstrap.servers"))
+            except PropertiesError:
+                servers = ()
+            self._bootstrap_ports[path] = {
+                int(port) for host, _, port in (s.rpartition(":") for s in servers) if port.isdigit() and is_local(host)
+            }
+        return bool(self._bootstrap_ports[path] & set(self._local_brokers))
+
     def _of_cluster(self, processes: tuple[KafkaProcess, ...]) -> list[KafkaProcess]:
         self._refresh_brokers()
         if not self._local_brokers:
@@ -155,7 +175,8 @@ class AttachedControl:
         for b in brokers:
             linked |= self._links(b)
         others = [p for p in processes if p not in brokers and linked and listens(p, linked)]
-        return brokers + others
+        workers = [p for p in processes if p.role is ProcessRole.CONNECT and brokers and self._bootstraps_here(p)]
+        return brokers + others + workers
 
     @staticmethod
     def _key(p: KafkaProcess) -> tuple[object, ...]:

@@ -16,7 +16,7 @@ import psutil
 from kafkatop.backends.lab.identity import lab_cluster_id
 from kafkatop.backends.lab.install import KafkaInstall, LabMode
 from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, check_ports_free, ensure_writable
-from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, SpecError, broker_node, feature_flags
+from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, SpecError, broker_node, connect_node, feature_flags
 from kafkatop.backends.lab.state import (
     STATE_FILE,
     LabSnapshot,
@@ -62,6 +62,11 @@ class LabCluster:
     @property
     def cluster_id(self) -> str | None:
         return self.state.cluster_id
+
+    @property
+    def connect_urls(self) -> tuple[str, ...]:
+        """The REST API of each Kafka Connect worker, in order: `http://127.0.0.1:9292`, …"""
+        return tuple(f"http://{HOST}:{n.port}" for n in self.state.nodes if n.is_connect)
 
     @property
     def lock(self) -> RLock:
@@ -122,19 +127,21 @@ class LabCluster:
 
     # --- starting ----------------------------------------------------------------------------------------------
     def up(self, timeout_s: float = 180.0, on_ready: Callable[[NodeSpec, float], None] | None = None) -> LabSnapshot:
-        """Start every node that is not running — ZooKeeper first, then the rest together — and wait until each
-        serves. A node that fails, a timeout, or Ctrl-C stops the nodes this call started, then raises."""
+        """Start every node that is not running — ZooKeeper first, then the controllers and brokers together, then
+        the Connect workers (their state is in the brokers' topics) — and wait until each serves. A node that fails,
+        a timeout, or Ctrl-C stops the nodes this call started, then raises."""
         with self.state.lock:
             self.state.refresh_from_disk()
             pending = [n for n in self.state.nodes if not self.state.alive(n.name)]
             self.runner.prepare(tuple(pending))
             self.runner.check_ports(pending)
         first = [n for n in pending if n.role is ProcessRole.ZOOKEEPER]
-        rest = [n for n in pending if n.role is not ProcessRole.ZOOKEEPER]
+        workers = [n for n in pending if n.is_connect]
+        rest = [n for n in pending if n not in first and n not in workers]
         started: list[NodeSpec] = []
         t0 = time.monotonic()
         try:
-            for group in (first, rest):
+            for group in (first, rest, workers):
                 if not group:
                     continue
                 for node in group:
@@ -165,6 +172,7 @@ class LabCluster:
             self.state.refresh_from_disk()
             if self.state.alive(node.name):
                 return self.snapshot().node(node.name)
+            self._check_brokers_for(node)
             self.runner.prepare((node,))
             self.runner.check_ports([node])
             self.runner.launch(node)
@@ -207,13 +215,35 @@ class LabCluster:
             self.state.save()
         return self.start(node.name, timeout_s)
 
+    def add_connect(self, timeout_s: float = 120.0) -> NodeStatus:
+        """One more Kafka Connect worker in the lab's Connect group, with the next name and REST port."""
+        with self.state.lock, self.state.file_lock():
+            self.state.refresh_from_disk()
+            node = connect_node(self.state.spec, sum(1 for n in self.state.nodes if n.is_connect))
+            if any(n.name == node.name or node.port in n.ports for n in self.state.nodes):
+                raise SupervisorError(f"cannot add {node.name}: its name or port {node.port} is taken in this cluster")
+            self._check_brokers_for(node)
+            self.runner.check_ports([node])
+            self.state.nodes = (*self.state.nodes, node)
+            self.state.save()
+        return self.start(node.name, timeout_s)
+
+    def _check_brokers_for(self, node: NodeSpec) -> None:
+        """A Connect worker keeps its state in the brokers' topics: with none running it would never serve."""
+        if node.is_connect and not any(n.is_broker and self.state.alive(n.name) for n in self.state.nodes):
+            raise SupervisorError(
+                f"{node.name} keeps its state in the lab's brokers, and none runs: start them first (`kafkatop up`)"
+            )
+
     # --- stopping ----------------------------------------------------------------------------------------------
     def down(self, timeout_s: float = STOP_TIMEOUT_S) -> None:
-        """Stop every node: brokers first, then controllers, then ZooKeeper — brokers hang in controlled shutdown
+        """Stop every node: Connect workers first (a clean stop commits their tasks' offsets and leaves their group,
+        through the brokers), then brokers, then controllers, then ZooKeeper — brokers hang in controlled shutdown
         when the controllers they report to are gone first."""
         with self.state.lock:
             self.state.refresh_from_disk()
         order = (
+            [n for n in self.state.nodes if n.is_connect],
             [n for n in self.state.nodes if n.is_broker],
             [n for n in self.state.nodes if n.role is ProcessRole.CONTROLLER],
             [n for n in self.state.nodes if n.role is ProcessRole.ZOOKEEPER],
@@ -245,6 +275,7 @@ class LabCluster:
         with self.state.lock:
             ours = {name for name, run in self.state.running.items() if run.proc is not None}
         for group in (
+            [n for n in self.state.nodes if n.is_connect and n.name in ours],
             [n for n in self.state.nodes if n.is_broker and n.name in ours],
             [n for n in self.state.nodes if n.role is ProcessRole.CONTROLLER and n.name in ours],
             [n for n in self.state.nodes if n.role is ProcessRole.ZOOKEEPER and n.name in ours],

@@ -1,5 +1,6 @@
-"""The node panes of a lab cluster that this kafkatop supervises: nodes from the supervisor's state, CPU and memory
-of their JVMs, and their log tails, read cheaply once a second; the keys act through the supervisor."""
+"""The node panes of a lab cluster that this kafkatop supervises: nodes from the supervisor's state (brokers,
+controllers, ZooKeeper, Kafka Connect workers), CPU and memory of their JVMs, and their log tails, read cheaply once a
+second; the keys act through the supervisor."""
 
 from __future__ import annotations
 
@@ -198,6 +199,10 @@ class LabControl:
 
     def add_broker(self) -> str:
         return self.cluster.add_broker().name
+
+    def add_connect(self) -> str:
+        """One more Kafka Connect worker (LabCluster.add_connect); its name."""
+        return self.cluster.add_connect().name
 
     def close(self) -> None:
         """Stops the nodes this kafkatop started, unless the cluster was released (`--detach`)."""

@@ -148,6 +148,10 @@ class KafkaInstall:
             raise KafkaInstallError(f"{path} is not executable; run chmod +x {self.bin_dir}/*")
         return path
 
+    def jars(self, pattern: str) -> list[Path]:
+        """The installation's jars matching a glob (`connect-file-*.jar`), sorted, from its libs folder."""
+        return sorted(jar for sub in _JAR_DIRS if (self.home / sub).is_dir() for jar in (self.home / sub).glob(pattern))
+
     @property
     def supported_modes(self) -> tuple[LabMode, ...]:
         """The lab modes this version runs, best (the default) first."""
@@ -180,10 +184,12 @@ class KafkaInstall:
         """The installation's own properties file for a node of `role` in a `mode` lab, to copy and adapt.
 
         Roles: zk mode has "broker" (or "combined", the same file) and "zookeeper"; KRaft mode has "combined",
-        "broker" and "controller".
+        "broker" and "controller"; both have "connect" (a Kafka Connect worker: connect-distributed.properties).
         """
         self.check_mode(mode)
-        if mode == "zk":
+        if role == "connect":
+            names, folder = {"connect": "connect-distributed.properties"}, self.config_dir
+        elif mode == "zk":
             names = {
                 "combined": "server.properties",
                 "broker": "server.properties",

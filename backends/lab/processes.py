@@ -2,7 +2,8 @@
 
 Brokers and KRaft nodes run main class `kafka.Kafka` (Confluent 3.x: `io.confluent.support.metrics.SupportedKafka`)
 with their properties file as the first argument after it; ZooKeeper runs `QuorumPeerMain` or
-`ZooKeeperServerMain` with its config. That includes nodes started by hand as in the labs
+`ZooKeeperServerMain` with its config; a Kafka Connect worker runs `ConnectDistributed` with its worker properties
+(its REST listener is its client port). That includes nodes started by hand as in the labs
 (`bin/kafka-server-start.sh config/server-1.properties`): the shell scripts `exec` java, and when a wrapper does not,
 the wrapper is skipped because only the java process carries the main class.
 """
@@ -27,6 +28,8 @@ KAFKA_MAIN_CLASSES = frozenset({"kafka.Kafka", "io.confluent.support.metrics.Sup
 ZOOKEEPER_MAIN_CLASSES = frozenset(
     {"org.apache.zookeeper.server.quorum.QuorumPeerMain", "org.apache.zookeeper.server.ZooKeeperServerMain"}
 )
+CONNECT_MAIN_CLASSES = frozenset({"org.apache.kafka.connect.cli.ConnectDistributed"})
+CONNECT_DEFAULT_LISTENER = "http://:8083"  # Connect's REST listener when its properties name none
 # A first reading of CPU % needs an interval behind it; new processes are primed and read this much later.
 CPU_PRIME_S = 0.1
 
@@ -54,13 +57,17 @@ class JvmCommandLine:
     def is_zookeeper(self) -> bool:
         return self.main_class in ZOOKEEPER_MAIN_CLASSES
 
+    @property
+    def is_connect(self) -> bool:
+        return self.main_class in CONNECT_MAIN_CLASSES
+
 
 def parse_jvm_cmdline(cmdline: list[str]) -> JvmCommandLine | None:
-    """None unless this is a java process running a Kafka or ZooKeeper main class."""
+    """None unless this is a java process running a Kafka, ZooKeeper or Kafka Connect main class."""
     if not cmdline or not os.path.basename(cmdline[0]).startswith("java"):
         return None
     for i, arg in enumerate(cmdline[1:], start=1):
-        if arg in KAFKA_MAIN_CLASSES or arg in ZOOKEEPER_MAIN_CLASSES:
+        if arg in KAFKA_MAIN_CLASSES or arg in ZOOKEEPER_MAIN_CLASSES or arg in CONNECT_MAIN_CLASSES:
             rest = cmdline[i + 1 :]
             overrides: dict[str, str] = {}
             config = None
@@ -107,6 +114,9 @@ def node_config(cmd: JvmCommandLine, config_path: Path | None) -> NodeConfig:
         return NodeConfig(
             ProcessRole.ZOOKEEPER, myid, (), (data_dir,) if data_dir else (), int(client_port) if client_port else None
         )
+    if cmd.is_connect:
+        listeners = split_list(props.get("listeners") or CONNECT_DEFAULT_LISTENER)
+        return NodeConfig(ProcessRole.CONNECT, None, listeners, (), listener_port(listeners[0]) if listeners else None)
     roles = set(split_list(props.get("process.roles")))
     if roles == {"broker", "controller"}:
         role = ProcessRole.COMBINED
@@ -206,7 +216,12 @@ class ProcessSource:
 
     def _measure(self, handle: psutil.Process, cmd: JvmCommandLine) -> KafkaProcess | None:
         config, properties_file, problem = self._config(handle, cmd)
-        role = config.role if config else (ProcessRole.ZOOKEEPER if cmd.is_zookeeper else ProcessRole.BROKER)
+        if config is not None:
+            role = config.role
+        elif cmd.is_zookeeper:
+            role = ProcessRole.ZOOKEEPER
+        else:
+            role = ProcessRole.CONNECT if cmd.is_connect else ProcessRole.BROKER
         try:
             with handle.oneshot():
                 status = _STATUS.get(handle.status(), ProcessStatus.OTHER)

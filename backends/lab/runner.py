@@ -21,6 +21,7 @@ from kafkatop.backends.lab.security import LabSecurity, write_private
 from kafkatop.backends.lab.spec import HOST, NodeSpec
 from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
 from kafkatop.backends.lab.storage import format_storage
+from kafkatop.backends.lab.workers import CONNECT_HEAP, FILE_CONNECTORS, rest_version, worker_properties
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import ProcessRole
@@ -63,16 +64,22 @@ class PortInUse(SupervisorError, BadInput):
 def check_ports_free(nodes: Sequence[NodeSpec]) -> None:
     """PortInUse naming each taken port, its node and its holder."""
     busy = []
+    roles = set()
     for node in nodes:
         for port in node.ports:
             if not port_is_free(port):
                 holder = port_holder(port)
                 busy.append(f"port {port} ({node.name}) is in use{' by ' + holder if holder else ''}")
+                roles.add(node.role)
     if busy:
-        raise PortInUse(
-            "; ".join(busy) + ". Stop whatever holds it, or give this cluster other ports "
-            "(`kafkatop down --delete` then `kafkatop up --base-port 19092`, or another --name)"
+        other_ports = (
+            "give the Connect workers other ports (`kafkatop up --connect-port 19300` for a new lab: a lab's ports are "
+            "fixed once it is made)"
+            if roles == {ProcessRole.CONNECT}
+            else "give this cluster other ports (`kafkatop down --delete` then `kafkatop up --base-port 19092`, or "
+            "another --name)"
         )
+        raise PortInUse("; ".join(busy) + f". Stop whatever holds it, or {other_ports}")
 
 
 def port_holder(port: int) -> str | None:
@@ -142,7 +149,18 @@ class NodeRunner:
             if path.exists():
                 continue
             stock = self.state.install.stock_config(self.state.mode, self.state.stock_role(node))
-            if node.role is ProcessRole.ZOOKEEPER:
+            if node.is_connect:
+                text = worker_properties(
+                    stock.read_text(encoding="utf-8", errors="replace"),
+                    spec=self.state.spec,
+                    node=node,
+                    nodes=self.state.nodes,
+                    plugin_jars=self.state.install.jars(FILE_CONNECTORS),
+                    stock_path=stock,
+                    client_settings=security.client_settings(security.passwords()) if security.enabled else None,
+                    service_loader=self.state.install.version.at_least(3, 6),
+                )
+            elif node.role is ProcessRole.ZOOKEEPER:
                 text = zookeeper_properties(
                     stock.read_text(encoding="utf-8", errors="replace"),
                     spec=self.state.spec,
@@ -162,11 +180,14 @@ class NodeRunner:
                     security_settings=security.broker_settings(node),
                 )
             if security.enabled:
-                write_private(path, text)  # it holds the brokers' SCRAM password and their keys' password
+                write_private(path, text)  # it holds a SCRAM password (the brokers', or a worker's client user's)
             else:
                 path.write_text(text, encoding="utf-8")
         if self.state.mode == "kraft":
-            self._format_storage([n for n in nodes if not (self.state.data_dir(n) / "meta.properties").exists()])
+            unformatted = [
+                n for n in nodes if not (n.is_connect or (self.state.data_dir(n) / "meta.properties").exists())
+            ]
+            self._format_storage(unformatted)
 
     @property
     def security(self) -> LabSecurity:
@@ -184,7 +205,9 @@ class NodeRunner:
 
     def env(self, node: NodeSpec, heap: str | None = None) -> dict[str, str]:
         env = dict(os.environ)
-        size = heap or (ZOOKEEPER_HEAP if node.role is ProcessRole.ZOOKEEPER else self.state.spec.heap)
+        size = heap or {ProcessRole.ZOOKEEPER: ZOOKEEPER_HEAP, ProcessRole.CONNECT: CONNECT_HEAP}.get(
+            node.role, self.state.spec.heap
+        )
         env["KAFKA_HEAP_OPTS"] = f"-Xmx{size} -Xms{size}"
         env.setdefault("KAFKA_JVM_PERFORMANCE_OPTS", LAB_JVM_OPTS)
         env["LOG_DIR"] = str(self.state.state_dir / "logs" / node.name)
@@ -197,7 +220,9 @@ class NodeRunner:
         check_ports_free(nodes)
 
     def launch(self, node: NodeSpec) -> None:
-        script = "zookeeper-server-start" if node.role is ProcessRole.ZOOKEEPER else "kafka-server-start"
+        script = {ProcessRole.ZOOKEEPER: "zookeeper-server-start", ProcessRole.CONNECT: "connect-distributed"}.get(
+            node.role, "kafka-server-start"
+        )
         cmd = [str(self.state.install.script(script)), str(self.state.config_path(node))]
         log_path = self.state.log_path(node)
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,6 +259,8 @@ class NodeRunner:
                 return False
         if not accepting(node.port):
             return False
+        if node.is_connect:  # its REST port opens early, answering 404 until the worker has joined its group
+            return rest_version(node.port) is not None
         try:
             with open(self.state.log_path(node), "rb") as f:
                 f.seek(run.log_offset)

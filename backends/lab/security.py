@@ -127,20 +127,28 @@ class LabSecurity:
         )
         return drawn
 
+    def client_settings(self, passwords: Mapping[str, str]) -> dict[str, str]:
+        """The Java client settings of the lab's `client` user: security.protocol, SASL, the lab's CA; {} when
+        plaintext. Secrets: for 0600 files only (client.properties, a Connect worker's properties)."""
+        if not self.enabled:
+            return {}
+        settings = {"security.protocol": listener_name(self.security)}
+        if uses_sasl(self.security):
+            settings |= {
+                "sasl.mechanism": MECHANISM,
+                "sasl.jaas.config": jaas_line(CLIENT_USER, passwords[CLIENT_USER]),
+            }
+        if uses_tls(self.security):
+            settings |= {"ssl.truststore.type": "PEM", "ssl.truststore.location": str(self.ca_path)}
+        return settings
+
     def client_properties_text(self, passwords: Mapping[str, str]) -> str:
         protocol = listener_name(self.security)
         lines = [
             f"# kafkatop lab cluster {self.name!r}: client settings for {protocol}, in Kafka's Java client format.",
             "# For Kafka's tools (--command-config) and kafkatop (--command-config; used by itself for this lab).",
-            f"security.protocol={protocol}",
         ]
-        if uses_sasl(self.security):
-            lines += [
-                f"sasl.mechanism={MECHANISM}",
-                f"sasl.jaas.config={jaas_line(CLIENT_USER, passwords[CLIENT_USER])}",
-            ]
-        if uses_tls(self.security):
-            lines += ["ssl.truststore.type=PEM", f"ssl.truststore.location={_escape(str(self.ca_path))}"]
+        lines += [f"{key}={_escape(value)}" for key, value in self.client_settings(passwords).items()]
         return "\n".join(lines) + "\n"
 
     # --- what the brokers and the format get -------------------------------------------------------------------

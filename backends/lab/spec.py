@@ -19,6 +19,7 @@ from kafkatop.backends.model.processes import ProcessRole
 HOST = "127.0.0.1"
 MAX_VOTERS = 3  # combined mode: the first three nodes form the KRaft quorum, later brokers are broker-only
 CONTROLLER_ID_BASE = 100  # dedicated KRaft controllers get node ids 101, 102, … so broker ids stay 1, 2, 3 as in labs
+CONNECT_PORT_OFFSET = 200  # Kafka Connect workers' REST ports: base_port + 200, + 201, … unless connect_port is given
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _HEAP = re.compile(r"[1-9][0-9]*[kKmMgG]")
 _PROPERTY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -81,6 +82,8 @@ class ClusterSpec:
     # default (on from 4.1); share groups (KIP-932: share.version=1), off unless asked.
     elr: bool | None = None
     share_groups: bool = False
+    connect: int = 0  # Kafka Connect workers (connect-distributed), started after the brokers, in one group
+    connect_port: int | None = None  # the first worker's REST port; None: base_port + 200
 
     @property
     def features(self) -> dict[str, int]:
@@ -92,6 +95,10 @@ class ClusterSpec:
     def first_controller_port(self) -> int:
         return self.controller_port if self.controller_port is not None else self.base_port + 100
 
+    @property
+    def first_connect_port(self) -> int:
+        return self.connect_port if self.connect_port is not None else self.base_port + CONNECT_PORT_OFFSET
+
     def validate(self) -> ClusterSpec:
         problems: list[str] = []
         if name_problem(self.name):
@@ -100,6 +107,8 @@ class ClusterSpec:
             problems.append(f"a cluster needs at least 1 broker (asked for {self.brokers})")
         if self.controllers < 0:
             problems.append(f"controllers must be 0 (combined nodes) or more (asked for {self.controllers})")
+        if self.connect < 0:
+            problems.append(f"connect must be 0 (no Kafka Connect workers) or more (asked for {self.connect})")
         if self.controllers and self.mode == "zk":
             problems.append("dedicated controllers are a KRaft thing: drop --controllers, or use --mode kraft")
         if self.features and self.mode == "zk":
@@ -180,12 +189,17 @@ class ClusterSpec:
                 self.first_controller_port,
                 self.first_controller_port + max(count, 1) - 1,
             )
+        if self.connect > 0:
+            ranges["Connect REST ports (--connect-port)"] = (
+                self.first_connect_port,
+                self.first_connect_port + self.connect - 1,
+            )
         problems = [f"{what} {lo}-{hi} outside 1-65535" for what, (lo, hi) in ranges.items() if lo < 1 or hi > 65535]
         items = list(ranges.items())
         for i, (a, (alo, ahi)) in enumerate(items):
             for b, (blo, bhi) in items[i + 1 :]:
                 if alo <= bhi and blo <= ahi:
-                    problems.append(f"{a} {alo}-{ahi} overlap {b} {blo}-{bhi}")
+                    problems.append(f"{a} {alo}-{ahi} overlap {b} {blo}-{bhi}: give one of them other ports")
         return problems
 
 
@@ -193,10 +207,11 @@ class ClusterSpec:
 class NodeSpec:
     """One process of a lab cluster, with the ports it binds on 127.0.0.1."""
 
-    name: str  # "zookeeper", "broker-1", "controller-101"
+    name: str  # "zookeeper", "broker-1", "controller-101", "connect-1"
     role: ProcessRole
-    node_id: int | None  # broker.id / node.id; None for ZooKeeper
-    port: int  # the client port: PLAINTEXT for brokers, clientPort for ZooKeeper, CONTROLLER for controllers
+    node_id: int | None  # broker.id / node.id; None for ZooKeeper and Connect workers
+    port: int  # the client port: PLAINTEXT for brokers, clientPort for ZooKeeper, CONTROLLER for controllers, REST
+    # for Connect workers (their listeners=http://127.0.0.1:PORT)
     controller_port: int | None = None  # combined KRaft nodes: their CONTROLLER listener
 
     @property
@@ -206,6 +221,10 @@ class NodeSpec:
     @property
     def is_controller(self) -> bool:
         return self.role in (ProcessRole.CONTROLLER, ProcessRole.COMBINED)
+
+    @property
+    def is_connect(self) -> bool:
+        return self.role is ProcessRole.CONNECT
 
     @property
     def ports(self) -> tuple[int, ...]:
@@ -221,8 +240,14 @@ def broker_node(spec: ClusterSpec, mode: LabMode, index: int) -> NodeSpec:
     return NodeSpec(f"broker-{node_id}", ProcessRole.BROKER, node_id, port)
 
 
+def connect_node(spec: ClusterSpec, index: int) -> NodeSpec:
+    """Kafka Connect worker number `index` (0-based): connect-(index+1), its REST API on first_connect_port+index."""
+    return NodeSpec(f"connect-{index + 1}", ProcessRole.CONNECT, None, spec.first_connect_port + index)
+
+
 def cluster_nodes(spec: ClusterSpec, mode: LabMode) -> tuple[NodeSpec, ...]:
-    """Every node in start order: ZooKeeper or dedicated controllers first, then the brokers."""
+    """Every node in start order: ZooKeeper or dedicated controllers first, then the brokers, then the Connect
+    workers (they keep their state in the brokers' topics)."""
     first: list[NodeSpec] = []
     if mode == "zk":
         first.append(NodeSpec("zookeeper", ProcessRole.ZOOKEEPER, None, spec.zookeeper_port))
@@ -232,7 +257,8 @@ def cluster_nodes(spec: ClusterSpec, mode: LabMode) -> tuple[NodeSpec, ...]:
             first.append(
                 NodeSpec(f"controller-{node_id}", ProcessRole.CONTROLLER, node_id, spec.first_controller_port + j)
             )
-    return (*first, *(broker_node(spec, mode, i) for i in range(spec.brokers)))
+    brokers = (broker_node(spec, mode, i) for i in range(spec.brokers))
+    return (*first, *brokers, *(connect_node(spec, i) for i in range(spec.connect)))
 
 
 def quorum_voters(nodes: tuple[NodeSpec, ...]) -> str:
@@ -281,7 +307,9 @@ def load_spec_file(path: str | Path) -> tuple[ClusterSpec, dict[str, Any]]:
         if f.name not in cluster:
             continue
         value = cluster[f.name]
-        expect_int = f.name in ("brokers", "base_port", "zookeeper_port", "controller_port", "controllers")
+        expect_int = f.name in (
+            "brokers", "base_port", "zookeeper_port", "controller_port", "controllers", "connect", "connect_port"
+        )  # fmt: skip
         expect_bool = f.name in ("allow_remote_listeners", "elr", "share_groups")
         if expect_int and (isinstance(value, bool) or not isinstance(value, int)):
             raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a whole number")

@@ -88,6 +88,11 @@ class LabSnapshot:
     def zookeeper_connect(self) -> str | None:
         return next((f"{HOST}:{n.node.port}" for n in self.nodes if n.node.role is ProcessRole.ZOOKEEPER), None)
 
+    @property
+    def connect_urls(self) -> tuple[str, ...]:
+        """The REST API of each Kafka Connect worker, in order: `http://127.0.0.1:9292`, …"""
+        return tuple(f"http://{HOST}:{n.node.port}" for n in self.nodes if n.node.is_connect)
+
     def node(self, name: str) -> NodeStatus:
         return next(n for n in self.nodes if n.name == name)
 
@@ -222,6 +227,8 @@ class LabState:
     def stock_role(self, node: NodeSpec) -> str:
         if node.role is ProcessRole.ZOOKEEPER:
             return "zookeeper"
+        if node.is_connect:
+            return "connect"
         if self.mode == "zk":
             return "broker"
         return {ProcessRole.BROKER: "broker", ProcessRole.CONTROLLER: "controller"}.get(node.role, "combined")
@@ -230,13 +237,17 @@ class LabState:
         notes = []
         if install.home.resolve() != self.install.home.resolve():
             notes.append(f"it runs Kafka from {self.install.home}, not {install.home}")
-        for key in ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap", "security"):
+        for key in ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap", "security", "connect"):
             want = getattr(asked, key)
             have = self.mode if key == "mode" else getattr(self.spec, key)
             if key == "brokers":
                 have = sum(1 for n in self.nodes if n.is_broker)
+            if key == "connect":
+                have = sum(1 for n in self.nodes if n.is_connect)
             if want is not None and want != getattr(ClusterSpec(), key) and want != have:
                 notes.append(f"{key} is {have}, not {want}")
+        if asked.connect > sum(1 for n in self.nodes if n.is_connect):
+            notes.append("`kafkatop add-connect` adds a Kafka Connect worker to it")
         if notes:
             notes.insert(0, f"cluster {self.spec.name!r} already exists at {self.state_dir}, so it is used as it is:")
             notes.append("use another --name, or `kafkatop down --delete` first, for a different cluster")

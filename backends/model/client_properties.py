@@ -88,7 +88,7 @@ def translate_client_properties(props: Mapping[str, str]) -> TranslatedPropertie
     out: dict[str, str] = {}
     ignored: list[str] = []
     for key, value in props.items():
-        if key in _HANDLED:
+        if key in _HANDLED or key.startswith("connect."):  # connect.*: Kafka Connect's (backends/connect/auth.py)
             continue
         if key in _RENAMED:
             out[_RENAMED[key]] = value

@@ -167,7 +167,7 @@ def decode(hint: Any, data: JSON, path: str = "$") -> Any:
             return origin(values)
         except TypeError as e:  # a frozenset of unhashable items (lists, objects)
             raise CodecError(f"{path}: not a {origin.__name__}: {e}") from None
-    if origin is dict:
+    if origin is dict or origin is Mapping:  # a Mapping field (a REST answer kept as it came) reads as a dict
         key_hint, value_hint = args if args else (Any, Any)
         if isinstance(data, dict):
             return {decode(key_hint, k, path): decode(value_hint, v, f"{path}.{k}") for k, v in data.items()}

@@ -14,6 +14,7 @@ class OperationKind(StrEnum):
     ADD_PARTITIONS = "add partitions"
     CONFIG_CHANGE = "config change"
     GROUP_CHANGE = "group change"  # a group deleted, its offsets deleted or reset
+    CONNECTOR_CHANGE = "connector change"  # a Kafka Connect connector created, paused, resumed, stopped, …
 
 
 class OperationPhase(StrEnum):

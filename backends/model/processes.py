@@ -13,6 +13,7 @@ class ProcessRole(StrEnum):
     BROKER = "broker"
     CONTROLLER = "controller"
     COMBINED = "broker+controller"  # KRaft `process.roles=broker,controller`
+    CONNECT = "connect"  # a Kafka Connect worker (connect-distributed), a lab component beside the brokers
 
 
 class ProcessStatus(StrEnum):

@@ -16,6 +16,7 @@ from typing import Any, Literal, cast, get_args
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
+from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
@@ -28,9 +29,10 @@ MARK = "kafkatop_recording"
 
 RecordKind = Literal[
     "cluster", "cluster-failed", "nodes", "ensemble", "ensemble-failed", "zookeeper", "consoles", "action",
-    "action-finished", "operation",
+    "action-finished", "operation", "connect", "connect-failed",
 ]  # fmt: skip
-Source = Literal["control", "ensemble", "zookeeper", "clients"]  # what the live view had beside the cluster poll
+# What the live view had beside the cluster poll.
+Source = Literal["control", "ensemble", "zookeeper", "clients", "connect"]
 
 
 class RecordingError(BadInput):
@@ -93,7 +95,7 @@ class ActionDone:
 
 Payload = (
     ClusterSnapshot | NodesSnapshot | EnsembleSnapshot | QuorumSnapshot | ZooKeeperPush | ConsoleActivity
-    | ActionTaken | ActionDone | SourceFailed | OperationStep
+    | ActionTaken | ActionDone | SourceFailed | OperationStep | ConnectSnapshot
 )  # fmt: skip
 PAYLOADS: dict[str, Any] = {
     "cluster": ClusterSnapshot,
@@ -106,9 +108,12 @@ PAYLOADS: dict[str, Any] = {
     "action": ActionTaken,
     "action-finished": ActionDone,
     "operation": OperationStep,
+    "connect": ConnectSnapshot,  # recorded without each connector's REST answer (`raw`): the view never shows it
+    "connect-failed": SourceFailed,
 }
 assert set(PAYLOADS) == set(get_args(RecordKind))
-_TIMED = ("cluster", "nodes", "ensemble")  # snapshots with a taken_at: written as "same" when nothing else changed
+# Snapshots with a taken_at: written as "same" when nothing else changed.
+_TIMED = ("cluster", "nodes", "ensemble", "connect")
 
 
 @dataclass(frozen=True, slots=True)

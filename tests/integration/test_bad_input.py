@@ -107,7 +107,8 @@ CLI: list[Any] = [
     ),
     (["create-topic", "a", "--topic", "b", *CREATE], {}, {}, "two topics: 'a' and --topic 'b'; give one"),
     (["create-topic", *CREATE], {}, {}, "--topic is required (or the topic's name after create-topic)"),
-    (["durability"], {}, {}, "--topic is required"),
+    (["durability"], {}, {}, "durability needs --topic NAME"),
+    (["durability", "--connect", "--topic", "t"], {}, {}, "--topic: not with --connect"),
     # numbers
     (["--timeout", "-1", "--demo"], {}, {}, "argument --timeout: expected a number of seconds above 0; not '-1'"),
     (["--interval", "0"], {}, {}, "argument --interval: expected a number of seconds above 0; not '0'"),

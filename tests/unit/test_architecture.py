@@ -69,6 +69,8 @@ PURE = [
     "kafkatop.backends.checks.durability.exactly_once",
     "kafkatop.backends.checks.chaos.verdict",
     "kafkatop.backends.checks.chaos.report",
+    "kafkatop.backends.checks.pipeline.verdict",
+    "kafkatop.backends.checks.pipeline.report",
 ]
 
 
@@ -106,7 +108,10 @@ def test_the_entry_point_loads_only_the_parser() -> None:
     modules = {
         "kafkatop.tui.cli.main",
         "kafkatop.tui.cli.parser",
-        *(f"kafkatop.tui.cli.parser_{family}" for family in ("common", "lab", "topics", "clients", "checks")),
+        *(
+            f"kafkatop.tui.cli.parser_{family}"
+            for family in ("common", "lab", "topics", "clients", "checks", "connect")
+        ),
         "kafkatop.tui.cli.options",
         "kafkatop.tui.cli.values",
         "kafkatop.tui.cli.exits",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-# LAB_ONLY: up, down, status, add-broker act on a lab, and take no --bootstrap-server
+# LAB_ONLY: up, down, status, add-broker, add-connect act on a lab, and take no --bootstrap-server
 from kafkatop.tui.cli.contexts import LAB_ONLY, WRITES, apply_context, refuse_writes
 from kafkatop.tui.cli.exits import UsageError
 from kafkatop.tui.cli.main import main
@@ -39,9 +39,17 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("up", ["up", "--brokers", "1"]),
     ("down", ["down", "--delete"]),
     ("add-broker", ["add-broker"]),
+    ("add-connect", ["add-connect"]),
     ("durability", ["durability", "--topic", "t", "--yes"]),
     ("chaos", ["chaos", "--topic", "t", "--steps", "1"]),
     ("transactions-abort", ["transactions", "abort", "--topic", "t", "--partition", "0", "--start-offset", "5"]),
+    ("connect-create", ["connect", "create", "connector.json"]),
+    ("connect-pause", ["connect", "pause", "c"]),
+    ("connect-resume", ["connect", "resume", "c"]),
+    ("connect-stop", ["connect", "stop", "c"]),
+    ("connect-restart", ["connect", "restart", "c", "--include-tasks", "--only-failed"]),
+    ("connect-delete", ["connect", "delete", "c", "--yes"]),
+    ("connect-offsets-reset", ["connect", "offsets", "c", "--reset", "--yes"]),
 ]
 
 # Commands that only read, as given: refuse_writes lets them through in read-only.
@@ -64,11 +72,19 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("transactions-describe", ["transactions", "describe", "--transactional-id", "tx"]),
     ("transactions-describe-producers", ["transactions", "describe-producers", "--topic", "t", "--partition", "0"]),
     ("transactions-find-hanging", ["transactions", "find-hanging", "--topic", "t"]),
+    ("connect-list", ["connect", "list", "--json"]),
+    ("connect-status", ["connect", "status", "c"]),
+    ("connect-offsets", ["connect", "offsets", "c"]),
+    ("connect-plugins", ["connect", "plugins", "FileStreamSource"]),
+    ("connect-validate", ["connect", "validate", "connector.json"]),
 ]
 
 
 def cluster_flags(argv: list[str], address: str = NOWHERE) -> list[str]:
-    """The flags that point a write at an attached cluster; a lab's own commands name no address."""
+    """The flags that point a write at an attached cluster (Kafka Connect's workers for `connect`); a lab's own
+    commands name no address."""
+    if argv[0] == "connect":
+        return ["--connect-url", f"http://{address}"]
     return [] if argv[0] in LAB_ONLY else ["--bootstrap-server", address]
 
 
@@ -140,8 +156,7 @@ def test_a_read_only_default_context_refuses_a_write(isolated: Path, capsys: pyt
 
 @pytest.mark.parametrize("argv", [argv for _, argv in READ_INVOCATIONS], ids=[i for i, _ in READ_INVOCATIONS])
 def test_read_only_lets_a_read_through(isolated: Path, argv: list[str]) -> None:
-    flags = [] if argv[0] == "status" else ["--bootstrap-server", NOWHERE]
-    args = build_parser().parse_args([*argv, "--read-only", *flags])
+    args = build_parser().parse_args([*argv, "--read-only", *cluster_flags(argv)])
     assert args.read_only
     assert WRITES[args.command](args) is None
     refuse_writes(args)  # no refusal: the command would run, reading
@@ -177,6 +192,7 @@ def test_the_live_view_and_kafkatop_contexts_are_not_refused(isolated: Path) -> 
 WRITE_IDS = frozenset({
     "kill", "stop", "start", "restart", "add-broker", "create-topic", "delete-topic", "durability",
     "elect-preferred", "elect-unclean", "add-partitions", "reassign", "delete-group", "delete-offsets",
+    "connect-create", "connect-pause", "connect-resume", "connect-stop", "connect-restart", "connect-delete",
 })  # fmt: skip
 # Ids that sound like a write but only read or move the view, each with why.
 SOUND_LIKE_WRITES = {

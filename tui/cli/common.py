@@ -48,6 +48,7 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
                 f"--broker-property {item!r}: expected KEY=VALUE, e.g. --broker-property min.insync.replicas=2"
             )
         props[key.strip()] = value.strip()
+    workers = getattr(args, "connect", None)  # up's count of Connect workers (durability's --connect is a switch)
     return with_overrides(
         spec,
         name=args.name,
@@ -57,6 +58,8 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         zookeeper_port=getattr(args, "zookeeper_port", None),
         controller_port=getattr(args, "controller_port", None),
         controllers=getattr(args, "controllers", None),
+        connect=workers if type(workers) is int else None,
+        connect_port=getattr(args, "connect_port", None),
         heap=getattr(args, "heap", None),
         security=getattr(args, "security", None),
         allow_remote_listeners=getattr(args, "allow_remote_listeners", None) or None,

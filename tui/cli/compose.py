@@ -38,6 +38,7 @@ from kafkatop.backends.ports import (
 )
 from kafkatop.spark.counter import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
+from kafkatop.tui.cli.compose_connect import connect_cluster
 from kafkatop.tui.cli.ending import Ending, say
 from kafkatop.tui.cli.exits import UsageError, err
 from kafkatop.tui.live.app import KafkatopApp
@@ -258,6 +259,7 @@ def compose_sources(
     stack.callback(browser.close)
     spark = _spark_counts(args, connection)
     stack.callback(spark.close)  # before the cluster: a live query reads it until then
+    connect = connect_cluster(args, lab if chosen.kind == "lab" else None, stack)  # its workers, if it has them
     recorder = None
     if args.record:
         from kafkatop.backends.recording.file import RecordingWriter
@@ -267,6 +269,7 @@ def compose_sources(
             had.append("ensemble")
         if watch is not None:
             had.append("zookeeper")
+        had += ["connect"] if connect is not None else []
         header = RecordingHeader(time.time(), chosen.title, tuple(had), chosen.banner)
         recorder = RecordingWriter(Path(args.record), header)
         stack.callback(_recorded, recorder)
@@ -281,7 +284,7 @@ def compose_sources(
         reassignments=None if chosen.kind == "demo" else _reassignments(connection),
         group_tools=None if chosen.kind == "demo" else GroupTools(connection),
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
-        browser=browser,
+        browser=browser, connect=connect,
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None

@@ -15,10 +15,11 @@ from pathlib import Path
 from kafkatop.backends.model.contexts import ClusterContext, Contexts, read_contexts
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
+from kafkatop.tui.cli.parser_connect import CONNECT_WRITES
 
 USER_FILE = Path("kafkatop") / "config.toml"
 # Commands that start, grow or stop a lab: an attached default context does not apply to them.
-LAB_ONLY = frozenset({"up", "down", "status", "add-broker"})
+LAB_ONLY = frozenset({"up", "down", "status", "add-broker", "add-connect"})
 # What names a cluster on the command line: with one of these, the default context stays out of the way.
 _CHOOSERS = (("bootstrap_server", "--bootstrap-server"), ("name", "--name"), ("demo", "--demo"),
              ("replay", "--replay"))  # fmt: skip
@@ -94,6 +95,8 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
                              f'(or set zookeeper = "HOST:PORT" in {context.defined_in})')  # fmt: skip
         if context.zookeeper is not None:
             args.zookeeper = context.zookeeper
+    if context.connect_url and not getattr(args, "connect_url", None):
+        args.connect_url = list(context.connect_url)  # its Kafka Connect workers (`kafkatop connect`)
     # --command-config, when given, wins: another user's properties (admin.properties) on the same cluster.
     if context.command_config is not None and not getattr(args, "command_config", None):
         args.command_config = context.command_config
@@ -128,6 +131,7 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
     "start": _always("starts a process of the cluster"),
     "restart": _always("restarts a process of the cluster"),
     "add-broker": _always("adds a broker"),
+    "add-connect": _always("adds a Kafka Connect worker"),
     "create-topic": _always("creates a topic"),
     "describe": _never,
     "install": _never,
@@ -149,6 +153,10 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
         lambda a: bool(a.delete or a.delete_offsets), "--delete/--delete-offsets delete share groups' data"
     ),
     "transactions": _when(lambda a: a.transactions_command == "abort", "abort writes an abort marker"),
+    "connect": _when(
+        lambda a: a.connect_command in CONNECT_WRITES or bool(a.reset),
+        "create, pause, resume, stop, restart and delete change connectors, offsets --reset deletes their offsets",
+    ),
 }
 
 

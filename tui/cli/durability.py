@@ -132,6 +132,9 @@ def _progress_printer(out: TextIO) -> Callable[[DurabilityProgress], None]:
 
 
 def cmd_durability(args: argparse.Namespace) -> int:
+    if not args.topic:
+        err("durability needs --topic NAME (a replicated topic to write to), or --connect to check a Connect pipeline")
+        return 2
     try:
         settings = settings_from_args(args, attached=bool(args.bootstrap_server))
     except DurabilityRefused as e:

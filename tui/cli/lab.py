@@ -1,5 +1,5 @@
-"""The lab cluster's commands: `kafkatop up|down|status|kill|stop|start|restart|add-broker`. Each returns an exit
-code: 0 done, 1 failed, 2 bad input, 130 interrupted."""
+"""The lab cluster's commands: `kafkatop up|down|status|kill|stop|start|restart|add-broker|add-connect`. Each returns
+an exit code: 0 done, 1 failed, 2 bad input, 130 interrupted."""
 
 from __future__ import annotations
 
@@ -87,6 +87,8 @@ def print_status(
         + (f" · zookeeper {snap.zookeeper_connect}" if snap.zookeeper_connect else ""),
         file=out,
     )
+    if snap.connect_urls:
+        print(f"connect {','.join(snap.connect_urls)} (Kafka Connect workers' REST API)", file=out)
     print(f"state {snap.state_dir}", file=out)
     print(f"security {security_text(snap)}", file=out)
     header = ("NODE", "ROLE", "ID", "STATE", "PID", "PORT", "CPU%", "RSS", "UPTIME")
@@ -248,6 +250,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "cluster_id": snap.cluster_id,
             "bootstrap_servers": snap.bootstrap_servers,
             "zookeeper_connect": snap.zookeeper_connect,
+            "connect_urls": list(snap.connect_urls),
             "security": snap.security,
             "client_properties": str(snap.client_properties) if snap.client_properties else None,
             "state_dir": str(snap.state_dir),
@@ -343,6 +346,19 @@ def cmd_add_broker(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_add_connect(args: argparse.Namespace) -> int:
+    cluster = open_cluster(args)
+    with interrupt_on_termination():
+        try:
+            status = cluster.add_connect(timeout_s=args.timeout)
+        except KeyboardInterrupt:
+            err("interrupted: the new Connect worker was stopped again")
+            return INTERRUPTED
+    cluster.release()
+    print(f"{status.name} added: {status.state.value} pid {status.pid}, REST on http://127.0.0.1:{status.node.port}")
+    return 0
+
+
 COMMANDS = {
     "up": cmd_up,
     "down": cmd_down,
@@ -352,6 +368,7 @@ COMMANDS = {
     "start": cmd_node,
     "restart": cmd_node,
     "add-broker": cmd_add_broker,
+    "add-connect": cmd_add_connect,
 }
 
 

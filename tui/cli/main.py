@@ -12,7 +12,7 @@ from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.exits import DONE, FAILED, INTERRUPTED, Declined, err, exit_status
 from kafkatop.tui.cli.parser import build_parser
 
-LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker"})
+LAB_COMMANDS = frozenset({"up", "down", "status", "kill", "stop", "start", "restart", "add-broker", "add-connect"})
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -41,6 +41,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.reassign import cmd_reassign
 
         return cmd_reassign(args)
+    if command == "durability" and args.connect:
+        from kafkatop.tui.cli.pipeline import cmd_pipeline
+
+        return cmd_pipeline(args)
     if command == "durability":
         from kafkatop.tui.cli.durability import cmd_durability
 
@@ -73,6 +77,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.contexts import cmd_contexts
 
         return cmd_contexts(args)
+    if command == "connect":
+        from kafkatop.tui.cli.connect import cmd_connect
+
+        return cmd_connect(args)
     if command == "counts":
         from kafkatop.tui.cli.counts import cmd_counts
 
@@ -80,8 +88,20 @@ def run_command(args: argparse.Namespace) -> int:
     raise AssertionError(f"no command {command!r}")  # argparse allows only the commands it knows
 
 
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    """The command line. argparse takes a command's positionals in one go, so the NAME of `connect status --json
+    NAME` (an option between the action and its name) comes back unrecognized: it is the action's, when it lacks one."""
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if args.command == "connect" and args.target is None and len(extras) == 1 and not extras[0].startswith("-"):
+        args.target = extras.pop()
+    if extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(argv)
     try:
         if args.command != "contexts":
             from kafkatop.tui.cli.contexts import apply_context, refuse_writes

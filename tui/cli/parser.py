@@ -1,6 +1,7 @@
 """The command line: every option of the live view, and the table of commands whose options the sibling modules
 define — parser_lab.py (the lab cluster, install), parser_topics.py (topics, partitions, configs, reassignments,
-elections), parser_clients.py (groups, consume, counts), parser_checks.py (durability, chaos); the options they share:
+elections), parser_clients.py (groups, consume, counts), parser_checks.py (durability, chaos), parser_connect.py (Kafka
+Connect); the options they share:
 parser_common.py. Standard library only, so `kafkatop --help` answers at once. How an option given before the command
 is merged: tui/cli/options.py; the value types: tui/cli/values.py."""
 
@@ -28,14 +29,17 @@ from kafkatop.tui.cli.parser_common import (
     lab_options,
     timeout_option,
 )
+from kafkatop.tui.cli.parser_connect import CONNECT, add_connect
 from kafkatop.tui.cli.parser_lab import (
     ADD_BROKER,
+    ADD_CONNECT,
     DOWN,
     INSTALL,
     NODE_ACTIONS,
     STATUS,
     UP,
     add_add_broker,
+    add_add_connect,
     add_down,
     add_install,
     add_node,
@@ -67,10 +71,10 @@ def build_parser() -> RootParser:
     p = RootParser(
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
-        epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker; topics: create-topic, "
-        "describe, add-partitions; operations: elect-leaders, reassign, configs, groups, share-groups, consume; "
-        "durability, chaos; counts (Spark); features; transactions; install (download Apache Kafka); contexts "
-        "(named clusters, --context NAME). "
+        epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker, add-connect; topics: "
+        "create-topic, describe, add-partitions; operations: elect-leaders, reassign, configs, groups, share-groups, "
+        "consume; durability, chaos; counts (Spark); features; transactions; connect (Kafka Connect); install "
+        "(download Apache Kafka); contexts (named clusters, --context NAME). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
@@ -117,6 +121,7 @@ def build_parser() -> RootParser:
     for action, what in NODE_ACTIONS:
         add_node(command(action, help=what), action)
     add_add_broker(command("add-broker", **ADD_BROKER))
+    add_add_connect(command("add-connect", **ADD_CONNECT))
     add_create_topic(command("create-topic", **CREATE_TOPIC))
     add_describe(command("describe", **DESCRIBE))
     add_install(command("install", **INSTALL))
@@ -133,5 +138,6 @@ def build_parser() -> RootParser:
     add_features(command("features", **FEATURES))
     add_transactions(command("transactions", **TRANSACTIONS))
     add_contexts(command("contexts", **CONTEXTS))
+    add_connect(command("connect", **CONNECT))
     p.offer_command_options()
     return p

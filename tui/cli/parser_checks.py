@@ -31,8 +31,14 @@ DURABILITY: dict[str, str] = {
 def add_durability(dur: Parser) -> None:
     lab_options(dur, spec_file=False)
     client_options(dur)
-    dur.option("--topic", required=True, metavar="NAME", type=text("a topic name"),
-               help="a replicated topic (RF 3 for a real test)")  # fmt: skip
+    dur.option("--topic", metavar="NAME", type=text("a topic name"), help="a replicated topic (RF 3 for a real test)",
+               shown="required, except with --connect")  # fmt: skip
+    dur.option("--connect", action="store_true", help="check a Kafka Connect pipeline instead: a FileStreamSource "
+               "reads --records sequenced lines into a new topic, a FileStreamSink writes them back out, the worker "
+               "running the source task is killed at --kill-at and started again once its task runs elsewhere "
+               "(--restart-at none: left down); lines lost, duplicated, reordered per stage. On a lab with Connect "
+               "workers (`up --connect 2`)")  # fmt: skip
+    dur.option("--keep", action="store_true", help="with --connect, keep its connectors, topic and files")
     dur.option("--records", type=whole(1, 10_000_000, "a count"), default=10_000, metavar="N", help="records to write")
     dur.option("--acks", choices=("all", "1", "0"), default="all", help="producer acks")
     dur.option("--idempotence", action=argparse.BooleanOptionalAction, help="enable.idempotence",
@@ -53,7 +59,7 @@ def add_durability(dur: Parser) -> None:
     dur.option("--yes", action="store_true", help="on an attached cluster (--bootstrap-server), kill or stop its "
                "local broker without asking")  # fmt: skip
     dur.option("--rate", type=number(what="records per second"), metavar="N", help="records per second",
-               shown="as fast as it goes")  # fmt: skip
+               shown="as fast as it goes; 1000 lines/s with --connect")  # fmt: skip
     timeout_option(dur, 10.0, "per request")
     json_option(dur, "the report as JSON")
 

@@ -1,4 +1,4 @@
-"""The lab cluster commands' options: up, down, status, kill, stop, start, restart, add-broker, and install
+"""The lab cluster commands' options: up, down, status, kill, stop, start, restart, add-broker, add-connect, and install
 (download Apache Kafka) — standard library only, so `kafkatop --help` answers at once."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ NODE_ACTIONS: tuple[tuple[str, str], ...] = (
     ("restart", "stop, then start a node"),
 )
 ADD_BROKER: dict[str, str] = {"help": "add one more broker to a running lab cluster"}
+ADD_CONNECT: dict[str, str] = {"help": "add one more Kafka Connect worker to a running lab cluster"}
 
 
 def add_up(up: Parser) -> None:
@@ -38,6 +39,20 @@ def add_up(up: Parser) -> None:
     up.option("--controller-port", type=PORT, metavar="PORT", help="first KRaft controller port", shown="base+100")
     up.option("--controllers", type=whole(0, what="a count"), metavar="N", help="dedicated KRaft controllers",
               shown="0: combined nodes")  # fmt: skip
+    up.option(
+        "--connect",
+        type=whole(0, what="a count"),
+        metavar="N",
+        help="Kafka Connect workers (connect-distributed, in one group), started after the brokers",
+        shown="0",
+    )
+    up.option(
+        "--connect-port",
+        type=PORT,
+        metavar="PORT",
+        help="first Connect worker's REST port; then +1, …",
+        shown="base+200",
+    )
     up.option("--heap", metavar="SIZE", type=text("a JVM size such as 256m"), help="heap per broker JVM", shown="256m")
     up.option("-p", "--broker-property", action="append", type=key_value, metavar="KEY=VALUE",
               help="extra broker setting, repeatable (min.insync.replicas=2, unclean.leader.election.enable=true, …)",
@@ -73,7 +88,8 @@ def add_status(status: Parser) -> None:
 def add_node(node: Parser, action: str) -> None:
     """kill, stop, start or restart (NODE_ACTIONS); kill and stop may signal a broker of an attached cluster."""
     lab_options(node)
-    node.add_argument("node", metavar="NODE", type=text("a node"), help="broker-2, 2, zookeeper, controller-101")
+    node.add_argument("node", metavar="NODE", type=text("a node"),
+                      help="broker-2, 2, zookeeper, controller-101, connect-1")  # fmt: skip
     client_options(node)
     node.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
                 help="find the broker via a ZooKeeper", shown="none")  # fmt: skip
@@ -84,6 +100,11 @@ def add_node(node: Parser, action: str) -> None:
 
 
 def add_add_broker(add: Parser) -> None:
+    lab_options(add)
+    timeout_option(add, 120.0, "start timeout")
+
+
+def add_add_connect(add: Parser) -> None:
     lab_options(add)
     timeout_option(add, 120.0, "start timeout")
 

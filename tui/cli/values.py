@@ -107,6 +107,26 @@ def host_ports(value: str) -> str:
     return value.strip()
 
 
+def connect_url(value: str) -> str:
+    """A Kafka Connect worker's REST URL: http://HOST:PORT, https://HOST:PORT (a proxy's path may follow), or
+    HOST:PORT (http). Credentials in it are refused, unquoted: they belong in the --command-config file."""
+    text = value.strip()
+    if "://" not in text:
+        text = f"http://{text}"
+    scheme, _, rest = text.partition("://")
+    authority = rest.split("/", 1)[0]
+    if "@" in authority:
+        raise argparse.ArgumentTypeError(
+            "credentials in a Connect URL: give them in the --command-config file "
+            "(connect.basic.auth.user.info=USER:PASSWORD), not on the command line"
+        )
+    host, sep, port = authority.rpartition(":")
+    if scheme not in ("http", "https") or not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"expected http://HOST:PORT or https://HOST:PORT (a Connect worker's REST "
+                                         f"URL, e.g. http://127.0.0.1:8083); not {value!r}")  # fmt: skip
+    return text.rstrip("/")
+
+
 _MASTER = re.compile(
     r"local(\[(\*|[1-9][0-9]*)(,[1-9][0-9]*)?\])?|local-cluster\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]"
     r"|spark://[^\s/:,]+(:[0-9]{1,5})?(,[^\s/:,]+(:[0-9]{1,5})?)*|yarn|k8s://\S+"

@@ -90,8 +90,13 @@ class ClusterActions:
         pid = f" (pid {view.pid})" if view is not None and view.pid is not None else ""
         leads = app.view.cluster.leaders_by_broker.get(view.node_id, 0) if (
             app.view.cluster is not None and view is not None and view.node_id is not None) else 0  # fmt: skip
-        detail = "SIGKILL: no controlled shutdown" + (
-            f"; it leads {leads} partition(s), which go leaderless until the controller notices" if leads else ""
+        tasks = app.view.connect.tasks_on(f"127.0.0.1:{view.ports[0]}") if (
+            app.view.connect is not None and view is not None and view.role is ProcessRole.CONNECT and view.ports
+        ) else 0  # fmt: skip
+        detail = (
+            "SIGKILL: no controlled shutdown"
+            + (f"; it leads {leads} partition(s), which go leaderless until the controller notices" if leads else "")
+            + (f"; its {tasks} task(s) wait for the group to give them to another worker" if tasks else "")
         )
         app.push_screen(ConfirmScreen(f"Kill -9 {name}{pid}?", yes="Kill -9", detail=detail), go)
 

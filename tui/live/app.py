@@ -1,7 +1,6 @@
 """The kafkatop live view: starts a poller per source (polling.py), turns what the workers deliver into one LiveView
-that every pane draws itself from, and runs the user's actions in a worker. The screen (screens/main.py) holds the
-layout, the tabs and the keys; the app never fetches data itself: every source and actuator comes in through
-`Sources` (ports), and blocking calls run in thread workers."""
+that every pane draws itself from, and runs the user's actions in a worker. The screen (main_screen.py) holds the
+layout, the tabs and the keys; every source and actuator comes in through `Sources` (ports), blocking in workers."""
 
 from __future__ import annotations
 
@@ -27,6 +26,7 @@ from kafkatop.tui.live.main_screen import MainScreen
 from kafkatop.tui.live.messages import (
     ActionFinished,
     ClusterPolled,
+    ConnectPolled,
     ConsolesDrained,
     EnsemblePolled,
     NodesPolled,
@@ -60,8 +60,7 @@ class KafkatopApp(ContextSwitching):
         self.switcher, self._kept = switcher, {}
         self.sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
         self.settings = settings if settings is not None else Settings()
-        self.replay = replay
-        self.clock = replay.clock if replay is not None else clock
+        self.replay, self.clock = replay, (replay.clock if replay is not None else clock)
         self.view = LiveView()
         self.last_action: ActionFinished | None = None
         # Fed by the workers (the timeline and history are thread-safe and bounded); the panes draw their snapshots.
@@ -115,9 +114,8 @@ class KafkatopApp(ContextSwitching):
 
     # --- start: a poller per source ------------------------------------------------------------------------------
     def _start(self) -> None:
-        # Textual's startup leaves a large, long-lived heap: without this, a full collection lands in the middle
-        # of a refresh every few polls and costs more than the refresh (bench/tui_refresh.py). Frozen objects
-        # are never collected, so this runs once, here.
+        # Textual's startup leaves a large, long-lived heap: without this, a full collection lands in a refresh every
+        # few polls and costs more than it (bench/tui_refresh.py). Frozen objects are never collected: once, here.
         gc.freeze()
         if self.replay is not None:
             self.run_worker(self._play, group="replay", thread=True, exit_on_error=False)
@@ -126,15 +124,14 @@ class KafkatopApp(ContextSwitching):
         if src.startup is not None:
             self.act("cluster started", src.startup)
         self._add_poller("cluster", s.poll_interval_s, lambda: feed.cluster(src.poll_cluster()))
-        if src.control is not None:
-            control = src.control
+        if (control := src.control) is not None:
             self._add_poller("nodes", s.poll_interval_s, lambda: feed.nodes(control.poll()))
-        if src.poll_ensemble is not None:
-            poll_ensemble = src.poll_ensemble
+        if (poll_ensemble := src.poll_ensemble) is not None:
             self._add_poller("ensemble", s.ensemble_interval_s, lambda: feed.ensemble(poll_ensemble()))
-        if src.consoles is not None:
-            consoles = src.consoles
+        if (consoles := src.consoles) is not None:
             self._add_poller("consoles", s.drain_interval_s, lambda: self._drain(consoles))
+        if (connect := src.connect) is not None:
+            self._add_poller("connect", s.connect_interval_s, lambda: feed.connect(connect.poll()))
         if src.zookeeper is not None:
             watch = partial(feed.follow_zookeeper, src.zookeeper, lambda: get_current_worker().is_cancelled)
             self.run_worker(watch, group="watch-zookeeper", thread=True, exit_on_error=False)
@@ -186,6 +183,9 @@ class KafkatopApp(ContextSwitching):
     def on_ensemble_polled(self, message: EnsemblePolled) -> None:
         self._show(ensemble=message.snapshot, ensemble_problem=None, timeline=self._timeline(message.timeline))
 
+    def on_connect_polled(self, message: ConnectPolled) -> None:
+        self._show(connect=message.snapshot, connect_problem=None, timeline=self._timeline(message.timeline))
+
     def on_consoles_drained(self, message: ConsolesDrained) -> None:
         self._show(consoles=message.activity, timeline=self._timeline(message.timeline))
 
@@ -207,7 +207,7 @@ class KafkatopApp(ContextSwitching):
         poller = self._pollers.get(group.removeprefix("poll-"))
         if poller is not None and event.worker is poller.worker:  # not a poll of a context switched away from
             poller.finished()
-            if error is not None and poller.source in ("cluster", "ensemble"):  # the other panes keep their state
+            if error is not None and poller.source in ("cluster", "ensemble", "connect"):  # the others keep theirs
                 self.on_poll_failed(PollFailed(poller.source, failure_text(error), self.clock()))
         elif error is not None and group in ("switch", "close-context"):
             title = "context not switched" if group == "switch" else ""
@@ -220,8 +220,8 @@ class KafkatopApp(ContextSwitching):
         self.feed.failed(message.source, message.reason, message.at)
         if message.source == "cluster":
             self._show(failure=message.reason, failed_at=message.at)  # the last good data stays, with its age
-        else:
-            self._show(ensemble_problem=message.reason)
+        else:  # ensemble_problem, connect_problem: their panes say it
+            self._show(**{f"{message.source}_problem": message.reason})
 
     # --- the user's actions: one worker; each end told as a notice and on the timeline ----------------------------
     def act(self, what: str, call: Callable[[], object]) -> None:
@@ -246,5 +246,5 @@ class KafkatopApp(ContextSwitching):
             self.notify(message.error, title="failed", severity="error", timeout=8)
         else:
             self.notify(message.what, timeout=3)
-        self.poll_now("nodes")
-        self.poll_now("cluster")
+        for source in ("nodes", "cluster", "connect"):
+            self.poll_now(source)

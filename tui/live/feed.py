@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual.message import Message
 
@@ -16,6 +17,7 @@ from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.merge import with_zookeeper
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodesSnapshot
@@ -35,6 +37,7 @@ from kafkatop.backends.ports import EnsembleView, Recorder, ZooKeeperWatch
 from kafkatop.tui.live.messages import (
     ActionFinished,
     ClusterPolled,
+    ConnectPolled,
     ConsolesDrained,
     EnsemblePolled,
     NodesPolled,
@@ -55,6 +58,7 @@ class Feed:
         self.history = History()
         self._polled: ClusterSnapshot | None = None  # the last metadata poll, before ZooKeeper's state is laid over it
         self._pushed: ClusterSnapshot | None = None  # ZooKeeper's state, as its watches last pushed it
+        self._connect: ConnectSnapshot | None = None  # the last Connect poll that a worker answered
 
     def _post(self, message: Message) -> None:
         if not self.muted:
@@ -104,6 +108,20 @@ class Feed:
             self.timeline.observe_quorum(view)
         self._post(EnsemblePolled(view, self.timeline.snapshot()))
 
+    def connect(self, polled: ConnectSnapshot, at: float | None = None) -> None:
+        """Kafka Connect's workers, connectors and tasks. When no worker answered, the last connectors read stay on
+        screen (with their time) beside the workers' problems."""
+        if self.recorder is not None:  # without each connector's REST answer, which the view never shows
+            kept = tuple(replace(c, raw={}) for c in polled.connectors)
+            self._record(polled.taken_at if at is None else at, "connect", replace(polled, connectors=kept))
+        self.timeline.observe_connect(polled)
+        shown = polled
+        if polled.problem is None:
+            self._connect = polled
+        elif self._connect is not None:
+            shown = replace(self._connect, workers=polled.workers, problem=polled.problem)
+        self._post(ConnectPolled(shown, self.timeline.snapshot()))
+
     def consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
         at = time.time() if at is None else at
         self._record(at, "consoles", activity)
@@ -127,6 +145,7 @@ class Feed:
     def failed(self, source: str, reason: str, at: float) -> None:
         """A poll failed (told on the UI thread): only recorded here; the app shows it."""
         kind: RecordKind = "cluster-failed" if source == "cluster" else "ensemble-failed"
+        kind = "connect-failed" if source == "connect" else kind
         self._record(at, kind, SourceFailed(reason))
 
     def action_done(self, done: ActionDone, at: float) -> None:
@@ -167,6 +186,8 @@ class Feed:
             self.zookeeper(p, at)
         elif isinstance(p, NodesSnapshot):
             self.nodes(p, at)
+        elif isinstance(p, ConnectSnapshot):
+            self.connect(p, at)
         elif isinstance(p, ConsoleActivity):
             self.consoles(p, at)
         elif isinstance(p, ActionTaken):
@@ -176,6 +197,6 @@ class Feed:
         elif isinstance(p, ActionDone):
             self._post(ActionFinished(p.what, p.error))
         elif isinstance(p, SourceFailed):
-            self._post(PollFailed("cluster" if entry.kind == "cluster-failed" else "ensemble", p.reason, at))
+            self._post(PollFailed(entry.kind.removesuffix("-failed"), p.reason, at))
         else:
             self.ensemble(p, at)

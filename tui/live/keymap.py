@@ -21,7 +21,7 @@ ANY: frozenset[Mode] = LIVE | {"replay"}
 # Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
 Scope = Literal["app", "screen", "tables", "messages", "spark"]
 
-PARTITIONS, GROUPS = "tab-partitions", "tab-groups"
+PARTITIONS, GROUPS, CONNECT = "tab-partitions", "tab-groups", "tab-connect"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ _KEY_NAMES = {
     "ctrl+c": "ctrl+c",
 }
 
-_P, _G = frozenset({PARTITIONS}), frozenset({GROUPS})
+_P, _G, _K = frozenset({PARTITIONS}), frozenset({GROUPS}), frozenset({CONNECT})
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -165,6 +165,40 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the Messages tab; from Partitions (or Enter on a row) the highlighted partition's newest "
              "records",
         section="Messages", palette="Browse the highlighted partition", tabs=_P, needs="browser"),
+    # Kafka Connect: capitals, as the keys of the process table and the topics leave none of the words' letters.
+    LiveAction("connect-tab", ("N",), "connect_tab", "Connect",
+        help="the Connect tab: connectors, their tasks and the worker each runs on, the workers (Kafka Connect's "
+             "REST API, read every 2 s); Enter on a connector: its tasks, on a task: its trace",
+        section="Connect", modes=ANY),
+    LiveAction("connect-create", ("A",), "connect('create')", "Add connector",
+        help="Connect: add a connector from a file (Connect's JSON, or connect-standalone's .properties), validated "
+             "first: the worker's errors are shown per field and nothing is created",
+        section="Connect", palette="Create a connector from a file", tabs=_K, needs="connect", writes=True,
+        asks_first=True),
+    LiveAction("connect-pause", ("Z",), "connect('pause')", "Pause connector",
+        help="Connect: pause the highlighted connector and its tasks",
+        section="Connect", palette="Pause the highlighted connector", tabs=_K, needs="connect", writes=True),
+    LiveAction("connect-resume", ("U",), "connect('resume')", "Resume connector",
+        help="Connect: resume it (paused or stopped)",
+        section="Connect", palette="Resume the highlighted connector", tabs=_K, needs="connect", writes=True),
+    LiveAction("connect-stop", ("S",), "connect('stop')", "Stop connector",
+        help="Connect: stop it: its tasks shut down, its config stays (its offsets can then be reset)",
+        section="Connect", palette="Stop the highlighted connector", tabs=_K, needs="connect", writes=True),
+    LiveAction("connect-restart", ("B",), "connect('restart')", "Restart connector",
+        help="Connect: restart it, asking first whether with its tasks or only what failed",
+        section="Connect", palette="Restart the highlighted connector", tabs=_K, needs="connect", writes=True,
+        asks_first=True),
+    LiveAction("connect-delete", ("D",), "connect('delete')", "Delete connector",
+        help="Connect: delete the highlighted connector (a confirmation names it)",
+        section="Connect", palette="Delete the highlighted connector", tabs=_K, needs="connect", writes=True,
+        asks_first=True),
+    LiveAction("connect-offsets", ("O",), "connect_view('offsets')", "Connector offsets",
+        help="Connect: the highlighted connector's offsets (KIP-875); once it is stopped, `x` there resets them "
+             "(asks first; refused in a read-only context)",
+        section="Connect", palette="The highlighted connector's offsets", tabs=_K, needs="connect"),
+    LiveAction("connect-plugins", ("L",), "connect_view('plugins')", "Connect plugins",
+        help="Connect: the plugins the workers have (connectors, converters, transformations) and their versions",
+        section="Connect", palette="Kafka Connect's plugins", tabs=_K, needs="connect"),
     LiveAction("processes", ("0",), "processes", "Processes",
         help="the process table",
         section="View", palette="Go to the process table", modes=ANY, needs="control"),
@@ -247,7 +281,7 @@ def key_rows() -> Iterator[tuple[LiveAction, str, str]]:
     """(action, keys, help) of every action that has a key and a line to say: README's table, the help screen."""
     for a in ACTIONS:
         if a.id == "tab-1":
-            yield a, "`1`–`9`", "the tabs, as numbered in the tab bar (a tenth, Messages: `b`)"
+            yield a, "`1`–`9`", "the tabs, as numbered in the tab bar (beyond nine: Messages `b`, Connect `N`)"
         elif a.keys and a.help:
             yield a, a.shown_keys, a.help
 

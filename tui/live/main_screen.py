@@ -15,6 +15,8 @@ from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
 from kafkatop.tui.live.actions import ClusterActions
+from kafkatop.tui.live.actions import Host as ConnectHost
+from kafkatop.tui.live.connect_actions import ConnectActions
 from kafkatop.tui.live.keymap import LIVE, SCREEN_ACTIONS, Mode, action_names, bindings
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.help import HelpScreen
@@ -22,6 +24,7 @@ from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
+from kafkatop.tui.live.widgets.connect import ConnectPanel
 from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
@@ -119,6 +122,8 @@ class MainScreen(Screen[None]):
             # Last, so the tabs before keep their numbers; `b` shows it from anywhere (a lab's tenth tab has no digit).
             with TabPane("Messages", id="tab-messages"):
                 yield MessagesPanel(sources.browser, clock=app.clock)
+            with TabPane("Connect", id="tab-connect"):  # after Messages for the same reason; `N` shows it
+                yield ConnectPanel(self.mode, "connect" in app.present())
         yield FilterBar()
         yield CoalescingFooter()
 
@@ -128,6 +133,8 @@ class MainScreen(Screen[None]):
             tabs.hide_tab("tab-quorum")  # the demo's mock has no ZooKeeper or quorum
         if "control" not in self.host.present():
             tabs.hide_tab("tab-log")
+        if "connect" not in self.host.present() and self.mode not in ("lab", "demo"):
+            tabs.hide_tab("tab-connect")  # a lab or the demo says why it has none; an attached cluster or a replay not
         self._fit(self.app.size.width, self.app.size.height)
         self.app.set_focus(self.home())
         self.host.panes_mounted([w for w in self.query("*") if isinstance(w, LivePane)])
@@ -378,6 +385,13 @@ class MainScreen(Screen[None]):
             return
         self.app.push_screen(TransactionsScreen(reader, lambda: self.host.view.cluster.brokers_alive
                                                 if self.host.view.cluster else ()))  # fmt: skip
+
+    def action_connect(self, what: str = "tab") -> None:
+        """Keymap's Connect section: `N` shows the tab, the others act on its connector (connect_actions.py); three
+        names, as a read-only context refuses those that write and a replay those that ask the workers."""
+        ConnectActions(cast(ConnectHost, self.app), self, self.query_one(ConnectPanel)).run(what)
+
+    action_connect_tab = action_connect_view = action_connect
 
     def action_spark_count(self) -> None:
         self.show_tab("tab-spark")

@@ -9,6 +9,7 @@ from textual.message import Message
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
@@ -48,6 +49,17 @@ class EnsemblePolled(Message):
 
 
 @dataclass
+class ConnectPolled(Message):
+    """Kafka Connect's workers, connectors and tasks, as its REST API answered."""
+
+    snapshot: ConnectSnapshot
+    timeline: TimelineSnapshot | None = None
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ConnectPolled)
+
+
+@dataclass
 class ConsolesDrained(Message):
     """What the producer and consumers did since the last drain, batched into one UI update."""
 
@@ -67,7 +79,7 @@ class OperationRecorded(Message):
 class PollFailed(Message):
     """A source could not be read (a replay of a failure; live failures come from the worker's end)."""
 
-    source: str  # the poller's: "cluster", "ensemble"
+    source: str  # the poller's: "cluster", "ensemble", "connect"
     reason: str
     at: float
 

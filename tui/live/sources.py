@@ -13,6 +13,7 @@ from typing import Literal, Protocol
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.ports import (
     ConfigAdmin,
+    ConnectCluster,
     Consoles,
     DurabilityRunFactory,
     EnsembleView,
@@ -35,6 +36,7 @@ class Settings:
     banner: str | None = None  # e.g. the DEMO notice
     drain_interval_s: float = 0.1  # producer/consumer output: one UI update per drain, not one per message
     ensemble_interval_s: float = 2.0
+    connect_interval_s: float = 2.0  # Kafka Connect's REST API
     # How the view was started (the palette offers what applies to it; a replay is told by the app's Replay).
     mode: Literal["lab", "attach", "demo"] = "attach"
     context: str | None = None  # the context's name (kafkatop.toml's [contexts.NAME]), shown in the status bar
@@ -73,6 +75,7 @@ class Sources:
     group_tools: GroupTools | None = None  # deleting groups and their offsets (x, X in Groups)
     browser: MessageBrowser | None = None  # the Messages tab: pages and searches of a partition, in no group
     transactions: TransactionReader | None = None  # the Transactions screen (i): those not ended yet
+    connect: ConnectCluster | None = None  # the Connect tab: Kafka Connect's workers, connectors and tasks
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.model.cluster import ClusterMode, ClusterSnapshot
+from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
@@ -31,6 +32,8 @@ class LiveView:
     # The consoles' latest drain (deliveries, received records, rebalances): a delta, which the console panes take
     # whether on screen or not (LivePane.take), once each.
     consoles: ConsoleActivity | None = None
+    connect: ConnectSnapshot | None = None  # Kafka Connect: the last poll that any worker answered
+    connect_problem: str | None = None  # why the last poll of Connect failed; None once one succeeds again
 
     @property
     def mode(self) -> ClusterMode | None:

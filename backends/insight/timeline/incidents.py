@@ -37,6 +37,7 @@ _LOSSES = frozenset(
         EventKind.BROKER_LEFT,
         EventKind.PARTITION_OFFLINE,
         EventKind.ISR_SHRUNK,
+        EventKind.WORKER_LOST,
     }
 )
 
@@ -50,6 +51,8 @@ _NODE_KINDS = frozenset(
         EventKind.BROKER_FENCED,
         EventKind.BROKER_LEFT,
         EventKind.BROKER_REGISTERED,
+        EventKind.WORKER_LOST,
+        EventKind.WORKER_BACK,
     }
 )
 

@@ -27,6 +27,13 @@ class EventKind(StrEnum):
     CONSUMER_ERROR = "consumer error"
     RECOVERED = "recovered"  # every node up, every broker alive, every partition led with a full ISR
     OPERATION = "operation"  # an operator's step from kafkatop: an election, a reassignment, a config change, …
+    # Kafka Connect (timeline/connect.py), from its REST API polled every 2 s
+    WORKER_LOST = "Connect worker lost"  # stopped answering
+    WORKER_BACK = "Connect worker back"
+    TASKS_WAITING = "tasks waiting"  # a lost worker's tasks, held for scheduled.rebalance.max.delay.ms
+    TASK_MOVED = "task moved"  # to another worker
+    TASK_STATE = "task state"  # a task RUNNING again, UNASSIGNED, FAILED, …
+    CONNECTOR_CHANGED = "connector changed"  # created, deleted, its state changed
 
 
 class Trigger(StrEnum):
@@ -40,6 +47,7 @@ class Trigger(StrEnum):
     BROKER_LOST = "broker lost"  # left the cluster with no process seen going (not a local node, or not watched)
     LEADER_ELECTION = "leader election"  # from kafkatop: ends once the cluster is seen after it is done
     REASSIGNMENT = "reassignment"
+    WORKER_LOST = "Connect worker lost"  # stopped answering, with no process seen going (an attached Connect)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +148,6 @@ def title(trigger: Trigger, node: str | None, broker_id: int | None, subject: st
         return f"controlled shutdown of {who}"
     if trigger is Trigger.PROCESS_EXITED:
         return f"{who} exited"
-    if trigger is Trigger.BROKER_LOST:
+    if trigger in (Trigger.BROKER_LOST, Trigger.WORKER_LOST):
         return f"{who} lost"
     return f"{trigger.value} {who}"

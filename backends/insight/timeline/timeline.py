@@ -1,9 +1,10 @@
 """A failover timeline: what happened to a cluster, in order, from every source kafkatop watches.
 
 The app's pollers feed it: the node panes' processes, metadata polls (ClusterSnapshot), ZooKeeper's pushed events,
-the KRaft quorum, the consoles' client errors, and kafkatop's own actions. Each source is diffed against its own
-previous view, whose first one is only a baseline. A change that two sources report (ZooKeeper pushes a leader
-election, the next metadata poll shows it) is kept once, as first reported, with the other source in `confirmed_by`.
+the KRaft quorum, the consoles' client errors, Kafka Connect's workers and tasks (connect.py), and kafkatop's own
+actions. Each source is diffed against its own previous view, whose first one is only a baseline. A change that two
+sources report (ZooKeeper pushes a leader election, the next metadata poll shows it) is kept once, as first reported,
+with the other source in `confirmed_by`.
 
 An incident opens at an action of kafkatop (kill -9, controlled shutdown, start, restart) or at a loss nobody
 announced (a process gone, a broker leaving the cluster). It collects what follows until the cluster has recovered
@@ -23,6 +24,7 @@ from collections.abc import Hashable
 
 from kafkatop.backends.insight.timeline.client_errors import ClientErrors, ClientSource
 from kafkatop.backends.insight.timeline.cluster_views import ClusterViews
+from kafkatop.backends.insight.timeline.connect import ConnectViews
 from kafkatop.backends.insight.timeline.events import (
     action_event,
     broker_id_of,
@@ -34,9 +36,11 @@ from kafkatop.backends.insight.timeline.incidents import Incidents
 from kafkatop.backends.insight.timeline.log import EventLog, Record
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, TimelineSnapshot, Trigger
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.connect import ConnectSnapshot, worker_host_port
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
+from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import ZkEvent
 
@@ -80,6 +84,7 @@ class Timeline:
         self._cluster = ClusterViews(self._log, self._incidents, self._node_of)
         self._quorum: QuorumSnapshot | None = None
         self._clients = ClientErrors(self._log, self._incidents)
+        self._connect = ConnectViews(self._log, self._incidents, self._worker_node)
         self._frozen: TimelineSnapshot | None = None  # the last snapshot, while nothing changed
 
     # --- reading ---------------------------------------------------------------------------------------------------
@@ -195,6 +200,20 @@ class Timeline:
         with self._lock:
             self._cluster.observe_zookeeper(event)
 
+    def _worker_node(self, worker: str) -> str | None:
+        """The process pane of a Connect worker (`127.0.0.1:8083`): the connect node serving that port."""
+        where = worker_host_port(worker)
+        if self._nodes is None or where is None:
+            return None
+        return next((n.name for n in self._nodes.nodes if n.role is ProcessRole.CONNECT and where[1] in n.ports), None)
+
+    # --- Kafka Connect -------------------------------------------------------------------------------------------
+    def observe_connect(self, snapshot: ConnectSnapshot) -> None:
+        """A poll of the Connect workers: a worker lost or back, tasks waiting, moving and running again."""
+        with self._lock:
+            self._connect.observe(snapshot)
+            self._check_recovered(snapshot.taken_at)
+
     # --- the KRaft quorum ------------------------------------------------------------------------------------------
     def observe_quorum(self, snapshot: QuorumSnapshot) -> None:
         """A DescribeQuorum poll: a new quorum leader (active controller), or a new election won by the same one."""
@@ -249,8 +268,8 @@ class Timeline:
 
     # --- recovery -----------------------------------------------------------------------------------------------
     def _healthy(self, at: float) -> bool | None:
-        """Every node up, and every cluster source still polled sees every broker alive and every partition led with
-        a full ISR; None when nothing is known."""
+        """Every node up, every cluster source still polled sees every broker alive and every partition led with a
+        full ISR, and Connect (where polled) has every worker answering; None when nothing is known."""
         views: list[bool] = []
         if self._nodes is not None and self._nodes.nodes:
             views.append(all(n.state is NodeState.UP for n in self._nodes.nodes))
@@ -258,6 +277,9 @@ class Timeline:
         views.extend(fresh)
         if self._quorum is not None and at - self._quorum.taken_at <= STALE_SOURCE_S:
             views.append(self._quorum.leader_id >= 0)
+        connect = self._connect.health  # every worker answering, no task waiting for one
+        if connect is not None and at - connect[0] <= STALE_SOURCE_S:
+            views.append(connect[1])
         return all(views) if views else None
 
     # --- recording ----------------------------------------------------------------------------------------------

@@ -31,6 +31,10 @@ NOTES = {
     "`10:30`, `15m ago`). The detail shows key, value (JSON pretty-printed, binary as hex), headers, timestamp and its "
     "type, leader epoch, size. A search reads up to 1,000,000 records; Enter or Stop cancels it, Enter on a match "
     "opens its page. `read_committed` skips aborted transactions. It joins no consumer group.",
+    "Connect": "Enter on a connector: its tasks, the worker each runs on; Enter on a task: its trace. After a kill -9 "
+    "Connect keeps showing the dead worker's tasks RUNNING on it until another worker starts them: the group waits for "
+    "the worker's session to time out (10 s), then `scheduled.rebalance.max.delay.ms` for it to come back (a lab: 20 "
+    "s; Kafka's default: 5 min) — unless it was the group's leader. The Timeline shows each step.",
     "Spark": "Counts are per partition (records, bytes, offsets, timestamps, top keys), each checked against "
     "high − low watermark. Spark runs in a process of its own, started the first time the tab is shown.",
 }
@@ -55,7 +59,7 @@ errors, recovered), and the latest kill -9 beside the latest controlled shutdown
 history** and **msg/s** columns and the groups' **lag history** show the last polls as sparklines.
 """
 
-SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Tables", "Spark", "Replay", "View")
+SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "Tables", "Spark", "Replay", "View")
 
 
 def help_text(tabs: str, refusal: str | None = None) -> str:

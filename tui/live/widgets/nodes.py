@@ -1,4 +1,5 @@
-"""A pane per cluster process: state in colour, id, pid, ports, CPU, memory, uptime, what it hosts; and its log."""
+"""A pane per cluster process: state in colour, id, pid, ports, CPU, memory, uptime, what it hosts (a broker's leaders
+and replicas, a Kafka Connect worker's tasks); and its log."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
+from kafkatop.backends.model.connect import ConnectSnapshot
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.format import human_duration, human_size
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
@@ -34,7 +37,7 @@ class NodeTable(LivePane, DataTable[str | Text]):
         cluster = view.cluster
         leaders = cluster.leaders_by_broker if cluster is not None else {}
         replicas = cluster.replicas_by_broker if cluster is not None else {}
-        self.show(view.nodes, view.controller_id, leaders, replicas)
+        self.show(view.nodes, view.controller_id, leaders, replicas, view.connect)
 
     # (name, fixed width or None): fixed widths where a value's length changes (a column sized by content keeps the
     # widest value it ever held: "104%" during a restart, "starting" before "up").
@@ -70,6 +73,7 @@ class NodeTable(LivePane, DataTable[str | Text]):
         controller_id: int | None,
         leaders: Mapping[int, int],
         replicas: Mapping[int, int],
+        connect: ConnectSnapshot | None = None,
     ) -> None:
         selected = self.selected_name
         self.clear()
@@ -91,6 +95,8 @@ class NodeTable(LivePane, DataTable[str | Text]):
                 "leads": str(leaders.get(n.node_id, 0)) if hosts and n.node_id is not None else "-",
                 "replicas": str(replicas.get(n.node_id, 0)) if hosts and n.node_id is not None else "-",
             }
+            if n.role is ProcessRole.CONNECT:
+                cells["replicas"] = _tasks(n, connect)
             self.add_row(*(cells[name] for name in shown), key=n.name)
         if selected is not None and selected in self.rows:
             self.move_cursor(row=self.get_row_index(selected))
@@ -98,6 +104,14 @@ class NodeTable(LivePane, DataTable[str | Text]):
     @property
     def selected_name(self) -> str | None:
         return highlighted_key(self)
+
+
+def _tasks(worker: NodeView, connect: ConnectSnapshot | None) -> str:
+    """How many tasks a Kafka Connect worker runs (its REST port is its id in Connect: `127.0.0.1:PORT`)."""
+    if connect is None or worker.state is not NodeState.UP:
+        return "-"
+    tasks = sum(connect.tasks_on(f"{host}:{port}") for port in worker.ports for host in ("127.0.0.1", "localhost"))
+    return f"{tasks} task{'s' * (tasks != 1)}"
 
 
 class NodeLog(LivePane, Static):

@@ -55,6 +55,12 @@ KIND_STYLE = {
     EventKind.PROCESS_STARTED: "green",
     EventKind.BROKER_REGISTERED: "green",
     EventKind.OPERATION: "bold cyan",
+    EventKind.WORKER_LOST: "bold red",
+    EventKind.WORKER_BACK: "green",
+    EventKind.TASKS_WAITING: "yellow",
+    EventKind.TASK_MOVED: "green",
+    EventKind.TASK_STATE: "yellow",
+    EventKind.CONNECTOR_CHANGED: "cyan",
 }
 
 

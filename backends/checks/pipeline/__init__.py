@@ -1,0 +1,1 @@
+"""The Connect pipeline check: file → FileStreamSource → topic → FileStreamSink → file, a worker killed midway."""

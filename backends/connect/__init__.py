@@ -1,0 +1,1 @@
+"""Kafka Connect through its workers' REST API (urllib, no extra dependency)."""

@@ -1,0 +1,200 @@
+"""ConnectClient: a Kafka Connect cluster through its workers' REST API (the ConnectCluster port of backends/ports.py).
+
+A poll asks every worker `GET /` at once (version, commit, Kafka cluster id: whether each answers), then one of
+those that answered `GET /connectors?expand=status&expand=info`: every connector with its status and config in one
+request, however many there are. The actions are one request each to the first worker that answers (rest.py). The
+`*_answer` methods return a worker's JSON answer as it came (for `kafkatop connect … --json`); the others parse it
+(answers.py).
+"""
+
+from __future__ import annotations
+
+import ssl
+import time
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from kafkatop.backends.connect.answers import (
+    connectors_of,
+    offsets_of,
+    plugins_of,
+    status_of,
+    validation_of,
+    worker_of,
+)
+from kafkatop.backends.connect.rest import NoAnswer, Workers, none_answered, refusal, worker_name
+from kafkatop.backends.model.connect import (
+    ConnectError,
+    Connector,
+    ConnectorOffset,
+    ConnectorPlugin,
+    ConnectRefused,
+    ConnectSnapshot,
+    ConnectWorker,
+    Validation,
+)
+from kafkatop.backends.model.errors import KafkatopError
+
+EXPANDED = "/connectors?expand=status&expand=info"
+
+
+def _segment(text: str) -> str:
+    """A connector's or plugin's name as one path segment (Connect decodes it)."""
+    return urllib.parse.quote(text, safe="")
+
+
+class ConnectClient:
+    """The workers at `urls`, asked with basic auth (`user_info`, USER:PASSWORD) and TLS (`ssl_context`) when given;
+    each request bounded by `timeout_s` per worker asked."""
+
+    def __init__(
+        self,
+        urls: Sequence[str],
+        *,
+        user_info: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._workers = Workers(tuple(urls), user_info=user_info, ssl_context=ssl_context, timeout_s=timeout_s)
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def urls(self) -> tuple[str, ...]:
+        return self._workers.urls
+
+    @property
+    def answered(self) -> str:
+        """The worker (host:port) that answered the last request: the one asked first next time."""
+        return worker_name(self.urls[self._workers.first])
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        """The workers the last request passed over before one answered, each with why."""
+        return self._workers.passed
+
+    # --- the poll ---------------------------------------------------------------------------------------------------
+    def poll(self) -> ConnectSnapshot:
+        """Every worker's `GET /` and the connectors, expanded. Never raises for a worker that does not answer: the
+        snapshot names each one, and says why there are no connectors when none answered. Workers that all refuse
+        the credentials (401, 403) raise ConnectRefused."""
+        taken_at = time.time()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=min(len(self.urls), 8), thread_name_prefix="kafkatop-connect")
+        asked = tuple(self._pool.map(self._root, self.urls))
+        workers = tuple(worker for worker, _ in asked)
+        answering = [w.url for w in workers if w.reachable]
+        if not answering:
+            refused = next((refused for _, refused in asked if refused is not None), None)
+            if refused is not None:
+                raise refused  # the credentials, not the workers: no poll will do better until they change
+            problems = [f"{worker_name(w.url)} {w.problem}" for w in workers]
+            return ConnectSnapshot(taken_at, workers, (), problem=none_answered(problems))
+        try:
+            connectors = connectors_of(self.connectors_answer(prefer=answering), self.answered)
+        except KafkatopError as e:
+            return ConnectSnapshot(taken_at, workers, (), problem=str(e))
+        return ConnectSnapshot(taken_at, workers, connectors)
+
+    def _root(self, url: str) -> tuple[ConnectWorker, KafkatopError | None]:
+        """The worker's `GET /`, and its refusal of the credentials (401, 403) if it refused them."""
+        try:
+            answer = self._workers.ask(url, "GET", "/")
+        except NoAnswer as e:
+            return ConnectWorker(url, problem=str(e)), None
+        if answer.status >= 400:
+            refused = refusal(answer, credentials=self._workers.credentials)
+            auth = answer.status in (401, 403)
+            return ConnectWorker(url, problem=f"answered / with {answer.status} ({refused})"), refused if auth else None
+        return worker_of(url, answer.body), None
+
+    # --- reads ------------------------------------------------------------------------------------------------------
+    def connectors_answer(self, *, prefer: Sequence[str] = ()) -> dict[str, Any]:
+        """`GET /connectors?expand=status&expand=info` as the worker answered it (its key order kept)."""
+        if prefer and self.urls[self._workers.first] not in prefer:
+            self._workers.first = self.urls.index(prefer[0])
+        body = self._workers.call("GET", EXPANDED).body
+        if not isinstance(body, dict):
+            raise ConnectError(f"{self.answered} answered /connectors with something that is not Connect's answer")
+        return body
+
+    def status_answer(self, name: str) -> Any:
+        return self._workers.call("GET", f"/connectors/{_segment(name)}/status").body
+
+    def info_answer(self, name: str) -> Any:
+        """`GET /connectors/NAME`: its name, config, tasks and type."""
+        return self._workers.call("GET", f"/connectors/{_segment(name)}").body
+
+    def status(self, name: str) -> Connector:
+        """One connector with its tasks, each with its worker and a failed one's trace, and its config."""
+        status = self.status_answer(name)
+        return status_of(status, self.info_answer(name), self.answered)
+
+    def plugins_answer(self, *, connectors_only: bool = False) -> Any:
+        suffix = "" if connectors_only else "?connectorsOnly=false"
+        return self._workers.call("GET", f"/connector-plugins{suffix}").body
+
+    def plugins(self) -> tuple[ConnectorPlugin, ...]:
+        return plugins_of(self.plugins_answer(), self.answered)
+
+    def plugin_config_answer(self, class_name: str) -> Any:
+        """`GET /connector-plugins/CLASS/config`: the definition of each of its settings."""
+        return self._workers.call("GET", f"/connector-plugins/{_segment(class_name)}/config").body
+
+    def validate_answer(self, config: Mapping[str, str]) -> Any:
+        class_name = config.get("connector.class", "").strip()
+        if not class_name:
+            raise ConnectRefused("the config has no connector.class: nothing to validate it against")
+        return self._workers.call("PUT", f"/connector-plugins/{_segment(class_name)}/config/validate",
+                                  dict(config)).body  # fmt: skip
+
+    def validate(self, config: Mapping[str, str]) -> Validation:
+        return validation_of(self.validate_answer(config), self.answered)
+
+    def offsets_answer(self, name: str) -> Any:
+        return self._workers.call("GET", f"/connectors/{_segment(name)}/offsets").body
+
+    def offsets(self, name: str) -> tuple[ConnectorOffset, ...]:
+        return offsets_of(self.offsets_answer(name), self.answered)
+
+    # --- writes -----------------------------------------------------------------------------------------------------
+    def create_answer(self, name: str, config: Mapping[str, str]) -> Any:
+        """`POST /connectors`: the connector as created (its name, config, tasks, type)."""
+        return self._workers.call("POST", "/connectors", {"name": name, "config": dict(config)}).body
+
+    def create(self, name: str, config: Mapping[str, str]) -> None:
+        self.create_answer(name, config)
+
+    def pause(self, name: str) -> None:
+        self._workers.call("PUT", f"/connectors/{_segment(name)}/pause")
+
+    def resume(self, name: str) -> None:
+        self._workers.call("PUT", f"/connectors/{_segment(name)}/resume")
+
+    def stop(self, name: str) -> None:
+        self._workers.call("PUT", f"/connectors/{_segment(name)}/stop")
+
+    def restart_answer(self, name: str, *, include_tasks: bool = False, only_failed: bool = False) -> Any:
+        """`POST /connectors/NAME/restart?includeTasks=&onlyFailed=`: with either, 202 and the status with what is
+        restarting (state RESTARTING); without, 204 and no body (None)."""
+        query = urllib.parse.urlencode({"includeTasks": str(include_tasks).lower(),
+                                        "onlyFailed": str(only_failed).lower()})  # fmt: skip
+        return self._workers.call("POST", f"/connectors/{_segment(name)}/restart?{query}").body
+
+    def restart(self, name: str, *, include_tasks: bool = False, only_failed: bool = False) -> None:
+        self.restart_answer(name, include_tasks=include_tasks, only_failed=only_failed)
+
+    def delete(self, name: str) -> None:
+        self._workers.call("DELETE", f"/connectors/{_segment(name)}")
+
+    def reset_offsets(self, name: str) -> str:
+        """`DELETE /connectors/NAME/offsets` (the connector must be STOPPED): the worker's message."""
+        body = self._workers.call("DELETE", f"/connectors/{_segment(name)}/offsets").body
+        message = body.get("message") if isinstance(body, dict) else None
+        return message if isinstance(message, str) else f"the offsets of {name} were reset"
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

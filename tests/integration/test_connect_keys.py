@@ -1,0 +1,161 @@
+"""The Connect tab's keys, each reaching the port with what was asked, and refused where they must be: outside the tab
+(they say how to get there), in a read-only context (nothing sent), in a replay, where there is no Connect (the demo
+says it has none). The workers are RecordedConnect, a TEST DOUBLE answering what a real Kafka 4.1 lab's workers
+answered (the real workers are driven by tests/integration/test_connect_tab_kafka.py); the app runs headless."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Literal
+
+from textual.widgets import Static, TabbedContent
+
+from kafkatop.backends.model.recording import Recorded, Recording, RecordingHeader
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.replay import Replay
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.screens.connector_offsets import NOT_STOPPED, ConnectorOffsetsScreen
+from kafkatop.tui.live.screens.connector_restart import RestartConnectorScreen
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.connect import NO_DEMO, NO_SOURCE, ConnectPanel
+from tests.conftest import pilot_until
+from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot
+from tests.fixtures.snapshots import TAKEN_AT, RecordedControl
+
+SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, connect_interval_s=86_400, mode="lab")
+
+
+def app_with(connect: RecordedConnect | None, mode: Literal["lab", "attach", "demo"] = "lab",
+             read_only: bool = False) -> KafkatopApp:  # fmt: skip
+    cluster, nodes, quorum = connect_lab()
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, connect=connect)
+    return KafkatopApp(sources, replace(SETTINGS, mode=mode, read_only=read_only), clock=lambda: TAKEN_AT)
+
+
+async def settled(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def notices(app: KafkatopApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_each_key_reaches_the_workers_with_the_highlighted_connector() -> None:
+    connect = RecordedConnect()
+    app = app_with(connect)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N")
+        assert app.query_one(TabbedContent).active == "tab-connect"
+        assert app.query_one(ConnectPanel).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
+        for key in ("Z", "U", "S"):
+            await pilot.press(key)
+            await settled(pilot)
+        await pilot.press("B")
+        assert isinstance(app.screen, RestartConnectorScreen)
+        await pilot.press("f")  # only what failed
+        await settled(pilot)
+        await pilot.press("j", "D")
+        assert isinstance(app.screen, ConfirmScreen) and "lines-in" in app.screen.question
+        await pilot.press("y")
+        await settled(pilot)
+        assert connect.calls == [("pause", "broken-sink"), ("resume", "broken-sink"), ("stop", "broken-sink"),
+                                 ("restart", "broken-sink", True, True), ("delete", "lines-in")]  # fmt: skip
+        done = [e.text for e in app.timeline.snapshot().events]
+        assert "connector broken-sink paused (its tasks stop processing and stay assigned) from kafkatop" in done
+        assert "connector lines-in deleted from kafkatop" in done
+
+
+async def test_offsets_are_reset_only_once_stopped_and_after_a_confirmation() -> None:
+    stopped = connect_snapshot("connectors_paused_stopped.json")  # lines-in STOPPED, lines-out PAUSED
+    connect = RecordedConnect(stopped)
+    app = app_with(connect)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "j", "j", "O")  # lines-out: PAUSED
+        await settled(pilot)
+        assert isinstance(app.screen, ConnectorOffsetsScreen)
+        assert "lines-0  offset 200" in str(app.screen.query_one("#connector-offsets-text", Static).render())
+        await pilot.press("x")
+        assert str(app.screen.query_one("#connector-offsets-status", Static).render()) == NOT_STOPPED
+        await pilot.press("escape", "k", "O")  # lines-in: STOPPED
+        await settled(pilot)
+        await pilot.press("x")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settled(pilot)
+        assert connect.calls == [("reset_offsets", "lines-in")]
+        reset = "connector lines-in offsets reset (KIP-875) from kafkatop: The offsets for this connector have been " \
+            "reset successfully"  # fmt: skip
+        assert reset in [e.text for e in app.timeline.snapshot().events]
+
+
+async def test_a_file_the_worker_refuses_creates_nothing(tmp_path: Any) -> None:
+    connect = RecordedConnect()
+    app = app_with(connect)
+    bad = tmp_path / "bad.properties"
+    bad.write_text("name=bad-sink\nconnector.class=FileStreamSink\nfile=/tmp/out.txt\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "A")
+        app.screen.query_one("#connector-file").value = str(bad)  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        state = app.screen.query_one("#connector-state", Static)
+        await pilot_until(pilot, lambda: "refuses bad-sink" in str(state.render()), "the refusal")
+        assert "topics: Must configure one of topics or topics.regex" in str(state.render())
+        await pilot.press("enter")  # checked again, and refused again: never created
+        await settled(pilot)
+        assert [c[0] for c in connect.calls] == ["validate", "validate"]
+        await pilot.press("escape")
+        assert isinstance(app.screen.query_one(ConnectPanel), ConnectPanel)
+
+
+async def test_refused_outside_the_tab_in_a_read_only_context_and_where_there_is_no_connect() -> None:
+    connect = RecordedConnect()
+    app = app_with(connect, read_only=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("Z")  # read-only: refused before anything, whichever tab
+        assert "writes to the cluster" in notices(app)[-1]
+        await pilot.press("N", "O")
+        await settled(pilot)
+        await pilot.press("x")
+        assert "read-only" in str(app.screen.query_one("#connector-offsets-status", Static).render())
+        assert connect.calls == []
+
+    app = app_with(RecordedConnect())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("Z")
+        assert notices(app)[-1] == "Z acts on the connector highlighted in Connect: press N, pick a connector, then Z"
+
+    app = app_with(None, mode="demo")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N")
+        assert app.query_one(TabbedContent).active == "tab-connect"
+        assert str(app.query_one("#connect-workers", Static).render()) == NO_DEMO
+        await pilot.press("Z")
+        assert notices(app)[-1] == NO_DEMO
+
+    app = app_with(None, mode="attach")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        assert "Connect" not in app.main_screen.tab_titles()
+        await pilot.press("N")
+        assert notices(app)[-1] == NO_SOURCE and app.query_one(TabbedContent).active != "tab-connect"
+
+
+async def test_a_replay_shows_the_recorded_connect_and_acts_on_nothing() -> None:
+    header = RecordingHeader(TAKEN_AT, "lab 'tab'", ("control", "connect"))
+    recording = Recording(header, (Recorded(TAKEN_AT, "connect", connect_snapshot()),))
+    app = KafkatopApp(Sources(lambda: connect_lab()[0]), Settings(), replay=Replay(recording))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot_until(pilot, lambda: app.view.connect is not None, "the replayed poll")
+        await pilot.press("N")
+        assert app.query_one(TabbedContent).active == "tab-connect"
+        assert app.query_one(ConnectPanel).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
+        await pilot.press("Z")
+        assert "a replay only plays back what was recorded" in notices(app)[-1]

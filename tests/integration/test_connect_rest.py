@@ -1,0 +1,240 @@
+"""The Connect client over real sockets: a real closed port and a real port that accepts but never answers are
+passed over for the next worker; a POST whose answer was lost is not sent twice; a 409 of a rebalance is asked once
+more; basic auth travels in its header; TLS checks the workers' CA and presents a client certificate.
+
+Where a behaviour of Connect cannot be had on demand from a real worker (a 409 mid-rebalance, a worker behind basic
+auth or TLS), `ScriptedWorker` stands in: a double, an http.server answering recorded 4.1 answers
+(tests/fixtures/connect/) or the one under test. Real workers: test_connect_kafka.py."""
+
+from __future__ import annotations
+
+import json
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from kafkatop.backends.connect import rest
+from kafkatop.backends.connect.auth import connect_auth
+from kafkatop.backends.connect.client import ConnectClient
+from kafkatop.backends.lab.certs import cert_pem, key_pem, new_ca, new_server_cert
+from kafkatop.backends.model.connect import ConnectError, ConnectRefused
+from kafkatop.backends.zookeeper.server import free_port
+from kafkatop.tui.cli.main import main
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "connect"
+REBALANCE = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"  # connect-runtime 4.1
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class ScriptedWorker:
+    """A double of a Connect worker: answers[(method, path)] is a list of (status, body), the first used up each
+    time, the last one kept. Every request is recorded."""
+
+    answers: dict[tuple[str, str], list[tuple[int, bytes]]]
+    seen: list[Seen] = field(default_factory=list)
+    tls: ssl.SSLContext | None = None
+
+    def __post_init__(self) -> None:
+        worker = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                worker.seen.append(Seen(self.command, self.path, dict(self.headers), self.rfile.read(length)))
+                script = worker.answers.get((self.command, self.path)) or [(404, b'{"error_code":404,"message":"?"}')]
+                status, body = script.pop(0) if len(script) > 1 else script[0]
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_PUT = do_POST = do_DELETE = _answer  # noqa: N815 — http.server's names
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 — http.server's name
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if self.tls is not None:
+            self.server.socket = self.tls.wrap_socket(self.server.socket, server_side=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, name="test-scripted-worker", daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def recorded(name: str) -> bytes:
+    return (FIXTURES / name).read_bytes()
+
+
+@pytest.fixture
+def worker() -> Iterator[ScriptedWorker]:
+    created = b'{"name":"c","config":{},"tasks":[],"type":"source"}'
+    w = ScriptedWorker({("GET", "/"): [(200, recorded("root.json"))],
+                        ("GET", "/connectors?expand=status&expand=info"): [(200, recorded("connectors_expanded.json"))],
+                        ("POST", "/connectors"): [(201, created)]})  # fmt: skip
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def silent() -> Iterator[str]:
+    """A real port that accepts connections (the kernel's backlog) and never answers."""
+    s = socket.create_server(("127.0.0.1", 0), backlog=8)
+    yield f"http://127.0.0.1:{s.getsockname()[1]}"
+    s.close()
+
+
+def closed_port() -> str:
+    return f"http://127.0.0.1:{free_port()}"
+
+
+def test_a_closed_port_is_passed_over_and_the_answering_worker_remembered(worker: ScriptedWorker) -> None:
+    dead = closed_port()
+    client = ConnectClient([dead, worker.url], timeout_s=2.0)
+    answer = client.connectors_answer()
+    assert answer == json.loads(recorded("connectors_expanded.json"))
+    assert client.passed == (f"{dead.removeprefix('http://')} did not answer (connection refused: is the worker "
+                             "down?)",)  # fmt: skip
+    client.connectors_answer()
+    assert client.passed == ()  # the worker that answered is asked first now
+    snapshot = client.poll()
+    assert [w.reachable for w in snapshot.workers] == [False, True] and snapshot.problem is None
+    assert snapshot.workers[1].version == "4.1.0" and len(snapshot.connectors) == 3
+    client.close()
+
+
+def test_no_worker_answering_names_each_and_why(silent: str) -> None:
+    dead = closed_port()
+    client = ConnectClient([dead, silent], timeout_s=0.3)
+    t0 = time.monotonic()
+    with pytest.raises(ConnectError) as failed:
+        client.plugins()
+    assert time.monotonic() - t0 < 2.0  # bounded: a timeout per worker
+    host = silent.removeprefix("http://")
+    assert str(failed.value) == (f"no Connect worker answered: {dead.removeprefix('http://')} did not answer "
+                                 f"(connection refused: is the worker down?); {host} did not answer (no answer within "
+                                 "0.3 s)")  # fmt: skip
+    snapshot = client.poll()  # a poll does not raise: it says why
+    assert snapshot.connectors == () and snapshot.problem is not None and "no answer within 0.3 s" in snapshot.problem
+    client.close()
+
+
+def test_a_post_whose_answer_was_lost_is_not_sent_again(silent: str, worker: ScriptedWorker) -> None:
+    client = ConnectClient([silent, worker.url], timeout_s=0.3)
+    with pytest.raises(ConnectError, match=r"it may have done it \(a POST is not sent twice\)"):
+        client.create("c", {"connector.class": "FileStreamSource"})
+    assert [s for s in worker.seen if s.method == "POST"] == []
+    assert client.connectors_answer()  # a GET goes on to the next worker
+    client.create("c", {"connector.class": "FileStreamSource"})  # now asked first: it answers
+    (posted,) = [s for s in worker.seen if s.method == "POST"]
+    assert json.loads(posted.body) == {"name": "c", "config": {"connector.class": "FileStreamSource"}}
+
+
+def test_a_409_of_a_rebalance_is_asked_once_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rest, "REBALANCE_RETRY_S", 0.05)
+    conflict = json.dumps({"error_code": 409, "message": REBALANCE}).encode()
+    double = ScriptedWorker({("PUT", "/connectors/c/pause"): [(409, conflict), (202, b"")],
+                             ("PUT", "/connectors/d/pause"): [(409, conflict)],
+                             ("POST", "/connectors"): [(409, b'{"error_code":409,"message":"Connector c already '
+                                                              b'exists"}')]})  # fmt: skip
+    try:
+        client = ConnectClient([double.url])
+        client.pause("c")
+        assert [s.path for s in double.seen] == ["/connectors/c/pause"] * 2
+        with pytest.raises(ConnectError, match=r"rebalance\) \(asked twice; try again in a moment\)"):
+            client.pause("d")  # still rebalancing: said, after one more try
+        assert len(double.seen) == 4
+        with pytest.raises(ConnectRefused, match="Connector c already exists"):
+            client.create("c", {"connector.class": "X"})
+        assert len(double.seen) == 5  # a 409 that is not a rebalance is not asked again
+    finally:
+        double.close()
+
+
+def test_basic_auth_travels_in_its_header(worker: ScriptedWorker) -> None:
+    client = ConnectClient([worker.url], user_info="admin:s3cret")
+    client.connectors_answer()
+    assert worker.seen[-1].headers["Authorization"] == "Basic YWRtaW46czNjcmV0"  # base64("admin:s3cret")
+
+
+def test_workers_refusing_the_credentials_fail_the_poll_as_bad_input() -> None:
+    refused = json.loads(recorded("errors.json"))["basic_auth_refused"]  # a real 4.1 worker's, BasicAuth extension
+    double = ScriptedWorker({("GET", "/"): [(refused["status"], refused["body"].encode())]})
+    try:
+        with pytest.raises(
+            ConnectRefused, match=r"refused the credentials \(401: User cannot access the resource"
+        ) as e:
+            ConnectClient([double.url], user_info="admin:pa55word").poll()
+        assert "pa55word" not in str(e.value) and double.seen[0].headers["Authorization"].startswith("Basic ")
+        with pytest.raises(ConnectRefused, match="give connect.basic.auth.user.info=USER:PASSWORD"):
+            ConnectClient([double.url]).poll()
+    finally:
+        double.close()
+
+
+def test_tls_checks_the_ca_and_presents_a_client_certificate(tmp_path: Path) -> None:
+    ca_key, ca = new_ca("connect-test")
+    server_key, server_cert = new_server_cert(ca_key, ca, "worker")
+    client_key, client_cert = new_server_cert(ca_key, ca, "kafkatop")
+    files = {"ca.pem": cert_pem(ca), "server.pem": cert_pem(server_cert) + key_pem(server_key),
+             "client.pem": cert_pem(client_cert), "client.key": key_pem(client_key, "keypass")}  # fmt: skip
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(tmp_path / "server.pem")
+    server.load_verify_locations(tmp_path / "ca.pem")
+    server.verify_mode = ssl.CERT_REQUIRED  # the workers ask for a client certificate
+    double = ScriptedWorker({("GET", "/connector-plugins?connectorsOnly=false"): [(200, recorded("plugins_all.json"))]},
+                            tls=server)  # fmt: skip
+    props = {"connect.ssl.ca.location": str(tmp_path / "ca.pem"),
+             "connect.ssl.certificate.location": str(tmp_path / "client.pem"),
+             "connect.ssl.key.location": str(tmp_path / "client.key"),
+             "connect.ssl.key.password": "keypass"}  # fmt: skip
+    try:
+        settings = connect_auth(props, "client.properties")
+        plugins = ConnectClient([double.url], ssl_context=settings.ssl_context, timeout_s=3.0).plugins()
+        assert plugins[0].class_name == "org.apache.kafka.connect.file.FileStreamSinkConnector"
+        untrusted = ConnectClient([double.url], timeout_s=3.0)  # the system's CAs do not know this one
+        with pytest.raises(ConnectError, match=r"did not pass the TLS check .*connect\.ssl\.ca\.location"):
+            untrusted.plugins()
+        plain = ConnectClient([double.url.replace("https:", "http:")], timeout_s=3.0)
+        with pytest.raises(ConnectError, match="an https worker asked over http"):
+            plain.plugins()
+    finally:
+        double.close()
+
+
+def test_the_command_names_the_worker_that_did_not_answer(
+    worker: ScriptedWorker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dead = closed_port()
+    assert main(["connect", "list", "--json", "--connect-url", dead, "--connect-url", worker.url]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == json.loads(recorded("connectors_expanded.json"))
+    assert err == (f"kafkatop: {dead.removeprefix('http://')} did not answer (connection refused: is the worker "
+                   f"down?); {worker.url.removeprefix('http://')} answered\n")  # fmt: skip
+    assert main(["connect", "list", "--connect-url", dead]) == 1
+    assert capsys.readouterr().err.startswith("kafkatop: no Connect worker answered: ")

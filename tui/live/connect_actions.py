@@ -1,0 +1,156 @@
+"""What the Connect tab's keys do (keymap.py, section Connect): a connector created from a file, paused, resumed,
+stopped, restarted or deleted; its offsets shown and reset; the workers' plugins. Each asks what it needs first (a
+dialog, a confirmation where it destroys), then runs in the app's action worker, told on the timeline as an operation
+and, at its end, as a notice (ActionFinished); the reads (offsets, plugins, a file's validation) are asked by their
+screens (`ask`). As actions.py, a dialog's module is imported when it is first opened."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from kafkatop.backends.model.connect import Connector
+from kafkatop.backends.model.connect_files import ConnectorFile
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
+from kafkatop.backends.ports import ConnectCluster
+from kafkatop.tui.live.actions import Host
+from kafkatop.tui.live.keymap import CONNECT, Mode
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.widgets.connect import NO_SOURCE, ConnectPanel
+
+KEYS = {"pause": "Z", "resume": "U", "stop": "S", "restart": "B", "delete": "D", "offsets": "O"}
+# The actions that ask nothing first: the word of the notice, and what the timeline says it did.
+PLAIN = {
+    "pause": ("paused", "paused (its tasks stop processing and stay assigned)"),
+    "resume": ("resumed", "resumed"),
+    "stop": ("stopped", "stopped (its tasks shut down; its config and offsets stay)"),
+}
+
+
+class Where(Protocol):
+    """What they need of the main screen: where the user is, and a tab brought to the front."""
+
+    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]: ...
+
+    def show_tab(self, tab_id: str) -> None: ...
+
+
+class ConnectActions:
+    def __init__(self, app: Host, screen: Where, panel: ConnectPanel) -> None:
+        self.app = app
+        self.screen = screen
+        self.panel = panel
+
+    def run(self, what: str) -> None:
+        app = self.app
+        if what == "tab":
+            mode, _, present, _ = self.screen.here()
+            if "connect" not in present and mode not in ("lab", "demo"):
+                app.notify(NO_SOURCE if mode != "replay" else "the recording holds no Kafka Connect", timeout=5)
+            else:
+                self.screen.show_tab(CONNECT)
+            return
+        connect = app.sources.connect
+        if connect is None:
+            app.notify(self.panel.missing.plain, severity="warning", timeout=6)
+            return
+        if what == "create":
+            self.create(connect)
+            return
+        if what == "plugins":
+            from kafkatop.tui.live.screens.connect_plugins import ConnectPluginsScreen
+
+            app.push_screen(ConnectPluginsScreen(connect))
+            return
+        key = KEYS[what]
+        if self.screen.here()[1] != CONNECT:
+            app.notify(f"{key} acts on the connector highlighted in Connect: press N, pick a connector, then {key}",
+                       severity="warning", timeout=5)  # fmt: skip
+            return
+        connector = self.panel.selected_connector
+        if connector is None:
+            app.notify(f"{key}: highlight a connector first (A adds one)", severity="warning")
+        elif what in PLAIN:
+            done, said = PLAIN[what]
+            self._act(connector.name, done, lambda: getattr(connect, what)(connector.name), said)
+        else:
+            {"restart": self.restart, "delete": self.delete, "offsets": self.offsets}[what](connect, connector)
+
+    def _act(self, name: str, done: str, call: Callable[[], object], said: str | None = None) -> None:
+        """`call` in the action worker; once a worker accepted it, the timeline tells what it did (`said`), and its
+        end is a notice: "connector NAME `done`"."""
+        feed = self.app.feed
+
+        def run() -> None:
+            kind = OperationKind.CONNECTOR_CHANGE
+            try:
+                answer = call()
+            except KafkatopError as e:
+                feed.operation(OperationStep(kind, OperationPhase.FAILED, f"connector {name} not {done}: {e}"))
+                raise
+            tail = f": {answer}" if isinstance(answer, str) and answer else ""  # the worker's own words, if any
+            text = f"connector {name} {said or done} from kafkatop{tail}"
+            feed.operation(OperationStep(kind, OperationPhase.DONE, text))
+
+        self.app.act(f"connector {name} {done}", run)
+
+    # --- the actions that ask first -----------------------------------------------------------------------------
+    def create(self, connect: ConnectCluster) -> None:
+        """A file's connector, validated by a worker first (its errors per field, nothing created), then created."""
+
+        def chosen(file: ConnectorFile | None) -> None:
+            if file is not None:
+                config = dict(file.config)
+                self._act(file.name, "created", lambda: connect.create(file.name, config),
+                          f"created ({file.class_name}) from a file")  # fmt: skip
+
+        from kafkatop.tui.live.screens.connector_create import CreateConnectorScreen
+
+        self.app.push_screen(CreateConnectorScreen(connect), chosen)
+
+    def restart(self, connect: ConnectCluster, connector: Connector) -> None:
+        name = connector.name
+
+        def chosen(how: tuple[bool, bool] | None) -> None:
+            if how is not None:
+                tasks, failed = how
+                said = "restarted" + (" (what failed)" if failed else " with its tasks" if tasks else "")
+                self._act(name, said, lambda: connect.restart(name, include_tasks=tasks, only_failed=failed))
+
+        from kafkatop.tui.live.screens.connector_restart import RestartConnectorScreen
+
+        self.app.push_screen(RestartConnectorScreen(connector), chosen)
+
+    def delete(self, connect: ConnectCluster, connector: Connector) -> None:
+        name = connector.name
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._act(name, "deleted", lambda: connect.delete(name))
+
+        kept = (f"its consumer group connect-{name} keeps its committed offsets" if connector.type == "sink" else
+                "its offsets stay in the workers' offsets topic")  # fmt: skip
+        detail = (f"Its {len(connector.tasks)} task(s) stop and its config goes; {kept}, so a connector created again "
+                  "with this name starts from them.")  # fmt: skip
+        self.app.push_screen(ConfirmScreen(f"Delete connector {name!r}?", detail=detail,
+                                           typed=self.app.settings.typed_name), answered)  # fmt: skip
+
+    def offsets(self, connect: ConnectCluster, connector: Connector) -> None:
+        """Its offsets (KIP-875); the screen returns True when a reset was asked and confirmed."""
+        name = connector.name
+
+        def chosen(reset: bool | None) -> None:
+            if reset:
+                self._act(name, "offsets reset", lambda: connect.reset_offsets(name), "offsets reset (KIP-875)")
+
+        from kafkatop.tui.live.screens.connector_offsets import ConnectorOffsetsScreen
+
+        def state() -> str | None:  # as the tab's last poll saw it: `S` may have stopped it since the screen opened
+            view = self.app.view.connect
+            now = view.connector(name) if view is not None else None
+            return now.state if now is not None else None
+
+        settings = self.app.settings
+        screen = ConnectorOffsetsScreen(connect, connector, settings.refusal, settings.typed_name, state)
+        self.app.push_screen(screen, chosen)

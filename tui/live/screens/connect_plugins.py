@@ -1,0 +1,80 @@
+"""`L` in Connect: the plugins Kafka Connect's workers have (`GET /connector-plugins?connectorsOnly=false`) —
+connectors, converters, transformations, predicates — each with its type and version. A connector's `connector.class`
+names one of the connectors (or its short alias: FileStreamSource)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from kafkatop.backends.model.connect import ConnectorPlugin
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.ports import ConnectCluster
+
+ORDER = ("source", "sink", "converter", "header_converter", "transformation", "predicate")
+
+
+@dataclass
+class PluginsRead(Message):
+    plugins: tuple[ConnectorPlugin, ...]
+    error: str | None = None  # why they could not be read
+
+
+def plugins_table(plugins: tuple[ConnectorPlugin, ...]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
+    for column in ("plugin", "type", "version"):
+        table.add_column(column, no_wrap=column != "plugin", overflow="fold" if column == "plugin" else "ellipsis")
+    for p in sorted(plugins, key=lambda p: (ORDER.index(p.type) if p.type in ORDER else len(ORDER), p.class_name)):
+        table.add_row(p.class_name, Text(p.type, style="bold" if p.type in ("source", "sink") else ""), p.version)
+    return table
+
+
+class ConnectPluginsScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q", "close", "Close")]
+
+    def __init__(self, connect: ConnectCluster) -> None:
+        super().__init__()
+        self.connect = connect
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="connect-plugins"):
+            yield Label(Text("Kafka Connect's plugins", style="bold"))
+            with VerticalScroll(id="connect-plugins-list"):
+                yield Static("asking a worker …", id="connect-plugins-table")
+            yield Static("", id="connect-plugins-status")
+            yield Label("↑/↓ PgUp/PgDn scroll · Escape close", classes="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#connect-plugins-list").focus()
+        self._read()
+
+    @work(thread=True, exclusive=True, group="connect-plugins", exit_on_error=False)
+    def _read(self) -> None:
+        try:
+            self.post_message(PluginsRead(self.connect.plugins()))
+        except KafkatopError as e:
+            self.post_message(PluginsRead((), str(e)))
+        except Exception as e:  # noqa: BLE001 - shown in the screen, never a crash
+            self.post_message(PluginsRead((), f"{type(e).__name__}: {e}"))
+
+    def on_plugins_read(self, message: PluginsRead) -> None:
+        if message.error:
+            self.query_one("#connect-plugins-table", Static).update(Text(message.error, style="bold red"))
+            return
+        self.query_one("#connect-plugins-table", Static).update(plugins_table(message.plugins))
+        connectors = sum(1 for p in message.plugins if p.type in ("source", "sink"))
+        said = f"{len(message.plugins)} plugin(s), {connectors} of them connectors"
+        self.query_one("#connect-plugins-status", Static).update(Text(said, style="dim"))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
