@@ -97,6 +97,20 @@ class ConnectClient:
             return ConnectSnapshot(taken_at, workers, (), problem=str(e))
         return ConnectSnapshot(taken_at, workers, connectors)
 
+    def check_cluster(self, cluster_id: str, owner: str) -> None:
+        """ConnectRefused when a worker answers as Connect of another Kafka cluster than `cluster_id` (a stranger's
+        Connect on a lab's ports): nothing is asked of the workers then. One that does not answer is left to the
+        call."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=min(len(self.urls), 8), thread_name_prefix="kafkatop-connect")
+        for worker, _ in self._pool.map(self._root, self.urls):
+            if worker.kafka_cluster_id is not None and worker.kafka_cluster_id != cluster_id:
+                raise ConnectRefused(
+                    f"{worker_name(worker.url)} answers as Kafka Connect of cluster {worker.kafka_cluster_id}, not of "
+                    f"{owner} ({cluster_id}): is another Connect on its port? Nothing was asked of it; pass "
+                    "--connect-url to act on that one"
+                )
+
     def _root(self, url: str) -> tuple[ConnectWorker, KafkatopError | None]:
         """The worker's `GET /`, and its refusal of the credentials (401, 403) if it refused them."""
         try:
@@ -193,6 +207,13 @@ class ConnectClient:
         body = self._workers.call("DELETE", f"/connectors/{_segment(name)}/offsets").body
         message = body.get("message") if isinstance(body, dict) else None
         return message if isinstance(message, str) else f"the offsets of {name} were reset"
+
+    def alter_offsets(self, name: str, offsets: Sequence[Mapping[str, Any]]) -> str:
+        """`PATCH /connectors/NAME/offsets` with `{"offsets": [{"partition": …, "offset": …}, …]}` (KIP-875; the
+        connector must be STOPPED; an offset of null removes that partition's): the worker's message."""
+        body = self._workers.call("PATCH", f"/connectors/{_segment(name)}/offsets", {"offsets": list(offsets)}).body
+        message = body.get("message") if isinstance(body, dict) else None
+        return message if isinstance(message, str) else f"the offsets of {name} were altered"
 
     def close(self) -> None:
         if self._pool is not None:

@@ -99,6 +99,11 @@ class ConnectSnapshot:
     def connector(self, name: str) -> Connector | None:
         return next((c for c in self.connectors if c.name == name), None)
 
+    def foreign(self, cluster_id: str | None) -> tuple[ConnectWorker, ...]:
+        """The workers that answer as Kafka Connect of another Kafka cluster than `cluster_id` (a stranger's Connect
+        on a lab's ports): never acted on; none when the cluster's id is not known."""
+        return tuple(w for w in self.workers if cluster_id and w.kafka_cluster_id and w.kafka_cluster_id != cluster_id)
+
     def tasks_on(self, worker_id: str) -> int:
         """How many tasks run on the worker `host:port`."""
         return sum(1 for c in self.connectors for t in c.tasks if t.worker_id == worker_id and t.state == "RUNNING")

@@ -113,3 +113,22 @@ def read_connector_file(path: str | Path) -> ConnectorFile:
     except UnicodeDecodeError:
         text = raw.decode("latin-1")  # as Java reads properties
     return parse_connector_file(text, str(p))
+
+
+def read_offsets_file(path: str | Path) -> list[dict[str, object]]:
+    """The offsets a file holds for `connect offsets NAME --alter`, as `offsets NAME --json` prints them (Connect's
+    `PATCH /connectors/NAME/offsets` body); ConnectRefused naming the file when it is not that."""
+    p = Path(path).expanduser()
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConnectRefused(f"{p}: cannot read it ({e.strerror or e})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ConnectRefused(f"{p}: not valid JSON ({e}); write it as `offsets NAME --json` prints them") from None
+    entries = data.get("offsets") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "partition" in e for e in entries):
+        raise ConnectRefused(
+            f'{p}: expected {{"offsets": [{{"partition": {{…}}, "offset": {{…}} or null}}, …]}}, as `kafkatop connect '
+            "offsets NAME --json` prints them"
+        )
+    return entries

@@ -137,6 +137,12 @@ def test_a_source_connector_driven_from_the_command_line(
     wait_state(lab, "lines-in", "STOPPED", ())
     offsets = rest(f"{lab.url}/connectors/lines-in/offsets")["offsets"]
     assert offsets == [{"partition": {"filename": str(lines)}, "offset": {"position": position}}]
+    # --alter: the offsets as `offsets --json` printed them, one changed (KIP-875's PATCH).
+    altered = lines.parent / "offsets.json"
+    altered.write_text(json.dumps({"offsets": [{"partition": {"filename": str(lines)}, "offset": {"position": 7}}]}))
+    code, out, _ = run(capsys, "offsets", "lines-in", "--alter", str(altered), *flags)
+    assert code == 0 and out == "connector 'lines-in': The offsets for this connector have been altered successfully\n"
+    assert rest(f"{lab.url}/connectors/lines-in/offsets")["offsets"][0]["offset"] == {"position": 7}
     code, out, _ = run(capsys, "offsets", "lines-in", "--reset", "--yes", *flags)
     assert code == 0 and out == "connector 'lines-in': The offsets for this connector have been reset successfully\n"
     assert rest(f"{lab.url}/connectors/lines-in/offsets") == {"offsets": []}

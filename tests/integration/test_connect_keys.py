@@ -159,3 +159,24 @@ async def test_a_replay_shows_the_recorded_connect_and_acts_on_nothing() -> None
         assert app.query_one(ConnectPanel).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
         await pilot.press("Z")
         assert "a replay only plays back what was recorded" in notices(app)[-1]
+
+
+async def test_workers_of_another_kafka_cluster_are_shown_so_and_never_acted_on() -> None:
+    """A stranger's Connect on the lab's REST ports (its workers answer with another Kafka cluster's id): the workers
+    line says so, and no key sends it anything."""
+    connect = RecordedConnect()
+    cluster, nodes, quorum = connect_lab()
+    stranger = replace(cluster, cluster_id="AnotherClusterIdXXXXXX")
+    sources = Sources(lambda: stranger, RecordedControl(nodes), lambda: quorum, connect=connect)
+    app = KafkatopApp(sources, SETTINGS, clock=lambda: TAKEN_AT)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(pilot)
+        await pilot.press("N")
+        await settled(pilot)
+        line = str(app.query_one("#connect-workers", Static).render())
+        assert "is Kafka Connect of cluster fwTy585NRi6lUAEJvXPE0A, not this one: not acted on" in line
+        for key in ("Z", "S", "D", "A"):
+            await pilot.press(key)
+            await settled(pilot)
+        assert connect.calls == []
+        assert any("answers as Kafka Connect of cluster" in n and "nothing was asked of it" in n for n in notices(app))

@@ -238,3 +238,17 @@ def test_the_command_names_the_worker_that_did_not_answer(
                    f"down?); {worker.url.removeprefix('http://')} answered\n")  # fmt: skip
     assert main(["connect", "list", "--connect-url", dead]) == 1
     assert capsys.readouterr().err.startswith("kafkatop: no Connect worker answered: ")
+
+
+def test_a_connect_of_another_kafka_cluster_on_a_labs_port_is_refused_before_anything_is_asked(
+    worker: ScriptedWorker,
+) -> None:
+    """A lab's workers must answer `GET /` with the lab's own cluster id: a stranger's Connect on its port (the
+    double answers with a real 4.1 worker's root of another cluster) is refused, and no connector request is sent."""
+    ours = json.loads(recorded("root.json"))["kafka_cluster_id"]
+    client = ConnectClient([closed_port(), worker.url], timeout_s=2.0)
+    client.check_cluster(ours, "lab 'lab'")  # its own: passes; a worker not answering is left to the call
+    with pytest.raises(ConnectRefused, match=r"answers as Kafka Connect of cluster .*, not of lab 'lab' \(someone"):
+        client.check_cluster("someone-else", "lab 'lab'")
+    assert [(s.method, s.path) for s in worker.seen] == [("GET", "/"), ("GET", "/")]
+    client.close()

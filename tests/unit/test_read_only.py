@@ -50,6 +50,7 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("connect-restart", ["connect", "restart", "c", "--include-tasks", "--only-failed"]),
     ("connect-delete", ["connect", "delete", "c", "--yes"]),
     ("connect-offsets-reset", ["connect", "offsets", "c", "--reset", "--yes"]),
+    ("connect-offsets-alter", ["connect", "offsets", "c", "--alter", "offsets.json"]),
 ]
 
 # Commands that only read, as given: refuse_writes lets them through in read-only.

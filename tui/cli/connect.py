@@ -2,7 +2,7 @@
 `--json` prints the worker's own answer, so `connect list --json` is what `curl` of
 `URL/connectors?expand=status&expand=info` prints. The workers: --connect-url, else the context's connect-url (filled
 in by tui/cli/contexts.py), else the lab's. Writes (create, pause, resume, stop, restart, delete, offsets --reset) are
-refused in a read-only context before this runs; delete and offsets --reset ask first."""
+refused in a read-only context before this runs (offsets --alter too); delete and offsets --reset ask first."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from kafkatop.backends.connect.client import ConnectClient
 from kafkatop.backends.connect.rest import worker_name
 from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.connect import ConnectError, Connector, ConnectRefused, Validation
-from kafkatop.backends.model.connect_files import ConnectorFile, read_connector_file
+from kafkatop.backends.model.connect_files import ConnectorFile, read_connector_file, read_offsets_file
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.tui.cli.common import confirmed, open_cluster
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
@@ -34,7 +34,7 @@ TAKES: dict[str, frozenset[str]] = {
     "stop": frozenset(),
     "restart": frozenset({"include_tasks", "only_failed"}),
     "delete": frozenset({"yes"}),
-    "offsets": frozenset({"reset", "yes", "json"}),
+    "offsets": frozenset({"reset", "alter", "yes", "json"}),
     "plugins": frozenset({"json"}),
 }
 TARGET = {"create": "FILE", "validate": "FILE", "plugins": "CLASS", "list": ""}  # the rest: NAME
@@ -74,6 +74,7 @@ def worker_urls(args: argparse.Namespace) -> tuple[str, ...]:
     if not lab.connect_urls:
         raise UsageError(f"lab {lab.name!r} has no Kafka Connect workers: `kafkatop add-connect` adds one, or "
                          "--connect-url names others")  # fmt: skip
+    args.lab_cluster = (lab.name, lab.cluster_id)  # whose workers these must be: checked before they are asked
     return lab.connect_urls
 
 
@@ -123,7 +124,10 @@ def cmd_connect(args: argparse.Namespace) -> int:
     settings = auth(args)
     client = ConnectClient(urls, user_info=settings.user_info, ssl_context=settings.ssl_context,
                            timeout_s=args.timeout)  # fmt: skip
+    lab = getattr(args, "lab_cluster", None)
     try:
+        if lab is not None and lab[1] is not None:
+            client.check_cluster(lab[1], f"lab {lab[0]!r}")
         return ACTIONS[args.connect_command](client, args)
     finally:
         for passed in client.passed:
@@ -279,8 +283,12 @@ def _delete(client: ConnectClient, args: argparse.Namespace) -> int:
 
 def _offsets(client: ConnectClient, args: argparse.Namespace) -> int:
     name = args.target
+    if args.reset and args.alter:
+        raise UsageError("--reset and --alter: give one (--reset deletes every offset, --alter sets those in its file)")
     if args.reset:
         return _reset(client, args)
+    if args.alter:
+        return _alter(client, args)
     answer = client.offsets_answer(name)
     if args.json:
         _print_json(answer)
@@ -297,6 +305,21 @@ def _offsets(client: ConnectClient, args: argparse.Namespace) -> int:
     else:  # a source's: whatever its connector records, as JSON
         rows = [("PARTITION", "OFFSET"), *((_compact(o.partition), _compact(o.offset)) for o in offsets)]
     _print_table(rows)
+    return DONE
+
+
+def _alter(client: ConnectClient, args: argparse.Namespace) -> int:
+    name = args.target
+    offsets = read_offsets_file(args.alter)
+    state = status_of(client.status_answer(name)).state
+    if state != "STOPPED":
+        raise UsageError(f"connector {name!r} is {state}: Connect alters the offsets of a STOPPED connector only; "
+                         f"`{again(args, 'stop', name)}` first (nothing was altered)")  # fmt: skip
+    message = client.alter_offsets(name, offsets)
+    if args.json:
+        _print_json({"message": message})
+    else:
+        print(f"connector {name!r}: {message}")
     return DONE
 
 

@@ -154,8 +154,8 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
     ),
     "transactions": _when(lambda a: a.transactions_command == "abort", "abort writes an abort marker"),
     "connect": _when(
-        lambda a: a.connect_command in CONNECT_WRITES or bool(a.reset),
-        "create, pause, resume, stop, restart and delete change connectors, offsets --reset deletes their offsets",
+        lambda a: a.connect_command in CONNECT_WRITES or bool(a.reset) or bool(a.alter),
+        "create, pause, resume, stop, restart and delete change connectors, offsets --reset and --alter their offsets",
     ),
 }
 

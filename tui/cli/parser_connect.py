@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kafkatop.tui.cli.options import Parser
 from kafkatop.tui.cli.parser_common import command_config, json_option, lab_options, timeout_option
-from kafkatop.tui.cli.values import connect_url
+from kafkatop.tui.cli.values import connect_url, text
 
 CONNECT_ACTIONS = ("list", "status", "create", "validate", "pause", "resume", "stop", "restart", "delete", "offsets",
                    "plugins")  # fmt: skip
@@ -20,8 +20,9 @@ CONNECT: dict[str, str] = {
     '({"name": …, "config": {…}}), a flat JSON config with "name", or the .properties connect-standalone takes, '
     "validated first (a config the worker refuses is shown field by field, and nothing is created); validate FILE: "
     "that check alone. pause, resume, stop, delete NAME (delete asks first); restart NAME (--include-tasks, "
-    "--only-failed). offsets NAME: its offsets (KIP-875); --reset deletes them, which Connect does only for a "
-    "STOPPED connector. plugins: the worker's plugins; plugins CLASS: the settings a connector class takes.",
+    "--only-failed). offsets NAME: its offsets (KIP-875); --reset deletes them, --alter FILE sets them, which Connect "
+    "does only for a STOPPED connector. plugins: the worker's plugins; plugins CLASS: the settings a connector class "
+    "takes.",
     "epilog": "The workers: --connect-url (repeatable), else the context's connect-url, else the lab's workers "
     "(`kafkatop up --connect N`). A worker that does not answer is named and the next is asked. Basic auth and TLS "
     "come from --command-config: connect.basic.auth.user.info=USER:PASSWORD, connect.ssl.ca.location, "
@@ -45,6 +46,9 @@ def add_connect(c: Parser) -> None:
     c.option("--include-tasks", action="store_true", help="restart: the connector's tasks too")
     c.option("--only-failed", action="store_true", help="restart: only what has FAILED")
     c.option("--reset", action="store_true", help="offsets: delete the connector's offsets (it must be STOPPED)")
+    c.option("--alter", metavar="FILE", type=text("a file"),
+             help="offsets: set the connector's offsets from FILE, as `offsets NAME --json` prints them ({\"offsets\": "
+             "[{\"partition\": …, \"offset\": …}]}; an offset of null removes it; it must be STOPPED)")  # fmt: skip
     c.option("--yes", action="store_true", help="delete, offsets --reset: without asking")
     json_option(c, "list, status, create, validate, offsets, plugins: the worker's JSON answer as it is")
     timeout_option(c, 15.0, "per request, per worker asked")

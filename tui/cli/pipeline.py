@@ -20,7 +20,7 @@ from kafkatop.backends.checks.pipeline.run import PipelineCheck
 from kafkatop.backends.connect.client import ConnectClient
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.properties import read_properties
-from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.pipeline import DEFAULT_RATE, PipelineRefused, PipelineSettings
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.cli.common import interrupt_on_termination, lab_connection, open_cluster
@@ -82,6 +82,8 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     started = time.monotonic()
     try:
         with interrupt_on_termination():
+            if cluster.cluster_id is not None:
+                connect.check_cluster(cluster.cluster_id, f"lab {cluster.spec.name!r}")
             check = PipelineCheck(
                 lab_connection(args, cluster.snapshot()),
                 connect,
@@ -97,7 +99,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
                 ),  # fmt: skip
             )
             report = check.run()
-    except PipelineRefused as e:
+    except BadInput as e:  # PipelineRefused, and a stranger's Connect on the lab's ports
         err(str(e))
         return 2
     except KeyboardInterrupt:

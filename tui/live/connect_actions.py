@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from kafkatop.backends.insight.timeline.connect import worker_key
 from kafkatop.backends.model.connect import Connector
 from kafkatop.backends.model.connect_files import ConnectorFile
 from kafkatop.backends.model.errors import KafkatopError
@@ -54,6 +55,13 @@ class ConnectActions:
         connect = app.sources.connect
         if connect is None:
             app.notify(self.panel.missing.plain, severity="warning", timeout=6)
+            return
+        cluster = app.view.cluster
+        foreign = app.view.connect.foreign(cluster.cluster_id if cluster else None) if app.view.connect else ()
+        if foreign and what != "plugins":
+            app.notify(f"{worker_key(foreign[0].url)} answers as Kafka Connect of cluster {foreign[0].kafka_cluster_id}"
+                       ", not this one (another Connect on its port?): nothing was asked of it", severity="error",
+                       timeout=8)  # fmt: skip
             return
         if what == "create":
             self.create(connect)

@@ -82,7 +82,7 @@ def task_rows(c: Connector) -> dict[str, LineCells]:
     return rows
 
 
-def workers_text(snapshot: ConnectSnapshot) -> Text:
+def workers_text(snapshot: ConnectSnapshot, cluster_id: str | None = None) -> Text:
     """Each worker asked: its version and how many tasks it runs, or why it did not answer; when none answered, that
     (naming each), and the time of the connectors still shown."""
     if snapshot.problem is not None:
@@ -93,7 +93,10 @@ def workers_text(snapshot: ConnectSnapshot) -> Text:
     for i, w in enumerate(snapshot.workers):
         key = worker_key(w.url)
         text.append(" · " if i else "")
-        if w.reachable:
+        if w in snapshot.foreign(cluster_id):
+            text.append(key, style="bold red")
+            text.append(f" is Kafka Connect of cluster {w.kafka_cluster_id}, not this one: not acted on", style="red")
+        elif w.reachable:
             text.append(key, style="green")
             tasks = snapshot.tasks_on(key)
             text.append(f" {w.version or '?'}, {tasks} task{'s' * (tasks != 1)}")
@@ -149,7 +152,7 @@ class ConnectPanel(LivePane, Vertical):
         if snapshot is None:
             line.update(Text(view.connect_problem, style="bold red") if view.connect_problem else self.missing)
             return
-        said = workers_text(snapshot)
+        said = workers_text(snapshot, view.cluster.cluster_id if view.cluster is not None else None)
         if view.connect_problem:
             said.append(f"\n{view.connect_problem}", style="bold red")
         if said != self._said:
