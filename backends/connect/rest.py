@@ -251,7 +251,8 @@ def _reason(e: object, timeout_s: float, url: str) -> str:
         why = "an http worker asked over https?" if plain else (e.reason or str(e))
         return f"failed the TLS handshake ({why})"
     if isinstance(e, ConnectionResetError | http.client.RemoteDisconnected | http.client.BadStatusLine):
-        hint = ": an https worker asked over http?" if url.startswith("http:") else ""
+        # Most often the worker going down mid-request (a kill -9); on every request, an https worker asked over http.
+        hint = " (going down? or an https worker asked over http)" if url.startswith("http:") else " (going down?)"
         return f"closed the connection without an answer{hint}"
     if isinstance(e, socket.timeout | TimeoutError):
         return f"did not answer (no answer within {timeout_s:g} s)"

@@ -37,6 +37,7 @@ class LabCluster:
     def __init__(self, state: LabState) -> None:
         self.state = state
         self.runner = NodeRunner(state)
+        self.adopted = False  # the live view found it running: it leaves it running, the nodes it started too
 
     # --- what it is ------------------------------------------------------------------------------------------------
     @property

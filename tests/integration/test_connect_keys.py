@@ -180,3 +180,20 @@ async def test_workers_of_another_kafka_cluster_are_shown_so_and_never_acted_on(
             await settled(pilot)
         assert connect.calls == []
         assert any("answers as Kafka Connect of cluster" in n and "nothing was asked of it" in n for n in notices(app))
+
+
+async def test_a_resize_that_changes_the_process_tables_columns_keeps_the_highlighted_process() -> None:
+    """Below 100 columns the process table drops its port and cpu columns: the process the user highlighted stays
+    highlighted, so K still aims at it (it used to fall back to the first row, a controller)."""
+    from kafkatop.tui.live.widgets.nodes import NodeTable
+
+    app = app_with(RecordedConnect())
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settled(pilot)
+        await pilot.press("0", "G")  # the last process: a Connect worker
+        table = app.query_one(NodeTable)
+        assert table.selected_name == "connect-2"
+        for size in ((80, 24), (160, 45), (90, 30)):
+            await pilot.resize_terminal(*size)
+            await settled(pilot)
+            assert table.selected_name == "connect-2", size

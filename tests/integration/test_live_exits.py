@@ -306,3 +306,50 @@ def test_a_closed_terminal_ends_the_live_view_of_a_found_lab(tmp_path: Path, sta
     assert took < 9.5, f"gone only after {took:.1f} s: the watchdog ended it, the terminal did not let go"
     assert alive_of(started) == [] and alive_of(pids) == []
     assert read_recording(record).entries  # the way out closed the recording, as on every way out
+
+
+def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
+    tmp_path: Path, standin_classes: Path
+) -> None:
+    """`kafkatop up --detach`, then the live view, where the user restarts broker-1 (`R`): on `q` the lab is left as
+    it was found — all of it running, the broker restarted from the view too — and the view says so."""
+    home = make_standin_install(tmp_path / "install", standin_classes, "3.9.0")
+    ports = free_port_block(12)
+    spec = ClusterSpec(
+        name="kept", brokers=1, base_port=ports, zookeeper_port=ports + 8, controller_port=ports + 4, heap="32m"
+    )
+    root = tmp_path / "state"
+    cluster, _ = LabCluster.create_or_open(root, open_install(home), spec)
+    term: Terminal | None = None
+    try:
+        cluster.up(timeout_s=60)
+        cluster.release()  # as `up --detach` leaves it
+        found = wait_for(lambda: up_pids(cluster), timeout_s=10, what="the lab to be up")
+        assert found is not None and len(found) == 2
+        term = Terminal(["--state-dir", str(root), "--name", "kept", "--interval", "0.5"], "-")
+        shown = term
+        wait_for(lambda: "broker-1" in shown.text(), timeout_s=60, what="the live view")
+        time.sleep(2.0)  # the lab polled and drawn: the keys act on it
+        term.type("0")
+        time.sleep(0.3)
+        term.type("j")  # zookeeper, then broker-1
+        time.sleep(0.3)
+        term.type("R")
+        try:
+            restarted = wait_for(
+                lambda: (pids := up_pids(cluster)) is not None and pids[1] != found[1] and pids,
+                timeout_s=60, interval_s=0.2, what="broker-1 restarted from the view",
+            )  # fmt: skip
+        except AssertionError:
+            raise AssertionError(shown.text()[-3000:]) from None
+        time.sleep(1.0)
+        term.type("q")
+        assert term.proc.wait(timeout=60) == 0
+        term.finish()
+        assert "lab cluster 'kept' left running (as found)" in term.text(), term.text()[-2000:]
+        assert isinstance(restarted, list) and alive_of(restarted) == restarted
+    finally:
+        if term is not None and term.proc.poll() is None:
+            os.killpg(term.proc.pid, signal.SIGKILL)
+            term.proc.wait(10)
+        cluster.down(timeout_s=5)

@@ -1,7 +1,6 @@
 """The composition root of the live view: `kafkatop` without a command. It picks the cluster — attach
 (`--bootstrap-server`), a lab cluster from a Kafka install, or the built-in demo — parses its connection once, builds
 every adapter from it, hands them to the app as ports (tui/live/sources.py), runs the app, and cleans up after it.
-
 Each kind of cluster imports its adapters when it is chosen: the demo never loads the lab's supervisor, kazoo or
 psutil, so the first frame comes sooner (bench/first_frame.py)."""
 
@@ -157,6 +156,7 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
     from kafkatop.backends.lab.control import LabControl
 
     snap = lab.snapshot()
+    lab.adopted = any(n.pid is not None for n in snap.nodes)  # found running: left as found on the way out
     connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
     zookeeper = args.zookeeper or snap.zookeeper_connect
     control = LabControl(lab)
@@ -388,9 +388,9 @@ def stop_lab(lab: LabCluster, detach: bool) -> None:
     name = lab.spec.name
     root = lab.state_dir.parent
     down = f"kafkatop down --name {name}" + ("" if root == default_state_root() else f" --state-dir {root}")
-    if detach:
+    if detach or lab.adopted:
         lab.release()
-        say(f"lab cluster {name!r} left running (--detach); stop it with `{down}`")
+        say(f"lab cluster {name!r} left running ({'--detach' if detach else 'as found'}); stop it with `{down}`")
         return
     ours = lab.started_here()
     if not ours:

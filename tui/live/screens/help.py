@@ -83,9 +83,12 @@ def help_text(tabs: str, refusal: str | None = None) -> str:
     return "\n".join(parts)
 
 
-def tab_key(number: int) -> str:
-    """The key of the tab shown `number`th: its digit, or for a tenth (a lab's Messages, the last tab) b."""
-    return str(number) if number <= 9 else "b"
+BEYOND_NINE = {"Messages": "b", "Connect": "N"}  # the tabs a lab shows past the ninth, and their own keys
+
+
+def tab_key(number: int, title: str) -> str:
+    """The key of the tab shown `number`th: its digit, or past nine the tab's own key (Messages b, Connect N)."""
+    return str(number) if number <= 9 else BEYOND_NINE.get(title, "ctrl+p")
 
 
 class HelpScreen(ModalScreen[None]):
@@ -100,7 +103,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            tabs = " · ".join(f"`{tab_key(i)}` {t}" for i, t in enumerate(self.tabs, start=1))
+            tabs = " · ".join(f"`{tab_key(i, t)}` {t}" for i, t in enumerate(self.tabs, start=1))
             yield Markdown(help_text(tabs, self.refusal))
 
     def action_close(self) -> None:

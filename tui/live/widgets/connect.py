@@ -75,7 +75,8 @@ def connector_row(c: Connector) -> LineCells:
 
 
 def task_rows(c: Connector) -> dict[str, LineCells]:
-    rows: dict[str, LineCells] = {CONNECTOR_ROW: ("connector", state_text(c.state), c.worker_id or "-",
+    # The connector's own row is named: which connector these tasks are of, whatever the table above highlights.
+    rows: dict[str, LineCells] = {CONNECTOR_ROW: (c.name, state_text(c.state), c.worker_id or "-",
                                                   first_line(c.trace))}  # fmt: skip
     for t in c.tasks:
         rows[str(t.task)] = (f"task {t.task}", state_text(t.state), t.worker_id or "-", first_line(t.trace))

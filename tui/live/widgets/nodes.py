@@ -47,6 +47,7 @@ class NodeTable(LivePane, DataTable[str | Text]):
     )  # fmt: skip
     NARROW = 100  # below: no port and cpu columns (the Brokers tab has the addresses), so 80 columns hold the rest
     _narrow: bool | None = None
+    _kept: str | None = None  # the highlighted process, across a change of columns
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
@@ -61,6 +62,9 @@ class NodeTable(LivePane, DataTable[str | Text]):
         if narrow == self._narrow:
             return False
         self._narrow = narrow
+        # Clearing the columns clears the rows and their cursor: the highlighted process is kept, or a resize would
+        # leave K aimed at the first row (ZooKeeper or a controller) instead of the one the user picked.
+        self._kept = self.selected_name or self._kept
         self.clear(columns=True)
         for name, fixed in self.COLUMNS:
             if not (narrow and name in ("port", "cpu")):
@@ -75,7 +79,7 @@ class NodeTable(LivePane, DataTable[str | Text]):
         replicas: Mapping[int, int],
         connect: ConnectSnapshot | None = None,
     ) -> None:
-        selected = self.selected_name
+        selected, self._kept = self.selected_name or self._kept, None
         self.clear()
         shown = [str(key.value) for key in self.columns]
         for n in nodes.nodes:
