@@ -488,6 +488,7 @@ REPORTS = (
     f"_TRANSPORT: 127.0.0.1:35495/2: {REFUSED} (after 1ms in state CONNECT, 4 identical error(s) suppressed)",
     f"_TRANSPORT: GroupCoordinator/2: {REFUSED} (after 0ms in state CONNECT, 12 identical error(s) suppressed)",
     f"_TRANSPORT: 127.0.0.1:35495/bootstrap: {REFUSED} (after 2ms in state CONNECT)",
+    f"_TRANSPORT: GroupCoordinator: {REFUSED} (after 0ms in state CONNECT)",  # the coordinator, its address left out
 )
 
 

@@ -25,6 +25,7 @@ _VOLATILE_DETAILS = (
     re.compile(r" \(after \d+ms in state \w+(?:, \d+ identical error\(s\) suppressed)?\)"),
     re.compile(r" ?\(?\d+ identical error\(s\) suppressed\)?"),
     re.compile(r"(?:GroupCoordinator(?:/\d+)?: )?(?:[\w.\-\[\]:]+/(?:\d+|bootstrap)|[\w.\-\[\]]+:\d+): (?=\S)"),
+    re.compile(r"GroupCoordinator(?:/\d+)?: (?=\S)"),  # the coordinator's connection, named without its address
 )
 
 
