@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import pytest
 from kazoo.client import KazooClient
+from textual.css.query import NoMatches
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.zookeeper.server import ZooKeeperServer
@@ -138,12 +139,21 @@ def spawn() -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
         proc.wait(10)
 
 
+def _holds(condition: Callable[[], object]) -> bool:
+    """A condition that queries a widget of a screen still being composed (a context switch swaps the main screen)
+    does not hold yet; it is asked again."""
+    try:
+        return bool(condition())
+    except NoMatches:
+        return False
+
+
 async def pilot_until(
     pilot: Any, condition: Callable[[], object], what: str = "the condition", timeout_s: float = 15.0
 ) -> None:
     """In a Textual pilot test: let the app run until `condition()` holds; fail with `what` after `timeout_s`."""
     deadline = time.monotonic() + timeout_s
-    while not condition():
+    while not _holds(condition):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
         await pilot.pause(0.02)
