@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.connect import (
@@ -299,5 +300,23 @@ class ConnectCluster(Protocol):
     def offsets(self, name: str) -> tuple[ConnectorOffset, ...]: ...
 
     def reset_offsets(self, name: str) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class AclAdmin(Protocol):
+    """The cluster's ACLs (backends/kafka/acls.py: DescribeAcls, CreateAcls, DeleteAcls, and the brokers' authorizer
+    configs). Each call is bounded; a refusal (no authorizer: SECURITY_DISABLED; not allowed:
+    CLUSTER_AUTHORIZATION_FAILED) raises KafkatopError with Kafka's error named and what to do."""
+
+    def poll(self) -> AclsSnapshot: ...
+
+    def describe(self, matching: AclBindingFilter) -> tuple[AclBinding, ...]: ...
+
+    def create(self, bindings: Sequence[AclBinding]) -> None: ...
+
+    def delete(self, filters: Sequence[AclBindingFilter]) -> tuple[AclBinding, ...]:
+        """The bindings removed."""
+        ...
 
     def close(self) -> None: ...

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kafkatop.backends.checks.pipeline.report import format_report, verdict_text
-from kafkatop.backends.checks.pipeline.verdict import count_stage
+from kafkatop.backends.checks.pipeline.verdict import SinkTail, count_stage
 from kafkatop.backends.model.pipeline import (
     PipelineEvent,
     PipelineRefused,
@@ -117,3 +119,17 @@ def test_an_incomplete_run_says_so_and_why_the_task_waited() -> None:
     assert "the source task did not run again before the run ended" in text
     assert verdict_text(r).startswith("incomplete: the sink had not written every line within 180 s (50 missing")
     assert r.to_dict()["as_expected"] is False
+
+
+def test_the_sink_tail_reads_on_from_where_it_stopped_and_waits_for_a_line_being_written(tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    tail = SinkTail(out, "r1")
+    assert tail.distinct(5) == 0  # the sink has not made its file yet
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(sequenced_line("r1", 0) + "\n" + sequenced_line("r1", 1) + "\n" + sequenced_line("r1", 0) + "\n")
+        f.write(sequenced_line("r1", 2)[:5])  # half a line: the sink is writing it
+    assert tail.distinct(5) == 2  # 0 (twice) and 1
+    with open(out, "a", encoding="utf-8") as f:
+        f.write(sequenced_line("r1", 2)[5:] + "\n" + sequenced_line("other-run", 3) + "\n")
+    assert tail.distinct(5) == 3  # the half line, whole now; another run's line is not this one's
+    assert tail.distinct(2) == 2  # only those below what was appended

@@ -18,7 +18,7 @@ from pathlib import Path
 from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kafkatop.backends.checks.pipeline.verdict import count_stage
+from kafkatop.backends.checks.pipeline.verdict import SinkTail, count_stage
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.kafka.topics import TopicAdmin
@@ -32,7 +32,6 @@ from kafkatop.backends.model.pipeline import (
     PipelineRefused,
     PipelineReport,
     PipelineSettings,
-    line_sequence,
     sequenced_line,
 )
 from kafkatop.backends.model.processes import ProcessRole
@@ -91,6 +90,7 @@ class PipelineCheck:
         self.run_id = secrets.token_hex(4)
         self.run_dir = run_dir / self.run_id
         self.source_file, self.sink_file = self.run_dir / "in.txt", self.run_dir / "out.txt"
+        self._sink = SinkTail(self.sink_file, self.run_id)
         self.topic = f"kafkatop-pipeline-{self.run_id}"
         self.source, self.sink = f"{self.topic}-source", f"{self.topic}-sink"
         self.worker_config = dict(worker_config or {})
@@ -262,14 +262,17 @@ class PipelineCheck:
                 deadline = time.monotonic() + self.settings.timeout_s
                 self.event(f"all {writer.appended} lines appended")
             if deadline is not None:
-                distinct = self._sink_distinct(writer.appended)
+                distinct = self._sink.distinct(writer.appended)
                 self.progress(f"sink has {distinct} of {writer.appended} lines")
                 if distinct >= writer.appended and (self.taken_down is None or self.settings.restart == "never"):
                     self.event(f"the sink wrote every one of the {writer.appended} lines")
                     return True
                 if time.monotonic() >= deadline:
                     return False
-            writer.reached.wait(STATUS_EVERY_S) if self.fault_at is None else time.sleep(STATUS_EVERY_S)
+            if self.fault_at is None:
+                writer.reached.wait(STATUS_EVERY_S)  # woken at the mark, to make the fault there
+            else:
+                time.sleep(STATUS_EVERY_S)
 
     def _fault(self, appended: int) -> None:
         """Kill (or stop) the worker the source task was last seen on."""
@@ -315,10 +318,6 @@ class PipelineCheck:
             self._start_again()
 
     # --- counting --------------------------------------------------------------------------------------------------
-    def _sink_distinct(self, appended: int) -> int:
-        seqs = (line_sequence(line, self.run_id) for line in self._read_lines(self.sink_file))
-        return len({s for s in seqs if s is not None and s < appended})
-
     @staticmethod
     def _read_lines(path: Path) -> list[str]:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from kafkatop.backends.model.pipeline import StageCounts, line_sequence
 
@@ -39,3 +40,28 @@ def count_stage(stage: str, lines: Iterable[str | None], run_id: str, appended: 
         other=other,
         lost_sample=tuple(missing[:LOST_SAMPLE]),
     )
+
+
+class SinkTail:
+    """The sink file's distinct sequence numbers, read on from where the last look stopped: it is looked at every
+    half second until it holds every line, and reading it whole each time grew with the run."""
+
+    def __init__(self, path: Path, run_id: str) -> None:
+        self.path, self.run_id = path, run_id
+        self.offset = 0
+        self.seen: set[int] = set()
+
+    def distinct(self, appended: int) -> int:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return 0
+        whole = chunk.rfind(b"\n") + 1  # a line the sink is still writing is read whole next time
+        self.offset += whole
+        for line in chunk[:whole].decode("utf-8", errors="replace").splitlines():
+            seq = line_sequence(line, self.run_id)
+            if seq is not None:
+                self.seen.add(seq)
+        return sum(1 for s in self.seen if s < appended)
