@@ -29,8 +29,10 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kafkatop.backends.insight.payloads import compile_search
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, check_partition
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.messages import (
     MAX_MATCHES,
     PAGE_SIZE,
@@ -118,17 +120,22 @@ class MessageBrowser:
         self._consumers.clear()
         handles.release(box)
 
+    def _failed(self, said: str, failure: KafkaException | KafkaError, topic: str) -> KafkatopError:
+        """`said`, with Kafka's error; the authorizer's refusal with what to grant (Read on the topic)."""
+        words = describe_error(failure) if isinstance(failure, KafkaException) else error_text(failure)
+        return refusal(failure, "browse", self.connection, said, topics=[topic]) or ClientError(f"{said}: {words}")
+
     # --- what a topic holds --------------------------------------------------------------------------------------
     def _partitions(self, consumer: Consumer, topic: str) -> list[int]:
         try:
             metadata = consumer.list_topics(topic, timeout=self.timeout_s)
         except KafkaException as e:
-            raise ClientError(f"cannot read topic '{topic}': {describe_error(e)}") from None
+            raise self._failed(f"cannot read topic '{topic}'", e, topic) from None
         found = metadata.topics.get(topic)
         if found is None or found.error is not None and found.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART:
             raise BrowseRefused(f"no topic '{topic}' in the cluster")
         if found.error is not None:
-            raise ClientError(f"cannot read topic '{topic}': {error_text(found.error)}")
+            raise self._failed(f"cannot read topic '{topic}'", found.error, topic)
         return sorted(found.partitions)
 
     def _watermarks(self, consumer: Consumer, topic: str, partition: int) -> Watermarks:
@@ -137,7 +144,7 @@ class MessageBrowser:
                 KafkaTopicPartition(topic, partition), timeout=self.timeout_s, cached=False
             )
         except KafkaException as e:
-            raise ClientError(f"cannot read where {topic}-{partition} starts and ends: {describe_error(e)}") from None
+            raise self._failed(f"cannot read where {topic}-{partition} starts and ends", e, topic) from None
         return Watermarks(partition, int(low), int(high))
 
     def watermarks(self, topic: str, partitions: Sequence[int] | None = None) -> tuple[Watermarks, ...]:
@@ -238,7 +245,7 @@ class MessageBrowser:
                         if err.code() == KafkaError._PARTITION_EOF:
                             left.pop(p, None)  # type: ignore[arg-type]
                             continue
-                        raise ClientError(f"reading {topic}-{p}: {error_text(err)}")
+                        raise self._failed(f"reading {topic}-{p}", err, topic)
                     end = left.get(p)  # type: ignore[arg-type]
                     if end is None:
                         continue  # a partition already read to its end, or a record fetched before a re-assign
@@ -252,7 +259,7 @@ class MessageBrowser:
                     if offset + 1 >= end:
                         left.pop(p)  # type: ignore[arg-type]
         except KafkaException as e:
-            raise ClientError(f"reading {topic}: {describe_error(e)}") from None
+            raise self._failed(f"reading {topic}", e, topic) from None
         finally:
             consumer.unassign()
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
+from kafkatop.backends.insight.grants import Doing, Refused, refused
 from kafkatop.backends.model.configs import (
     ConfigError,
     ConfigRefused,
@@ -211,7 +212,10 @@ class ConfigAdmin:
             if code == "UNKNOWN_TOPIC_OR_PARTITION":
                 said = f"topic {resource.name!r} does not exist ({answer.error}): `kafkatop describe` lists the topics"
                 raise ConfigRefused(said, resource=resource, code=code)
-            raise ConfigError(f"cannot read the configs of {resource}: {answer.error}", resource=resource, code=code)
+            said = f"cannot read the configs of {resource}"
+            raise self._refused(code, "describe configs", resource, said) or ConfigError(
+                f"{said}: {answer.error}", resource=resource, code=code
+            )
         return ResourceConfigs(resource, tuple(sorted(answer.entries, key=lambda e: e.name)))
 
     # --- alter ----------------------------------------------------------------------------------------------------
@@ -240,8 +244,16 @@ class ConfigAdmin:
                     name = error_name(code)
                     said = f"{name}: {message}" if message else name
                     error = ConfigRefused if name in _REFUSALS else ConfigError
-                    raise error(f"Kafka refused the change to {resource}: {said}. Nothing was changed.",
-                                resource=resource, code=name)  # fmt: skip
+                    what = f"Kafka refused the change to {resource} (nothing was changed)"
+                    raise self._refused(name, "alter configs", resource, what) or error(
+                        f"Kafka refused the change to {resource}: {said}. Nothing was changed.", resource=resource,
+                        code=name,
+                    )  # fmt: skip
+
+    def _refused(self, code: str, doing: Doing, resource: ConfigResource, said: str) -> Refused | None:
+        """The authorizer's refusal, with what to grant: on the topic, or on the cluster for a broker's configs."""
+        topics = [resource.name] if resource.kind == "topic" else []
+        return refused(code, doing, self.connection.client_settings, said, topics=topics)
 
 
 def _shows(configs: ResourceConfigs, to_set: Mapping[str, str], to_delete: Sequence[str]) -> bool:

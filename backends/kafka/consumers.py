@@ -19,10 +19,12 @@ from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, Kafka
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
+from kafkatop.backends.insight.grants import grants_for, principal_of, refusals
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
-from kafkatop.backends.kafka.handles import new_admin_client
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
+from kafkatop.backends.kafka.refusal import admin_naming_topics, error_name, topic_refusal
+from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
@@ -34,6 +36,7 @@ from kafkatop.backends.model.consoles import (
     Received,
     escape_payload,
 )
+from kafkatop.backends.model.errors import KafkatopError
 
 MAX_ASSIGNMENT_CHANGES = 1_000
 
@@ -71,11 +74,13 @@ class _Member:
     assignment: set[TopicPartition] = field(default_factory=set)
     received: int = 0
     error: str | None = None
+    grants: tuple[Grant, ...] = ()  # the error is the authorizer's refusal: what would end it
 
     def view(self) -> ConsumerView:
         return ConsumerView(
-            self.name, self.group, self.topics, self.state, tuple(sorted(self.assignment)), self.received, self.error
-        )
+            self.name, self.group, self.topics, self.state, tuple(sorted(self.assignment)), self.received, self.error,
+            self.grants,
+        )  # fmt: skip
 
 
 class ConsumerPool:
@@ -109,14 +114,28 @@ class ConsumerPool:
         self._numbers = itertools.count(1)
         self._closed = False
         self._admin: AdminClient | None = None
-        self._topics = TopicCache(self._list_topics, connection.bootstrap_servers, metadata_timeout_s, METADATA_TTL_S)
+        self._topics = TopicCache(
+            self._list_topics, connection.bootstrap_servers, metadata_timeout_s, METADATA_TTL_S, self._refused
+        )
+        self._principal = principal_of(self._settings)
 
-    def _list_topics(self, timeout_s: float) -> Any:
+    def _list_topics(self, timeout_s: float, topic: str | None = None) -> Any:
         with self._lock:
             if self._admin is None:
-                self._admin = new_admin_client(self.connection, ClientError)
+                self._admin = admin_naming_topics(self.connection, ClientError)
             admin = self._admin
-        return admin.list_topics(timeout=timeout_s)
+        return admin.list_topics(topic, timeout=timeout_s)
+
+    def _refused(self, topic: str, timeout_s: float) -> KafkatopError | None:
+        return topic_refusal(lambda t, s: self._list_topics(s, t), topic, timeout_s, "consume", self.connection,
+                             f"cannot consume '{topic}'")  # fmt: skip
+
+    def _problem(self, member: _Member, err: KafkaError, topic: str | None = None) -> None:
+        """The consumer's latest problem, under the pool's lock: Kafka's words, or the authorizer's refusal with what
+        to grant (the topic or the group a consumer needs Read on)."""
+        topics = (topic,) if topic else member.topics
+        member.grants = grants_for(err.name(), "consume", self._principal, topics=topics, group=member.group)
+        member.error = f"{err.name()}: {refusals(member.grants)}" if member.grants else error_text(err)
 
     # --- starting and stopping --------------------------------------------------------------------------------------
     def start(
@@ -243,6 +262,10 @@ class ConsumerPool:
                     self._take(member, messages)
         except Exception as e:  # noqa: BLE001 - a consumer thread reports its failure in views(), never dies silently
             failure = describe_error(e)
+            if isinstance(e, KafkaException) and error_name(e) is not None:
+                with self._lock:
+                    self._problem(member, e.args[0])
+                    failure = member.error
         with self._lock:
             if member.state != "failed":
                 member.state = "stopping"
@@ -258,7 +281,7 @@ class ConsumerPool:
 
     def _take(self, member: _Member, messages: list[Any]) -> None:
         records: list[Received] = []
-        problem: str | None = None
+        problem: tuple[KafkaError, str | None] | None = None
         for msg in messages:
             err = msg.error()
             if err is not None:
@@ -266,7 +289,7 @@ class ConsumerPool:
                     continue
                 if err.fatal():
                     raise KafkaException(err)
-                problem = error_text(err)  # e.g. the topic was deleted
+                problem = err, msg.topic()  # e.g. the topic was deleted, or the authorizer refused
                 continue
             ts_type, ts = msg.timestamp()
             key = msg.key()
@@ -289,9 +312,9 @@ class ConsumerPool:
             self._records.extend(records)
             member.received += len(records)
             if problem is not None:
-                member.error = problem
+                self._problem(member, *problem)
             elif records:
-                member.error = None
+                member.error, member.grants = None, ()
 
     def _fix_positions(self, member: _Member, consumer: Consumer, partitions: list[Any]) -> None:
         """Assign `partitions` at known offsets: the committed ones, else the log start or end, looked up now.
@@ -343,7 +366,7 @@ class ConsumerPool:
 
     def _on_error(self, member: _Member, err: KafkaError) -> None:
         with self._lock:
-            member.error = error_text(err)
+            self._problem(member, err)
 
     # --- results ----------------------------------------------------------------------------------------------------
     def drain(self, max_records: int = 2000) -> tuple[list[Received], list[AssignmentChange], int]:

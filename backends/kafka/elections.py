@@ -22,9 +22,11 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionError, ElectionResult, ElectionResults, ElectionType
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
 from kafkatop.backends.protocol.list_offsets import (
     API_LIST_OFFSETS,
@@ -102,14 +104,15 @@ class LeaderElector:
                 results.append(ElectionResult(tp, kafka_error_name(error.name()), message))
         return ElectionResults(election_type, tuple(sorted(results, key=lambda r: r.partition)))
 
-    def _failed(self, election_type: ElectionType, exc: BaseException) -> ElectionError:
+    def _failed(self, election_type: ElectionType, exc: BaseException) -> KafkatopError:
         code, text = failure(exc)
         text = self.connection.redact(text)
         what = f"{election_type.word} leader election"
         if code == "CLUSTER_AUTHORIZATION_FAILED":
-            # kafka-leader-election.sh's words, and what it takes
-            return ElectionError(
-                f"Not authorized to perform leader election ({text}): the principal needs ALTER on the cluster"
+            # kafka-leader-election.sh's words, and what it takes: Alter on the cluster, and the line that grants it
+            said = "Not authorized to perform leader election"
+            return refusal(exc, "elect", self.connection, said) or ElectionError(
+                f"{said} ({text}): the principal needs ALTER on the cluster"
             )
         if code == "_UNSUPPORTED_FEATURE":
             return ElectionError(f"cannot run a {what}: this cluster does not offer ElectLeaders ({text})")

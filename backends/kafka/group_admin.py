@@ -12,8 +12,10 @@ from typing import Any
 
 from confluent_kafka.admin import AdminClient
 
+from kafkatop.backends.insight.grants import authorization_error
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
@@ -117,8 +119,10 @@ def delete_offsets(
             reasons.append(f"{host}:{port}: {os_reason(e, timeout_s) if isinstance(e, OSError) else e}")
             continue
         if response.error_code:
-            raise KafkatopError(
-                f"Kafka refused to delete offsets of group {group!r}: {error_name(response.error_code)}"
+            said = f"Kafka refused to delete offsets of group {group!r}"
+            name = error_name(response.error_code)
+            raise refusal(name, "delete offsets", connection, said, group=group, topics=partitions) or KafkatopError(
+                f"{said}: {name}"
             )
         return {(t, p): (_partition_error(code) if code else None) for t, p, code in response.partitions}
     raise KafkatopError(f"cannot delete offsets of group {group!r}: " + "; ".join(reasons))
@@ -132,11 +136,26 @@ class GroupTools:
         self.timeout_s = timeout_s
 
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
+        """As GroupAdmin's; the authorizer's refusal of a group raises, with what to grant (Delete on it)."""
         with GroupAdmin(self.connection, self.timeout_s) as admin:
-            return admin.delete_groups(group_ids)
+            outcome = admin.delete_groups(group_ids)
+        for group_id, why in outcome.items():
+            refused = refusal(why, "delete group", self.connection, f"cannot delete group '{group_id}'", group=group_id)
+            if refused is not None:
+                raise refused
+        return outcome
 
     def delete_offsets(self, group: str, partitions: Mapping[str, Sequence[int]]) -> dict[tuple[str, int], str | None]:
-        return delete_offsets(self.connection, group, partitions, self.timeout_s)
+        """As delete_offsets; the authorizer's refusal of a topic raises, with what to grant (Read on it)."""
+        outcome = delete_offsets(self.connection, group, partitions, self.timeout_s)
+        refused_topics = [t for (t, _), why in outcome.items() if authorization_error(why) is not None]
+        if refused_topics:
+            said = f"cannot delete offsets of group '{group}'"
+            found = next(why for why in outcome.values() if authorization_error(why) is not None)
+            raise refusal(
+                found, "delete offsets", self.connection, said, group=group, topics=refused_topics
+            ) or KafkatopError(f"{said}: {found}")
+        return outcome
 
     def close(self) -> None:
         """Nothing stays open between calls."""

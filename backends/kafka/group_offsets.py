@@ -16,11 +16,12 @@ from confluent_kafka.admin import AdminClient, OffsetSpec
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text
 from kafkatop.backends.kafka.groups import group_state
-from kafkatop.backends.kafka.handles import new_admin_client
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
+from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, OffsetMove, ResetPlan, ResetTarget, check_partition, plan_move
+from kafkatop.backends.model.errors import KafkatopError
 
 # Errors Kafka answers an offset commit with when the group has members (the admin commit is no member of it).
 _GROUP_ACTIVE_CODES = frozenset(
@@ -51,12 +52,15 @@ class GroupAdmin:
     def __init__(self, connection: KafkaConnection, timeout_s: float = 10.0) -> None:
         self.connection = connection
         self.timeout_s = timeout_s
-        self._admin: AdminClient | None = new_admin_client(connection, ClientError)
+        self._admin: AdminClient | None = admin_naming_topics(connection, ClientError)
         self._topics = TopicCache(
             lambda t: self._client().list_topics(timeout=t),
             connection.bootstrap_servers,
             timeout_s,
             ttl_s=METADATA_TTL_S,
+            refused=lambda topic, t: topic_refusal(
+                self._client().list_topics, topic, t, "reset offsets", connection, f"cannot reset offsets of '{topic}'"
+            ),  # fmt: skip
         )
 
     def close(self) -> None:
@@ -77,7 +81,13 @@ class GroupAdmin:
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout_s + 1.0
 
-    def _no_answer(self, what: str, e: BaseException) -> ClientError:
+    def _no_answer(
+        self, what: str, e: BaseException, *, group: str | None = None, topics: Sequence[str] = ()
+    ) -> KafkatopError:
+        """The failure in words: the authorizer's refusal with what to grant, a timeout, or Kafka's own."""
+        refused = refusal(e, "reset offsets", self.connection, what, group=group, topics=topics)
+        if refused is not None:
+            return refused
         if isinstance(e, TimeoutError) or error_code(e) == KafkaError._TIMED_OUT:
             return ClientError(
                 f"{what}: no answer from Kafka at {self.connection} within {self.timeout_s:g} s: check the brokers"
@@ -106,7 +116,8 @@ class GroupAdmin:
             try:
                 out[ktp.partition] = int(self._result(fut, deadline).offset)
             except Exception as e:  # noqa: BLE001 - any failure names the partition
-                raise self._no_answer(f"cannot read the {what} offset of {topic}-{ktp.partition}", e) from None
+                where = f"cannot read the {what} offset of {topic}-{ktp.partition}"
+                raise self._no_answer(where, e, topics=[topic]) from None
         return out
 
     def committed_offsets(self, group: str, topic: str) -> dict[int, int | None]:
@@ -118,7 +129,9 @@ class GroupAdmin:
         try:
             result = self._result(fut, deadline)
         except Exception as e:  # noqa: BLE001
-            raise self._no_answer(f"cannot read the offsets of group '{group}'", e) from None
+            raise self._no_answer(
+                f"cannot read the offsets of group '{group}'", e, group=group, topics=[topic]
+            ) from None
         return {tp.partition: tp.offset if tp.offset >= 0 else None for tp in result.topic_partitions}
 
     def plan_reset(
@@ -185,7 +198,7 @@ class GroupAdmin:
             # refused for a group with members (see execute_reset). An unknown group has nothing to protect.
             if error_code(e) in (KafkaError._UNSUPPORTED_FEATURE, KafkaError.GROUP_ID_NOT_FOUND):
                 return None
-            raise self._no_answer(f"cannot describe group '{group}'", e) from None
+            raise self._no_answer(f"cannot describe group '{group}'", e, group=group) from None
         state = group_state(desc.state)
         members = len(desc.members or ())
         if state.inactive or (state is GroupState.UNKNOWN and members == 0):
@@ -217,14 +230,16 @@ class GroupAdmin:
         except Exception as e:  # noqa: BLE001
             if error_code(e) in _GROUP_ACTIVE_CODES:
                 raise _active_group(group, f"Kafka refused the commit: {e.args[0].name()}") from None
-            raise self._no_answer(what, e) from None
+            raise self._no_answer(what, e, group=group, topics=plan.topics) from None
         failed = [tp for tp in result.topic_partitions if tp.error is not None]
         if failed:
             refused_error = next((tp.error for tp in failed if tp.error.code() in _GROUP_ACTIVE_CODES), None)
             if refused_error is not None:
                 raise _active_group(group, f"Kafka refused the commit: {refused_error.name()}")
+            denied = refusal(failed[0].error, "reset offsets", self.connection, what, group=group,
+                             topics=[tp.topic for tp in failed])  # fmt: skip
             reasons = "; ".join(f"{tp.topic}-{tp.partition}: {error_text(tp.error)}" for tp in failed)
-            raise ClientError(f"{what}: {reasons}")
+            raise denied or ClientError(f"{what}: {reasons}")
         return plan
 
     def reset_offsets(

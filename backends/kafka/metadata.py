@@ -11,6 +11,7 @@ from confluent_kafka import KafkaError, KafkaException
 
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.model.consoles import ClientError, NoSuchTopic
+from kafkatop.backends.model.errors import KafkatopError
 
 METADATA_TTL_S = 10.0
 
@@ -29,10 +30,21 @@ class TopicCache:
     Topics are never asked for by name: a Metadata request naming a topic makes a broker with
     auto.create.topics.enable (Kafka's default, and the librdkafka mock's) create it, and a console must not
     create topics by mistyping them. A topic not found is asked for again at once (it may have just been created).
+    Under an authorizer, a topic the principal may not Describe is left out of every listing: `refused(topic,
+    timeout_s)`, when given, asks for it by name on a handle that never creates one (allow.auto.create.topics=false),
+    and returns the refusal to raise (its Refused: what to grant), else None.
     """
 
-    def __init__(self, fetch: Callable[[float], Any], bootstrap: str, timeout_s: float, ttl_s: float) -> None:
+    def __init__(
+        self,
+        fetch: Callable[[float], Any],
+        bootstrap: str,
+        timeout_s: float,
+        ttl_s: float,
+        refused: Callable[[str, float], KafkatopError | None] | None = None,
+    ) -> None:
         self._fetch = fetch
+        self._refused = refused
         self._bootstrap = bootstrap
         self._timeout_s = timeout_s
         self._ttl_s = ttl_s
@@ -66,7 +78,8 @@ class TopicCache:
                 self._refresh()
             count, error = self._counts.get(topic), self._errors.get(topic)
         if count is None:
-            raise no_topic(topic)
+            refusal = self._refused(topic, self._timeout_s) if self._refused is not None else None
+            raise refusal or no_topic(topic)
         if count == 0:
             raise ClientError(f"topic '{topic}' has no partitions yet ({error or 'no leader'}): try again in a moment")
         return count

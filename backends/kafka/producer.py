@@ -17,9 +17,11 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
+from kafkatop.backends.insight.grants import Doing, grants_for, principal_of, refusals
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
+from kafkatop.backends.kafka.refusal import refusal, topic_refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
     DEFAULT_PRODUCER_SETTINGS,
@@ -30,11 +32,17 @@ from kafkatop.backends.model.consoles import (
     escape_payload,
     split_key,
 )
+from kafkatop.backends.model.errors import KafkatopError
 
 QUEUE_FULL_WAIT_S = 2.0  # how long send() waits for room in librdkafka's queue before giving up
 
 
 MAX_DELIVERY_REPORTS = 10_000
+
+
+def _fatal(err: KafkaError) -> bool:
+    """The producer's fatal error, or produce()'s refusal once there is one (_FATAL, not itself flagged fatal)."""
+    return bool(err.fatal()) or err.code() == KafkaError._FATAL
 
 
 class ProducerSession:
@@ -58,16 +66,21 @@ class ProducerSession:
         self._dropped = 0
         self._pending = 0
         self._last_error: str | None = None
+        self._fatal = False  # librdkafka said the handle cannot go on (_renew)
         self._seq = itertools.count(1)
         self._settings = settings
         self._producer: Producer | None = self._new_producer(settings)
-        self._topics = TopicCache(self._list_topics, connection.bootstrap_servers, metadata_timeout_s, METADATA_TTL_S)
+        self._topics = TopicCache(
+            self._list_topics, connection.bootstrap_servers, metadata_timeout_s, METADATA_TTL_S, self._refused
+        )
+        self._principal = principal_of(connection.client_settings)
 
     # --- the handle -------------------------------------------------------------------------------------------------
     def _new_producer(self, settings: ProducerSettings) -> Producer:
         config = self.connection.config("kafkatop-producer")
         config.setdefault("message.timeout.ms", 30_000)
         config.update(settings.producer_config())
+        config["allow.auto.create.topics"] = False  # a topic asked for by name (TopicCache) is never created
         config["error_cb"] = self._on_error
         try:
             return handles.producer(config)
@@ -83,9 +96,18 @@ class ProducerSession:
     def _list_topics(self, timeout_s: float) -> Any:
         return self._current().list_topics(timeout=timeout_s)
 
+    def _refused(self, topic: str, timeout_s: float) -> KafkatopError | None:
+        list_topic = self._current().list_topics  # allow.auto.create.topics is off: a topic named is never created
+        return topic_refusal(list_topic, topic, timeout_s, self._doing, self.connection, f"cannot send to '{topic}'")
+
+    @property
+    def _doing(self) -> Doing:
+        return "idempotent produce" if self._settings.idempotence else "produce"
+
     def _on_error(self, err: KafkaError) -> None:
         # Client-wide trouble (all brokers down, authentication): shown beside the deliveries.
         self._last_error = error_text(err)
+        self._fatal = self._fatal or _fatal(err)
 
     @property
     def settings(self) -> ProducerSettings:
@@ -125,11 +147,22 @@ class ProducerSession:
                 del producer
 
     def _shutdown(self, producer: Producer, timeout_s: float) -> None:
-        if producer.flush(timeout_s) > 0:
-            # Without a purge, librdkafka's close would wait for the last message's own timeout.
-            producer.purge()
-            producer.flush(1.0)  # serves the purged messages' reports
+        try:
+            if producer.flush(timeout_s) > 0:
+                # Without a purge, librdkafka's close would wait for the last message's own timeout.
+                producer.purge()
+                producer.flush(1.0)  # serves the purged messages' reports
+        except KafkaException:  # a fatal error (see _renew): nothing more is delivered, and nothing waits
+            pass
         producer.close()
+
+    def _renew(self) -> None:
+        """After a fatal error librdkafka's handle sends nothing more: an idempotent producer refused its producer id
+        (InitProducerId: CLUSTER_AUTHORIZATION_FAILED while its user may Write on no topic) stays refused even once an
+        ACL lets it. The next send makes a new producer with the same settings."""
+        if self._fatal:
+            self._fatal = False
+            self.reconfigure(self._settings)
 
     # --- sending ----------------------------------------------------------------------------------------------------
     def send(self, topic: str, line: str) -> int:
@@ -186,12 +219,13 @@ class ProducerSession:
                 raise ClientError(f"{e} ({i - 1} of {count} test messages were queued before)") from None
         return count
 
-    def _produce(self, topic: str, key: str | None, value: str, partition: int | None) -> int:
+    def _produce(self, topic: str, key: str | None, value: str, partition: int | None, renewed: bool = False) -> int:
         key_bytes = None if key is None else key.encode("utf-8")
         value_bytes = value.encode("utf-8")
         shown_key = None if key_bytes is None else escape_payload(key_bytes)
         shown_value = escape_payload(value_bytes)
         with self._lock:
+            self._renew()
             producer = self._current()
             seq = next(self._seq)
             started = time.monotonic()
@@ -221,7 +255,13 @@ class ProducerSession:
             except KafkaException as e:
                 with self._reports_lock:
                     self._pending -= 1
-                raise ClientError(f"cannot send to '{topic}': {describe_error(e)}") from None
+                if not renewed and e.args and isinstance(e.args[0], KafkaError) and _fatal(e.args[0]):
+                    self._fatal = True  # its error_cb not served yet: a new producer, and this line through it
+                    return self._produce(topic, key, value, partition, renewed=True)
+                said = f"cannot send to '{topic}'"
+                raise refusal(e, self._doing, self.connection, said, topics=[topic]) or ClientError(
+                    f"{said}: {describe_error(e)}"
+                ) from None
             except ClientError:
                 with self._reports_lock:
                     self._pending -= 1
@@ -234,6 +274,7 @@ class ProducerSession:
     ) -> Callable[[KafkaError | None, Any], None]:
         def report(err: KafkaError | None, msg: Any) -> None:
             partition, offset = msg.partition(), msg.offset()
+            grants = grants_for(err.name(), self._doing, self._principal, topics=[topic]) if err is not None else ()
             delivery = Delivery(
                 seq=seq,
                 topic=topic,
@@ -241,8 +282,9 @@ class ProducerSession:
                 offset=offset if err is None and offset is not None and offset >= 0 else None,
                 key=key,
                 value=value,
-                error=None if err is None else error_text(err),
+                error=None if err is None else f"{err.name()}: {refusals(grants)}" if grants else error_text(err),
                 latency_ms=(time.monotonic() - started) * 1000 if err is None else None,
+                grants=grants,
             )
             with self._reports_lock:
                 self._pending -= 1

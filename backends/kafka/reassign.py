@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from kafkatop.backends.kafka.configs import ConfigAdmin
+from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.connection import KafkaConnection
@@ -102,8 +103,9 @@ class ReassignAdmin:
         )
         response = decode_alter(response_reader(payload))
         if response.error_code:
-            raise ReassignmentError(
-                f"Kafka refused the reassignment: {_kafka_said(response.error_code, response.error_message)}"
+            said = "Kafka refused the reassignment"
+            raise refusal(error_name(response.error_code), "reassign", self.connection, said) or ReassignmentError(
+                f"{said}: {_kafka_said(response.error_code, response.error_message)}"
             )
         return response
 
@@ -145,9 +147,10 @@ class ReassignAdmin:
         )
         response: ListResponse = decode_list(response_reader(payload))
         if response.error_code:
-            raise ReassignmentError(
-                f"Kafka did not list reassignments: {_kafka_said(response.error_code, response.error_message)}"
-            )
+            said = "Kafka did not list reassignments"
+            raise refusal(
+                error_name(response.error_code), "list reassignments", self.connection, said
+            ) or ReassignmentError(f"{said}: {_kafka_said(response.error_code, response.error_message)}")
         return {(r.topic, r.partition): Ongoing(r.replicas, r.adding, r.removing) for r in response.reassignments}
 
     # --- the throttle -----------------------------------------------------------------------------------------

@@ -18,9 +18,11 @@ from confluent_kafka import TopicCollection
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic, ResourceType
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
+from kafkatop.backends.insight.grants import Doing, Refused
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.elr import read_elr
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
@@ -48,7 +50,8 @@ class TopicAdmin:
         self.connection = connection
         self.timeout_s = timeout_s
         self._created = time.monotonic()
-        self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
+        # Its Metadata requests never create a topic they name (describe asks for one the listing left out).
+        self._admin: AdminClient | None = admin_naming_topics(connection, lambda r: SourceUnavailable("kafka", r))
 
     # --- lifecycle --------------------------------------------------------------------------------------------------
     def close(self) -> None:
@@ -75,7 +78,13 @@ class TopicAdmin:
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout_s + 1.0
 
-    def _error(self, action: str, name: str, exc: BaseException) -> TopicError:
+    def _error(self, action: str, name: str, exc: BaseException) -> KafkatopError:
+        doing: Doing = (
+            "create topic" if action == "create" else "delete topic" if action == "delete" else "add partitions"
+        )
+        refused = refusal(exc, doing, self.connection, f"Cannot {action} topic '{name}'", topics=[name])
+        if refused is not None:
+            return refused
         code, text = failure(exc)
         text = self.connection.redact(text)
         reason = (
@@ -165,6 +174,16 @@ class TopicAdmin:
                 raise self._error("add partitions to", name, e) from None
 
     # --- describe ---------------------------------------------------------------------------------------------------
+    def hidden(self, name: str, doing: Doing) -> Refused | None:
+        """Why a topic is in no listing, when the authorizer is why (a topic the principal may not Describe): its
+        refusal, with what `doing` it needs; None when it simply does not exist."""
+        said = (
+            f"Cannot add partitions to topic '{name}'"
+            if doing == "add partitions"
+            else f"Cannot {doing.removesuffix(' topic')} topic '{name}'"
+        )
+        return topic_refusal(self._client().list_topics, name, self.timeout_s, doing, self.connection, said)
+
     def _start_configs(self, names: Sequence[str]) -> dict[ConfigResource, Future[Any]]:
         if not names:
             return {}
@@ -240,6 +259,8 @@ class TopicAdmin:
         The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines
         (and named in `unread`, when given).
         """
+        if topic and snapshot.topic(topic) is None and (refused := self.hidden(topic, "describe topic")) is not None:
+            raise refused
         shown = shown_topics(snapshot, topic)
         names = [t.name for t in shown]
         deadline = self._deadline()

@@ -321,6 +321,8 @@ class LabCluster:
                 tuple(statuses),
                 self.state.spec.security,
                 self.runner.security.client_properties_path if self.runner.security.enabled else None,
+                admin if (admin := self.runner.security.admin_properties_path) and admin.is_file() else None,
+                self.state.spec.authorizer,
             )
 
     def refresh(self) -> LabSnapshot:

@@ -157,7 +157,7 @@ class NodeRunner:
                     nodes=self.state.nodes,
                     plugin_jars=self.state.install.jars(FILE_CONNECTORS),
                     stock_path=stock,
-                    client_settings=security.client_settings(security.passwords()) if security.enabled else None,
+                    client_settings=security.worker_settings() if security.enabled else None,
                     service_loader=self.state.install.version.at_least(3, 6),
                 )
             elif node.role is ProcessRole.ZOOKEEPER:
@@ -177,7 +177,7 @@ class NodeRunner:
                     nodes=self.state.nodes,
                     log_dir=self.state.data_dir(node),
                     stock_path=stock,
-                    security_settings=security.broker_settings(node),
+                    security_settings=security.node_settings(node),
                 )
             if security.enabled:
                 write_private(path, text)  # it holds a SCRAM password (the brokers', or a worker's client user's)
@@ -191,7 +191,8 @@ class NodeRunner:
 
     @property
     def security(self) -> LabSecurity:
-        return LabSecurity(self.state.state_dir, self.state.spec.name, self.state.spec.security)
+        spec = self.state.spec
+        return LabSecurity(self.state.state_dir, spec.name, spec.security, spec.authorizer)
 
     def _format_storage(self, nodes: list[NodeSpec]) -> None:
         assert self.state.cluster_id is not None

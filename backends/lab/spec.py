@@ -77,6 +77,8 @@ class ClusterSpec:
     heap: str = "256m"  # -Xmx and -Xms of every broker and controller JVM
     broker_properties: tuple[tuple[str, str], ...] = field(default=())  # extra server.properties, applied last
     security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext or sasl_ssl (SCRAM-SHA-512)
+    # KRaft's StandardAuthorizer: no ACL, no access (super user admin); SASL only, where users can be told apart.
+    authorizer: bool = False
     allow_remote_listeners: bool = False  # a [broker] listeners= that binds beyond 127.0.0.1 is refused unless set
     # Feature levels set when the storage is formatted (KRaft only): ELR (KIP-966) on or off, None for Kafka's own
     # default (on from 4.1); share groups (KIP-932: share.version=1), off unless asked.
@@ -122,6 +124,8 @@ class ClusterSpec:
             problems.append(
                 f"--security {self.security} needs a KRaft cluster (its SCRAM users and listeners): --mode kraft"
             )
+        if self.authorizer_problem:
+            problems.append(self.authorizer_problem)
         if not _HEAP.fullmatch(self.heap):
             problems.append(f"heap {self.heap!r}: give a JVM size such as 256m or 1g")
         problems += self._port_problems()
@@ -159,6 +163,16 @@ class ClusterSpec:
         if problems:
             raise SpecError("; ".join(problems))
         return self
+
+    @property
+    def authorizer_problem(self) -> str | None:
+        """Why this spec's authorizer cannot be, or None: without SASL no one can be told apart."""
+        if not self.authorizer or self.security in ("sasl_plaintext", "sasl_ssl"):
+            return None
+        return (
+            f"--authorizer needs SASL users to tell apart (on {self.security} every client is User:ANONYMOUS): "
+            "add --security sasl_ssl (or sasl_plaintext)"
+        )
 
     @property
     def remote_listeners(self) -> list[str]:
@@ -310,7 +324,7 @@ def load_spec_file(path: str | Path) -> tuple[ClusterSpec, dict[str, Any]]:
         expect_int = f.name in (
             "brokers", "base_port", "zookeeper_port", "controller_port", "controllers", "connect", "connect_port"
         )  # fmt: skip
-        expect_bool = f.name in ("allow_remote_listeners", "elr", "share_groups")
+        expect_bool = f.name in ("allow_remote_listeners", "elr", "share_groups", "authorizer")
         if expect_int and (isinstance(value, bool) or not isinstance(value, int)):
             raise SpecError(f"{p}: [cluster] {f.name} = {value!r} must be a whole number")
         if expect_bool and not isinstance(value, bool):

@@ -79,6 +79,8 @@ class LabSnapshot:
     nodes: tuple[NodeStatus, ...]
     security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext, sasl_ssl
     client_properties: Path | None = None  # a secured lab's client settings (Java format), for --command-config
+    admin_properties: Path | None = None  # a SASL lab's admin user's settings: kafkatop's own for this lab
+    authorizer: bool = False  # StandardAuthorizer on every node: no ACL, no access (admin a super user)
 
     @property
     def bootstrap_servers(self) -> str:
@@ -237,7 +239,8 @@ class LabState:
         notes = []
         if install.home.resolve() != self.install.home.resolve():
             notes.append(f"it runs Kafka from {self.install.home}, not {install.home}")
-        for key in ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap", "security", "connect"):
+        keys = ("mode", "brokers", "base_port", "zookeeper_port", "controllers", "heap", "security", "authorizer")
+        for key in (*keys, "connect"):
             want = getattr(asked, key)
             have = self.mode if key == "mode" else getattr(self.spec, key)
             if key == "brokers":
@@ -245,7 +248,8 @@ class LabState:
             if key == "connect":
                 have = sum(1 for n in self.nodes if n.is_connect)
             if want is not None and want != getattr(ClusterSpec(), key) and want != have:
-                notes.append(f"{key} is {have}, not {want}")
+                # A lab's settings are written into its nodes' files once: a flag that differs is not applied.
+                notes.append("it has no authorizer" if key == "authorizer" else f"{key} is {have}, not {want}")
         if asked.connect > sum(1 for n in self.nodes if n.is_connect):
             notes.append("`kafkatop add-connect` adds a Kafka Connect worker to it")
         if notes:

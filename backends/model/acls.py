@@ -27,6 +27,24 @@ CLUSTER_NAME = "kafka-cluster"  # the one CLUSTER resource's name
 WILDCARD = "*"  # a LITERAL name or principal or host that matches every one
 
 
+# The operations each resource type takes besides All (Kafka's AclEntry.supportedOperations, as kafka-acls.sh 4.1
+# names them when it refuses another: "ResourceType TRANSACTIONAL_ID only supports operations [TWO_PHASE_COMMIT, …]").
+SUPPORTED_OPERATIONS: dict[str, tuple[str, ...]] = {
+    "TOPIC": ("READ", "WRITE", "CREATE", "DESCRIBE", "DELETE", "ALTER", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"),
+    "GROUP": ("READ", "DESCRIBE", "DELETE", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"),
+    "CLUSTER": ("CREATE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "ALTER",
+                "DESCRIBE"),
+    "TRANSACTIONAL_ID": ("DESCRIBE", "WRITE", "TWO_PHASE_COMMIT"),
+    "DELEGATION_TOKEN": ("DESCRIBE",),
+    "USER": ("CREATE_TOKENS", "DESCRIBE_TOKENS"),
+}  # fmt: skip
+# kafka-acls.sh's conveniences: --producer (on its topics and transactional ids) and --consumer (topics and group).
+PRODUCER_TOPIC = ("WRITE", "DESCRIBE", "CREATE")
+PRODUCER_TRANSACTIONAL_ID = ("WRITE", "DESCRIBE")
+CONSUMER_TOPIC = ("READ", "DESCRIBE")
+CONSUMER_GROUP = ("READ",)
+
+
 def _by_code(table: dict[str, int]) -> dict[int, str]:
     return {code: name for name, code in table.items()}
 

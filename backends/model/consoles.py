@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.errors import KafkatopError
 
@@ -205,6 +206,7 @@ class Delivery:
     value: str  # escaped for display
     error: str | None  # Kafka's error, e.g. "NOT_ENOUGH_REPLICAS: …", or "_MSG_TIMED_OUT: …"
     latency_ms: float | None  # send() to acknowledgement; None on error
+    grants: tuple[Grant, ...] = ()  # refused by the authorizer: the ACLs that would let it through
 
 
 # --- consumers ------------------------------------------------------------------------------------------------------
@@ -238,6 +240,7 @@ class ConsumerView:
     assignment: tuple[TopicPartition, ...]
     received: int
     error: str | None  # the latest problem (cleared when records flow again); the reason when failed
+    grants: tuple[Grant, ...] = ()  # when the problem is the authorizer's refusal: the ACLs that would end it
 
 
 @dataclass(frozen=True, slots=True)

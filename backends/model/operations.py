@@ -15,6 +15,7 @@ class OperationKind(StrEnum):
     CONFIG_CHANGE = "config change"
     GROUP_CHANGE = "group change"  # a group deleted, its offsets deleted or reset
     CONNECTOR_CHANGE = "connector change"  # a Kafka Connect connector created, paused, resumed, stopped, …
+    ACL_CHANGE = "acl change"  # ACL bindings added or removed
 
 
 class OperationPhase(StrEnum):

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast, get_args
 
+from kafkatop.backends.model.acls import AclsSnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
 from kafkatop.backends.model.connect import ConnectSnapshot
@@ -29,10 +30,10 @@ MARK = "kafkatop_recording"
 
 RecordKind = Literal[
     "cluster", "cluster-failed", "nodes", "ensemble", "ensemble-failed", "zookeeper", "consoles", "action",
-    "action-finished", "operation", "connect", "connect-failed",
+    "action-finished", "operation", "connect", "connect-failed", "acls", "acls-failed",
 ]  # fmt: skip
 # What the live view had beside the cluster poll.
-Source = Literal["control", "ensemble", "zookeeper", "clients", "connect"]
+Source = Literal["control", "ensemble", "zookeeper", "clients", "connect", "acls"]
 
 
 class RecordingError(BadInput):
@@ -95,7 +96,7 @@ class ActionDone:
 
 Payload = (
     ClusterSnapshot | NodesSnapshot | EnsembleSnapshot | QuorumSnapshot | ZooKeeperPush | ConsoleActivity
-    | ActionTaken | ActionDone | SourceFailed | OperationStep | ConnectSnapshot
+    | ActionTaken | ActionDone | SourceFailed | OperationStep | ConnectSnapshot | AclsSnapshot
 )  # fmt: skip
 PAYLOADS: dict[str, Any] = {
     "cluster": ClusterSnapshot,
@@ -110,6 +111,8 @@ PAYLOADS: dict[str, Any] = {
     "operation": OperationStep,
     "connect": ConnectSnapshot,  # recorded without each connector's REST answer (`raw`): the view never shows it
     "connect-failed": SourceFailed,
+    "acls": AclsSnapshot,  # recorded when it changed: a poll that finds the same ACLs is not written again
+    "acls-failed": SourceFailed,
 }
 assert set(PAYLOADS) == set(get_args(RecordKind))
 # Snapshots with a taken_at: written as "same" when nothing else changed.

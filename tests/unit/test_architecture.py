@@ -110,7 +110,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
         "kafkatop.tui.cli.parser",
         *(
             f"kafkatop.tui.cli.parser_{family}"
-            for family in ("common", "lab", "topics", "clients", "checks", "connect")
+            for family in ("common", "lab", "topics", "clients", "checks", "connect", "users", "acls")
         ),
         "kafkatop.tui.cli.options",
         "kafkatop.tui.cli.values",

@@ -51,6 +51,10 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("connect-delete", ["connect", "delete", "c", "--yes"]),
     ("connect-offsets-reset", ["connect", "offsets", "c", "--reset", "--yes"]),
     ("connect-offsets-alter", ["connect", "offsets", "c", "--alter", "offsets.json"]),
+    ("acls-add", ["acls", "--add", "--allow-principal", "User:client", "--producer", "--topic", "t"]),
+    ("acls-remove", ["acls", "--remove", "--force", "--topic", "t"]),
+    ("users-add", ["users", "--add", "alice", "--mechanism", "SCRAM-SHA-256", "--iterations", "8192"]),
+    ("users-delete", ["users", "--delete", "alice", "--yes"]),
 ]
 
 # Commands that only read, as given: refuse_writes lets them through in read-only.
@@ -78,6 +82,8 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("connect-offsets", ["connect", "offsets", "c"]),
     ("connect-plugins", ["connect", "plugins", "FileStreamSource"]),
     ("connect-validate", ["connect", "validate", "connector.json"]),
+    ("acls-list", ["acls", "--list", "--principal", "User:client"]),
+    ("users-list", ["users", "--list", "--user", "alice", "--json"]),
 ]
 
 
@@ -194,6 +200,8 @@ WRITE_IDS = frozenset({
     "kill", "stop", "start", "restart", "add-broker", "create-topic", "delete-topic", "durability",
     "elect-preferred", "elect-unclean", "add-partitions", "reassign", "delete-group", "delete-offsets",
     "connect-create", "connect-pause", "connect-resume", "connect-stop", "connect-restart", "connect-delete",
+    "grant",  # M: adds the ACLs a refusal asked for
+    "acl-add", "acl-remove",  # Y, V in the ACLs tab
 })  # fmt: skip
 # Ids that sound like a write but only read or move the view, each with why.
 SOUND_LIKE_WRITES = {

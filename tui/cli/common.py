@@ -62,6 +62,7 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         connect_port=getattr(args, "connect_port", None),
         heap=getattr(args, "heap", None),
         security=getattr(args, "security", None),
+        authorizer=getattr(args, "authorizer", None) or None,
         allow_remote_listeners=getattr(args, "allow_remote_listeners", None) or None,
         elr=getattr(args, "elr", None),
         share_groups=getattr(args, "share_groups", None) or None,
@@ -81,14 +82,17 @@ def lab_name(args: argparse.Namespace) -> str:
 
 
 def lab_client_properties(args: argparse.Namespace) -> Path | None:
-    """A secured lab's client.properties, when a command targets the lab by name (no --bootstrap-server)."""
+    """A secured lab's own settings, when a command targets the lab by name (no --bootstrap-server): admin.properties
+    where the lab has one (SASL: the brokers' own user, a super user where the lab has an authorizer, so kafkatop
+    sees and may do everything, as an operator expects; `--command-config client.properties` acts as the client),
+    else client.properties (TLS alone has no users)."""
     if getattr(args, "bootstrap_server", None):
         return None
-    from kafkatop.backends.lab.security import CLIENT_PROPERTIES
+    from kafkatop.backends.lab.security import ADMIN_PROPERTIES, CLIENT_PROPERTIES
     from kafkatop.backends.lab.state import lab_dir
 
-    path = lab_dir(state_root(args), lab_name(args)) / CLIENT_PROPERTIES
-    return path if path.is_file() else None
+    folder = lab_dir(state_root(args), lab_name(args))
+    return next((path for path in (folder / ADMIN_PROPERTIES, folder / CLIENT_PROPERTIES) if path.is_file()), None)
 
 
 def client_settings(args: argparse.Namespace) -> dict[str, str]:

@@ -37,9 +37,11 @@ from kafkatop.backends.ports import (
 )
 from kafkatop.spark.counter import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
+from kafkatop.tui.cli.compose_acls import acl_admin
 from kafkatop.tui.cli.compose_connect import connect_cluster
 from kafkatop.tui.cli.ending import Ending, say
 from kafkatop.tui.cli.exits import UsageError, err
+from kafkatop.tui.cli.grant_desk import granting
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
@@ -260,16 +262,14 @@ def compose_sources(
     spark = _spark_counts(args, connection)
     stack.callback(spark.close)  # before the cluster: a live query reads it until then
     connect = connect_cluster(args, lab if chosen.kind == "lab" else None, stack)  # its workers, if it has them
+    acls = acl_admin(chosen.kind, connection, stack, lab)  # None: the demo (its ACLs tab says it has no authorizer)
     recorder = None
     if args.record:
         from kafkatop.backends.recording.file import RecordingWriter
 
-        had: list[Source] = ["control", "clients"]
-        if chosen.ensemble is not None:
-            had.append("ensemble")
-        if watch is not None:
-            had.append("zookeeper")
-        had += ["connect"] if connect is not None else []
+        given: tuple[tuple[Source, object], ...] = (("ensemble", chosen.ensemble), ("zookeeper", watch),
+                                                    ("connect", connect), ("acls", acls))  # fmt: skip
+        had: list[Source] = ["control", "clients", *(name for name, port in given if port is not None)]
         header = RecordingHeader(time.time(), chosen.title, tuple(had), chosen.banner)
         recorder = RecordingWriter(Path(args.record), header)
         stack.callback(_recorded, recorder)
@@ -284,7 +284,7 @@ def compose_sources(
         reassignments=None if chosen.kind == "demo" else _reassignments(connection),
         group_tools=None if chosen.kind == "demo" else GroupTools(connection),
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
-        browser=browser, connect=connect,
+        browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection),
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None

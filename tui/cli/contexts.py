@@ -157,6 +157,8 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
         lambda a: a.connect_command in CONNECT_WRITES or bool(a.reset) or bool(a.alter),
         "create, pause, resume, stop, restart and delete change connectors, offsets --reset and --alter their offsets",
     ),
+    "acls": _when(lambda a: bool(a.add or a.remove), "--add/--remove change ACLs (--list reads)"),
+    "users": _when(lambda a: a.add is not None or a.delete is not None, "--add/--delete change SCRAM credentials"),
 }
 
 

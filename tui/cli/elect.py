@@ -20,12 +20,14 @@ from kafkatop.backends.insight.elections import (
     result_lines,
     with_log_ends,
 )
+from kafkatop.backends.insight.grants import Doing
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.elections import LeaderElector
 from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.partitions import KEY_WARNING, partition_count_problem
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
@@ -89,12 +91,21 @@ def _asked(args: argparse.Namespace) -> list[TopicPartition] | None:
     return []  # the topic's partitions, once the metadata is read
 
 
-def _resolve(args: argparse.Namespace, snapshot: ClusterSnapshot, asked: list[TopicPartition]) -> list[TopicPartition]:
+def _missing(cluster: KafkaConnection, args: argparse.Namespace, doing: Doing, words: str) -> KafkatopError:
+    """--topic not in the metadata: the authorizer's refusal where it hides the topic (no Describe), else `words`."""
+    with TopicAdmin(cluster, timeout_s=args.timeout) as admin:
+        return admin.hidden(args.topic, doing) or UsageError(words)
+
+
+def _resolve(
+    args: argparse.Namespace, snapshot: ClusterSnapshot, asked: list[TopicPartition], cluster: KafkaConnection
+) -> list[TopicPartition]:
     """--topic (and --partition) as partitions; anything the cluster does not have refused, naming it."""
     if args.topic:
         topic = snapshot.topic(args.topic)
         if topic is None:
-            raise UsageError(f"Topic '{args.topic}' does not exist: nothing to elect (`kafkatop describe` lists them)")
+            words = f"Topic '{args.topic}' does not exist: nothing to elect (`kafkatop describe` lists them)"
+            raise _missing(cluster, args, "describe topic", words)
         if args.partition is None:
             return [TopicPartition(topic.name, p.id) for p in topic.partitions]
         if all(p.id != args.partition for p in topic.partitions):
@@ -131,7 +142,7 @@ def cmd_elect_leaders(args: argparse.Namespace) -> int:
     asked = _asked(args)  # every bad combination refused before any connection
     cluster = connection(args)
     snapshot = _metadata(cluster, args.timeout)
-    partitions = None if asked is None else _resolve(args, snapshot, asked)
+    partitions = None if asked is None else _resolve(args, snapshot, asked, cluster)
     plan = plan_election(snapshot, election_type, partitions)
     with LeaderElector(cluster, timeout_s=args.timeout) as elector:
         notes: list[str] = []
@@ -175,7 +186,7 @@ def cmd_add_partitions(args: argparse.Namespace) -> int:
     snapshot = _metadata(cluster, args.timeout)
     topic = snapshot.topic(args.topic)
     if topic is None:
-        raise UsageError(f"Topic '{args.topic}' does not exist as expected")  # kafka-topics' words
+        raise _missing(cluster, args, "add partitions", f"Topic '{args.topic}' does not exist as expected")
     current = len(topic.partitions)
     problem = partition_count_problem(topic.name, current, args.partitions)
     if problem is not None:

@@ -9,6 +9,7 @@ import json
 import sys
 import time
 
+from kafkatop.backends.insight.grants import Refused, authorization_error, refused
 from kafkatop.backends.insight.group_lines import (
     NO_ACTIVE,
     groups_list_lines,
@@ -21,25 +22,41 @@ from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.group_admin import GroupAdmin, delete_offsets
 from kafkatop.backends.kafka.group_listing import list_groups
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState
+from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
+from kafkatop.tui.cli.grant_lines import explained
 
 
 def _snapshot(args: argparse.Namespace, groups: list[str]) -> ClusterSnapshot:
-    """A poll that has read the named groups (their description can come a poll later), within --timeout."""
-    source = AdminSource(connection(args), timeout_s=args.timeout, include_internal=True, watch_groups=groups)
+    """A poll that has read the named groups (their description can come a poll later), within --timeout; the
+    authorizer's refusal of one raises, with what to grant."""
+    cluster = connection(args)
+    source = AdminSource(cluster, timeout_s=args.timeout, include_internal=True, watch_groups=groups)
     deadline = time.monotonic() + args.timeout
     try:
         while True:
             snapshot = source.poll()
+            if (refusal := _refused(snapshot, groups, cluster)) is not None:
+                raise refusal
             known = {g.group_id: g for g in snapshot.groups}
             if all(g in known and _read(known[g], source) for g in groups) or time.monotonic() >= deadline:
                 return snapshot
             time.sleep(0.2)
     finally:
         source.close()
+
+
+def _refused(snapshot: ClusterSnapshot, groups: list[str], cluster: KafkaConnection) -> Refused | None:
+    """A named group the authorizer would not let the poll describe (its problem says GROUP_AUTHORIZATION_FAILED)."""
+    for group in groups:
+        for problem in snapshot.problems:
+            if problem.what.endswith(f" {group}") and (error := authorization_error(problem.reason)) is not None:
+                said = f"cannot describe group '{group}'"
+                return refused(error, "describe group", cluster.client_settings, said, group=group)
+    return None
 
 
 def _read(group: ConsumerGroup, source: AdminSource) -> bool:
@@ -151,7 +168,8 @@ def _delete_offsets(args: argparse.Namespace) -> int:
     if not args.group or len(args.group) != 1 or not args.topic:
         raise UsageError("--delete-offsets needs one --group G and --topic T (or T:0,1)")
     group = args.group[0]
-    outcome = delete_offsets(connection(args), group, _partitions(args), timeout_s=args.timeout)
+    cluster = connection(args)
+    outcome = delete_offsets(cluster, group, _partitions(args), timeout_s=args.timeout)
     failed = any(v is not None for v in outcome.values())
     if failed:
         print("\nError: Encountered some partition-level error, see the follow-up details.")
@@ -163,12 +181,16 @@ def _delete_offsets(args: argparse.Namespace) -> int:
     for (topic, partition), error in sorted(outcome.items()):
         status = "Successful" if error is None else f"Error: {error}"
         print(f"{topic:<{width}} {partition:<10} {status:<15}")
+    refused = next((e for e in outcome.values() if e is not None and "AUTHORIZATION_FAILED" in e), None)
+    if refused is not None:  # the authorizer's refusal: who may not, and the line that grants it
+        err(explained(refused, "delete offsets", cluster, args, group=group, topics=[t for t, _ in outcome]))
     return FAILED if failed else DONE
 
 
 def _delete(args: argparse.Namespace) -> int:
+    cluster = connection(args)
     try:
-        with GroupAdmin(connection(args), timeout_s=args.timeout) as admin:
+        with GroupAdmin(cluster, timeout_s=args.timeout) as admin:
             outcome = admin.delete_groups(list(args.group))
     except SourceUnavailable as e:
         err(str(e))
@@ -180,7 +202,7 @@ def _delete(args: argparse.Namespace) -> int:
         return DONE
     print("Error: Deletion of some consumer groups failed:")
     for g, why in failed.items():
-        print(f"* Group '{g}' could not be deleted due to: {why}")
+        print(f"* Group '{g}' could not be deleted due to: {explained(why, 'delete group', cluster, args, group=g)}")
     if deleted:
         print(f"\nThese consumer groups were deleted successfully: {', '.join(repr(g) for g in deleted)}")
     return FAILED

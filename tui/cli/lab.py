@@ -14,7 +14,7 @@ from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.identity import check_broker_process
 from kafkatop.backends.lab.local import local_broker_process, signal_local
 from kafkatop.backends.lab.processes import ProcessSource
-from kafkatop.backends.lab.spec import NodeSpec
+from kafkatop.backends.lab.spec import NodeSpec, SpecError
 from kafkatop.backends.lab.state import LabSnapshot, NodeStatus, delete_state
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeState
@@ -127,13 +127,24 @@ def security_text(snap: LabSnapshot) -> str:
     how = [f"{MECHANISM} users admin, client"] if uses_sasl(snap.security) else []
     if uses_tls(snap.security):
         how.append("TLS by the lab's own CA")
-    text = f"{protocol} ({'; '.join(how)}; controllers PLAINTEXT on 127.0.0.1)"
-    return text + (f" · client settings {snap.client_properties}" if snap.client_properties else "")
+    if snap.authorizer:
+        how.append("authorizer StandardAuthorizer: no ACL, no access")
+    return f"{protocol} ({'; '.join(how)}; controllers PLAINTEXT on 127.0.0.1) · {settings_files(snap)}"
+
+
+def settings_files(snap: LabSnapshot) -> str:
+    """Which user each settings file is: `client settings …/client.properties (user client) · admin: …`."""
+    if snap.admin_properties is None:
+        return f"client settings {snap.client_properties}"
+    boss = ", a super user" if snap.authorizer else ""
+    return f"client settings {snap.client_properties} (user client) · admin: {snap.admin_properties} (user admin{boss})"
 
 
 # --- commands -------------------------------------------------------------------------------------------------------
 def cmd_up(args: argparse.Namespace) -> int:
     spec = build_spec(args)
+    if spec.authorizer_problem:  # before a Kafka is looked for (or offered for download)
+        raise SpecError(spec.authorizer_problem)
     install = find_or_offer(args, spec.mode, demo_instead=False)
     assert install is not None  # with no demo to fall back on, it installs or raises
     cluster, notes = LabCluster.create_or_open(state_root(args), install, spec)
@@ -164,9 +175,10 @@ def cmd_up(args: argparse.Namespace) -> int:
             print_status(snap)
             features_failed = not _set_features(args, cluster, snap)
             if snap.client_properties is not None:
+                own = snap.admin_properties or snap.client_properties
                 print(
-                    f"client settings: {snap.client_properties} (kafkatop uses them for this lab; Kafka's tools: "
-                    f"--command-config {snap.client_properties})",
+                    f"{settings_files(snap)}; kafkatop uses {own.name} for this lab, Kafka's tools --command-config "
+                    "FILE",
                     flush=True,
                 )
             if args.detach:
@@ -253,6 +265,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "connect_urls": list(snap.connect_urls),
             "security": snap.security,
             "client_properties": str(snap.client_properties) if snap.client_properties else None,
+            "admin_properties": str(snap.admin_properties) if snap.admin_properties else None,
+            "authorizer": snap.authorizer,
             "state_dir": str(snap.state_dir),
             "nodes": status_rows(snap, measured),
         }

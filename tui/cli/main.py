@@ -81,6 +81,14 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.connect import cmd_connect
 
         return cmd_connect(args)
+    if command == "acls":
+        from kafkatop.tui.cli.acls import cmd_acls
+
+        return cmd_acls(args)
+    if command == "users":
+        from kafkatop.tui.cli.users import cmd_users
+
+        return cmd_users(args)
     if command == "counts":
         from kafkatop.tui.cli.counts import cmd_counts
 
@@ -120,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         err("interrupted")
         return INTERRUPTED
     except KafkatopError as e:
-        err(str(e))
+        from kafkatop.tui.cli.grant_lines import error_line
+
+        err(error_line(e, args))  # a refusal with the line that grants it
         return exit_status(e)
     except BrokenPipeError:
         # The reader went away (`kafkatop describe | head -1`): what it did not read is not wanted, as with any Unix

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kafkatop.tui.cli.options import Parser, RootParser
+from kafkatop.tui.cli.parser_acls import ACLS, add_acls
 from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, add_chaos, add_durability
 from kafkatop.tui.cli.parser_clients import (
     CONSUME,
@@ -64,6 +65,7 @@ from kafkatop.tui.cli.parser_topics import (
     add_reassign,
     add_transactions,
 )
+from kafkatop.tui.cli.parser_users import USERS, add_users
 from kafkatop.tui.cli.values import PORT, SECONDS, host_ports, number, spark_master, text
 
 
@@ -73,7 +75,9 @@ def build_parser() -> RootParser:
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker, add-connect; topics: "
         "create-topic, describe, add-partitions; operations: elect-leaders, reassign, configs, groups, share-groups, "
-        "consume; durability, chaos; counts (Spark); features; transactions; connect (Kafka Connect); install "
+        "consume; acls (as kafka-acls.sh), users (SCRAM users, quotas); durability, chaos; counts (Spark); "
+        "features; transactions; connect "
+        "(Kafka Connect); install "
         "(download Apache Kafka); contexts (named clusters, --context NAME). "
         "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
         "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
@@ -139,5 +143,7 @@ def build_parser() -> RootParser:
     add_transactions(command("transactions", **TRANSACTIONS))
     add_contexts(command("contexts", **CONTEXTS))
     add_connect(command("connect", **CONNECT))
+    add_users(command("users", **USERS))
+    add_acls(command("acls", **ACLS))
     p.offer_command_options()
     return p

@@ -62,6 +62,9 @@ def add_up(up: Parser) -> None:
               "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
               "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
               "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
+    up.option("--authorizer", action="store_true", help="KRaft's StandardAuthorizer on every node: no "
+              "ACL, no access (allow.everyone.if.no.acl.found=false), user admin a super user. SASL only (--security "
+              "sasl_ssl or sasl_plaintext); kafkatop then uses admin.properties for this lab")  # fmt: skip
     up.option("--elr", action=argparse.BooleanOptionalAction, help="eligible leader replicas (KIP-966): "
               "--elr / --no-elr format the storage with eligible.leader.replicas.version=1 / 0 (a lab formatted "
               "before: changed once it serves, as kafka-features.sh does). KRaft only",

@@ -18,12 +18,13 @@ from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.recording import ActionDone, Recorded
-from kafkatop.backends.ports import Consoles
 from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.commands import LiveCommands
 from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.grant_key import GrantKeeping
 from kafkatop.tui.live.main_screen import MainScreen
 from kafkatop.tui.live.messages import (
+    AclsPolled,
     ActionFinished,
     ClusterPolled,
     ConnectPolled,
@@ -38,15 +39,14 @@ from kafkatop.tui.live.polling import Poller
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.switching import ContextSwitching
-from kafkatop.tui.live.widgets.pane import LivePane, failure_text
+from kafkatop.tui.live.widgets.pane import LivePane, failure_text, grants_of
 from kafkatop.tui.live.widgets.replay import ReplayBar
 
 
-class KafkatopApp(ContextSwitching):
+class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
     CSS_PATH = "app.tcss"
     TITLE = "kafkatop"
-    COMMANDS = ContextSwitching.COMMANDS | {LiveCommands}
+    COMMANDS = GrantKeeping.COMMANDS | {LiveCommands}
 
     def __init__(
         self,
@@ -129,9 +129,11 @@ class KafkatopApp(ContextSwitching):
         if (poll_ensemble := src.poll_ensemble) is not None:
             self._add_poller("ensemble", s.ensemble_interval_s, lambda: feed.ensemble(poll_ensemble()))
         if (consoles := src.consoles) is not None:
-            self._add_poller("consoles", s.drain_interval_s, lambda: self._drain(consoles))
+            self._add_poller("consoles", s.drain_interval_s, lambda: feed.drain(consoles))
         if (connect := src.connect) is not None:
             self._add_poller("connect", s.connect_interval_s, lambda: feed.connect(connect.poll()))
+        if (acls := src.acls) is not None:
+            self._add_poller("acls", s.acls_interval_s, lambda: feed.acls(acls.poll()))
         if src.zookeeper is not None:
             watch = partial(feed.follow_zookeeper, src.zookeeper, lambda: get_current_worker().is_cancelled)
             self.run_worker(watch, group="watch-zookeeper", thread=True, exit_on_error=False)
@@ -139,11 +141,6 @@ class KafkatopApp(ContextSwitching):
     def _add_poller(self, source: str, interval_s: float, poll: Callable[[], None]) -> None:
         poller = self._pollers[source] = Poller(self, source, interval_s, poll)
         poller.now()
-
-    def _drain(self, consoles: Consoles) -> None:
-        activity = consoles.drain()
-        if activity is not None:
-            self.feed.consoles(activity)
 
     def _play(self) -> None:
         assert self.replay is not None
@@ -186,6 +183,9 @@ class KafkatopApp(ContextSwitching):
     def on_connect_polled(self, message: ConnectPolled) -> None:
         self._show(connect=message.snapshot, connect_problem=None, timeline=self._timeline(message.timeline))
 
+    def on_acls_polled(self, message: AclsPolled) -> None:
+        self._show(acls=message.snapshot, acls_problem=None)
+
     def on_consoles_drained(self, message: ConsolesDrained) -> None:
         self._show(consoles=message.activity, timeline=self._timeline(message.timeline))
 
@@ -207,7 +207,7 @@ class KafkatopApp(ContextSwitching):
         poller = self._pollers.get(group.removeprefix("poll-"))
         if poller is not None and event.worker is poller.worker:  # not a poll of a context switched away from
             poller.finished()
-            if error is not None and poller.source in ("cluster", "ensemble", "connect"):  # the others keep theirs
+            if error is not None and poller.source not in ("nodes", "consoles"):  # those two keep theirs
                 self.on_poll_failed(PollFailed(poller.source, failure_text(error), self.clock()))
         elif error is not None and group in ("switch", "close-context"):
             title = "context not switched" if group == "switch" else ""
@@ -220,7 +220,7 @@ class KafkatopApp(ContextSwitching):
         self.feed.failed(message.source, message.reason, message.at)
         if message.source == "cluster":
             self._show(failure=message.reason, failed_at=message.at)  # the last good data stays, with its age
-        else:  # ensemble_problem, connect_problem: their panes say it
+        else:  # ensemble_problem, connect_problem, acls_problem: their panes say it
             self._show(**{f"{message.source}_problem": message.reason})
 
     # --- the user's actions: one worker; each end told as a notice and on the timeline ----------------------------
@@ -233,7 +233,7 @@ class KafkatopApp(ContextSwitching):
         try:
             call()
         except Exception as e:  # noqa: BLE001 - a failed action is reported, never a crash
-            self.post_message(ActionFinished(what, failure_text(e)))
+            self.post_message(ActionFinished(what, failure_text(e, self), grants_of(e)))
         else:
             self.post_message(ActionFinished(what))
 
@@ -246,5 +246,5 @@ class KafkatopApp(ContextSwitching):
             self.notify(message.error, title="failed", severity="error", timeout=8)
         else:
             self.notify(message.what, timeout=3)
-        for source in ("nodes", "cluster", "connect"):
+        for source in ("nodes", "cluster", "connect", "acls"):
             self.poll_now(source)

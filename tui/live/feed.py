@@ -16,6 +16,7 @@ from textual.message import Message
 from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.merge import with_zookeeper
 from kafkatop.backends.insight.timeline.timeline import Timeline
+from kafkatop.backends.model.acls import AclsSnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
@@ -33,8 +34,9 @@ from kafkatop.backends.model.recording import (
     ZooKeeperPush,
 )
 from kafkatop.backends.model.zookeeper import ZkEvent
-from kafkatop.backends.ports import EnsembleView, Recorder, ZooKeeperWatch
+from kafkatop.backends.ports import Consoles, EnsembleView, Recorder, ZooKeeperWatch
 from kafkatop.tui.live.messages import (
+    AclsPolled,
     ActionFinished,
     ClusterPolled,
     ConnectPolled,
@@ -59,6 +61,8 @@ class Feed:
         self._polled: ClusterSnapshot | None = None  # the last metadata poll, before ZooKeeper's state is laid over it
         self._pushed: ClusterSnapshot | None = None  # ZooKeeper's state, as its watches last pushed it
         self._connect: ConnectSnapshot | None = None  # the last Connect poll that a worker answered
+        self._acls: AclsSnapshot | None = None  # the last ACLs read
+        self._acls_recorded: AclsSnapshot | None = None  # the last recorded, its time zeroed
 
     def _post(self, message: Message) -> None:
         if not self.muted:
@@ -122,6 +126,26 @@ class Feed:
             shown = replace(self._connect, workers=polled.workers, problem=polled.problem)
         self._post(ConnectPolled(shown, self.timeline.snapshot()))
 
+    def acls(self, polled: AclsSnapshot, at: float | None = None) -> None:
+        """The ACLs and the authorizer; recorded when they changed (a poll every few seconds finds them the same).
+        When they could not be read, the last bindings read stay on screen (with their time) beside why."""
+        untimed = replace(polled, at=0.0)
+        if self.recorder is not None and untimed != self._acls_recorded:
+            self._acls_recorded = untimed
+            self._record(polled.at if at is None else at, "acls", polled)
+        shown = polled
+        if polled.error is None:
+            self._acls = polled
+        elif self._acls is not None and not polled.bindings:
+            shown = replace(polled, bindings=self._acls.bindings, at=self._acls.at)
+        self._post(AclsPolled(shown))
+
+    def drain(self, consoles: Consoles) -> None:
+        """What the consoles did since the last drain (their poller's call), delivered if they did anything."""
+        activity = consoles.drain()
+        if activity is not None:
+            self.consoles(activity)
+
     def consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
         at = time.time() if at is None else at
         self._record(at, "consoles", activity)
@@ -145,7 +169,7 @@ class Feed:
     def failed(self, source: str, reason: str, at: float) -> None:
         """A poll failed (told on the UI thread): only recorded here; the app shows it."""
         kind: RecordKind = "cluster-failed" if source == "cluster" else "ensemble-failed"
-        kind = "connect-failed" if source == "connect" else kind
+        kind = "connect-failed" if source == "connect" else "acls-failed" if source == "acls" else kind
         self._record(at, kind, SourceFailed(reason))
 
     def action_done(self, done: ActionDone, at: float) -> None:
@@ -188,6 +212,8 @@ class Feed:
             self.nodes(p, at)
         elif isinstance(p, ConnectSnapshot):
             self.connect(p, at)
+        elif isinstance(p, AclsSnapshot):
+            self.acls(p, at)
         elif isinstance(p, ConsoleActivity):
             self.consoles(p, at)
         elif isinstance(p, ActionTaken):

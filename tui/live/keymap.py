@@ -21,7 +21,7 @@ ANY: frozenset[Mode] = LIVE | {"replay"}
 # Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
 Scope = Literal["app", "screen", "tables", "messages", "spark"]
 
-PARTITIONS, GROUPS, CONNECT = "tab-partitions", "tab-groups", "tab-connect"
+PARTITIONS, GROUPS, CONNECT, ACLS = "tab-partitions", "tab-groups", "tab-connect", "tab-acls"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ _KEY_NAMES = {
     "ctrl+c": "ctrl+c",
 }
 
-_P, _G, _K = frozenset({PARTITIONS}), frozenset({GROUPS}), frozenset({CONNECT})
+_P, _G, _K, _A = frozenset({PARTITIONS}), frozenset({GROUPS}), frozenset({CONNECT}), frozenset({ACLS})
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -199,6 +199,28 @@ ACTIONS: tuple[LiveAction, ...] = (
     LiveAction("connect-plugins", ("L",), "connect_view('plugins')", "Connect plugins",
         help="Connect: the plugins the workers have (connectors, converters, transformations) and their versions",
         section="Connect", palette="Kafka Connect's plugins", tabs=_K, needs="connect"),
+    # ACLs: W (who may do what), Y adds, V removes (reVoke): letters no other key holds, and none a slip away from a
+    # key that acts at once (w opens the contexts, v asks before its durability check, y and the others are free).
+    LiveAction("acls-tab", ("W",), "acls_tab", "ACLs",
+        help="the ACLs tab: every ACL binding by principal (its resources with their pattern type, the operations "
+             "allowed or denied, the hosts), the authorizer, its super users and who kafkatop is (read every 3 s); "
+             "in the tab, `W` again: by resource",
+        section="ACLs", palette="ACLs: by principal, or by resource", modes=ANY),
+    LiveAction("acl-add", ("Y",), "acls('add')", "Add ACL",
+        help="ACLs: add a binding (principal, allow or deny, operations, resource, pattern type, host; or "
+             "kafka-acls.sh's producer or consumer): a field Kafka would refuse says why and nothing is sent",
+        section="ACLs", palette="Add an ACL binding", tabs=_A, needs="acls", writes=True, asks_first=True),
+    LiveAction("acl-remove", ("V",), "acls('remove')", "Remove ACL",
+        help="ACLs: remove the highlighted binding (a confirmation names it)",
+        section="ACLs", palette="Remove the highlighted ACL binding", tabs=_A, needs="acls", writes=True,
+        asks_first=True),
+    # M (perMit): after a refusal of the authorizer's, shown in the footer; an app action, on any tab (grant_key.py).
+    LiveAction("grant", ("M",), "app.grant", "Grant refused",
+        help="grant what Kafka's authorizer refused last (once a refusal named it): a confirmation lists the ACL "
+             "bindings and who adds them (on a lab with an authorizer, User:admin, its super user), then they are "
+             "added",
+        section="ACLs", palette="Grant what the authorizer refused", needs="granting", writes=True, asks_first=True,
+        footer=True),
     LiveAction("processes", ("0",), "processes", "Processes",
         help="the process table",
         section="View", palette="Go to the process table", modes=ANY, needs="control"),
@@ -281,7 +303,8 @@ def key_rows() -> Iterator[tuple[LiveAction, str, str]]:
     """(action, keys, help) of every action that has a key and a line to say: README's table, the help screen."""
     for a in ACTIONS:
         if a.id == "tab-1":
-            yield a, "`1`–`9`", "the tabs, as numbered in the tab bar (beyond nine: Messages `b`, Connect `N`)"
+            beyond = "Messages `b`, Connect `N`, ACLs `W`"
+            yield a, "`1`–`9`", f"the tabs, as numbered in the tab bar (beyond nine: {beyond})"
         elif a.keys and a.help:
             yield a, a.shown_keys, a.help
 

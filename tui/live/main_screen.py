@@ -8,12 +8,12 @@ from typing import Protocol, cast
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.tui.live.acl_actions import AclKeys
 from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.actions import Host as ConnectHost
 from kafkatop.tui.live.connect_actions import ConnectActions
@@ -79,7 +79,7 @@ LIVE_ONLY = action_names(SCREEN_ACTIONS, LIVE)
 WRITES = frozenset(a.action.split("(")[0] for a in SCREEN_ACTIONS if a.writes)  # refused in a read-only context
 
 
-class MainScreen(Screen[None]):
+class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_actions.py)
     BINDINGS = bindings("screen")
 
     def __init__(self, mode: Mode) -> None:
@@ -124,6 +124,7 @@ class MainScreen(Screen[None]):
                 yield MessagesPanel(sources.browser, clock=app.clock)
             with TabPane("Connect", id="tab-connect"):  # after Messages for the same reason; `N` shows it
                 yield ConnectPanel(self.mode, "connect" in app.present())
+            yield from self.acls_tab(app.present())  # after Connect; `W` shows it
         yield FilterBar()
         yield CoalescingFooter()
 

@@ -8,6 +8,7 @@ from textual.message import Message
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
+from kafkatop.backends.model.acls import AclsSnapshot, Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
@@ -60,6 +61,16 @@ class ConnectPolled(Message):
 
 
 @dataclass
+class AclsPolled(Message):
+    """The cluster's ACL bindings and its authorizer, or why they could not be read (the snapshot's `error`)."""
+
+    snapshot: AclsSnapshot
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, AclsPolled)
+
+
+@dataclass
 class ConsolesDrained(Message):
     """What the producer and consumers did since the last drain, batched into one UI update."""
 
@@ -79,7 +90,7 @@ class OperationRecorded(Message):
 class PollFailed(Message):
     """A source could not be read (a replay of a failure; live failures come from the worker's end)."""
 
-    source: str  # the poller's: "cluster", "ensemble", "connect"
+    source: str  # the poller's: "cluster", "ensemble", "connect", "acls"
     reason: str
     at: float
 
@@ -98,6 +109,7 @@ class ActionFinished(Message):
 
     what: str
     error: str | None = None
+    grants: tuple[Grant, ...] = ()  # it failed on the authorizer's refusal: what would let it through (M)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from typing import Literal, Protocol
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.ports import (
+    AclAdmin,
     ConfigAdmin,
     ConnectCluster,
     Consoles,
@@ -28,6 +29,7 @@ from kafkatop.backends.ports import (
     TransactionReader,
     ZooKeeperWatch,
 )
+from kafkatop.tui.live.granting import Granting
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Settings:
     drain_interval_s: float = 0.1  # producer/consumer output: one UI update per drain, not one per message
     ensemble_interval_s: float = 2.0
     connect_interval_s: float = 2.0  # Kafka Connect's REST API
+    acls_interval_s: float = 3.0  # the ACLs: DescribeAcls, and the brokers' authorizer configs
     # How the view was started (the palette offers what applies to it; a replay is told by the app's Replay).
     mode: Literal["lab", "attach", "demo"] = "attach"
     context: str | None = None  # the context's name (kafkatop.toml's [contexts.NAME]), shown in the status bar
@@ -76,6 +79,8 @@ class Sources:
     browser: MessageBrowser | None = None  # the Messages tab: pages and searches of a partition, in no group
     transactions: TransactionReader | None = None  # the Transactions screen (i): those not ended yet
     connect: ConnectCluster | None = None  # the Connect tab: Kafka Connect's workers, connectors and tasks
+    acls: AclAdmin | None = None  # the ACLs tab: the bindings, the authorizer; adding and removing bindings
+    granting: Granting | None = None  # who kafkatop is, and who adds what the authorizer refused (M)
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""

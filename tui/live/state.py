@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
+from kafkatop.backends.model.acls import AclsSnapshot
 from kafkatop.backends.model.cluster import ClusterMode, ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
@@ -34,6 +35,8 @@ class LiveView:
     consoles: ConsoleActivity | None = None
     connect: ConnectSnapshot | None = None  # Kafka Connect: the last poll that any worker answered
     connect_problem: str | None = None  # why the last poll of Connect failed; None once one succeeds again
+    acls: AclsSnapshot | None = None  # the ACLs, the authorizer and who kafkatop is (its `error`: why not read)
+    acls_problem: str | None = None  # why the last poll of the ACLs failed; None once one succeeds again
 
     @property
     def mode(self) -> ClusterMode | None:

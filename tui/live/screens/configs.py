@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, Static
 
+from kafkatop.backends.insight.grants import Refused
 from kafkatop.backends.model.configs import (
     ConfigEntry,
     ConfigResource,
@@ -30,6 +31,7 @@ from kafkatop.backends.model.configs import (
 )
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConfigAdmin
+from kafkatop.tui.live.granting import GrantsMet, refused_text
 from kafkatop.tui.live.screens.config_table import ConfigTable, detail
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 
@@ -55,7 +57,11 @@ class Altered(Message):
     said: str
 
 
-def _failure(e: BaseException) -> str:
+def _failure(e: BaseException, screen: ModalScreen[None]) -> str:
+    """The failure as the screen says it; the authorizer's refusal with the line that grants it here, kept for M."""
+    if isinstance(e, Refused):
+        screen.post_message(GrantsMet(e.grants))
+        return refused_text(e, screen.app)
     return str(e) if isinstance(e, KafkatopError) else f"{type(e).__name__}: {e}"
 
 
@@ -113,7 +119,7 @@ class ConfigsScreen(ModalScreen[None]):
         try:
             configs = self.admin.describe(self.resource, expect)
         except Exception as e:  # noqa: BLE001 - shown in the screen, never a crash
-            self.post_message(ConfigsFailed(_failure(e)))
+            self.post_message(ConfigsFailed(_failure(e, self)))
         else:
             self.post_message(ConfigsRead(configs, said))
 
@@ -199,7 +205,7 @@ class ConfigsScreen(ModalScreen[None]):
         try:
             self.admin.alter(self.resource, to_set, to_delete)
         except Exception as e:  # noqa: BLE001 - a refusal is shown in the screen
-            self.post_message(ConfigsFailed(_failure(e), refused=True))
+            self.post_message(ConfigsFailed(_failure(e, self), refused=True))
             return
         if self.changed is not None:
             self.changed(said)

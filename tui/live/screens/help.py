@@ -35,6 +35,9 @@ NOTES = {
     "Connect keeps showing the dead worker's tasks RUNNING on it until another worker starts them: the group waits for "
     "the worker's session to time out (10 s), then `scheduled.rebalance.max.delay.ms` for it to come back (a lab: 20 "
     "s; Kafka's default: 5 min) — unless it was the group's leader. The Timeline shows each step.",
+    "ACLs": "A PREFIXED resource ends in `*` (Topic:app* covers app-orders); `User:*` and a LITERAL `*` name match "
+    "every principal and every resource. A DENY wins over any ALLOW; a super user may do everything whatever the "
+    "ACLs say. Without an authorizer Kafka answers no ACL request and every authenticated user may do everything.",
     "Spark": "Counts are per partition (records, bytes, offsets, timestamps, top keys), each checked against "
     "high − low watermark. Spark runs in a process of its own, started the first time the tab is shown.",
 }
@@ -59,7 +62,7 @@ errors, recovered), and the latest kill -9 beside the latest controlled shutdown
 history** and **msg/s** columns and the groups' **lag history** show the last polls as sparklines.
 """
 
-SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "Tables", "Spark", "Replay", "View")
+SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "ACLs", "Tables", "Spark", "Replay", "View")
 
 
 def help_text(tabs: str, refusal: str | None = None) -> str:

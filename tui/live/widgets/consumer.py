@@ -20,8 +20,9 @@ from textual.widgets import Button, Checkbox, DataTable, Input, Static
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
 from kafkatop.backends.ports import Consoles
+from kafkatop.tui.live.granting import GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, no_topic_text
+from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
@@ -37,6 +38,7 @@ class ConsumerPanel(Asking, LivePane, Vertical):
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, tuple[object, ...]] | None = None
         self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
+        self._refusals: dict[str, str | None] = {}  # per consumer, the authorizer's refusal last written
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options", id="consume-what"):
@@ -73,10 +75,7 @@ class ConsumerPanel(Asking, LivePane, Vertical):
         if not topics:
             self._show_status("topic(s): pick the topic to consume (↓ lists them)")
             return
-        missing = [t for t in topics if self.snapshot is not None and self.snapshot.topic(t) is None]
-        if missing:
-            self._show_status(no_topic_text(missing[0]))
-            return
+        # A topic the poll does not list is the pool's to check: the authorizer may hide it from kafkatop's user.
         consoles = self.consoles
         if consoles is None:
             self._show_status("no cluster to consume from")
@@ -119,6 +118,18 @@ class ConsumerPanel(Asking, LivePane, Vertical):
         if drained.dropped:
             log.add(Text(f"… {drained.dropped} messages not shown (arriving faster than drawn)", style="yellow"))
         self._show_consumers(drained.consumers)
+        self._show_refusals(drained.consumers)
+
+    def _show_refusals(self, consumers: tuple[ConsumerView, ...]) -> None:
+        """A consumer the authorizer refuses (its group, its topic): who may not do what, the line that grants it,
+        and M — once per refusal, in the log."""
+        for c in consumers:
+            if not c.grants or self._refusals.get(c.name) == c.error:
+                continue
+            self._refusals[c.name] = c.error
+            said = grants_text((c.error or "").partition(":")[0], c.grants, self.app)
+            self.query_one("#received", MessageLog).add(Text(f"✗ {c.name} ({c.group}): {said}", style="bold red"))
+            self.post_message(GrantsMet(c.grants))
 
     def _show_consumers(self, consumers: tuple[ConsumerView, ...]) -> None:
         table = self.query_one("#consumers", DataTable)

@@ -18,8 +18,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import Worker, get_current_worker
 
+from kafkatop.backends.insight.grants import Refused
+from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.consoles import NoSuchTopic
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.tui.live.granting import GrantsMet, refused_text
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import no_topic_text
 
@@ -27,12 +30,20 @@ T = TypeVar("T")
 P = TypeVar("P")
 
 
-def failure_text(error: BaseException) -> str:
-    """What a failure says on screen: kafkatop's own errors as they are (a missing topic with the key that creates it);
-    anything else with its type named (a library error's message alone is often a bare word)."""
+def failure_text(error: BaseException, app: object = None) -> str:
+    """What a failure says on screen: kafkatop's own errors as they are (a missing topic with the key that creates it,
+    the authorizer's refusal with the line that grants it on `app`'s cluster); anything else with its type named (a
+    library error's message alone is often a bare word)."""
     if isinstance(error, NoSuchTopic):
         return no_topic_text(error.topic)
+    if isinstance(error, Refused):
+        return refused_text(error, app)
     return str(error) if isinstance(error, KafkatopError) else f"{type(error).__name__}: {error}"
+
+
+def grants_of(error: BaseException) -> tuple[Grant, ...]:
+    """What would let a refused request through (the authorizer's refusal), for M; () for any other failure."""
+    return error.grants if isinstance(error, Refused) else ()
 
 
 class LivePane:
@@ -90,6 +101,8 @@ def ask(
     returns to `answered`, a failure (as `failure_text`) to `failed` — each on the UI thread, through the widget's
     message queue. `exclusive`: a new question in the group makes the older one's answers dropped (a newer page)."""
 
+    app = widget.app  # asked on the UI thread: the worker's refusal names the line of this app's cluster
+
     def run() -> None:
         worker = get_current_worker()
 
@@ -103,7 +116,9 @@ def ask(
         try:
             result = question(tell)
         except Exception as e:  # noqa: BLE001 - a port's failure is shown where it was asked, never a crash
-            text = failure_text(e)
+            text = failure_text(e, app)
+            if grants := grants_of(e):
+                widget.post_message(GrantsMet(grants))  # the app keeps it: M grants it
             reply(lambda: failed(text))
         else:
             reply(lambda: answered(result))

@@ -34,8 +34,9 @@ from kafkatop.backends.model.consoles import (
 )
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
+from kafkatop.tui.live.granting import GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice, no_topic_text
+from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
@@ -134,13 +135,12 @@ class ProducerPanel(Asking, LivePane, Vertical):
         )
 
     def _topic(self, settings: ProducerSettings) -> str:
-        """The topic, checked against the last poll (the producer checks again, against its own metadata)."""
+        """The topic, its partition checked against the last poll. One the poll does not list is the producer's to
+        check: it may be one the authorizer hides from kafkatop's user, and only asking for it by name tells."""
         topic = self.query_one("#produce-topic", Input).value.strip()
         if not topic:
             raise KafkatopError("topic: pick the topic to send to (↓ lists them)")
         known = self.snapshot.topic(topic) if self.snapshot is not None else None
-        if self.snapshot is not None and known is None:
-            raise KafkatopError(no_topic_text(topic))
         if known is not None:
             check_partition(topic, settings.partition, len(known.partitions))
         return topic
@@ -250,5 +250,11 @@ class ProducerPanel(Asking, LivePane, Vertical):
             else:
                 key = f" key={d.key}" if d.key is not None else ""
                 log.write(Text(f"✓ {d.topic}-{d.partition} @{d.offset}{key}  {d.value[:80]}"))
-        if errors:
+        refused = next((d for d in reversed(errors) if d.grants), None)
+        if refused is not None:  # the authorizer's: the line that grants it, once per batch, and M
+            said = grants_text(refused.error.partition(":")[0] if refused.error else "", refused.grants, self.app)
+            log.write(Text(f"  {said}", style="bold red"))
+            self._show_status(f"{len(errors)} message(s) not delivered: {said}")
+            self.post_message(GrantsMet(refused.grants))
+        elif errors:
             self._show_status(f"{len(errors)} message(s) not delivered: {errors[-1].error}")

@@ -1,5 +1,5 @@
-"""One line that says how the cluster is: id, mode, controller, brokers, under-replicated and offline partitions —
-and, when a source fails, the age of the data still on screen."""
+"""One line that says how the cluster is: id, mode, controller, brokers, under-replicated and offline partitions, its
+authorizer and super users (the ACLs tab's poll) — and, when a source fails, the age of the data still on screen."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from kafkatop.backends.model.acls import AuthorizerInfo
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
@@ -15,6 +16,7 @@ MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "demo": "demo (librdkafka moc
 SHORT_MODES = {"zk": "ZooKeeper", "kraft": "KRaft", "demo": "demo", "unknown": "mode unknown"}
 Badge = tuple[str | None, str | None, bool]  # the context's name, its colour, read-only
 NARROW = 110  # below: no cluster id and short mode names, so the line fits 80 columns
+MIN_WIDTH = 80  # a default terminal, a tmux split
 
 
 def status_text(
@@ -24,6 +26,7 @@ def status_text(
     controller_id: int | None = None,
     narrow: bool = False,
     badge: Badge | None = None,
+    authorizer: AuthorizerInfo | None = None,
 ) -> Text:
     text = Text()
     if badge is not None:
@@ -53,6 +56,12 @@ def status_text(
         text.append(str(urp), style="bold yellow" if urp else "")
         text.append("  offline ")
         text.append(str(offline), style="bold red" if offline else "")
+        if authorizer is not None and authorizer.class_name is not None:
+            # Narrow, the word alone (the ACLs tab says the rest), where 80 columns still hold it.
+            supers = f", super users {', '.join(authorizer.super_users)}" if authorizer.super_users else ""
+            said = "  authorizer" if narrow else f"  authorizer {authorizer.short}{supers}"
+            if not narrow or len(text) + len(said) <= MIN_WIDTH:
+                text.append(said)
     if failure is not None:
         age = f" (data {age_s:.0f} s old)" if snapshot is not None and age_s is not None else ""
         text.append(f"\n{failure}{age}", style="red")
@@ -79,7 +88,9 @@ class StatusBar(LivePane, Widget):
 
     def draw(self, view: LiveView) -> None:
         width = self.size.width or self.app.size.width
-        text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW, self.badge)
+        authorizer = view.acls.authorizer if view.acls is not None else None
+        text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW, self.badge,
+                           authorizer)  # fmt: skip
         taller = _rows(text, width) != _rows(self.text, width)
         self.text = text
         if taller:

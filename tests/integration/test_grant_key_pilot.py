@@ -1,0 +1,153 @@
+"""`M` grants what the authorizer refused: the producer console, on the librdkafka mock cluster made to answer Produce
+with TOPIC_AUTHORIZATION_FAILED (its request errors: the mock has no authorizer and no ACLs), names the principal, the
+operation and the resource with the `kafkatop acls --add …` line; M then appears, asks first listing the bindings and
+who adds them, and adds them through the AclAdmin port — here RecordingAcls, a TEST DOUBLE that keeps what it was
+given (the real CreateAcls is tests/integration/test_grants_kafka.py's). Refused where it must be: before any refusal,
+in a read-only context, and when the grantor may not add ACLs either."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.widgets import Input, RichLog, Static
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot, AuthorizerInfo
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.granting import Granting
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.producer import ProducerPanel
+from tests.conftest import pilot_until
+
+PRODUCE = 0
+TOPIC_AUTHORIZATION_FAILED = 29
+LINE = "kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t --name lab"
+
+
+@dataclass
+class RecordingAcls:
+    """TEST DOUBLE of the AclAdmin port: keeps the bindings it is asked to create (or refuses, as Kafka would a user
+    without Alter on the cluster)."""
+
+    refuse: bool = False
+    created: list[AclBinding] = field(default_factory=list)
+    closed: int = 0
+
+    def poll(self) -> AclsSnapshot:
+        return AclsSnapshot(tuple(self.created), AuthorizerInfo(None), None)
+
+    def describe(self, matching: AclBindingFilter) -> tuple[AclBinding, ...]:
+        return tuple(self.created)
+
+    def create(self, bindings: Sequence[AclBinding]) -> None:
+        if self.refuse:
+            raise KafkatopError("cannot add ACLs: CLUSTER_AUTHORIZATION_FAILED: Cluster authorization failed.")
+        self.created.extend(bindings)
+
+    def delete(self, filters: Sequence[AclBindingFilter]) -> tuple[AclBinding, ...]:
+        return ()
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def app_on(mock_cluster: MockCluster, acls: RecordingAcls, read_only: bool = False) -> tuple[KafkatopApp, Consoles]:
+    connection = KafkaConnection.parse(mock_cluster.bootstrap_servers)
+    admin = AdminSource(connection, timeout_s=2.0)
+    consoles = Consoles(connection)
+    granting = Granting("User:ANONYMOUS", ("--name", "lab"), "User:admin, the lab's super user", lambda: acls)
+    sources = Sources(admin.poll, consoles=consoles, granting=granting)
+    return KafkatopApp(sources, Settings(poll_interval_s=0.5, read_only=read_only)), consoles
+
+
+async def refused_send(pilot: Any, app: KafkatopApp) -> str:
+    """Sends one line to t, refused by the mock's TOPIC_AUTHORIZATION_FAILED; the producer's status once said."""
+    await pilot.press("3")  # Produce
+    app.query_one("#produce-topic", Input).value = "t"
+    field_ = app.query_one("#produce-line", Input)
+    field_.focus()
+    field_.value = "hello"
+    await pilot.press("enter")
+    status = app.query_one("#produce-status", Static)
+    await pilot_until(pilot, lambda: "not delivered" in str(status.render()), "the refusal in the producer's status")
+    return str(status.render())
+
+
+async def test_a_refusal_names_the_grant_and_m_adds_it(mock_cluster: MockCluster) -> None:
+    mock_cluster.create_topic("t", 1, 1)
+    mock_cluster.push_request_errors(PRODUCE, [TOPIC_AUTHORIZATION_FAILED] * 20)
+    acls = RecordingAcls()
+    app, consoles = app_on(mock_cluster, acls)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
+            assert app.check_action("grant", ()) is False  # nothing refused yet: M is not shown
+            said = await refused_send(pilot, app)
+            assert "TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — grant it: " + LINE in said
+            assert said.endswith(" · M grants it")
+            lines = app.query_one(ProducerPanel).query_one("#deliveries", RichLog).lines
+            log = " ".join(" ".join(line.text for line in lines).split())  # as read, lines wrapped at the width
+            assert "✗ t: TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t" in log
+            assert LINE in log  # the console's log keeps the line to paste
+            await pilot_until(pilot, lambda: app.check_action("grant", ()) is True, "M shown after the refusal")
+            app.set_focus(None)  # out of the text field: M is a key there, not a letter typed
+            await pilot.press("M")
+            assert isinstance(app.screen, ConfirmScreen)
+            assert "ALLOW User:ANONYMOUS Write on Topic:t" in app.screen.detail
+            assert "added as User:admin, the lab's super user" in app.screen.detail and LINE in app.screen.detail
+            await pilot.press("y")
+            await pilot_until(pilot, lambda: acls.created, "the bindings created")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            (binding,) = acls.created
+            assert (binding.pattern.resource_type, binding.pattern.name, binding.pattern.pattern_type) == (
+                "TOPIC", "t", "LITERAL")  # fmt: skip
+            assert (binding.entry.principal, binding.entry.host, binding.entry.operation, binding.entry.permission) == (
+                "User:ANONYMOUS", "*", "WRITE", "ALLOW")  # fmt: skip
+            assert acls.closed == 1
+            assert any(n.message.startswith("granted: User:ANONYMOUS may now Write on Topic:t")
+                       for n in app._notifications)  # fmt: skip
+            assert app.check_action("grant", ()) is False  # granted: nothing left to grant
+    finally:
+        consoles.close()
+
+
+async def test_m_refuses_where_it_must(mock_cluster: MockCluster) -> None:
+    mock_cluster.create_topic("t", 1, 1)
+    mock_cluster.push_request_errors(PRODUCE, [TOPIC_AUTHORIZATION_FAILED] * 20)
+    acls = RecordingAcls(refuse=True)
+    app, consoles = app_on(mock_cluster, acls)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
+            app.action_grant()  # as the palette would, before any refusal
+            await pilot.pause()
+            assert "nothing was refused yet" in list(app._notifications)[-1].message
+            await refused_send(pilot, app)
+            await pilot_until(pilot, lambda: app.check_action("grant", ()) is True, "M shown after the refusal")
+            app.set_focus(None)
+            await pilot.press("M", "y")
+            await pilot_until(pilot, lambda: app.last_action is not None and app.last_action.error, "the refusal")
+            assert app.last_action is not None and app.last_action.error == (
+                "User:admin, the lab's super user may not add ACLs (Alter on the cluster): ask an admin to run: "
+                "kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t"
+            )
+            assert acls.created == [] and app.check_action("grant", ()) is True  # still there to grant
+    finally:
+        consoles.close()
+    ro, consoles = app_on(mock_cluster, RecordingAcls(), read_only=True)
+    try:
+        async with ro.run_test(size=(160, 45)) as pilot:
+            ro.met(app.grants_met)
+            ro.action_grant()
+            await pilot.pause()
+            assert "read-only" in list(ro._notifications)[-1].message and not isinstance(ro.screen, ConfirmScreen)
+    finally:
+        consoles.close()
