@@ -123,6 +123,9 @@ def resource_filters(cmd: AclCommand, *, required: bool = True) -> tuple[Resourc
     found += [ResourcePattern("TRANSACTIONAL_ID", name, cmd.pattern_type) for name in cmd.transactional_ids]
     found += [ResourcePattern("DELEGATION_TOKEN", name, cmd.pattern_type) for name in cmd.delegation_tokens]
     found += [ResourcePattern("USER", name, cmd.pattern_type) for name in cmd.user_principals]
+    if not found and required and cmd.cluster:
+        raise BadInput(f"--cluster takes the literal pattern type only (there is one Cluster, {CLUSTER_NAME!r}): "
+                       f"leave out --resource-pattern-type {cmd.pattern_type.lower()}")  # fmt: skip
     if not found and required:
         raise BadInput(NO_RESOURCE)
     return tuple(dict.fromkeys(found))

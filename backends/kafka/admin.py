@@ -47,6 +47,7 @@ from kafkatop.backends.model.cluster import (
 )
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.features import METADATA_VERSION
 
 
 class AdminSource:
@@ -179,12 +180,17 @@ class AdminSource:
         if shared:  # ListGroups lists share groups too: shown once, as what they are
             names = {g.group_id for g in shared}
             groups = tuple(sorted((*(g for g in groups if g.group_id not in names), *shared), key=lambda g: g.group_id))
+        mode = self._configs.mode or "unknown"
+        if mode == "unknown" and self._elr.features is not None and self._elr.features.level(METADATA_VERSION) >= 1:
+            # A finalized metadata.version is KRaft's (ApiVersions, which no ACL guards), where the controller
+            # Metadata names is a random broker: the broker's configs that would say so may be refused.
+            mode = "kraft"
         return ClusterSnapshot(
             source=SOURCE,
             taken_at=time.time(),
             cluster_id=cluster_id,
-            mode=self._configs.mode or "unknown",
-            controller_id=None if self._configs.mode == "kraft" else controller_id,
+            mode=mode,
+            controller_id=None if mode == "kraft" else controller_id,
             brokers=brokers,
             topics=topics,
             groups=groups,

@@ -2,7 +2,8 @@
 `kafkatop consume` — each a Consumer that assign()s partitions and joins no group.
 
 librdkafka wants a group.id even so; each consumer gets a random one it never uses: with assign(), no
-auto-commit and no offset store, nothing is ever sent to a group coordinator, and no group's offsets move.
+auto-commit and no offset store, no group's offsets move. librdkafka still looks up that group's coordinator, which
+a principal who may only Read the topic is refused: that error is not the read's (errors.of_unjoined_group).
 `enable.partition.eof` tells where a partition ends (its high watermark, or under read_committed its last stable
 offset), as kcat -e does, so a read stops at the end instead of waiting for more.
 """
@@ -28,7 +29,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.insight.payloads import compile_search
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.kafka.errors import describe_error, error_text, of_unjoined_group
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, check_partition
@@ -244,6 +245,8 @@ class MessageBrowser:
                     if err is not None:
                         if err.code() == KafkaError._PARTITION_EOF:
                             left.pop(p, None)  # type: ignore[arg-type]
+                            continue
+                        if of_unjoined_group(err):
                             continue
                         raise self._failed(f"reading {topic}-{p}", err, topic)
                     end = left.get(p)  # type: ignore[arg-type]

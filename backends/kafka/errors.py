@@ -39,6 +39,13 @@ def error_code(exc: BaseException) -> int | None:
     return None
 
 
+def of_unjoined_group(err: KafkaError) -> bool:
+    """An assign()-only reader's error about the group it never joins. librdkafka wants a group.id (an empty one
+    aborts confluent-kafka 2.16's Consumer) and looks up its coordinator even so; a principal who may Read the topic
+    but not that group is refused the lookup (GROUP_AUTHORIZATION_FAILED), which the read does not need."""
+    return bool(err.code() == KafkaError.GROUP_AUTHORIZATION_FAILED)
+
+
 def is_unsupported(exc: BaseException) -> bool:
     """The cluster does not offer the request (the librdkafka mock, old brokers)."""
     return error_code(exc) == KafkaError._UNSUPPORTED_FEATURE

@@ -106,7 +106,11 @@ def delete_offsets(
                 (found,) = decode_find_coordinator(reader, version, [group])
             if found.error_code:
                 said = error_name(found.error_code) + (f": {found.error_message}" if found.error_message else "")
-                raise KafkatopError(f"no coordinator for group {group!r}: {said}")
+                # FindCoordinator wants Describe on the group, which the Delete OffsetDelete needs implies.
+                nothing = f"no coordinator for group {group!r}"
+                raise refusal(
+                    error_name(found.error_code), "delete offsets", connection, nothing, group=group
+                ) or KafkatopError(f"{nothing}: {said}")
             with BrokerConnection(found.host, found.port, deadline, settings) as conn:
                 version = conn.version_for(API_OFFSET_DELETE, "OffsetDelete", OFFSET_DELETE_VERSIONS)
                 payload = conn.request(

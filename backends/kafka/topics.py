@@ -195,7 +195,7 @@ class TopicAdmin:
         names: Sequence[str],
         futures: Mapping[ConfigResource, Future[Any]],
         deadline: float,
-        unread: list[str] | None = None,
+        unread: list[str | Refused] | None = None,
     ) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {n: {} for n in names}
         default = ConfigSource.DEFAULT_CONFIG.value
@@ -204,7 +204,11 @@ class TopicAdmin:
                 entries: Mapping[str, Any] = self._result(fut, deadline)
             except Exception as e:  # noqa: BLE001 - a topic whose configs cannot be read prints "Configs: " bare
                 if unread is not None:
-                    unread.append(f"the configs of {res.name} ({self.connection.redact(failure(e)[1])})")
+                    said = f"the configs of {res.name} were not read"
+                    unread.append(
+                        refusal(e, "describe configs", self.connection, said, topics=[res.name])
+                        or f"the configs of {res.name} ({self.connection.redact(failure(e)[1])})"
+                    )
                 continue
             # TopicCommand prints every entry that is not a default (ConfigEntry.isDefault): set on the topic, but
             # also broker-wide settings such as a cluster-level min.insync.replicas. A sensitive value comes as null.
@@ -227,7 +231,7 @@ class TopicAdmin:
         return self._client().describe_topics(TopicCollection(list(names)), request_timeout=self.timeout_s)
 
     def _collect_topic_ids(
-        self, futures: Mapping[str, Future[Any]], deadline: float, unread: list[str] | None = None
+        self, futures: Mapping[str, Future[Any]], deadline: float, unread: list[str | Refused] | None = None
     ) -> dict[str, str]:
         ids = {}
         for name, fut in futures.items():
@@ -235,7 +239,11 @@ class TopicAdmin:
                 topic_id = self._result(fut, deadline).topic_id
             except Exception as e:  # noqa: BLE001 - without an id the line simply has no "TopicId:"
                 if unread is not None:
-                    unread.append(f"the topic id of {name} ({self.connection.redact(failure(e)[1])})")
+                    said = f"the topic id of {name} was not read"
+                    unread.append(
+                        refusal(e, "describe topic", self.connection, said, topics=[name])
+                        or f"the topic id of {name} ({self.connection.redact(failure(e)[1])})"
+                    )
                 continue
             if topic_id is not None and (text := kafka_uuid_text(topic_id)) != ZERO_UUID:
                 ids[name] = text
@@ -252,12 +260,12 @@ class TopicAdmin:
         topic: str | None = None,
         *,
         sort_by_name: bool = False,
-        unread: list[str] | None = None,
+        unread: list[str | Refused] | None = None,
     ) -> str:
         """`format_describe` of the snapshot, with the topic ids and configs kafka-topics shows read from Kafka.
 
         The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines
-        (and named in `unread`, when given).
+        (and named in `unread`, when given: the authorizer's refusal as a Refused, with what to grant).
         """
         if topic and snapshot.topic(topic) is None and (refused := self.hidden(topic, "describe topic")) is not None:
             raise refused

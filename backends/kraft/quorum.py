@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 
+from kafkatop.backends.insight.grants import refused
 from kafkatop.backends.kraft.wire import (
     API_DESCRIBE_QUORUM,
     DESCRIBE_QUORUM_VERSIONS,
@@ -31,6 +32,8 @@ from kafkatop.backends.protocol.security import SecurityError
 from kafkatop.backends.protocol.wire import API_PRODUCE, ProtocolError, error_name
 
 SOURCE = "quorum"
+# A refused DescribeQuorum is asked again this rarely: each refusal is an ERROR line in the controller's server.log.
+REFUSED_AGAIN_S = 60.0
 
 
 _ERROR_HINTS = {
@@ -96,6 +99,11 @@ class _TryNext(Exception):
     """This address could not answer; the message says why. The next bootstrap address is tried."""
 
 
+class _Refused(Exception):
+    """The authorizer refused DescribeQuorum: who may not do what, and the line that grants it. Another address
+    would refuse it too."""
+
+
 class QuorumSource:
     """The KRaft quorum over DescribeQuorum. `poll()` tries each bootstrap address until one answers.
 
@@ -109,8 +117,13 @@ class QuorumSource:
         self.timeout_s = timeout_s
         # The last response's raw bytes (payload after the size) and version: for recording test data.
         self.last_response: tuple[int, bytes] | None = None
+        self._refused: tuple[float, SourceUnavailable] | None = None  # until when the refusal stands, and it
 
     def poll(self) -> QuorumSnapshot:
+        """The quorum; SourceUnavailable when no address answers it. A refusal by the authorizer is raised again
+        without asking for REFUSED_AGAIN_S (or until ask_again)."""
+        if self._refused is not None and time.monotonic() < self._refused[0]:
+            raise self._refused[1]
         reasons = []
         for host, port in self.addresses:
             address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -118,7 +131,15 @@ class QuorumSource:
                 return self._describe(host, port, address)
             except _TryNext as e:
                 reasons.append(str(e))
+            except _Refused as e:
+                problem = SourceUnavailable(SOURCE, f"{e} (asked again every {REFUSED_AGAIN_S:g} s)")
+                self._refused = (time.monotonic() + REFUSED_AGAIN_S, problem)
+                raise problem from None
         raise SourceUnavailable(SOURCE, "; ".join(reasons))
+
+    def ask_again(self) -> None:
+        """The next poll asks, even within REFUSED_AGAIN_S of a refusal (an ACL may have been added since)."""
+        self._refused = None
 
     def _describe(self, host: str, port: int, address: str) -> QuorumSnapshot:
         try:
@@ -149,6 +170,10 @@ class QuorumSource:
             raise _TryNext(f"{address}: {e}") from None
         finally:
             conn.close()
+        code = response.error_code or next((p.error_code for p in response.partitions if p.error_code), 0)
+        said = f"the quorum was not read ({address} answered DescribeQuorum)"
+        if code and (found := refused(error_name(code), "describe cluster", self.connection.client_settings, said)):
+            raise _Refused(found.text())
         try:
             return to_snapshot(response, taken_at, source=address, via=via)
         except SourceUnavailable as e:

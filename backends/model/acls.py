@@ -75,7 +75,8 @@ def principal_named(text: str) -> str:
     """A principal as Kafka writes it, TYPE:NAME (User:alice, User:*); anything else is bad input."""
     kind, sep, name = text.partition(":")
     if not sep or not kind or not name:
-        raise BadInput(f"principal {text!r} is not TYPE:NAME: write it as Kafka does, e.g. User:{text or 'alice'}")
+        example = name or (kind if not sep else "") or "alice"  # what was typed, as a name
+        raise BadInput(f"principal {text!r} is not TYPE:NAME: write it as Kafka does, e.g. User:{example}")
     return text
 
 

@@ -5,7 +5,7 @@ of enums and changes from run to run); --remove --force refuses the producer aga
 nothing kafka-acls.sh can see; `client` is told it may not and which file to use; KafkaAcls.poll reads the bindings,
 the authorizer and who kafkatop is. And the librdkafka mock (no ACL requests at all) is said in one line.
 
-Set KAFKA_HOME to run the Kafka ones. One broker (127.0.0.1:32200) and one controller (32250), shared by the module
+Set KAFKA_HOME to run the Kafka ones. One broker and one controller on free ports, shared by the module
 (tests/integration/authorizer_lab.py); every node is stopped at the end, by recorded pid if need be.
 """
 

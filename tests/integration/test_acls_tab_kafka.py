@@ -3,7 +3,7 @@ one broker, one controller), the live view composed as `kafkatop --name … --st
 a super user): a binding kafka-acls.sh added is listed; the tab's add dialog adds one that kafka-acls.sh --list then
 shows; its remove takes it away again, as kafka-acls.sh --list then shows. Headless at 160x45.
 
-Set KAFKA_HOME to run it (skipped without). Ports 35100 (and 35200) and 35150; the lab is stopped at the end.
+Set KAFKA_HOME to run it (skipped without). Free ports below the ephemeral range; the lab is stopped at the end.
 """
 
 from __future__ import annotations
@@ -31,9 +31,7 @@ pytestmark = pytest.mark.kafka
 
 @pytest.fixture(scope="module")
 def lab(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthorizerLab]:
-    with authorizer_lab(
-        tmp_path_factory.mktemp("acls-tab"), kafka_home, base_port=35100, controller_port=35150, name="acltab"
-    ) as lab:
+    with authorizer_lab(tmp_path_factory.mktemp("acls-tab"), kafka_home, name="acltab") as lab:
         yield lab
 
 

@@ -2,7 +2,7 @@
 producer as `client` is refused (no ACL, no access), as `admin` (a super user) it writes; kafka-acls.sh --add
 --producer then lets the client write, and --list shows what was added. kafkatop's own commands on the lab are admin.
 
-Set KAFKA_HOME to run it. One broker (127.0.0.1:31100) and one controller (31150), heap 256m, state in pytest's tmp
+Set KAFKA_HOME to run it. One broker and one controller on free ports, heap 256m, state in pytest's tmp
 dir, shared by the module; every node is stopped at the end, by recorded pid if need be.
 """
 

@@ -96,6 +96,7 @@ async def test_a_refusal_names_the_grant_and_m_adds_it(mock_cluster: MockCluster
             log = " ".join(" ".join(line.text for line in lines).split())  # as read, lines wrapped at the width
             assert "✗ t: TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t" in log
             assert LINE in log  # the console's log keeps the line to paste
+            assert app.query_one("#produce-line", Input).value == "hello"  # a refused line stays in the field
             await pilot_until(pilot, lambda: app.check_action("grant", ()) is True, "M shown after the refusal")
             app.set_focus(None)  # out of the text field: M is a key there, not a letter typed
             await pilot.press("M")
@@ -115,6 +116,8 @@ async def test_a_refusal_names_the_grant_and_m_adds_it(mock_cluster: MockCluster
             assert any(n.message.startswith("granted: User:ANONYMOUS may now Write on Topic:t")
                        for n in app._notifications)  # fmt: skip
             assert app.check_action("grant", ()) is False  # granted: nothing left to grant
+            status = str(app.query_one("#produce-status", Static).render())  # no longer "not delivered … M grants it"
+            assert status == "granted: User:ANONYMOUS may now Write on Topic:t · Enter sends the line again", status
     finally:
         consoles.close()
 

@@ -60,26 +60,30 @@ def node_state(app: KafkatopApp, name: str) -> str | None:
     return next((n.state.value for n in nodes if n.name == name), None)
 
 
-async def test_a_tab_key_never_puts_focus_in_a_field_and_escape_leaves_one(demo: Any) -> None:
-    """Before: `4` focused the topic field, then `s` replaced "purchases" with "s" and `1 1` typed "11"."""
+async def test_produce_and_consume_open_in_their_topic_field_and_escape_leaves_it(demo: Any) -> None:
+    """Before: `3` left focus off the fields, and a topic `t` typed stopped controller-101 (SIGTERM, unasked). A tab's
+    number puts the cursor where its work starts: letters meant for the field are text there, never a key that stops
+    a process. (Before that, `4` selected "purchases" in the topic field and `s` replaced it: the cursor now goes
+    after the topic shown.) Escape leaves the field; the keys are keys again."""
     app = make_app(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot, app)
-        typed = {id(f): f.value for f in app.query(Input)}
+        nodes = [n.name for n in getattr(app.view.nodes, "nodes", ())]
+        states = [node_state(app, name) for name in nodes]
         await pilot.press("3")  # Produce
-        assert active(app) == "tab-produce" and not isinstance(app.focused, Input)
-        await pilot.press("s", "1")  # a key of the app, not text: the Partitions tab again
-        assert active(app) == "tab-partitions"
-        assert {id(f): f.value for f in app.query(Input)} == typed
-        await pilot.press("3")
-        field = next(f for f in app.query(Input) if f.display and f.id != "filter-input" and f.is_on_screen)
-        field.focus()
-        await pilot.press("x", "q")  # inside a field, letters are text
-        assert field.value.endswith("xq") and app.is_running
+        topic = app.query_one("#produce-topic", Input)
+        assert active(app) == "tab-produce" and app.focused is topic
+        await pilot.press(*"tsK1q")  # stop, start, kill -9, Partitions, quit: here, a topic's letters
+        await pilot.pause(0.2)
+        assert topic.value == "tsK1q" and active(app) == "tab-produce" and app.is_running
+        assert nodes and [node_state(app, name) for name in nodes] == states
         await pilot.press("escape")
         assert not isinstance(app.focused, Input)
-        await pilot.press("2")  # and keys are keys again
-        assert active(app) == "tab-brokers"
+        app.query_one("#consume-topics", Input).value = "purchases"
+        await pilot.press("4", "s")  # Consume: after the topic shown, nothing typed lost
+        assert active(app) == "tab-consume" and app.query_one("#consume-topics", Input).value == "purchasess"
+        await pilot.press("escape", "2")  # and keys are keys again
+        assert active(app) == "tab-brokers" and not isinstance(app.focused, Input)
 
 
 async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
@@ -179,7 +183,7 @@ async def test_slash_filters_the_partition_table_and_escape_clears_it(demo: Any)
         assert table.selected_topic == "purchases" and table.cursor_row == 2
         await pilot.press("3")  # another tab: its own rows, no filter shown
         assert not bar.display
-        await pilot.press("1")
+        await pilot.press("escape", "1")  # out of Produce's topic field, then Partitions
         assert bar.display and table.row_count == 3
         await pilot.press("escape")  # on a filtered table: every row again
         assert table.row_count == 9 and not bar.display
@@ -204,7 +208,7 @@ async def test_slash_filters_the_consumed_messages_and_the_groups(demo: Any) -> 
     app = make_app(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot, app)
-        await pilot.press("4")  # Consume
+        await pilot.press("4", "escape")  # Consume, out of its topic field
         log = app.query_one("#received", MessageLog)
         for i in range(6):
             log.add(Text(f"console-1 ← orders-{i % 3} @{i} key=k{i}  value {i}"))

@@ -1,5 +1,5 @@
 """`kafkatop users` against a real Apache Kafka 4.1: one `sasl_ssl` lab for the module (1 broker, 1 controller, on
-ports 33100-33108) with its authorizer; kafkatop's commands by the lab's name are its `admin` (a super user). A user
+free ports) with its authorizer; kafkatop's commands by the lab's name are its `admin` (a super user). A user
 added with `kafkatop users --add` (its password piped on stdin) logs in with Kafka's own kafka-console-consumer.sh and
 reads a record (once kafka-acls.sh lets it); its password is on no process's command line while the command runs, nor
 in any output or in the lab's logs; `kafkatop users` prints what `kafka-configs.sh --describe --entity-type users`

@@ -24,7 +24,13 @@ from kafkatop.backends.insight.acl_command import (
     removals,
     resource_entries,
 )
-from kafkatop.backends.model.acls import AccessControlEntry, AclBinding, AclBindingFilter, ResourcePattern
+from kafkatop.backends.model.acls import (
+    AccessControlEntry,
+    AclBinding,
+    AclBindingFilter,
+    ResourcePattern,
+    principal_named,
+)
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.protocol.acls import decode_describe_acls
 
@@ -129,7 +135,8 @@ def test_the_tools_checks(cmd: AclCommand, said: str) -> None:
          "--resource-pattern-type any is a filter"),
         (AclCommand("add", topics=("*",), allow_principals=("User:a",), pattern_type="PREFIXED"),
          "--topic '*' with --resource-pattern-type prefixed is the prefix `*`"),
-        (AclCommand("add", cluster=True, allow_principals=("User:a",), pattern_type="PREFIXED"), NO_RESOURCE),
+        (AclCommand("add", cluster=True, allow_principals=("User:a",), pattern_type="PREFIXED"),
+         "--cluster takes the literal pattern type only"),  # fmt: skip
         (AclCommand("add", allow_principals=("User:a",)), NO_RESOURCE),
     ],
 )  # fmt: skip
@@ -227,3 +234,13 @@ def test_list_json_is_one_object_per_binding() -> None:
 
 def test_removal_of_no_entries_sends_one_filter() -> None:
     assert Removal(TOPIC_T, ()).filters == (AclBindingFilter("TOPIC", "t", "LITERAL"),)
+
+
+@pytest.mark.parametrize(
+    ("typed", "example"), [("User:", "User:alice"), ("client", "User:client"), (":bob", "User:bob"), ("", "User:alice")]
+)
+def test_a_principal_without_its_type_or_name_is_refused_with_an_example_made_of_what_was_typed(
+    typed: str, example: str
+) -> None:
+    with pytest.raises(BadInput, match=f"e.g. {example}$"):
+        principal_named(typed)

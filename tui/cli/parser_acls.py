@@ -21,7 +21,7 @@ ACLS: dict[str, str] = {
     "the topics (Write and Describe on the transactional ids; --idempotent: IdempotentWrite on the Cluster), "
     "--consumer Read and Describe on the topics and Read on the groups. --remove: those ACLs (no principal: every ACL "
     "of the resources), asking first unless --force; --resource-pattern-type match also removes the prefixed and "
-    "wildcard ACLs that cover the names, any those of every pattern type.",
+    "wildcard ACLs that cover the names, and any: the ACLs of every pattern type.",
     "epilog": "Spoken over DescribeAcls, CreateAcls and DeleteAcls, as the user of --command-config (a lab with an "
     "authorizer: admin.properties, its super user, by itself). The user needs Describe on the Cluster to list, Alter "
     "to add or remove. Exit codes: 0 done; 1 Kafka could not be asked, has no authorizer (SECURITY_DISABLED) or "

@@ -25,7 +25,7 @@ USERS: dict[str, str] = {
     "kafka-configs.sh --describe's lines (--entity-type users, then clients, users with clients, ips). --add NAME "
     "adds a user or changes its password; the password is read from the prompt (twice, not echoed) or, when stdin "
     "is not a terminal, as one line from stdin — never from the command line. --delete NAME removes the user's "
-    "credentials (asks first unless --yes): it can no longer log in. On a SASL lab the lab's own users (admin, "
+    "credentials (asks first unless --force): it can no longer log in. On a SASL lab the lab's own users (admin, "
     "client) are refused: the lab and its client.properties depend on them.",
     "epilog": "Quotas are set with kafka-configs.sh --alter --add-config producer_byte_rate=1024 --entity-type "
     "users --entity-name NAME (kafkatop shows them). Exit codes: 0 done; 1 Kafka could not be asked or refused "

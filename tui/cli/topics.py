@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from kafkatop.backends.insight.describe import describe_json, format_describe
+from kafkatop.backends.insight.grants import Refused
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.reach import unreachable
 from kafkatop.backends.kafka.topics import TopicAdmin
@@ -17,6 +18,7 @@ from kafkatop.backends.model.topics import parse_config_assignments, validate_ne
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import BAD_INPUT, err
+from kafkatop.tui.cli.grant_lines import error_line
 
 
 def cmd_create_topic(args: argparse.Namespace) -> int:
@@ -75,11 +77,14 @@ def _describe(args: argparse.Namespace) -> tuple[str, list[str]]:
     left = max(0.5, end - time.monotonic())
     with ThreadPoolExecutor(1, thread_name_prefix="kafkatop-reach") as pool:
         gone = pool.submit(unreachable, snapshot.brokers, min(left, 1.0))
-        unread: list[str] = []
+        unread: list[str | Refused] = []
         with TopicAdmin(cluster, timeout_s=left) as admin:
             text = admin.describe(snapshot, args.topic, unread=unread)
         missing = gone.result()
-    notes = [f"not read within --timeout {args.timeout:g} s: {what}" for what in unread]
+    notes = [
+        error_line(what, args) if isinstance(what, Refused) else f"not read within --timeout {args.timeout:g} s: {what}"
+        for what in unread
+    ]
     shown = {t.name for t in snapshot.topics} if not args.topic else {args.topic}
     for broker_id, reason in sorted(missing.items()):
         leads = sum(1 for t in snapshot.topics if t.name in shown for p in t.partitions if p.leader == broker_id)

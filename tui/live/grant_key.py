@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kafkatop.backends.insight.grants import refusals
 from kafkatop.backends.model.acls import Grant, camel
-from kafkatop.tui.live.granting import GrantsMet, granting_of
+from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, granting_of
 from kafkatop.tui.live.messages import ActionFinished, ContextOpened
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.switching import ContextSwitching
@@ -23,7 +23,7 @@ class GrantKeeping(ContextSwitching):
     """The app's part that keeps the last refusal's grants and grants them (KafkatopApp builds on it)."""
 
     grants_met: tuple[Grant, ...] = ()
-    _granting: str | None = None  # the ActionFinished text of the grant being made
+    _granting: tuple[str, tuple[Grant, ...]] | None = None  # the grant being made: its ActionFinished text, grants
 
     def met(self, grants: tuple[Grant, ...]) -> None:
         if grants and grants != self.grants_met:
@@ -37,9 +37,13 @@ class GrantKeeping(ContextSwitching):
         # KafkatopApp's own handler (notice, timeline) runs too: Textual calls each class's in turn.
         if message.grants:
             self.met(message.grants)
-        elif message.what == self._granting and message.error is None:
-            self._granting, self.grants_met = None, ()
+        elif self._granting is not None and message.what == self._granting[0] and message.error is None:
+            granted, self._granting, self.grants_met = self._granting[1], None, ()
             self.refresh_bindings()
+            for screen in self.screen_stack:  # the panes whose status line asked for it say it is granted
+                for pane in screen.query("*"):
+                    if isinstance(pane, GrantAwaiting):
+                        pane.granted(granted, message.what)
 
     def on_context_opened(self, message: ContextOpened) -> None:
         self.grants_met = ()  # another cluster: its own refusals, none yet (ContextSwitching's handler runs too)
@@ -68,7 +72,7 @@ class GrantKeeping(ContextSwitching):
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._granting = done
+                self._granting = done, grants
                 self.act(done, lambda: granting.grant(grants))
 
         self.push_screen(ConfirmScreen(f"Add {len(bindings)} ACL binding(s)?", yes="Grant", detail=detail), go)

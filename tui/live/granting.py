@@ -49,6 +49,13 @@ class GrantsMet(Message):
     grants: tuple[Grant, ...]
 
 
+class GrantAwaiting:
+    """A pane whose status line says a refusal and `M`: told once M granted what it asked for (grant_key.py)."""
+
+    def granted(self, grants: tuple[Grant, ...], said: str) -> None:
+        """`said`: the grant made, as the app's notice says it ("granted: User:client may now Write on …")."""
+
+
 def granting_of(app: object) -> Granting | None:
     """The Granting of the app's current sources, if it has one (a pane asks its app; the demo and a replay have
     none)."""

@@ -9,7 +9,7 @@ from typing import Protocol, cast
 from textual import events, on
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import DataTable, TabbedContent, TabPane, Tabs
+from textual.widgets import DataTable, Input, TabbedContent, TabPane, Tabs
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
@@ -70,6 +70,7 @@ class Host(Protocol):
 
 # The widgets focus rests on in a tab (see MainScreen.home): tables, whose keys are the app's keys.
 HOME_WIDGETS = (DataTable, PartitionTable, LineTable)
+WORK_FIELDS = {"tab-produce": "#produce-topic", "tab-consume": "#consume-topics"}  # focused when their tab is shown
 
 SMALL_WIDTH = 120  # below: layouts that stack and columns that drop (80x24 is a default terminal and a tmux split)
 SMALL_HEIGHT = 32
@@ -137,11 +138,12 @@ class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_acti
         if "connect" not in self.host.present() and self.mode not in ("lab", "demo"):
             tabs.hide_tab("tab-connect")  # a lab or the demo says why it has none; an attached cluster or a replay not
         self._fit(self.app.size.width, self.app.size.height)
+        for field in self.query(", ".join(WORK_FIELDS.values())).results(Input):
+            field.select_on_focus = False  # show_tab puts the cursor after the topic shown: a letter typed loses none
         self.app.set_focus(self.home())
         self.host.panes_mounted([w for w in self.query("*") if isinstance(w, LivePane)])
 
-    def zookeeper_mode(self) -> None:
-        """ZooKeeper mode: the quorum tab shows ZooKeeper's ensemble."""
+    def zookeeper_mode(self) -> None:  # the quorum tab shows ZooKeeper's ensemble
         self.query_one(TabbedContent).get_tab("tab-quorum").label = "ZooKeeper"
 
     # --- what the palette and the keys ask ----------------------------------------------------------------------
@@ -165,8 +167,7 @@ class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_acti
         self.call_later(self.run_action, action)
 
     def on_key(self, event: events.Key) -> None:
-        """A replay acts on nothing, a read-only context writes nothing: a key that would says so instead of doing
-        nothing."""
+        """A replay acts on nothing, a read-only context writes nothing: a key that would says so, not nothing."""
         refusal = self.host.settings.refusal
         if refusal is not None and self.mode != "replay":
             for a in SCREEN_ACTIONS:
@@ -203,10 +204,11 @@ class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_acti
         self.show_tab(str(shown[index - 1].id))
 
     def show_tab(self, tab_id: str) -> None:
-        # Focus moves into the new tab: left in the old one, it would pull that tab back to the front.
+        # Focus moves into the new tab (left in the old one, it would pull that tab back to the front), where its work
+        # starts: Produce's and Consume's topic field, so a topic typed there is text, never `t` stopping a node.
         self.app.set_focus(None)
         self.query_one(TabbedContent).active = tab_id
-        self.app.set_focus(self.home())
+        self.app.set_focus(self.query_one(WORK_FIELDS[tab_id]) if tab_id in WORK_FIELDS else self.home())
 
     def home(self) -> Widget:
         """Where focus rests in the active tab: its table, or else the tab bar (arrow keys switch tabs there); never
@@ -223,8 +225,7 @@ class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_acti
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        """Layouts for a small terminal (app.tcss): `-narrow` stacks what sits side by side, `-short` folds the
-        banner to one line and shortens the process table."""
+        """Small terminals' layouts (app.tcss): `-narrow` stacks, `-short` folds the banner, shortens the processes."""
         self.set_class(width < SMALL_WIDTH, "-narrow")
         self.set_class(height < SMALL_HEIGHT, "-short")
 

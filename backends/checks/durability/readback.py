@@ -13,7 +13,7 @@ from kafkatop.backends.checks.durability.context import DurabilityContext
 from kafkatop.backends.checks.durability.fault import POLL_S
 from kafkatop.backends.checks.durability.verdict import decode_record
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.kafka.errors import describe_error, error_text, of_unjoined_group
 from kafkatop.backends.model.durability import DurabilityError, ReadRecord
 
 
@@ -93,7 +93,7 @@ def read_back(
                 if err.code() == KafkaError._PARTITION_EOF:
                     if p is not None and offset is not None and offset >= ends.get(p, 0):
                         pending.discard(p)
-                elif not problems or problems[-1] != error_text(err):
+                elif not of_unjoined_group(err) and (not problems or problems[-1] != error_text(err)):
                     problems.append(error_text(err))
                 continue
             if p is None or offset is None:

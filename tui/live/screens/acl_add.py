@@ -38,14 +38,25 @@ RESOURCE_TYPES = {"topic": "TOPIC", "group": "GROUP", "cluster": "CLUSTER", "tra
                   "user": "USER", "delegation-token": "DELEGATION_TOKEN"}  # fmt: skip
 # kafka-acls.sh's --producer and --consumer: the operations on the topic (and, for a consumer, on its group).
 CONVENIENCES = {"producer": PRODUCER_TOPIC, "consumer": CONSUMER_TOPIC}
-ABOUT = (
-    "operations: Read Write Create Delete Alter Describe DescribeConfigs AlterConfigs ClusterAction IdempotentWrite "
-    "All; or as kafka-acls.sh's --producer or --consumer (with its group)"
-)
+
+
+def operations_hint(resource: str) -> str:
+    """The operations the resource type typed takes (SUPPORTED_OPERATIONS), or every one while it names none."""
+    kind = _resource(resource)
+    if kind is None:
+        every = dict.fromkeys(op for ops in SUPPORTED_OPERATIONS.values() for op in ops)
+        return f"operations, by resource type: {' '.join(camel(op) for op in every)}; All"
+    takes = f"operations a {camel(kind)} takes: {' '.join(camel(op) for op in SUPPORTED_OPERATIONS[kind])}; All"
+    return takes + ("; or as producer, or consumer with its group (kafka-acls.sh's)" if kind == "TOPIC" else "")
 
 
 def _key(text: str) -> str:
     return re.sub(r"[-_\s]", "", text).lower()
+
+
+def _resource(text: str) -> str | None:
+    """The resource type typed (topic, transactional-id, TransactionalId …) as Kafka names it, if it is one."""
+    return {_key(option): kind for option, kind in RESOURCE_TYPES.items()}.get(_key(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +90,7 @@ def bindings_of(form: AclForm) -> tuple[tuple[AclBinding, ...], list[str]]:
     permission = {"allow": "ALLOW", "deny": "DENY"}.get(form.permission.strip().lower())
     if permission is None:
         problems.append(f"allow/deny: {form.permission.strip() or 'empty'}? allow or deny")
-    resource = {_key(option): kind for option, kind in RESOURCE_TYPES.items()}.get(_key(form.resource))
+    resource = _resource(form.resource)
     if resource is None:
         problems.append(f"resource: {form.resource.strip() or 'empty'}? one of {', '.join(RESOURCE_TYPES)}")
     name = CLUSTER_NAME if resource == "CLUSTER" else form.name.strip()
@@ -185,14 +196,15 @@ class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
                 yield f("producer or consumer", "convenience", "", "producer", tuple(CONVENIENCES))
                 yield Label("group", classes="second")
                 yield f("a consumer's group", "group", "", "its group", self.names)
-            yield Label(Text(ABOUT, style="dim"), id="dialog-detail")
+            yield Label(Text(operations_hint("topic"), style="dim"), id="dialog-detail")
             yield Static("", id="acl-preview")
             yield Static("", id="dialog-errors")
-            with Horizontal(classes="buttons"):
-                yield Button("Add (Enter)", variant="primary", id="add")
-                yield Button("Cancel", id="cancel")
+            with Horizontal(classes="buttons"):  # compact, so every field's error fits 80x24
+                yield Button("Add (Enter)", variant="primary", id="add", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
 
     def on_mount(self) -> None:
+        self.query_one("#acl-preview", Static).display = False  # a line only once the fields make bindings
         self.query_one("#acl-principal", Input).focus()
 
     @property
@@ -200,9 +212,14 @@ class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
         return AclForm(*(self.query_one(f"#acl-{field}", Input).value for field in FIELDS))
 
     def on_input_changed(self) -> None:
-        """What Enter would add, while the fields make bindings; the problems are said once Enter is pressed."""
-        bindings, _ = bindings_of(self.form)
-        self.query_one("#acl-preview", Static).update(Text(f"adds {bindings_text(bindings)}") if bindings else "")
+        """What Enter would add, while the fields make bindings; the problems are said once Enter is pressed. The
+        hint names the operations of the resource type typed."""
+        form = self.form
+        bindings, _ = bindings_of(form)
+        preview = self.query_one("#acl-preview", Static)
+        preview.update(Text(f"adds {bindings_text(bindings)}") if bindings else "")
+        preview.display = bool(bindings)
+        self.query_one("#dialog-detail", Label).update(Text(operations_hint(form.resource), style="dim"))
 
     def on_input_submitted(self) -> None:
         self._submit()

@@ -14,7 +14,8 @@ INTRO = """\
 # kafkatop
 
 **Keys work from every table.** A text field takes what is typed: **Escape** leaves it (back to the tab's table),
-**Tab** / **shift+Tab** move between fields. `ctrl+q` or `q` quits (`q` types a q inside a field).
+**Tab** / **shift+Tab** move between fields. Produce and Consume open in their topic field, so a topic typed there is
+text, never a key. `ctrl+q` or `q` quits (`q` types a q inside a field).
 
 **Tabs**: {tabs} · `0` the process table
 """
@@ -86,11 +87,12 @@ def help_text(tabs: str, refusal: str | None = None) -> str:
     return "\n".join(parts)
 
 
-BEYOND_NINE = {"Messages": "b", "Connect": "N"}  # the tabs a lab shows past the ninth, and their own keys
+BEYOND_NINE = {"Messages": "b", "Connect": "N", "ACLs": "W"}  # the tabs a lab shows past the ninth, and their keys
 
 
 def tab_key(number: int, title: str) -> str:
-    """The key of the tab shown `number`th: its digit, or past nine the tab's own key (Messages b, Connect N)."""
+    """The key of the tab shown `number`th: its digit, or past nine the tab's own key (Messages b, Connect N, ACLs
+    W)."""
     return str(number) if number <= 9 else BEYOND_NINE.get(title, "ctrl+p")
 
 

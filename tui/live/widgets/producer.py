@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, RichLog, Select, Static
 
+from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import (
     Acks,
@@ -34,13 +35,14 @@ from kafkatop.backends.model.consoles import (
 )
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
-from kafkatop.tui.live.granting import GrantsMet, grants_text
+from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
 MAX_TEST_MESSAGES = 100_000  # one click; more would hold the producer for minutes
+TYPED_KEPT = 100  # typed lines sent and not reported yet, kept to put back in the field if Kafka refuses them
 
 
 Send = Callable[[Consoles, str], object]  # (the consoles, the topic) -> sends
@@ -71,7 +73,7 @@ class _Outgoing:
     typed: str | None  # the line to put back in the field if Kafka refuses it
 
 
-class ProducerPanel(Asking, LivePane, Vertical):
+class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
     """Type a line, Enter sends it — as kafka-console-producer, with its options."""
 
     def __init__(self, consoles: Consoles | None, refusal: str | None = None) -> None:
@@ -82,6 +84,9 @@ class ProducerPanel(Asking, LivePane, Vertical):
         self._outbox: deque[_Outgoing] = deque()
         self._sending = False  # a send is asked and not answered yet (only touched on the UI thread)
         self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
+        self._typed: dict[int, str] = {}  # a typed line sent, by its delivery's seq: put back if its report refuses it
+        self._refused: tuple[Grant, ...] = ()  # the grants the status line asks for (M), until it says something else
+        self._met: tuple[Grant, ...] = ()  # those of the send being refused (its GrantsMet comes before its answer)
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options", id="produce-target"):
@@ -145,7 +150,8 @@ class ProducerPanel(Asking, LivePane, Vertical):
             check_partition(topic, settings.partition, len(known.partitions))
         return topic
 
-    def _show_status(self, message: str | None, error: bool = True) -> None:
+    def _show_status(self, message: str | None, error: bool = True, refused: tuple[Grant, ...] = ()) -> None:
+        self._refused = refused
         self.query_one("#produce-status", Static).update(Text(message or "", style="bold red" if error else "green"))
 
     # --- sending ----------------------------------------------------------------------------------------------------
@@ -214,33 +220,59 @@ class ProducerPanel(Asking, LivePane, Vertical):
         outgoing = self._outbox.popleft()
         self._sending = True
 
-        def send(_: Callable[[object], None]) -> None:
+        def send(_: Callable[[object], None]) -> object:
             consoles.configure_producer(outgoing.settings)
-            outgoing.call(consoles, outgoing.topic)
+            return outgoing.call(consoles, outgoing.topic)  # send()'s seq, which its delivery report carries
 
         # Not exclusive: every line asked for is sent, or its refusal shown.
-        ask(self, "produce", send, lambda _: self._sent(outgoing), lambda reason: self._refused(outgoing, reason),
-            exclusive=False)  # fmt: skip
+        ask(self, "produce", send, lambda seq: self._sent(outgoing, seq),
+            lambda reason: self._not_sent(outgoing, reason), exclusive=False)  # fmt: skip
 
-    def _sent(self, outgoing: _Outgoing) -> None:
+    def _sent(self, outgoing: _Outgoing, seq: object) -> None:
         self._sending = False
+        if outgoing.typed is not None and isinstance(seq, int):
+            self._typed[seq] = outgoing.typed  # its report may be a refusal (the authorizer's): back in the field then
+            if len(self._typed) > TYPED_KEPT:
+                del self._typed[next(iter(self._typed))]
         if outgoing.done is not None:
             self._show_status(outgoing.done, False)
         self._send_next()
 
-    def _refused(self, outgoing: _Outgoing, reason: str) -> None:
+    @on(GrantsMet)
+    def _grants_met(self, message: GrantsMet) -> None:
+        if self._sending:  # the send asked was refused by the authorizer (the message goes on to the app, for M)
+            self._met = message.grants
+
+    def _not_sent(self, outgoing: _Outgoing, reason: str) -> None:
         self._sending = False
-        self._show_status(reason)
-        line = self.query_one("#produce-line", Input)
-        if outgoing.typed is not None and not line.value:
-            line.value = outgoing.typed  # Kafka refused it: back in the field, to send again once fixed
+        self._show_status(reason, refused=self._met)
+        self._met = ()
+        self._put_back(outgoing.typed)
         self._send_next()
+
+    def _put_back(self, typed: str | None) -> None:
+        line = self.query_one("#produce-line", Input)
+        if typed is not None and not line.value:
+            line.value = typed  # Kafka refused it: back in the field, to send again once fixed
+
+    def granted(self, grants: tuple[Grant, ...], said: str) -> None:
+        """M granted what the status line asked for: it says so, and the refused line (back in the field) can go."""
+        if not self._refused or not set(self._refused) <= set(grants):
+            return
+        line = self.query_one("#produce-line", Input)
+        self._show_status(f"{said} · Enter sends the line again" if line.value else said, False)
+        if line.value and self.is_on_screen and not isinstance(self.screen.focused, Input):
+            line.focus()
 
     def show_deliveries(self, deliveries: Sequence[Delivery]) -> None:
         if not deliveries:
             return
         log = self.query_one("#deliveries", RichLog)
         errors = [d for d in deliveries if d.error]
+        for d in deliveries:
+            typed = self._typed.pop(d.seq, None)
+            if d.error:
+                self._put_back(typed)
         shown = deliveries[-LINES_PER_BATCH:]
         if len(deliveries) > len(shown):
             log.write(Text(f"… {len(deliveries) - len(shown)} more deliveries", style="dim"))
@@ -254,7 +286,7 @@ class ProducerPanel(Asking, LivePane, Vertical):
         if refused is not None:  # the authorizer's: the line that grants it, once per batch, and M
             said = grants_text(refused.error.partition(":")[0] if refused.error else "", refused.grants, self.app)
             log.write(Text(f"  {said}", style="bold red"))
-            self._show_status(f"{len(errors)} message(s) not delivered: {said}")
+            self._show_status(f"{len(errors)} message(s) not delivered: {said}", refused=refused.grants)
             self.post_message(GrantsMet(refused.grants))
         elif errors:
             self._show_status(f"{len(errors)} message(s) not delivered: {errors[-1].error}")
