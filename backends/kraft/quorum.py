@@ -121,7 +121,7 @@ class QuorumSource:
 
     def poll(self) -> QuorumSnapshot:
         """The quorum; SourceUnavailable when no address answers it. A refusal by the authorizer is raised again
-        without asking for REFUSED_AGAIN_S (or until ask_again)."""
+        without asking for REFUSED_AGAIN_S."""
         if self._refused is not None and time.monotonic() < self._refused[0]:
             raise self._refused[1]
         reasons = []
@@ -136,10 +136,6 @@ class QuorumSource:
                 self._refused = (time.monotonic() + REFUSED_AGAIN_S, problem)
                 raise problem from None
         raise SourceUnavailable(SOURCE, "; ".join(reasons))
-
-    def ask_again(self) -> None:
-        """The next poll asks, even within REFUSED_AGAIN_S of a refusal (an ACL may have been added since)."""
-        self._refused = None
 
     def _describe(self, host: str, port: int, address: str) -> QuorumSnapshot:
         try:

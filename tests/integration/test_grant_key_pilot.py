@@ -16,14 +16,24 @@ from textual.widgets import Input, RichLog, Static
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.consoles import Consoles
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot, AuthorizerInfo
+from kafkatop.backends.model.acls import (
+    AclBinding,
+    AclBindingFilter,
+    AclsSnapshot,
+    AuthorizerInfo,
+    Grant,
+    ResourcePattern,
+)
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.consoles import ConsumerView
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.granting import Granting
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 from kafkatop.tui.live.widgets.producer import ProducerPanel
+from kafkatop.tui.live.widgets.tables import MessageLog
 from tests.conftest import pilot_until
 
 PRODUCE = 0
@@ -152,5 +162,33 @@ async def test_m_refuses_where_it_must(mock_cluster: MockCluster) -> None:
             ro.action_grant()
             await pilot.pause()
             assert "read-only" in list(ro._notifications)[-1].message and not isinstance(ro.screen, ConfirmScreen)
+    finally:
+        consoles.close()
+
+
+async def test_the_consumer_console_says_so_under_its_refusal_once_m_granted_it(mock_cluster: MockCluster) -> None:
+    """The consumer's side of M: its log names the refusal (a consumer whose group the authorizer refuses: a view as
+    the Consoles adapter makes it, the mock having no authorizer) and, once M granted it, says so beneath."""
+    acls = RecordingAcls()
+    app, consoles = app_on(mock_cluster, acls)
+    grant = Grant("User:ANONYMOUS", ("READ",), ResourcePattern("GROUP", "g"))
+    refused = ConsumerView("consumer-1", "g", ("t",), "failed", (), 0,
+                           "GROUP_AUTHORIZATION_FAILED: Group authorization failed.", (grant,))  # fmt: skip
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
+            panel = app.query_one(ConsumerPanel)
+            panel._show_refusals((refused,))  # noqa: SLF001 - the drain's step, given the adapter's view
+            await pilot_until(pilot, lambda: app.check_action("grant", ()) is True, "M shown after the refusal")
+            log = panel.query_one("#received", MessageLog)
+            kept = lambda: [line.plain for line in log._kept]  # noqa: E731, SLF001 - every line added, unwrapped
+            assert any("User:ANONYMOUS may not Read on Group:g" in line for line in kept())
+            app.set_focus(None)
+            await pilot.press("M")
+            assert isinstance(app.screen, ConfirmScreen)
+            await pilot.press("y")
+            await pilot_until(pilot, lambda: "✓ granted: User:ANONYMOUS may now Read on Group:g" in kept(),
+                              "the consumer's log says it was granted")  # fmt: skip
+            assert [b.entry.operation for b in acls.created] == ["READ"]
     finally:
         consoles.close()

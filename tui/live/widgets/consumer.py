@@ -17,10 +17,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Checkbox, DataTable, Input, Static
 
+from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
 from kafkatop.backends.ports import Consoles
-from kafkatop.tui.live.granting import GrantsMet, grants_text
+from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
@@ -28,7 +29,7 @@ from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
 
 
-class ConsumerPanel(Asking, LivePane, Vertical):
+class ConsumerPanel(GrantAwaiting, Asking, LivePane, Vertical):
     """Start consumers in one group (they share partitions) or each in its own (each gets everything)."""
 
     def __init__(self, consoles: Consoles | None, refusal: str | None = None) -> None:
@@ -39,6 +40,7 @@ class ConsumerPanel(Asking, LivePane, Vertical):
         self._rows: Mapping[str, tuple[object, ...]] | None = None
         self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
         self._refusals: dict[str, str | None] = {}  # per consumer, the authorizer's refusal last written
+        self._asked: list[tuple[Grant, ...]] = []  # the grants its refusals asked M for, until granted
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="options", id="consume-what"):
@@ -129,7 +131,14 @@ class ConsumerPanel(Asking, LivePane, Vertical):
             self._refusals[c.name] = c.error
             said = grants_text((c.error or "").partition(":")[0], c.grants, self.app)
             self.query_one("#received", MessageLog).add(Text(f"✗ {c.name} ({c.group}): {said}", style="bold red"))
+            self._asked.append(c.grants)
             self.post_message(GrantsMet(c.grants))
+
+    def granted(self, grants: tuple[Grant, ...], said: str) -> None:
+        """M granted what a consumer's refusal asked for: the log says so under the refusal."""
+        if set(grants) & {g for c in self._asked for g in c}:
+            self._asked.clear()
+            self.query_one("#received", MessageLog).add(Text(f"✓ {said}", style="green"))
 
     def _show_consumers(self, consumers: tuple[ConsumerView, ...]) -> None:
         table = self.query_one("#consumers", DataTable)
