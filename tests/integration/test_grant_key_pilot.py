@@ -128,6 +128,8 @@ async def test_a_refusal_names_the_grant_and_m_adds_it(mock_cluster: MockCluster
             assert app.check_action("grant", ()) is False  # granted: nothing left to grant
             status = str(app.query_one("#produce-status", Static).render())  # no longer "not delivered … M grants it"
             assert status == "granted: User:ANONYMOUS may now Write on Topic:t · Enter sends the line again", status
+            await pilot.press("x")  # the cursor is back in the field, after the line: a key typed adds to it
+            assert app.query_one("#produce-line", Input).value == "hellox"
     finally:
         consoles.close()
 

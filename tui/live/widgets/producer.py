@@ -106,8 +106,9 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
             )  # fmt: skip
         with Horizontal(classes="options", id="produce-send"):
             yield LineInput(
-                placeholder="a message; Enter sends it (paste several lines to send them all)", id="produce-line"
-            )
+                placeholder="a message; Enter sends it (paste several lines to send them all)", id="produce-line",
+                select_on_focus=False,  # a refused line put back and focused: a key typed must not replace it
+            )  # fmt: skip
             yield Input("7", id="test-count", classes="count", tooltip="how many test messages; Enter sends them")
             yield Button("send m1…mN", id="send-test")
         yield Static("", id="produce-status", classes="status")
@@ -254,6 +255,7 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         line = self.query_one("#produce-line", Input)
         if typed is not None and not line.value:
             line.value = typed  # Kafka refused it: back in the field, to send again once fixed
+            line.cursor_position = len(typed)  # a key typed then adds to it
 
     def granted(self, grants: tuple[Grant, ...], said: str) -> None:
         """M granted what the status line asked for: it says so, and the refused line (back in the field) can go."""
