@@ -96,8 +96,9 @@ CLI: list[Any] = [
         ["--topic", "t"],
         {},
         {},
-        "--topic is an option of add-partitions, chaos, configs, consume, counts, create-topic, describe, durability, "
-        "elect-leaders, groups, reassign, share-groups, transactions, not of the live view: give the command",
+        "--topic is an option of acls, add-partitions, chaos, configs, consume, counts, create-topic, describe, "
+        "durability, elect-leaders, groups, reassign, share-groups, transactions, not of the live view: give the "
+        "command",
     ),
     (
         ["--config", "retention.ms=1", "create-topic", "t", *CREATE],
