@@ -22,6 +22,14 @@ from kafkatop.backends.model.connect import (
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
+from kafkatop.backends.model.formats import (
+    Decoded,
+    RecordField,
+    RegisteredSchema,
+    SchemasSnapshot,
+    SchemaType,
+    TopicFormat,
+)
 from kafkatop.backends.model.messages import Isolation, Page, SearchProgress, SearchRequest, Seek
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
@@ -202,6 +210,13 @@ class Consoles(Protocol):
 
     def send_many(self, topic: str, lines: Sequence[str]) -> int: ...
 
+    def send_record(
+        self, topic: str, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes]] = ()
+    ) -> int:
+        """Queue one record as it goes on the wire (its key and value encoded by the caller: a RecordCodec's
+        business), with its headers; its sequence number, which its delivery report carries."""
+        ...
+
     def send_test_messages(self, topic: str, count: int) -> int: ...
 
     def start_consumer(self, topics: Sequence[str], group: str | None, from_beginning: bool) -> str: ...
@@ -317,6 +332,49 @@ class AclAdmin(Protocol):
 
     def delete(self, filters: Sequence[AclBindingFilter]) -> tuple[AclBinding, ...]:
         """The bindings removed."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class SchemaRegistry(Protocol):
+    """A Schema Registry (Confluent's REST API): its subjects for the Schemas tab, a schema for a record, and a
+    schema registered from the tab."""
+
+    @property
+    def url(self) -> str: ...
+
+    def poll(self) -> SchemasSnapshot: ...
+
+    def schema(self, subject: str, version: int | None = None) -> RegisteredSchema:
+        """A version of a subject (None: its latest)."""
+        ...
+
+    def schema_by_id(self, schema_id: int) -> RegisteredSchema:
+        """The schema a record's id names, with the subject and version that hold it when the registry says."""
+        ...
+
+    def register(self, subject: str, schema_type: SchemaType, schema: str) -> int:
+        """Register a schema under a subject (refused by the registry when incompatible); its schema id."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class RecordCodec(Protocol):
+    """Each topic's key and value formats, and records read and written in them (through a registry when one is
+    configured). Decoding never raises: what does not decode is a Decoded saying why, with the bytes shown."""
+
+    def format_of(self, topic: str) -> TopicFormat: ...
+
+    def set_format(self, topic: str, fmt: TopicFormat) -> None:
+        """Use (and remember) these formats for the topic; FormatError when a schema named cannot be read."""
+        ...
+
+    def decode(self, topic: str, which: RecordField, data: bytes | None) -> Decoded: ...
+
+    def encode(self, topic: str, which: RecordField, text: str) -> bytes:
+        """The text (JSON for a structured format) as the topic's bytes; FormatError saying what does not fit."""
         ...
 
     def close(self) -> None: ...

@@ -6,6 +6,10 @@ auto-commit and no offset store, no group's offsets move. librdkafka still looks
 a principal who may only Read the topic is refused: that error is not the read's (errors.of_unjoined_group).
 `enable.partition.eof` tells where a partition ends (its high watermark, or under read_committed its last stable
 offset), as kcat -e does, so a read stops at the end instead of waiting for more.
+
+With a RecordCodec, a search also finds a word in the decoded key or value (an Avro record's field) and takes a path
+(`.customer.id == 42`); a record is decoded only when its bytes are not its text, or when the path reads it
+(payloads.compile_search). Without one, the bytes are searched as they are and a path reads them as JSON.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
+from functools import partial
 from typing import Any
 
 from confluent_kafka import (
@@ -34,6 +39,7 @@ from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, check_partition
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.formats import AUTO
 from kafkatop.backends.model.messages import (
     MAX_MATCHES,
     PAGE_SIZE,
@@ -48,6 +54,7 @@ from kafkatop.backends.model.messages import (
     TimestampType,
     Watermarks,
 )
+from kafkatop.backends.ports import RecordCodec
 
 BATCH = 1_000  # records per consume() call: one call into librdkafka for many records
 POLL_S = 0.1  # how long one consume() waits, and so how soon a cancel or a stop is seen
@@ -81,9 +88,10 @@ class MessageBrowser:
     """Pages of a partition (one consumer per isolation level, kept warm between pages), searches (a consumer each,
     so paging goes on while one runs) and plain reads. Every call blocks: the app calls it from thread workers."""
 
-    def __init__(self, connection: KafkaConnection, timeout_s: float = 10.0) -> None:
+    def __init__(self, connection: KafkaConnection, timeout_s: float = 10.0, codec: RecordCodec | None = None) -> None:
         self.connection = connection
         self.timeout_s = timeout_s
+        self.codec = codec  # the topics' formats: a search decodes by it (None: the bytes only)
         self._lock = threading.Lock()  # one page at a time per consumer
         self._consumers: dict[Isolation, Consumer] = {}
         self._closed = False
@@ -298,8 +306,10 @@ class MessageBrowser:
     ) -> SearchProgress:
         """Reads the request's range once, matching each record; reports progress about every 0.1 s and once at the
         end (done, cancelled or failed). A consumer of its own: pages can be read meanwhile."""
+        codec = self.codec
+        decode = None if codec is None else partial(codec.decode, request.topic)
         try:
-            matches_record = compile_search(request)
+            matches_record = compile_search(request, decode, AUTO if codec is None else codec.format_of(request.topic))
         except ValueError as e:
             raise BrowseRefused(str(e)) from None
         began = time.monotonic()

@@ -58,6 +58,11 @@ class Consoles:
     def send_many(self, topic: str, lines: Sequence[str]) -> int:
         return self._producer_session().send_many(topic, lines)
 
+    def send_record(
+        self, topic: str, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes]] = ()
+    ) -> int:
+        return self._producer_session().send_record(topic, key, value, headers)
+
     def send_test_messages(self, topic: str, count: int) -> int:
         return self._producer_session().send_test_messages(topic, count)
 

@@ -1,5 +1,6 @@
-"""The producer console: sends typed or pasted lines (optionally "key<sep>value", like `parse.key=true`) and reports
-each message's delivery (partition, offset, latency, or Kafka's error) — the labs' kafka-console-producer.
+"""The producer console: sends typed or pasted lines (optionally "key<sep>value", like `parse.key=true`), or records
+already encoded (a key, a value and headers as bytes: the live view's console in a topic's formats), and reports each
+message's delivery (partition, offset, latency, or Kafka's error) — the labs' kafka-console-producer.
 
 Threading: the TUI calls it from thread workers and drains reports about ten times a second, so every method is
 thread-safe, `deliveries` never waits on the network, and the report buffer is bounded (what overflows is counted,
@@ -38,6 +39,10 @@ QUEUE_FULL_WAIT_S = 2.0  # how long send() waits for room in librdkafka's queue 
 
 
 MAX_DELIVERY_REPORTS = 10_000
+
+
+def _utf8(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8")
 
 
 def _fatal(err: KafkaError) -> bool:
@@ -174,7 +179,16 @@ class ProducerSession:
         settings = self._settings
         key, value = split_key(line, settings.key_separator)
         check_partition(topic, settings.partition, self._topics.partitions(topic))
-        return self._produce(topic, key, value, settings.partition)
+        return self._produce(topic, _utf8(key), value.encode("utf-8"), settings.partition)
+
+    def send_record(
+        self, topic: str, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes]] = ()
+    ) -> int:
+        """Queue one record as its bytes (None: no key; a None value is a tombstone), with its headers, to the
+        partition the settings name; returns its sequence number. Checked as send() is, the key separator aside."""
+        settings = self._settings
+        check_partition(topic, settings.partition, self._topics.partitions(topic))
+        return self._produce(topic, key, value, settings.partition, tuple(headers))
 
     def send_many(self, topic: str, lines: Sequence[str]) -> int:
         """Queue pasted lines, blank ones skipped; returns how many were queued.
@@ -192,7 +206,7 @@ class ProducerSession:
         check_partition(topic, settings.partition, self._topics.partitions(topic))
         for queued, (key, value) in enumerate(parsed):
             try:
-                self._produce(topic, key, value, settings.partition)
+                self._produce(topic, _utf8(key), value.encode("utf-8"), settings.partition)
             except ClientError as e:
                 raise ClientError(f"{e} ({queued} of {len(parsed)} lines were queued before)") from None
         return len(parsed)
@@ -214,22 +228,28 @@ class ProducerSession:
             if partition is None and key is None:
                 partition = (i - 1) % partitions
             try:
-                self._produce(topic, key, f"{prefix}{i}", partition)
+                self._produce(topic, _utf8(key), f"{prefix}{i}".encode(), partition)
             except ClientError as e:
                 raise ClientError(f"{e} ({i - 1} of {count} test messages were queued before)") from None
         return count
 
-    def _produce(self, topic: str, key: str | None, value: str, partition: int | None, renewed: bool = False) -> int:
-        key_bytes = None if key is None else key.encode("utf-8")
-        value_bytes = value.encode("utf-8")
-        shown_key = None if key_bytes is None else escape_payload(key_bytes)
-        shown_value = escape_payload(value_bytes)
+    def _produce(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None,
+        headers: tuple[tuple[str, bytes], ...] = (),
+        renewed: bool = False,
+    ) -> int:
+        shown_key = None if key is None else escape_payload(key)
+        shown_value = escape_payload(value)
         with self._lock:
             self._renew()
             producer = self._current()
             seq = next(self._seq)
             started = time.monotonic()
-            report = self._reporter(seq, topic, shown_key, shown_value, started)
+            report = self._reporter(seq, topic, shown_key, shown_value, len(headers), started)
             with self._reports_lock:
                 self._pending += 1  # before produce(): another thread's poll may report it at once
             give_up = started + QUEUE_FULL_WAIT_S
@@ -238,10 +258,11 @@ class ProducerSession:
                     try:
                         producer.produce(
                             topic,
-                            value=value_bytes,
-                            key=key_bytes,
+                            value=value,
+                            key=key,
                             partition=-1 if partition is None else partition,
                             on_delivery=report,
+                            headers=list(headers) if headers else None,
                         )
                         break
                     except BufferError:
@@ -257,7 +278,7 @@ class ProducerSession:
                     self._pending -= 1
                 if not renewed and e.args and isinstance(e.args[0], KafkaError) and _fatal(e.args[0]):
                     self._fatal = True  # its error_cb not served yet: a new producer, and this line through it
-                    return self._produce(topic, key, value, partition, renewed=True)
+                    return self._produce(topic, key, value, partition, headers, renewed=True)
                 said = f"cannot send to '{topic}'"
                 raise refusal(e, self._doing, self.connection, said, topics=[topic]) or ClientError(
                     f"{said}: {describe_error(e)}"
@@ -270,7 +291,7 @@ class ProducerSession:
         return seq
 
     def _reporter(
-        self, seq: int, topic: str, key: str | None, value: str, started: float
+        self, seq: int, topic: str, key: str | None, value: str, headers: int, started: float
     ) -> Callable[[KafkaError | None, Any], None]:
         def report(err: KafkaError | None, msg: Any) -> None:
             partition, offset = msg.partition(), msg.offset()
@@ -285,6 +306,7 @@ class ProducerSession:
                 error=None if err is None else f"{err.name()}: {refusals(grants)}" if grants else error_text(err),
                 latency_ms=(time.monotonic() - started) * 1000 if err is None else None,
                 grants=grants,
+                headers=headers,
             )
             with self._reports_lock:
                 self._pending -= 1

@@ -300,12 +300,13 @@ def load_spec_file(path: str | Path) -> tuple[ClusterSpec, dict[str, Any]]:
         raise SpecError(f"{p}: cannot read it ({e.strerror or e})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise SpecError(f"{p}: not valid TOML ({e})") from None
-    # [contexts.*] and default-context are the contexts' (backends/model/contexts.py), read where they are used.
-    unknown_tables = set(data) - {"cluster", "broker", "contexts", "default-context"}
+    # [contexts.*] and default-context are the contexts' (backends/model/contexts.py), [schema-registry] and
+    # [formats.*] the records' (backends/model/format_config.py): read where they are used.
+    unknown_tables = set(data) - {"cluster", "broker", "contexts", "default-context", "schema-registry", "formats"}
     if unknown_tables:
         raise SpecError(
-            f"{p}: unknown table(s) {', '.join(sorted(unknown_tables))}; kafkatop reads [cluster], [broker] and "
-            "[contexts.NAME]"
+            f"{p}: unknown table(s) {', '.join(sorted(unknown_tables))}; kafkatop reads [cluster], [broker], "
+            "[contexts.NAME], [schema-registry] and [formats.TOPIC]"
         )
     cluster = data.get("cluster", {})
     broker = data.get("broker", {})

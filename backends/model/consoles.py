@@ -207,6 +207,7 @@ class Delivery:
     error: str | None  # Kafka's error, e.g. "NOT_ENOUGH_REPLICAS: …", or "_MSG_TIMED_OUT: …"
     latency_ms: float | None  # send() to acknowledgement; None on error
     grants: tuple[Grant, ...] = ()  # refused by the authorizer: the ACLs that would let it through
+    headers: int = 0  # how many headers the record carried
 
 
 # --- consumers ------------------------------------------------------------------------------------------------------

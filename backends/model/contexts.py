@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Literal
 
 from kafkatop.backends.model.errors import BadInput
+from kafkatop.backends.model.format_config import parse_formats, parse_registry
+from kafkatop.backends.model.formats import RegistrySettings, TopicFormat
 
 DEFAULT_KEY = "default-context"
 KEYS = frozenset(
     {"lab", "state-dir", "bootstrap-server", "command-config", "zookeeper", "connect-url", "read-only", "colour",
-     "color", "description"}
+     "color", "description", "schema-registry", "schema-registry-config", "formats"}
 )  # fmt: skip
 # Named so a password pasted into a context is refused, not kept in a file that is often shared (dotfiles).
 _SECRET = re.compile(r"pass(word)?|secret|jaas|token|credential|\.key$", re.IGNORECASE)
@@ -50,6 +52,8 @@ class ClusterContext:
     read_only: bool = False
     colour: str | None = None  # #rrggbb
     description: str = ""
+    schema_registry: RegistrySettings | None = None  # its Schema Registry (schema-registry, schema-registry-config)
+    formats: tuple[tuple[str, TopicFormat], ...] = ()  # [contexts.NAME.formats.TOPIC]: its topics' formats
 
     @property
     def kind(self) -> Literal["lab", "attach"]:
@@ -147,11 +151,18 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
     state_dir = text("state-dir")
     if state_dir is not None:
         state_dir = str((path.parent / Path(state_dir).expanduser()).resolve())
+    registry = None
+    if "schema-registry" in table or "schema-registry-config" in table:
+        url, config = text("schema-registry"), text("schema-registry-config")
+        if url is None:
+            raise BadInput(f'{where}: schema-registry-config goes with schema-registry = "http://HOST:8081"')
+        registry = parse_registry({"url": url} | ({"config": config} if config else {}), path, f"[contexts.{name}]")
+    formats = tuple(parse_formats(table.get("formats"), path, f"contexts.{name}.formats").items())
     return ClusterContext(
         name, path, lab=lab, state_dir=state_dir, bootstrap_server=bootstrap, command_config=config,
         zookeeper=text("zookeeper"), connect_url=tuple(urls), read_only=read_only,
         colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
-        description=text("description") or "",
+        description=text("description") or "", schema_registry=registry, formats=formats,
     )  # fmt: skip
 
 

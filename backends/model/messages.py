@@ -125,7 +125,9 @@ SEARCH_FIELDS: tuple[SearchField, ...] = ("key", "value", "headers")
 class SearchRequest:
     """A substring (or regular expression) over key, value and/or headers (names and values) of the records of
     `partitions` (None: all) from `start` (per partition; None: each partition's log start) on, at most `limit`
-    records in all, never past the ends read when the search began."""
+    records in all, never past the ends read when the search began. The key and value are searched as bytes and,
+    where the browser has a codec, decoded; a text starting with `.`, `key.` or `value.` (not a regex) is a path
+    over the decoded key or value (`.customer.id == 42`: backends/insight/record_path.py)."""
 
     topic: str
     text: str

@@ -132,7 +132,7 @@ class RefusingConsoles:
     def __init__(self, hub: Consoles) -> None:
         self.hub = hub
 
-    def send(self, topic: str, line: str) -> int:
+    def send_record(self, topic: str, key: bytes | None, value: bytes | None, headers: Any = ()) -> int:
         raise ClientError(
             "the producer's queue is full (100000 messages waiting for Kafka): wait, or check the brokers"
         )

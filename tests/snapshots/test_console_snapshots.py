@@ -4,6 +4,7 @@ and 120×36: fixed data (a recorded lab, what its consoles delivered, a recorded
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,6 +25,8 @@ from kafkatop.backends.model.consoles import (
     plan_move,
 )
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.formats import FieldFormat, Format, TopicFormat
+from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen
 from kafkatop.tui.live.sources import Settings, Sources
@@ -82,6 +85,11 @@ class RecordedConsoles:
     def send_many(self, topic: str, lines: Sequence[str]) -> int:
         return len(lines)
 
+    def send_record(
+        self, topic: str, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes]] = ()
+    ) -> int:
+        return 1
+
     def send_test_messages(self, topic: str, count: int) -> int:
         return count
 
@@ -109,10 +117,26 @@ class RecordedConsoles:
         pass
 
 
-def console_app() -> KafkatopApp:
+class KeyedConsoles(RecordedConsoles):
+    """TEST DOUBLE for Consoles, as RecordedConsoles: what the console delivered of two records sent in Avro with a key
+    and two headers (their values as typed)."""
+
+    def __init__(self) -> None:
+        keyed = tuple(
+            Delivery(i, "purchases", 0, 130 + i, "customer-7", f'{{"id": {i}, "item": "gadget"}}', None, 2.5, headers=2)
+            for i in (1, 2)
+        )
+        self._activity = replace(activity(), deliveries=activity().deliveries[:2] + keyed)
+
+
+AVRO = TopicFormat(FieldFormat(Format.AVRO, schema_file="customer.avsc"), FieldFormat(Format.AVRO, "orders.avsc"))
+
+
+def console_app(consoles: RecordedConsoles | None = None, codec: SchemaCodec | None = None) -> KafkatopApp:
     snapshot = group_snapshot()
     _, nodes, zk = zk_lab()
-    sources = Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk, consoles=RecordedConsoles())
+    sources = Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk, consoles=consoles or RecordedConsoles(),
+                      codec=codec)  # fmt: skip
     return KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
 
 
@@ -155,6 +179,15 @@ async def pasted(pilot: Any) -> None:
         await pilot.pause(0.02)
 
 
+async def keyed(pilot: Any) -> None:
+    """The topic's formats (Avro key and value, from kafkatop.toml) beside a key and headers filled in."""
+    app = pilot.app
+    app.query_one("#produce-topic", Input).value = "purchases"
+    app.query_one("#produce-key", Input).value = "customer-7"
+    app.query_one("#produce-headers", Input).value = "source=console,trace=7f3a"
+    app.query_one("#produce-line", Input).focus()
+
+
 async def previewed(pilot: Any) -> None:
     app = pilot.app
     app.query_one("#reset-to", Select).value = "offset"
@@ -170,6 +203,12 @@ async def previewed(pilot: Any) -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_produce_tab(snap_compare: Any, size: tuple[int, int]) -> None:
     assert snap_compare(console_app(), terminal_size=size, run_before=on_tab("3", pasted))
+
+
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")])
+def test_produce_tab_with_a_key_headers_and_formats(snap_compare: Any, size: tuple[int, int]) -> None:
+    app = console_app(KeyedConsoles(), SchemaCodec({"purchases": AVRO}, None))  # formats only: no schema is read
+    assert snap_compare(app, terminal_size=size, run_before=on_tab("3", keyed))
 
 
 @pytest.mark.parametrize("size", SIZES)

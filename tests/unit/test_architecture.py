@@ -116,6 +116,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
         "kafkatop.tui.cli.values",
         "kafkatop.tui.cli.exits",
         "kafkatop.backends.model.errors",
+        "kafkatop.backends.model.formats",  # the format names --key-format/--value-format take (standard library)
     }
     loaded = {m for m in result.stdout.split() if m.startswith("kafkatop")}
     assert loaded - packages <= modules, sorted(loaded - packages - modules)

@@ -55,6 +55,8 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("acls-remove", ["acls", "--remove", "--force", "--topic", "t"]),
     ("users-add", ["users", "--add", "alice", "--mechanism", "SCRAM-SHA-256", "--iterations", "8192"]),
     ("users-delete", ["users", "--delete", "alice", "--yes"]),
+    ("produce", ["produce", "--topic", "t"]),
+    ("produce-json", ["produce", "--topic", "t", "--json", "--file", "export.jsonl"]),
 ]
 
 # Commands that only read, as given: refuse_writes lets them through in read-only.
@@ -202,6 +204,7 @@ WRITE_IDS = frozenset({
     "connect-create", "connect-pause", "connect-resume", "connect-stop", "connect-restart", "connect-delete",
     "grant",  # M: adds the ACLs a refusal asked for
     "acl-add", "acl-remove",  # Y, V in the ACLs tab
+    "schema-register",  # I in the Schemas tab: a schema registered in the Schema Registry
 })  # fmt: skip
 # Ids that sound like a write but only read or move the view, each with why.
 SOUND_LIKE_WRITES = {

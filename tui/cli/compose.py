@@ -39,6 +39,7 @@ from kafkatop.spark.counter import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
 from kafkatop.tui.cli.compose_acls import acl_admin
 from kafkatop.tui.cli.compose_connect import connect_cluster
+from kafkatop.tui.cli.compose_schemas import schema_ports
 from kafkatop.tui.cli.ending import Ending, say
 from kafkatop.tui.cli.exits import UsageError, err
 from kafkatop.tui.cli.grant_desk import granting
@@ -50,11 +51,9 @@ if TYPE_CHECKING:
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.recording.file import RecordingWriter
 
-DEMO_BANNER = (
-    "DEMO — a built-in 3-broker mock cluster (librdkafka), not a real Kafka: kill and restart brokers to see "
-    "leadership move. Point kafkatop at yours with --bootstrap-server HOST:PORT, or at a Kafka install with "
-    "--kafka-home DIR to run a lab cluster."
-)
+DEMO_BANNER = ("DEMO — a built-in 3-broker mock cluster (librdkafka), not a real Kafka: kill and restart brokers to "
+               "see leadership move. Point kafkatop at yours with --bootstrap-server HOST:PORT, or at a Kafka install "
+               "with --kafka-home DIR to run a lab cluster.")  # fmt: skip
 
 
 @dataclass
@@ -257,6 +256,7 @@ def compose_sources(
         stack.callback(watch.close)
     consoles = chosen.consoles or Consoles(connection)
     stack.callback(consoles.close)
+    codec, schemas = schema_ports(args, stack)  # each topic's formats, and the Schema Registry if there is one
     browser = MessageBrowser(connection)
     stack.callback(browser.close)
     spark = _spark_counts(args, connection)
@@ -284,7 +284,8 @@ def compose_sources(
         reassignments=None if chosen.kind == "demo" else _reassignments(connection),
         group_tools=None if chosen.kind == "demo" else GroupTools(connection),
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
-        browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection),
+        browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection), codec=codec,
+        schemas=schemas,
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None
@@ -331,9 +332,8 @@ def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> Spar
 
 
 def _lab_cluster(args: argparse.Namespace, *, terminal: bool) -> Callable[[], LabCluster] | None:
-    """How to get the lab cluster to run, every input checked first (kafkatop.toml or --config, --name, --base-port,
-    --kafka-home, as `kafkatop up` reads them): an existing one by name, else a new one from a Kafka install — offered
-    for download when there is none; None when the demo is to run instead. Nothing is written until it is called."""
+    """How to get the lab cluster to run, every input checked first (as `kafkatop up` reads them): an existing one by
+    name, else a new one from a Kafka install (offered for download); None: the demo. Nothing written until called."""
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.install import KafkaInstall, find_kafka
     from kafkatop.backends.lab.state import lab_dir

@@ -5,18 +5,20 @@ prints them: in a --format of its tokens (nothing for none), or as kcat -J's JSO
 from __future__ import annotations
 
 import argparse
-import base64
-import json
 import os
 import re
 import sys
 import time
-from typing import Any, BinaryIO
+from contextlib import ExitStack, closing
+from typing import BinaryIO
 
+from kafkatop.backends.insight.record_json import as_json
 from kafkatop.backends.insight.seek import parse_time
 from kafkatop.backends.kafka.browser import MessageBrowser
-from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek, TimestampType
+from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek
 from kafkatop.tui.cli.common import connection
+from kafkatop.tui.cli.compose_schemas import schema_ports
+from kafkatop.tui.cli.consume_formats import RecordDecoding
 from kafkatop.tui.cli.exits import DONE, UsageError, err
 
 # kcat's -f tokens, and two of its own: %v (the value, as %s) and %e (the leader epoch).
@@ -26,7 +28,6 @@ FORMAT_TOKENS = {
 }  # fmt: skip
 _TOKEN = re.compile(r"%(.)|\\(.)", re.DOTALL)
 _ESCAPES = {"n": b"\n", "t": b"\t", "r": b"\r", "\\": b"\\", "0": b"\0"}
-_TSTYPES = {TimestampType.CREATE_TIME: "create", TimestampType.LOG_APPEND_TIME: "logappend"}
 
 
 def compile_format(fmt: str) -> list[str | bytes]:
@@ -76,36 +77,6 @@ def _field(token: str, r: BrowsedRecord) -> object:
     }[token]  # fmt: skip
 
 
-def _json_bytes(out: dict[str, Any], name: str, data: bytes | None) -> None:
-    if data is None:
-        out[name] = None
-        return
-    try:
-        out[name] = data.decode("utf-8")
-    except UnicodeDecodeError:
-        out[name] = base64.b64encode(data).decode()
-        out[f"{name}_encoding"] = "base64"
-
-
-def as_json(r: BrowsedRecord) -> bytes:
-    """kcat -J's fields (headers as its flat name, value list), with the leader epoch; bytes that are not UTF-8 as
-    base64, said so by a `*_encoding` field."""
-    out: dict[str, Any] = {
-        "topic": r.topic, "partition": r.partition, "offset": r.offset,
-        "tstype": _TSTYPES.get(r.timestamp_type, "none"), "ts": r.timestamp_ms if r.timestamp_ms is not None else -1,
-        "leader_epoch": r.leader_epoch,
-    }  # fmt: skip
-    if r.headers:
-        flat: list[str | None] = []
-        for name, value in r.headers:
-            flat.append(name)
-            flat.append(None if value is None else value.decode("utf-8", "replace"))
-        out["headers"] = flat
-    _json_bytes(out, "key", r.key)
-    _json_bytes(out, "payload", r.value)
-    return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-
-
 def _seek(args: argparse.Namespace) -> Seek:
     given = [name for name, v in (("--offset", args.offset), ("--timestamp", args.timestamp),
                                   ("--from-beginning", args.from_beginning or None)) if v is not None]  # fmt: skip
@@ -129,19 +100,25 @@ def cmd_consume(args: argparse.Namespace) -> int:
     null = b"" if args.format is not None else b"null"
     out: BinaryIO = sys.stdout.buffer
 
-    def write(record: BrowsedRecord) -> None:
-        out.write(as_json(record) if args.json else render(parts, record, null))
+    with ExitStack() as stack:
+        codec, registry = schema_ports(args, stack)  # a format or schema that cannot be used: refused before reading
+        decoding = RecordDecoding(codec, args.topic, registry is not None)
 
-    browser = MessageBrowser(connection(args), timeout_s=args.timeout)
-    try:
-        partitions = None if args.partition is None else [args.partition]
-        count = browser.read(args.topic, partitions, seek, write, args.isolation_level, args.max_messages)
-        out.flush()
-    except BrokenPipeError:
-        # The reader left (| head): nothing more to say to it, nor at exit, when Python flushes stdout again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return DONE
-    finally:
-        browser.close()
-    err(f"{count} record{'s' if count != 1 else ''} read")  # stderr, as kafka-console-consumer.sh's count
+        def write(record: BrowsedRecord) -> None:
+            if args.json:
+                out.write(decoding.json_line(record, as_json))
+            else:
+                out.write(render(parts, decoding.as_text(record), null))
+
+        browser = stack.enter_context(closing(MessageBrowser(connection(args), timeout_s=args.timeout)))
+        try:
+            partitions = None if args.partition is None else [args.partition]
+            count = browser.read(args.topic, partitions, seek, write, args.isolation_level, args.max_messages)
+            out.flush()
+        except BrokenPipeError:
+            # The reader left (| head): nothing more to say to it, nor at exit, when Python flushes stdout again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return DONE
+    undecoded = f"; {decoding.failed} could not be decoded and printed as bytes" if decoding.failed else ""
+    err(f"{count} record{'s' if count != 1 else ''} read{undecoded}")  # stderr, as kafka-console-consumer.sh's count
     return DONE

@@ -142,6 +142,7 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
     ),
     "groups": _when(lambda a: bool(a.delete or a.delete_offsets), "--delete/--delete-offsets delete groups' data"),
     "consume": _never,  # it joins no group: nothing is committed
+    "produce": _always("produces records"),
     "durability": _always("produces records and kills a leader"),
     "counts": _never,
     "chaos": _always("kills and stops brokers"),

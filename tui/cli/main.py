@@ -37,6 +37,10 @@ def run_command(args: argparse.Namespace) -> int:
         from kafkatop.tui.cli.consume import cmd_consume
 
         return cmd_consume(args)
+    if command == "produce":
+        from kafkatop.tui.cli.produce import cmd_produce
+
+        return cmd_produce(args)
     if command == "reassign":
         from kafkatop.tui.cli.reassign import cmd_reassign
 

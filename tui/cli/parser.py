@@ -16,10 +16,12 @@ from kafkatop.tui.cli.parser_clients import (
     CONSUME,
     COUNTS,
     GROUPS,
+    PRODUCE,
     SHARE_GROUPS,
     add_consume,
     add_counts,
     add_groups,
+    add_produce,
     add_share_groups,
 )
 from kafkatop.tui.cli.parser_common import (
@@ -28,6 +30,7 @@ from kafkatop.tui.cli.parser_common import (
     allow_remote_listeners,
     command_config,
     lab_options,
+    registry_options,
     timeout_option,
 )
 from kafkatop.tui.cli.parser_connect import CONNECT, add_connect
@@ -75,7 +78,7 @@ def build_parser() -> RootParser:
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
         epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker, add-connect; topics: "
         "create-topic, describe, add-partitions; operations: elect-leaders, reassign, configs, groups, share-groups, "
-        "consume; acls (as kafka-acls.sh), users (SCRAM users, quotas); durability, chaos; counts (Spark); "
+        "consume, produce; acls (as kafka-acls.sh), users (SCRAM users, quotas); durability, chaos; counts (Spark); "
         "features; transactions; connect "
         "(Kafka Connect); install "
         "(download Apache Kafka); contexts (named clusters, --context NAME). "
@@ -110,6 +113,7 @@ def build_parser() -> RootParser:
              shown="1: as recorded")  # fmt: skip
     p.option("--spark-master", type=spark_master, default="local[*]", metavar="URL",
              help="Spark for the Spark tab: local[*], local[N], spark://HOST:7077")  # fmt: skip
+    registry_options(p)
     p.live_view_dests = set(p.late_defaults)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
@@ -134,6 +138,7 @@ def build_parser() -> RootParser:
     add_groups(command("groups", **GROUPS))
     add_share_groups(command("share-groups", **SHARE_GROUPS))
     add_consume(command("consume", **CONSUME))
+    add_produce(command("produce", **PRODUCE))
     add_durability(command("durability", **DURABILITY))
     add_counts(command("counts", **COUNTS))
     add_chaos(command("chaos", **CHAOS))

@@ -4,7 +4,7 @@ by Spark) — standard library only, so `kafkatop --help` answers at once."""
 from __future__ import annotations
 
 from kafkatop.tui.cli.options import Parser
-from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.parser_common import client_options, format_options, json_option, lab_options, timeout_option
 from kafkatop.tui.cli.values import COUNT, offset, spark_master, text, whole
 
 GROUPS: dict[str, str] = {
@@ -122,10 +122,64 @@ def add_consume(c: Parser) -> None:
     c.option("--format", metavar="FMT", type=str, help="kcat-style output format, e.g. '%%p %%o %%k %%v'",
              shown="the value")  # fmt: skip
     json_option(c, "one JSON object per record (kcat -J's fields)")
+    format_options(c, "read")
     c.option("--isolation-level", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
              help="read_committed skips aborted transactions' records and stops at the last stable offset",
              shown="read_uncommitted")  # fmt: skip
     timeout_option(c, 10.0, "with nothing read")
+
+
+PRODUCE: dict[str, str] = {
+    "help": "send records to a topic: lines from stdin or a file (as kafka-console-producer.sh, kcat -P), or the "
+    "JSON lines of `consume --json` (an import)",
+    "description": "Sends each line of stdin (or --file) as one record, as kafka-console-producer.sh does: the line "
+    "is the value, an empty line an empty value; --property parse.key=true splits KEY<key.separator>VALUE, "
+    "parse.headers=true reads NAME:VALUE,… before headers.delimiter, null.marker sends no key, value or header "
+    "value where the text equals it, ignore.error=true sends a line that lacks a separator as it is. "
+    "--key-delimiter cuts keys as kcat -K (a line without it has no key); --header adds a header to every record. "
+    "--json imports what `kafkatop consume --json` (or kcat -J) printed: each record's key, value and headers "
+    "byte for byte (`key_encoding`, `payload_encoding`: base64; `headers_encoding`: one entry per header, null for "
+    "text, base64), its timestamp (ts) and its partition; topic, offset, tstype and leader_epoch are the "
+    "source's and are not read. Records are sent as they are read (a stream of any length), then every delivery "
+    "is waited for; the count goes to stderr.",
+    "epilog": "A bad line (no separator, bad JSON, a partition the topic lacks) is one error naming its number: a "
+    "--file is read whole first, so nothing is sent; from stdin the lines before it are sent and nothing after "
+    "it. Export and import: `kafkatop consume --topic a --json > a.jsonl; kafkatop produce --topic b --json "
+    "--file a.jsonl` — into a new topic with as many partitions, `consume --json` of b prints a's lines but for "
+    "the topic (offsets too, where a's began at 0 with no gaps: no transaction markers, compaction or deleted "
+    "records; partitions interleave, so compare partition by partition). A LogAppendTime topic stamps its own "
+    "times; a record's ts older than the topic's retention.ms is deleted soon after. Exit codes: 0 every record "
+    "delivered; 1 some failed (each reason once, with its count), or Kafka refused the Write (with the line "
+    "that grants it); 2 bad input; 130 Ctrl-C (what was sent is delivered first).",
+}
+
+
+def add_produce(p: Parser) -> None:
+    lab_options(p, spec_file=False)
+    client_options(p)
+    p.option("--topic", required=True, metavar="TOPIC", type=text("a topic name"), help="the topic to write to")
+    p.option("--file", metavar="FILE", type=text("a file"), help="read the records from FILE", shown="stdin")
+    json_option(p, "read JSON lines as `kafkatop consume --json` prints them (kcat -J's fields): an import")
+    p.option("--property", action="append", metavar="NAME=VALUE", type=str,
+             help="kafka-console-producer.sh's reader properties: parse.key, key.separator (\\t), parse.headers, "
+             "headers.delimiter (\\t), headers.separator (,), headers.key.separator (:), null.marker, ignore.error; "
+             "repeatable", shown="none: each line is a value")  # fmt: skip
+    p.option("--key-delimiter", metavar="DELIM", type=str, shown="none",
+             help="KEY<DELIM>VALUE, as kcat -K: a line without DELIM is a value with no key")  # fmt: skip
+    p.option("--header", action="append", metavar="NAME=VALUE", type=str,
+             help="a header on every record, as kcat -H (NAME alone: no value); repeatable", shown="none")  # fmt: skip
+    p.option("--partition", type=whole(0, what="a partition number"), metavar="P", help="send every record to P",
+             shown="the partitioner's (by key, as Java's), or each JSON record's own")  # fmt: skip
+    p.option("--repartition", action="store_true",
+             help="with --json: the partitioner places each record (by key), not its own partition")  # fmt: skip
+    p.option("--acks", choices=("0", "1", "all", "-1"), default="all", help="acks: 0, 1, all (-1)")
+    p.option("--compression", choices=("none", "gzip", "snappy", "lz4", "zstd"), default="none",
+             help="compression.type: none, gzip, snappy, lz4, zstd")  # fmt: skip
+    p.option("--producer-property", action="append", metavar="NAME=VALUE", type=text("NAME=VALUE"),
+             help="a librdkafka producer setting (linger.ms=50, batch.size=…), checked before anything is sent; "
+             "secrets go in --command-config; repeatable", shown="none")  # fmt: skip
+    format_options(p, "write")
+    timeout_option(p, 30.0, "to deliver what is queued at the end (what is left then fails)")
 
 
 COUNTS: dict[str, str] = {

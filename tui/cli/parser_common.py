@@ -4,6 +4,7 @@ once)."""
 
 from __future__ import annotations
 
+from kafkatop.backends.model.formats import FORMAT_NAMES
 from kafkatop.tui.cli.options import Parser
 from kafkatop.tui.cli.values import SECONDS, host_ports, text
 
@@ -41,6 +42,51 @@ def command_config(p: Parser) -> None:
         "--command-config", metavar="FILE", type=text("a file"), shown="none",
         help="client properties (security settings), as Kafka's own tools",
     )  # fmt: skip
+
+
+def registry_options(p: Parser) -> None:
+    p.option("--schema-registry", metavar="URL[,URL…]", type=text("a Schema Registry URL"),
+             help="a Schema Registry (Confluent's REST API) for records in its wire format",
+             shown="[schema-registry] url in kafkatop.toml, or the context's")  # fmt: skip
+    p.option("--schema-registry-config", metavar="FILE", type=text("a file"), shown="none",
+             help="the registry client's properties: basic.auth.user.info, ssl.ca.location, … (mode 600)")  # fmt: skip
+
+
+def format_options(p: Parser, verb: str) -> None:
+    """--key-format/--value-format and their schemas, for a command on one --topic (consume reads, produce writes)."""
+    registry_options(p)
+    names = ", ".join(FORMAT_NAMES)
+    writes = verb == "write"
+    for which in ("key", "value"):
+        p.option(
+            f"--{which}-format",
+            metavar="FORMAT",
+            choices=FORMAT_NAMES,
+            help=f"{verb} the {which}s as: {names}",
+            shown=f"[formats.TOPIC] {which} in kafkatop.toml, else {'string' if writes else 'auto'}",
+        )
+        p.option(
+            f"--{which}-schema",
+            metavar="FILE",
+            type=text("a schema file"),
+            shown="the registry's",
+            help=f"the {which}s' schema: .avsc, .proto or a descriptor set, or a JSON Schema .json "
+            + (
+                f"(with a registry: registered as subject TOPIC-{which})"
+                if writes
+                else "(records without the wire format)"
+            ),
+        )
+        if writes:  # reading needs no subject: a record in the wire format names its schema
+            p.option(
+                f"--{which}-subject",
+                metavar="SUBJECT",
+                type=text("a subject"),
+                shown="none",
+                help=f"encode the {which}s with this registry subject's latest schema",
+            )
+        p.option(f"--{which}-message-type", metavar="NAME", type=text("a Protobuf message name"), shown="the only one",
+                 help=f"Protobuf: the {which}s' message (its full name) when the schema has several")  # fmt: skip
 
 
 def allow_remote_listeners(p: Parser) -> None:

@@ -19,9 +19,9 @@ LIVE: frozenset[Mode] = frozenset({"lab", "attach", "demo"})
 ANY: frozenset[Mode] = LIVE | {"replay"}
 
 # Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
-Scope = Literal["app", "screen", "tables", "messages", "spark"]
+Scope = Literal["app", "screen", "tables", "messages", "spark", "schemas"]
 
-PARTITIONS, GROUPS, CONNECT, ACLS = "tab-partitions", "tab-groups", "tab-connect", "tab-acls"
+PARTITIONS, GROUPS, CONNECT, ACLS, SCHEMAS = "tab-partitions", "tab-groups", "tab-connect", "tab-acls", "tab-schemas"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,7 @@ _KEY_NAMES = {
 }
 
 _P, _G, _K, _A = frozenset({PARTITIONS}), frozenset({GROUPS}), frozenset({CONNECT}), frozenset({ACLS})
+_S = frozenset({SCHEMAS})
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -92,8 +93,8 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="out of a text field, back to its tab's table (on a filtered table: every row again)",
         section="View", modes=ANY),
     LiveAction("filter", ("slash",), "filter", "Filter",
-        help="filter the table's rows: topic, partition, group, key or value (Enter keeps it, Escape clears "
-             "it)",
+        help="filter the table's rows: topic, partition, group, key or value (in Messages the decoded key and "
+             "value, or a path: `.customer.id == 42`); Enter keeps it, Escape clears it",
         section="Tables", palette="Filter the table's rows", modes=ANY, footer=True),
     LiveAction("refresh", ("r",), "refresh", "Refresh",
         help="poll the cluster now",
@@ -214,6 +215,18 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="ACLs: remove the highlighted binding (a confirmation names it)",
         section="ACLs", palette="Remove the highlighted ACL binding", tabs=_A, needs="acls", writes=True,
         asks_first=True),
+    # Schemas: H (scHemas) and I (regIster): of the letters no other key holds; I asks first, in a dialog.
+    LiveAction("schemas-tab", ("H",), "schemas_tab", "Schemas",
+        help="the Schemas tab: a Schema Registry's subjects (versions, the latest, its schema id and type, the "
+             "compatibility level), the highlighted subject's versions and the schema itself (Avro and JSON Schema "
+             "as JSON, Protobuf as .proto); read when the tab is shown; without a registry, how to give one",
+        section="Schemas", palette="Schemas: a Schema Registry's subjects"),
+    LiveAction("schema-register", ("I",), "schemas('register')", "Register schema",
+        help="Schemas: register a schema under a subject (AVRO, PROTOBUF or JSON; from a file or pasted): Avro and "
+             "JSON Schema must parse as JSON before anything is sent; the registry's refusal (incompatible, invalid) "
+             "is said in the dialog, the text kept",
+        section="Schemas", palette="Register a schema under a subject", tabs=_S, needs="schemas", writes=True,
+        asks_first=True),
     # M (perMit): after a refusal of the authorizer's, shown in the footer; an app action, on any tab (grant_key.py).
     LiveAction("grant", ("M",), "app.grant", "Grant refused",
         help="grant what Kafka's authorizer refused last (once a refusal named it): a confirmation lists the ACL "
@@ -261,11 +274,29 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the partition's log end",
         section="Messages", scope="messages", needs="browser", footer=True),
     LiveAction("search", ("f",), "find", "Search",
-        help="search key, value and headers (a text, or a regex on the bytes)",
+        help="search key, value and headers: a text or a regex, in the bytes and the decoded key and value; or a path "
+             "over the decoded value (`.customer.id == 42`, `.name ~ \"ali\"`, `key.id == 7`), as `/` takes too",
         section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("formats", ("F",), "formats", "Formats",
+        help="the topic's key and value formats (auto, string, json, avro, protobuf, json-schema, hex, base64) and "
+             "a schema file or registry subject; remembered, read by the browser, nothing written to the cluster",
+        section="Messages", scope="messages", needs="codec", asks_first=True),
+    LiveAction("export", ("y",), "export", "Export",
+        help="export the page, or the search's matches, to a file as `kafkatop consume --json` prints them (asks "
+             "the path; replaces a file only when asked again)",
+        section="Messages", scope="messages", needs="browser", asks_first=True),
     LiveAction("from", ("o",), "from_field", "From…",
         help="the `from` field: an offset, `-N`, `beginning`, `end` or a time",
         section="Messages", scope="messages", needs="browser"),
+    LiveAction("schema-older", ("left_square_bracket",), "version(1)", "Older version",
+        help="Schemas: the highlighted subject's older version",
+        section="Schemas", scope="schemas", needs="schemas"),
+    LiveAction("schema-newer", ("right_square_bracket",), "version(-1)", "Newer version",
+        help="Schemas: its newer version",
+        section="Schemas", scope="schemas", needs="schemas"),
+    LiveAction("schemas-read", ("r",), "read", "Read again",
+        help="Schemas: read the registry again",
+        section="Schemas", scope="schemas", needs="schemas"),
     LiveAction("count", ("g",), "count", "Count",
         help="count the picked topic per partition with Spark",
         section="Spark", scope="spark", needs="spark", footer=True),
@@ -303,7 +334,7 @@ def key_rows() -> Iterator[tuple[LiveAction, str, str]]:
     """(action, keys, help) of every action that has a key and a line to say: README's table, the help screen."""
     for a in ACTIONS:
         if a.id == "tab-1":
-            beyond = "Messages `b`, Connect `N`, ACLs `W`"
+            beyond = "Messages `b`, Connect `N`, ACLs `W`, Schemas `H`"
             yield a, "`1`–`9`", f"the tabs, as numbered in the tab bar (beyond nine: {beyond})"
         elif a.keys and a.help:
             yield a, a.shown_keys, a.help

@@ -13,12 +13,12 @@ from textual.widgets import DataTable, Input, TabbedContent, TabPane, Tabs
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
-from kafkatop.tui.live.acl_actions import AclKeys
 from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.actions import Host as ConnectHost
 from kafkatop.tui.live.connect_actions import ConnectActions
 from kafkatop.tui.live.keymap import LIVE, SCREEN_ACTIONS, Mode, action_names, bindings
 from kafkatop.tui.live.replay import Replay
+from kafkatop.tui.live.schema_actions import SchemaKeys
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
@@ -80,7 +80,7 @@ LIVE_ONLY = action_names(SCREEN_ACTIONS, LIVE)
 WRITES = frozenset(a.action.split("(")[0] for a in SCREEN_ACTIONS if a.writes)  # refused in a read-only context
 
 
-class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_actions.py)
+class MainScreen(SchemaKeys):  # a Screen, with the ACLs and Schemas tabs and their keys (acl_/schema_actions.py)
     BINDINGS = bindings("screen")
 
     def __init__(self, mode: Mode) -> None:
@@ -107,7 +107,7 @@ class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_acti
             with TabPane("Brokers", id="tab-brokers"):
                 yield BrokerTable()
             with TabPane("Produce", id="tab-produce"):
-                yield ProducerPanel(sources.consoles, settings.refusal)
+                yield ProducerPanel(sources.consoles, settings.refusal, sources.codec)
             with TabPane("Consume", id="tab-consume"):
                 yield ConsumerPanel(sources.consoles, settings.refusal)
             with TabPane("Groups", id="tab-groups"):
@@ -122,10 +122,10 @@ class MainScreen(AclKeys):  # a Screen, with the ACLs tab and its keys (acl_acti
                 yield TimelinePane()
             # Last, so the tabs before keep their numbers; `b` shows it from anywhere (a lab's tenth tab has no digit).
             with TabPane("Messages", id="tab-messages"):
-                yield MessagesPanel(sources.browser, clock=app.clock)
+                yield MessagesPanel(sources.browser, clock=app.clock, codec=sources.codec)
             with TabPane("Connect", id="tab-connect"):  # after Messages for the same reason; `N` shows it
                 yield ConnectPanel(self.mode, "connect" in app.present())
-            yield from self.acls_tab(app.present())  # after Connect; `W` shows it
+            yield from self.last_tabs(app.present())  # after Connect: ACLs (`W` shows it), Schemas (`H`)
         yield FilterBar()
         yield CoalescingFooter()
 

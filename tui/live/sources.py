@@ -23,7 +23,9 @@ from kafkatop.backends.ports import (
     MessageBrowser,
     NodeControl,
     Reassignments,
+    RecordCodec,
     Recorder,
+    SchemaRegistry,
     SparkCounts,
     TopicAdminFactory,
     TransactionReader,
@@ -81,6 +83,8 @@ class Sources:
     connect: ConnectCluster | None = None  # the Connect tab: Kafka Connect's workers, connectors and tasks
     acls: AclAdmin | None = None  # the ACLs tab: the bindings, the authorizer; adding and removing bindings
     granting: Granting | None = None  # who kafkatop is, and who adds what the authorizer refused (M)
+    codec: RecordCodec | None = None  # each topic's key and value formats: the browser and the producer read by it
+    schemas: SchemaRegistry | None = None  # the Schemas tab: a Schema Registry's subjects; None: none configured
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""

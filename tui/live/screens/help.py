@@ -29,9 +29,12 @@ NOTES = {
     "Groups": "`Reset…` previews the new offset of every partition (clamped values said as clamped), "
     "as `kafka-consumer-groups --dry-run`; Enter or `y` executes it, Escape or `n` cancels.",
     "Messages": "`from` takes an offset, `-N` (N before the end), `beginning`, `end` or a time (`2026-11-24T10:30`, "
-    "`10:30`, `15m ago`). The detail shows key, value (JSON pretty-printed, binary as hex), headers, timestamp and its "
-    "type, leader epoch, size. A search reads up to 1,000,000 records; Enter or Stop cancels it, Enter on a match "
-    "opens its page. `read_committed` skips aborted transactions. It joins no consumer group.",
+    "`10:30`, `15m ago`). The detail shows key, value (decoded in the topic's formats: JSON, Avro, Protobuf … "
+    "pretty-printed, with the schema id and subject; binary as hex), headers, timestamp and its type, leader epoch, "
+    "size. A search reads up to 1,000,000 records; Enter or Stop cancels it, Enter on a match opens its page. A path "
+    '(`.items[0].sku == "A-1"`, `.total > 10.5`, `.name ~ "ali"`, `key.id == 7`, with `and`, `or`, `not`) '
+    "reads the decoded value; `~` is contains, ignoring case, or `~ /regex/`. `read_committed` skips aborted "
+    "transactions. It joins no consumer group.",
     "Connect": "Enter on a connector: its tasks, the worker each runs on; Enter on a task: its trace. After a kill -9 "
     "Connect keeps showing the dead worker's tasks RUNNING on it until another worker starts them: the group waits for "
     "the worker's session to time out (10 s), then `scheduled.rebalance.max.delay.ms` for it to come back (a lab: 20 "
@@ -39,6 +42,9 @@ NOTES = {
     "ACLs": "A PREFIXED resource ends in `*` (Topic:app* covers app-orders); `User:*` and a LITERAL `*` name match "
     "every principal and every resource. A DENY wins over any ALLOW; a super user may do everything whatever the "
     "ACLs say. Without an authorizer Kafka answers no ACL request and every authenticated user may do everything.",
+    "Schemas": "The registry is read when the tab is shown and by `r` there (not polled); a version other than the "
+    "latest when highlighted. A Protobuf schema registered as a serialized descriptor (base64: what confluent-kafka's "
+    "serializer registers) is shown as the .proto it describes.",
     "Spark": "Counts are per partition (records, bytes, offsets, timestamps, top keys), each checked against "
     "high − low watermark. Spark runs in a process of its own, started the first time the tab is shown.",
 }
@@ -63,7 +69,8 @@ errors, recovered), and the latest kill -9 beside the latest controlled shutdown
 history** and **msg/s** columns and the groups' **lag history** show the last polls as sparklines.
 """
 
-SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "ACLs", "Tables", "Spark", "Replay", "View")
+SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "ACLs", "Schemas", "Tables", "Spark", "Replay",
+            "View")  # fmt: skip
 
 
 def help_text(tabs: str, refusal: str | None = None) -> str:
@@ -87,12 +94,13 @@ def help_text(tabs: str, refusal: str | None = None) -> str:
     return "\n".join(parts)
 
 
-BEYOND_NINE = {"Messages": "b", "Connect": "N", "ACLs": "W"}  # the tabs a lab shows past the ninth, and their keys
+# The tabs a lab shows past the ninth, and their keys.
+BEYOND_NINE = {"Messages": "b", "Connect": "N", "ACLs": "W", "Schemas": "H"}
 
 
 def tab_key(number: int, title: str) -> str:
     """The key of the tab shown `number`th: its digit, or past nine the tab's own key (Messages b, Connect N, ACLs
-    W)."""
+    W, Schemas H)."""
     return str(number) if number <= 9 else BEYOND_NINE.get(title, "ctrl+p")
 
 

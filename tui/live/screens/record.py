@@ -1,7 +1,10 @@
 """Enter on a record in Messages: the whole record on a screen of its own, scrolled with the arrows and Page keys —
-on a small terminal the detail pane beside the page shows only its first lines."""
+on a small terminal the detail pane beside the page shows only its first lines. A structured value is folded beyond
+a depth and its first items, as in the pane; `u` unfolds it all (and folds it again)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.console import RenderableType
 from textual.app import ComposeResult
@@ -12,21 +15,27 @@ from textual.widgets import Static
 
 
 class RecordScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,enter", "close", "Close")]
+    BINDINGS = [Binding("escape,q,enter", "close", "Close"), Binding("u", "unfold", "Unfold")]
 
-    def __init__(self, detail: RenderableType, title: str) -> None:
+    def __init__(self, detail: RenderableType | Callable[[bool], RenderableType], title: str) -> None:
+        """`detail`: what is shown, or `detail(unfolded)`: the record, its values folded or not."""
         super().__init__()
-        self.detail = detail
+        self.detail: Callable[[bool], RenderableType] = detail if callable(detail) else lambda _: detail
         self.box_title = title
+        self.unfolded = False
 
     def compose(self) -> ComposeResult:
         box = VerticalScroll(id="record-box")
         box.border_title = self.box_title
         with box:
-            yield Static(self.detail, id="record-detail")
+            yield Static(self.detail(False), id="record-detail")
 
     def on_mount(self) -> None:
         self.query_one("#record-box").focus()
+
+    def action_unfold(self) -> None:
+        self.unfolded = not self.unfolded
+        self.query_one("#record-detail", Static).update(self.detail(self.unfolded))
 
     def action_close(self) -> None:
         self.dismiss(None)

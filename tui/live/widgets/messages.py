@@ -1,10 +1,13 @@
 """The message browser: one partition's records a page at a time from an offset, a time, the beginning or the end;
-each record's key, value (JSON pretty-printed and highlighted, text, or a hex dump), headers, timestamp, offset,
-leader epoch and size; and a search over a bounded range, with progress and cancel. It joins no group.
+each record's key and value decoded in the topic's formats (record_view.py: JSON, Avro, Protobuf … pretty-printed
+and highlighted, with the schema they were written with; text; a hex dump), headers, timestamp, offset, leader epoch
+and size; a search over a bounded range, with progress and cancel, in the bytes or the decoded values, or by a path
+(`.customer.id == 42`); `F` picks the topic's formats, `y` exports what is shown as `consume --json` lines. It joins
+no group and writes nothing to the cluster.
 
-Pages and searches are asked of the MessageBrowser port through `ask` (widgets/pane.py): a page supersedes the one
-asked before it; a search reports its progress about ten times a second and keeps the first matches, so the event
-loop only ever draws a page and a counter.
+Pages and searches are asked of the MessageBrowser port through `ask` (widgets/pane.py), and their records decoded by
+the RecordCodec port in the same worker: a page supersedes the one asked before it; a search reports its progress
+about ten times a second and keeps the first matches, so the event loop only ever draws a page and a counter.
 """
 
 from __future__ import annotations
@@ -12,10 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
 
-from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -24,8 +24,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, DataTable, Input, Select, Static
 from textual.worker import Worker, get_current_worker
 
-from kafkatop.backends.insight.payloads import pretty, preview
-from kafkatop.backends.insight.seek import age_text, parse_seek
+from kafkatop.backends.insight.seek import parse_seek
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.messages import (
     END,
@@ -38,13 +37,14 @@ from kafkatop.backends.model.messages import (
     SearchRequest,
     Seek,
     SeekKind,
-    TimestampType,
 )
-from kafkatop.backends.ports import MessageBrowser
+from kafkatop.backends.ports import MessageBrowser, RecordCodec
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.widgets.message_keys import Decoded, FormatsAndExport
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
-from kafkatop.tui.live.widgets.tables import KeyedTable
+from kafkatop.tui.live.widgets.record_table import RecordTable
+from kafkatop.tui.live.widgets.record_view import ShownRecord, decode_records, record_detail, record_id
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
 # What the search looks at: every field, or one.
@@ -52,51 +52,10 @@ SEARCHED: dict[str, tuple[SearchField, ...]] = {
     "everywhere": SEARCH_FIELDS, "key": ("key",), "value": ("value",), "headers": ("headers",),
 }  # fmt: skip
 COLUMNS = ("offset", "time", "size", "key", "value")  # the value last: it takes what width is left
-KEY_WIDTH, VALUE_WIDTH = 16, 60
 
 
-def time_text(ms: int | None) -> str:
-    if ms is None:
-        return "-"
-    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-
-
-def record_row(r: BrowsedRecord) -> tuple[str | Text, ...]:
-    key = Text(preview(r.key, KEY_WIDTH), style="dim" if r.key is None else "")
-    value = Text(preview(r.value, VALUE_WIDTH), style="dim" if r.value is None else "")
-    return str(r.offset), time_text(r.timestamp_ms)[5:], str(r.size), key, value
-
-
-def _payload(title: str, data: bytes | None) -> list[RenderableType]:
-    kind, text = pretty(data, hex_width=8)  # 8 bytes a line: a hex dump fits a pane of 46 columns
-    head = Text.assemble((title, "bold"), (f" · {kind}" + (f", {len(data)} B" if data else ""), "dim"))
-    if kind == "json":
-        return [head, Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")]
-    if kind in ("null", "empty"):
-        return [head]
-    return [head, Text(text, style="cyan" if kind == "binary" else "")]
-
-
-def record_detail(r: BrowsedRecord, now: float) -> RenderableType:
-    """Everything the record holds, for the detail pane."""
-    stamp = "no timestamp" if r.timestamp_ms is None else (
-        f"{time_text(r.timestamp_ms)} ({age_text(r.timestamp_ms, now)}), {r.timestamp_ms}")  # fmt: skip
-    kind = "" if r.timestamp_type is TimestampType.NOT_AVAILABLE else f" · {r.timestamp_type.value}"
-    epoch = "-" if r.leader_epoch is None else str(r.leader_epoch)
-    parts: list[RenderableType] = [
-        Text.assemble((f"{r.topic}-{r.partition} @ {r.offset}", "bold"), f" · leader epoch {epoch} · {r.size} B"),
-        Text(f"{stamp}{kind}"),
-    ]
-    if r.headers:
-        parts.append(Text("headers", style="bold"))
-        for name, value in r.headers:
-            parts.append(Text(f"  {preview(name.encode(), 40)} = {preview(value, 200)}"))
-    parts += [Text(""), *_payload("key", r.key), Text(""), *_payload("value", r.value)]
-    return Group(*parts)
-
-
-class MessagesPanel(Asking, LivePane, Vertical):
-    """Browse a partition page by page, look at one record in full, search a range."""
+class MessagesPanel(FormatsAndExport, Asking, LivePane, Vertical):
+    """Browse a partition page by page, look at one record in full, search a range; its formats, its export."""
 
     BINDINGS = [
         Binding("left_square_bracket", "page(-1)", "Previous page"),
@@ -105,16 +64,21 @@ class MessagesPanel(Asking, LivePane, Vertical):
         Binding("greater_than_sign", "seek('end')", "End"),
         Binding("f", "find", "Search"),
         Binding("o", "from_field", "From…", show=False),
+        Binding("F", "formats", "Formats", show=False),
+        Binding("y", "export", "Export", show=False),
     ]
 
-    def __init__(self, browser: MessageBrowser | None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, browser: MessageBrowser | None, clock: Callable[[], float] = time.time, codec: RecordCodec | None = None
+    ) -> None:
         super().__init__()
         self.browser = browser
+        self.codec = codec  # the topics' formats: records are decoded by it (None: shown as their bytes read)
         self.clock = clock
         self.snapshot: ClusterSnapshot | None = None
         self.page: Page | None = None
         self.results: SearchProgress | None = None  # shown in the table instead of the page, once done
-        self._records: dict[str, BrowsedRecord] = {}
+        self._decoded: dict[str, ShownRecord] = {}  # the records shown, decoded by the worker that read them
         self._search: Worker[None] | None = None
         self._stop_search = threading.Event()  # the running search's Stop: it ends with what it found so far
 
@@ -133,7 +97,7 @@ class MessagesPanel(Asking, LivePane, Vertical):
             yield Button("Search", compact=True, id="search-run")
         yield Static("", id="browse-status", classes="status")
         with Horizontal(id="browse-body"):
-            yield KeyedTable(id="message-table")
+            yield RecordTable(id="message-table")
             with VerticalScroll(id="message-detail-box"):
                 yield Static("", id="message-detail")
 
@@ -224,13 +188,22 @@ class MessagesPanel(Asking, LivePane, Vertical):
         self._go()
 
     def _read(self, call: Callable[[MessageBrowser], Page]) -> None:
-        browser = self.browser
+        browser, codec = self.browser, self.codec
         if browser is None:
             return
         self._status(Text("reading…", style="dim"))
+
+        def read(_: object) -> tuple[Page, Decoded]:
+            page = call(browser)
+            return page, decode_records(page.records, codec)
+
         # Exclusive: a page asked for later replaces this one, even if this one answers last.
-        ask(self, "browse", lambda _: call(browser), self.show_page,
-            lambda reason: self._status(reason, error=True))  # fmt: skip
+        ask(self, "browse", read, self._page_read, lambda reason: self._status(reason, error=True))
+
+    def _page_read(self, read: tuple[Page, Decoded]) -> None:
+        page, decoded = read
+        self._decoded = {record_id(s.record): s for s in decoded}
+        self.show_page(page)
 
     # --- drawing -----------------------------------------------------------------------------------------------
     def show_page(self, page: Page) -> None:
@@ -250,33 +223,38 @@ class MessagesPanel(Asking, LivePane, Vertical):
         text.append("  [ ] pages, < > ends, o from, f search, Enter: the record", style="dim")
         self._status(text)
 
-    def _fill(self, records: tuple[BrowsedRecord, ...]) -> None:
-        table = self.query_one("#message-table", KeyedTable)
-        self._records = {f"{r.partition}:{r.offset}": r for r in records}
-        table.set_rows({key: record_row(r) for key, r in self._records.items()})
+    def _fill(self, records: tuple[BrowsedRecord, ...], keep_cursor: bool = False) -> None:
+        table = self.query_one("#message-table", RecordTable)
+        shown = tuple(self._decoded.get(record_id(r)) or ShownRecord(r) for r in records)
+        table.set_records(shown)
+        if keep_cursor:
+            self._detail(table.shown.get(table.selected_key or ""))
+            return
         # A page sought at the end: the newest record highlighted; any other: the first.
         newest = self.results is None and self.query_one("#browse-from", Input).value.strip().lower() == "end"
-        table.move_cursor(row=len(records) - 1 if newest and records else 0)
-        self._detail(records[-1] if newest and records else records[0] if records else None)
+        table.move_cursor(row=max(0, table.row_count - 1) if newest else 0)
+        self._detail(table.shown.get(table.selected_key or ""))
 
     @on(DataTable.RowHighlighted, "#message-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value
-        self._detail(self._records.get(str(key)) if key is not None else None)
+        self._detail(self.query_one(RecordTable).shown.get(str(key)) if key is not None else None)
 
-    def _detail(self, record: BrowsedRecord | None) -> None:
+    def _detail(self, shown: ShownRecord | None) -> None:
         box = self.query_one("#message-detail", Static)
-        box.update(record_detail(record, self.clock()) if record is not None else Text("no record", style="dim"))
+        box.update(record_detail(shown, self.clock()) if shown is not None else Text("no record", style="dim"))
 
     @on(DataTable.RowSelected, "#message-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a search's match: its page; on a record of a page: the record on a screen of its own."""
-        record = self._records.get(str(event.row_key.value))
-        if record is None:
+        shown = self.query_one(RecordTable).shown.get(str(event.row_key.value))
+        if shown is None:
             return
+        record = shown.record
         if self.results is None:
             title = f"{record.topic}-{record.partition} @ {record.offset} · Escape closes"
-            self.app.push_screen(RecordScreen(record_detail(record, self.clock()), title))
+            now = self.clock()
+            self.app.push_screen(RecordScreen(lambda unfold: record_detail(shown, now, unfold), title))
             return
         self.query_one("#browse-partition", Input).value = str(record.partition)
         self.query_one("#browse-from", Input).value = str(record.offset)
@@ -309,7 +287,8 @@ class MessagesPanel(Asking, LivePane, Vertical):
         if where is None or browser is None:
             return
         if not text:
-            self._status("search: type a text (or a regular expression, with regex ticked), then Enter", error=True)
+            self._status("search: type a text, a path (.customer.id == 42) or, with regex ticked, a regular "
+                         "expression; then Enter", error=True)  # fmt: skip
             return
         topic, partition = where
         everywhere = self.query_one("#search-all", Checkbox).value
@@ -329,14 +308,24 @@ class MessagesPanel(Asking, LivePane, Vertical):
         self.query_one("#search-run", Button).label = "Stop"
         self._status(Text(f"searching {topic} for {text!r}…", style="dim"))
         stop = self._stop_search = threading.Event()
+        codec = self.codec
 
-        def search(tell: Callable[[SearchProgress], None]) -> SearchProgress:
+        def search(tell: Callable[[tuple[SearchProgress, Decoded]], None]) -> SearchProgress:
             worker = get_current_worker()  # cancelled when the panel goes away
-            return browser.search(request, tell, lambda: stop.is_set() or worker.is_cancelled)
+
+            def told(p: SearchProgress) -> None:  # the matches decoded once, with the last report
+                tell((p, decode_records(p.found, codec) if p.done and p.error is None else ()))
+
+            return browser.search(request, told, lambda: stop.is_set() or worker.is_cancelled)
 
         # The search tells its last progress too (done, cancelled or failed): its answer adds nothing.
         self._search = ask(self, "search", search, lambda _: None, self._search_failed,
-                           progress=lambda p: self.show_search(request, p))  # fmt: skip
+                           progress=lambda told: self._searched(request, *told))  # fmt: skip
+
+    def _searched(self, request: SearchRequest, progress: SearchProgress, decoded: Decoded) -> None:
+        if progress.done and progress.error is None:
+            self._decoded = {record_id(s.record): s for s in decoded}
+        self.show_search(request, progress)
 
     def _search_failed(self, message: str) -> None:
         self.query_one("#search-run", Button).label = "Search"

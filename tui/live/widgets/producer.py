@@ -1,11 +1,15 @@
 """The producer console: type a line and Enter sends it, paste several lines and each is sent, in order — as
 kafka-console-producer, with its options.
 
-A send is checked here first (the topic among the cluster's, the partition in range, every line's key), so a refusal
-leaves what was typed in place with the reason beside it. Sends are asked of the Consoles port through `ask`
-(widgets/pane.py) one at a time, in the order they were asked for; delivery reports arrive with the LiveView, one
-drain at a time (`view.consoles`, taken once each, on screen or not), and at most a bounded sample of them is
-written.
+A key and headers, when filled, go with every line sent; lines are encoded in the topic's formats (the RecordCodec
+port's, changed in the Messages tab or kafkatop.toml: said beside the fields) in the sending worker
+(producer_fields.py), and sent as bytes.
+
+A send is checked here first (the topic among the cluster's, the partition in range, every line's key, the headers),
+so a refusal — or a line its format refuses — leaves what was typed in place with the reason beside it. Sends are
+asked of the Consoles port through `ask` (widgets/pane.py) one at a time, in the order they were asked for; delivery
+reports arrive with the LiveView, one drain at a time (`view.consoles`, taken once each, on screen or not), and at
+most a bounded sample of them is written.
 """
 
 from __future__ import annotations
@@ -34,18 +38,26 @@ from kafkatop.backends.model.consoles import (
     split_key,
 )
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.ports import Consoles
+from kafkatop.backends.model.formats import TopicFormat
+from kafkatop.backends.ports import Consoles, RecordCodec
 from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
+from kafkatop.tui.live.widgets.producer_fields import (
+    Header,
+    LinesSent,
+    Typed,
+    format_said,
+    line_placeholder,
+    parse_headers,
+    send_lines,
+)
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
 MAX_TEST_MESSAGES = 100_000  # one click; more would hold the producer for minutes
 TYPED_KEPT = 100  # typed lines sent and not reported yet, kept to put back in the field if Kafka refuses them
-
-
-Send = Callable[[Consoles, str], object]  # (the consoles, the topic) -> sends
+CODED_KEPT = 1_000  # records a codec encoded, not reported yet: their delivery lines show them as typed
 
 
 class LineInput(Input):
@@ -68,23 +80,30 @@ class LineInput(Input):
 class _Outgoing:
     topic: str
     settings: ProducerSettings
-    call: Send
+    lines: tuple[str, ...]  # what was typed or pasted; () for the test messages
+    key: str | None  # the key field: every line's key
+    headers: tuple[Header, ...]
+    count: int  # test messages m1…mN
     done: str | None  # the summary once sent
     typed: str | None  # the line to put back in the field if Kafka refuses it
+    refused: str  # said after the reason when nothing was sent
 
 
 class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
     """Type a line, Enter sends it — as kafka-console-producer, with its options."""
 
-    def __init__(self, consoles: Consoles | None, refusal: str | None = None) -> None:
+    def __init__(self, consoles: Consoles | None, refusal: str | None = None, codec: RecordCodec | None = None) -> None:
         super().__init__()
         self.consoles = consoles
         self.refusal = refusal  # a read-only context: why nothing is sent
+        self.codec = codec  # each topic's formats; None: lines are sent as UTF-8 text
         self.snapshot: ClusterSnapshot | None = None
         self._outbox: deque[_Outgoing] = deque()
         self._sending = False  # a send is asked and not answered yet (only touched on the UI thread)
         self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
         self._typed: dict[int, str] = {}  # a typed line sent, by its delivery's seq: put back if its report refuses it
+        self._coded: dict[int, Typed] = {}  # a record a codec encoded, by seq: its delivery line shows it as typed
+        self._format_said = (format_said(None), line_placeholder(None))  # what the fields say of the topic's formats
         self._refused: tuple[Grant, ...] = ()  # the grants the status line asks for (M), until it says something else
         self._met: tuple[Grant, ...] = ()  # those of the send being refused (its GrantsMet comes before its answer)
 
@@ -104,9 +123,17 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
                 [(c, c) for c in ("none", "gzip", "snappy", "lz4", "zstd")], value="none", allow_blank=False,
                 compact=True, id="compression",
             )  # fmt: skip
+        with Horizontal(id="produce-record"):  # one row, as the settings: the key and headers of every line sent
+            yield Label("key")
+            # Not select-all on focus either (see #produce-line): a key typed must add to what is there.
+            yield Input(placeholder="every line's key", id="produce-key", compact=True, select_on_focus=False)
+            yield Label("headers")
+            yield Input(placeholder="name=value,… on every line", id="produce-headers", compact=True,
+                        select_on_focus=False)  # fmt: skip
+            yield Static(format_said(None), id="produce-format")
         with Horizontal(classes="options", id="produce-send"):
             yield LineInput(
-                placeholder="a message; Enter sends it (paste several lines to send them all)", id="produce-line",
+                placeholder=line_placeholder(None), id="produce-line",
                 select_on_focus=False,  # a refused line put back and focused: a key typed must not replace it
             )  # fmt: skip
             yield Input("7", id="test-count", classes="count", tooltip="how many test messages; Enter sends them")
@@ -123,6 +150,26 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         if view.cluster is not None and view.cluster is not self.snapshot:
             self.snapshot = view.cluster
             self.query_one(TopicInput).follow(view.cluster)
+        self._show_format()  # changed in the Messages tab, maybe: the codec says
+
+    @on(Input.Changed, "#produce-topic")
+    def _show_format(self) -> None:
+        """The topic's formats beside the fields, and what the message field asks for in them."""
+        topic = self.query_one("#produce-topic", Input).value.strip()
+        fmt: TopicFormat | None = None
+        if self.codec is not None and topic:
+            fmt = self.codec.format_of(topic)
+        said = (format_said(fmt), line_placeholder(fmt))
+        if said != self._format_said:  # drawn with every view: the labels change only when the formats do
+            self._format_said = said
+            shown = self.query_one("#produce-format", Static)
+            shown.update(said[0])
+            shown.tooltip = said[0]  # whole, where the row cuts it
+            self.query_one("#produce-line", Input).placeholder = said[1]
+
+    @on(Input.Submitted, "#produce-key, #produce-headers")
+    def _to_line(self) -> None:
+        self.query_one("#produce-line", Input).focus()  # the key or headers typed: the message next
 
     # --- what the fields say ---------------------------------------------------------------------------------------
     def _settings(self) -> ProducerSettings:
@@ -161,7 +208,7 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         line = event.value
         if not line.strip():
             return
-        if self._send(lambda consoles, topic: consoles.send(topic, line), [line], None, typed=line):
+        if self._send((line,), None, typed=line):
             event.input.value = ""  # refused here, the line stays, to be sent once the field in error is fixed
 
     @on(LineInput.LinesPasted)
@@ -171,8 +218,7 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
             return
         count = f"{len(lines)} pasted line{'s' if len(lines) != 1 else ''}"
         # Refused, the lines are not put in the one-line field: the clipboard still holds them.
-        if self._send(lambda consoles, topic: consoles.send_many(topic, lines), lines, f"{count} sent to {{topic}}",
-                      refused=f" ({count} not sent: paste them again)"):  # fmt: skip
+        if self._send(tuple(lines), f"{count} sent to {{topic}}", refused=f" ({count} not sent: paste them again)"):
             self.query_one("#produce-line", Input).value = ""
 
     @on(Input.Submitted, "#test-count")
@@ -183,17 +229,14 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
             self._show_status(f"count: {count_text!r} is not a number of messages (1 to {MAX_TEST_MESSAGES:,})")
             return
         count = int(count_text)
-        self._send(
-            lambda consoles, topic: consoles.send_test_messages(topic, count),
-            [],
-            f"{count} test messages sent to {{topic}}",
-        )
+        self._send((), f"{count} test messages sent to {{topic}}", count=count)  # as the labs': no key, no headers
 
     def _send(
-        self, call: Send, lines: Sequence[str], done: str | None, typed: str | None = None, refused: str = ""
+        self, lines: tuple[str, ...], done: str | None, typed: str | None = None, refused: str = "", count: int = 0
     ) -> bool:
-        """Queue a send; False, and the reason shown (with `refused` after it), when the fields or a line are wrong.
-        `done` is the summary once sent ({topic} in it replaced); `typed` goes back in the field if Kafka refuses."""
+        """Queue a send of lines (or of `count` test messages); False, and the reason shown (with `refused` after it),
+        when the fields or a line are wrong. `done` is the summary once sent ({topic} in it replaced); `typed` goes
+        back in the field if Kafka, or the topic's format, refuses it."""
         if self.consoles is None:
             self._show_status("no cluster to produce to")
             return False
@@ -203,15 +246,26 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         try:
             settings = self._settings()
             topic = self._topic(settings)
+            key, headers = self._key_and_headers(settings) if lines else (None, ())
             for number, line in enumerate(lines, start=1):
                 split_key(line, settings.key_separator, number if len(lines) > 1 else None)
         except KafkatopError as e:
             self._show_status(f"{e}{refused}")
             return False
         self._show_status(None)
-        self._outbox.append(_Outgoing(topic, settings, call, done and done.format(topic=topic), typed))
+        summary = done and done.format(topic=topic)
+        self._outbox.append(_Outgoing(topic, settings, lines, key, headers, count, summary, typed, refused))
         self._send_next()
         return True
+
+    def _key_and_headers(self, settings: ProducerSettings) -> tuple[str | None, tuple[Header, ...]]:
+        """The key and headers fields, for every line sent; KafkatopError saying what is wrong in them."""
+        key = self.query_one("#produce-key", Input).value
+        if key and settings.key_separator is not None:
+            raise KafkatopError(
+                "key: a key separator is set too, and each line's key comes from it: empty the key or the key sep field"
+            )
+        return key or None, parse_headers(self.query_one("#produce-headers", Input).value)
 
     def _send_next(self) -> None:
         """Asks for the oldest queued send once the one before it is answered: one at a time keeps the order."""
@@ -220,21 +274,33 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
             return
         outgoing = self._outbox.popleft()
         self._sending = True
+        codec = self.codec
 
         def send(_: Callable[[object], None]) -> object:
             consoles.configure_producer(outgoing.settings)
-            return outgoing.call(consoles, outgoing.topic)  # send()'s seq, which its delivery report carries
+            if not outgoing.lines:
+                return consoles.send_test_messages(outgoing.topic, outgoing.count)
+            o = outgoing  # each record's seq comes back, which its delivery report carries
+            return send_lines(consoles, codec, o.topic, o.lines, o.key, o.settings.key_separator, o.headers)
 
         # Not exclusive: every line asked for is sent, or its refusal shown.
         ask(self, "produce", send, lambda seq: self._sent(outgoing, seq),
             lambda reason: self._not_sent(outgoing, reason), exclusive=False)  # fmt: skip
 
-    def _sent(self, outgoing: _Outgoing, seq: object) -> None:
+    def _sent(self, outgoing: _Outgoing, sent: object) -> None:
         self._sending = False
-        if outgoing.typed is not None and isinstance(seq, int):
-            self._typed[seq] = outgoing.typed  # its report may be a refusal (the authorizer's): back in the field then
-            if len(self._typed) > TYPED_KEPT:
-                del self._typed[next(iter(self._typed))]
+        if isinstance(sent, LinesSent):
+            if outgoing.typed is not None and sent.seqs:
+                self._typed[sent.seqs[0]] = outgoing.typed  # its report may be a refusal (the authorizer's): back then
+                if len(self._typed) > TYPED_KEPT:
+                    del self._typed[next(iter(self._typed))]
+            self._coded.update((seq, typed) for seq, typed in zip(sent.seqs, sent.typed, strict=True) if typed)
+            while len(self._coded) > CODED_KEPT:
+                del self._coded[next(iter(self._coded))]
+            if sent.failed is not None:
+                self._show_status(sent.failed)
+                self._send_next()
+                return
         if outgoing.done is not None:
             self._show_status(outgoing.done, False)
         self._send_next()
@@ -246,7 +312,7 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
 
     def _not_sent(self, outgoing: _Outgoing, reason: str) -> None:
         self._sending = False
-        self._show_status(reason, refused=self._met)
+        self._show_status(reason + outgoing.refused, refused=self._met)
         self._met = ()
         self._put_back(outgoing.typed)
         self._send_next()
@@ -271,19 +337,25 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
             return
         log = self.query_one("#deliveries", RichLog)
         errors = [d for d in deliveries if d.error]
+        coded: dict[int, Typed] = {}
         for d in deliveries:
             typed = self._typed.pop(d.seq, None)
             if d.error:
                 self._put_back(typed)
+            if (as_typed := self._coded.pop(d.seq, None)) is not None:
+                coded[d.seq] = as_typed
         shown = deliveries[-LINES_PER_BATCH:]
         if len(deliveries) > len(shown):
             log.write(Text(f"… {len(deliveries) - len(shown)} more deliveries", style="dim"))
         for d in shown:
+            as_typed = coded.get(d.seq)  # encoded by the topic's format: shown as typed, not as its bytes
+            value = d.value if as_typed is None else as_typed.value
             if d.error:
-                log.write(Text(f"✗ {d.topic}: {d.error}  ({d.value[:60]})", style="red"))
+                log.write(Text(f"✗ {d.topic}: {d.error}  ({value[:60]})", style="red"))
             else:
-                key = f" key={d.key}" if d.key is not None else ""
-                log.write(Text(f"✓ {d.topic}-{d.partition} @{d.offset}{key}  {d.value[:80]}"))
+                key = d.key if as_typed is None else as_typed.key
+                said = (f" key={key}" if key is not None else "") + (f" headers={d.headers}" if d.headers else "")
+                log.write(Text(f"✓ {d.topic}-{d.partition} @{d.offset}{said}  {value[:80]}"))
         refused = next((d for d in reversed(errors) if d.grants), None)
         if refused is not None:  # the authorizer's: the line that grants it, once per batch, and M
             said = grants_text(refused.error.partition(":")[0] if refused.error else "", refused.grants, self.app)

@@ -1,0 +1,241 @@
+"""The Messages tab over decoded records, driven by its keys: the real MessageBrowser on librdkafka's mock cluster,
+Avro values written by confluent-kafka's AvroSerializer and read by the real SchemaCodec through the SCHEMA REGISTRY
+DOUBLE (tests/doubles/schema_registry.py: no real registry runs here). Rows show the decoded key and value in one
+line, the detail the format and the record's schema ("avro · schema id 1 · subject orders-value v1"), or without a
+registry what could not be read; `/` narrows the page by a path (and says why a path does not parse); `F` changes the
+topic's formats (and says why one cannot be used); a search by path; `y` exports the matches, then the page, as
+`kafkatop consume --json` prints the same records, refusing to replace the file until asked again."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.schema_registry.avro import AvroSerializer
+from confluent_kafka.serialization import MessageField, SerializationContext
+from rich.console import Console
+from textual.widgets import Input, Select, Static
+
+from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.formats import Format, RegistrySettings
+from kafkatop.backends.schemas.codec import SchemaCodec
+from kafkatop.backends.schemas.registry import ConfluentRegistry
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.screens.record import RecordScreen
+from kafkatop.tui.live.screens.record_export import ExportScreen
+from kafkatop.tui.live.screens.record_format import FormatScreen
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.messages import MessagesPanel
+from kafkatop.tui.live.widgets.record_table import RecordTable
+from tests.conftest import pilot_until
+from tests.doubles.schema_registry import SchemaRegistryDouble
+
+pytestmark = pytest.mark.timeout(120)
+
+COUNT = 40
+ORDER = {
+    "type": "record", "name": "Order", "namespace": "shop", "fields": [
+        {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
+            {"name": "id", "type": "long"}, {"name": "name", "type": "string"}]}},
+        {"name": "items", "type": {"type": "array", "items": {"type": "record", "name": "Item", "fields": [
+            {"name": "sku", "type": "string"}]}}},
+        {"name": "total", "type": "double"},
+    ],
+}  # fmt: skip
+
+
+def order(i: int) -> dict[str, object]:
+    return {"customer": {"id": i, "name": f"customer {i}"}, "items": [{"sku": f"A-{i % 3}"}], "total": i * 1.5}
+
+
+@pytest.fixture(scope="module")
+def registry_double() -> Iterator[SchemaRegistryDouble]:
+    with SchemaRegistryDouble() as double:
+        yield double
+
+
+@pytest.fixture(scope="module")
+def cluster(registry_double: SchemaRegistryDouble) -> Iterator[MockCluster]:
+    """`orders`: JSON keys, Avro values in the wire format (registered as orders-value by the serializer)."""
+    serialize = AvroSerializer(SchemaRegistryClient({"url": registry_double.url}), json.dumps(ORDER))
+    with MockCluster(1) as mock:
+        mock.create_topic("orders", 1, 1)
+        producer = Producer({"bootstrap.servers": mock.bootstrap_servers})
+        for i in range(COUNT):
+            value = serialize(order(i), SerializationContext("orders", MessageField.VALUE))
+            producer.produce("orders", value, key=json.dumps({"id": i}).encode(), partition=0,
+                             headers=[("n", str(i).encode())])  # fmt: skip
+        assert producer.flush(20) == 0
+        del producer
+        yield mock
+
+
+def shown(widget: Static) -> str:
+    out = io.StringIO()
+    Console(file=out, width=400, color_system=None).print(widget.content)
+    return out.getvalue()
+
+
+def status(panel: MessagesPanel) -> str:
+    return str(panel.query_one("#browse-status").render())
+
+
+def consume_json(cluster: MockCluster) -> list[bytes]:
+    done = subprocess.run(
+        [sys.executable, "-m", "kafkatop.tui.cli", "consume", "--bootstrap-server", cluster.bootstrap_servers,
+         "--topic", "orders", "--json"],
+        capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines(keepends=True)
+
+
+async def test_decoded_rows_detail_filter_formats_search_and_export_through_the_schema_registry_double(
+    cluster: MockCluster, registry_double: SchemaRegistryDouble, tmp_path: Path
+) -> None:
+    connection = KafkaConnection.parse(cluster.bootstrap_servers)
+    admin = AdminSource(connection, timeout_s=3)
+    registry = ConfluentRegistry(RegistrySettings(registry_double.url), timeout_s=5)
+    codec = SchemaCodec({}, registry, base_dir=tmp_path)
+    browser = MessageBrowser(connection, timeout_s=3, codec=codec)
+    app = KafkatopApp(Sources(admin.poll, browser=browser, codec=codec), Settings(poll_interval_s=0.5))
+    schema_id = registry_double.register("orders-value", json.dumps(ORDER))  # registered already: its id
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            app.main_screen.show_tab("tab-messages")
+            panel = app.query_one(MessagesPanel)
+            table = panel.query_one(RecordTable)
+            panel.open("orders", 0, at="beginning")
+            await pilot_until(pilot, lambda: panel.page is not None, "the first page")
+            table.focus()
+
+            # A row: the decoded key and value in one line; the detail: the value's format and schema.
+            assert str(table.get_row("0:3")[3]) == '{"id":3}'
+            assert str(table.get_row("0:3")[4]).startswith('{"customer":{"id":3,"name":"customer 3"},"items":[{"sk')
+            table.move_cursor(row=10)
+            await pilot.pause()
+            detail = shown(panel.query_one("#message-detail", Static))
+            assert f"value · avro · schema id {schema_id} · subject orders-value v1, " in detail
+            assert '"name": "customer 10"' in detail and "key · json (auto), 10 B" in detail
+
+            # `/` with a path narrows the page; a path that does not parse says why, in place of the rows.
+            await pilot.press("slash")
+            for key in ".customer.id >= 36":
+                await pilot.press(key)
+            await pilot_until(pilot, lambda: table.row_count == 4, "the page narrowed by the path")
+            assert "4 of 40 rows" in str(app.main_screen.query_one("#filter-count").render())
+            app.main_screen.query_one("#filter-input", Input).value = ".customer.id = 3"
+            await pilot_until(pilot, lambda: table.problem is not None, "the path's problem")
+            assert table.problem == ("path, column 14: expected an operator (==, !=, <, <=, >, >= or ~; = alone is "
+                                     "none), found '='")  # fmt: skip
+            assert "0 of 40 rows" in str(app.main_screen.query_one("#filter-count").render())
+            await pilot.press("escape")
+            assert table.row_count == COUNT and not table.filter_text
+
+            # F: a schema file that cannot be read is said, and nothing changes; then the key read as a string.
+            table.focus()
+            await pilot.press("F")
+            await pilot_until(pilot, lambda: isinstance(app.screen, FormatScreen), "the formats dialog")
+            app.screen.query_one("#value-format", Select).value = "avro"
+            app.screen.query_one("#value-schema", Input).value = "missing.avsc"
+            await pilot.click("#use")
+            errors = app.screen.query_one("#dialog-errors", Static)
+            await pilot_until(pilot, lambda: "missing.avsc" in shown(errors), "the refusal")
+            assert codec.format_of("orders").value.format is Format.AUTO
+            app.screen.query_one("#value-format", Select).value = "auto"
+            app.screen.query_one("#value-schema", Input).value = ""
+            app.screen.query_one("#key-format", Select).value = "string"
+            await pilot.click("#use")
+            await pilot_until(pilot, lambda: not isinstance(app.screen, FormatScreen), "the formats used")
+            assert codec.format_of("orders").key.format is Format.STRING
+            await pilot_until(pilot, lambda: str(table.get_row("0:3")[3]) == '{"id": 3}', "the page decoded again")
+            assert "key · string, " in shown(panel.query_one("#message-detail", Static))
+
+            # Enter: the record on a screen of its own; u unfolds what is folded (nothing here: it is small).
+            table.focus()
+            await pilot.press("enter")
+            await pilot_until(pilot, lambda: isinstance(app.screen, RecordScreen), "the record's screen")
+            assert '"name": "customer ' in shown(app.screen.query_one("#record-detail", Static))
+            await pilot.press("u")
+            assert isinstance(app.screen, RecordScreen) and app.screen.unfolded
+            await pilot.press("escape")
+
+            # A search by path, over the decoded values; its matches exported.
+            panel.query_one("#search-text", Input).value = '.customer.id >= 5 and .items[0].sku == "A-1"'
+            await pilot.click("#search-run")
+            await pilot_until(pilot, lambda: panel.results is not None, "the search's end")
+            assert panel.results is not None
+            found = panel.results.found
+            assert [r.offset for r in found] == [i for i in range(5, COUNT) if i % 3 == 1]
+            table.focus()
+            await pilot.press("y")
+            await pilot_until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export dialog")
+            field = app.screen.query_one("#export-path", Input)
+            assert field.value == "./orders-0-7.jsonl"
+            target = tmp_path / "matches.jsonl"
+            field.value = str(target)
+            await pilot.press("enter")
+            await pilot_until(pilot, target.exists, "the file written")
+            consumed = consume_json(cluster)
+            assert target.read_bytes().splitlines(keepends=True) == [consumed[r.offset] for r in found]
+            said = f"exported {len(found)} records to {target}"
+            await pilot_until(pilot, lambda: any(said in n.message for n in app._notifications), "the notice")
+
+            # The page, exported to the same file: refused until asked again, then replaced.
+            await pilot.press("enter")  # the first match's page
+            await pilot_until(pilot, lambda: panel.results is None and panel.page is not None, "the match's page")
+            assert panel.page is not None
+            page = panel.page.records
+            await pilot.press("y")
+            await pilot_until(pilot, lambda: isinstance(app.screen, ExportScreen), "the export dialog again")
+            app.screen.query_one("#export-path", Input).value = str(target)
+            await pilot.press("enter")
+            errors = app.screen.query_one("#dialog-errors", Static)
+            assert f"{target} exists: Enter again (or Replace) replaces it" in shown(errors)
+            assert len(target.read_bytes().splitlines()) == len(found)
+            await pilot.press("enter")
+            await pilot_until(pilot, lambda: len(target.read_bytes().splitlines()) == len(page), "the file replaced")
+            assert target.read_bytes().splitlines(keepends=True) == consumed[page[0].offset : page[-1].offset + 1]
+            assert panel.page is not None and panel.page.records == page  # the page stays as it was
+            await pilot.press("q")
+    finally:
+        browser.close()
+        admin.close()
+        registry.close()
+
+
+async def test_without_a_registry_a_record_in_the_wire_format_says_so(
+    cluster: MockCluster, registry_double: SchemaRegistryDouble
+) -> None:
+    schema_id = registry_double.register("orders-value", json.dumps(ORDER))  # what the records were written with
+    connection = KafkaConnection.parse(cluster.bootstrap_servers)
+    admin = AdminSource(connection, timeout_s=3)
+    codec = SchemaCodec({}, None)
+    browser = MessageBrowser(connection, timeout_s=3, codec=codec)
+    app = KafkatopApp(Sources(admin.poll, browser=browser, codec=codec), Settings(poll_interval_s=0.5))
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            app.main_screen.show_tab("tab-messages")
+            panel = app.query_one(MessagesPanel)
+            panel.open("orders", 0, at="3")
+            await pilot_until(pilot, lambda: panel.page is not None, "the page")
+            row = str(panel.query_one(RecordTable).get_row("0:3")[4])
+            assert row.startswith(f"[schema id {schema_id} (no registry configured)] 0x00{schema_id:08x}")
+            detail = shown(panel.query_one("#message-detail", Static))
+            assert f"value · auto · schema id {schema_id}, " in detail
+            assert f"\nschema id {schema_id} (no registry configured)\n" in detail
+            assert f"00000000  00 00 00 00 {schema_id:02x}" in detail  # the bytes as they are, 8 a line
+            await pilot.press("q")
+    finally:
+        browser.close()
+        admin.close()

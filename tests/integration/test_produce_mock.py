@@ -1,0 +1,105 @@
+"""`kafkatop produce`'s failures against the librdkafka mock cluster, which can refuse and lose what a real Kafka
+rarely does on demand: a Write refused by the authorizer (TOPIC_AUTHORIZATION_FAILED pushed as Produce's answer)
+reaches the user as the line that grants it, after the count; records a stopped leader never takes are purged at the
+end of --timeout and counted, their reason said once; a queue that never drains stops the run instead of waiting for
+ever."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.produce import RecordProducer
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.produce import ProducerRecord
+from kafkatop.tui.cli.main import main
+
+pytestmark = pytest.mark.timeout(60)
+
+PRODUCE_API, INIT_PRODUCER_ID_API = 0, 22
+TOPIC_AUTHORIZATION_FAILED, CLUSTER_AUTHORIZATION_FAILED = 29, 31
+
+
+def test_a_refused_write_says_what_to_grant(
+    mock_cluster: MockCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mock_cluster.create_topic("t", 1, 1)
+    mock_cluster.push_request_errors(PRODUCE_API, [TOPIC_AUTHORIZATION_FAILED] * 10)
+    records = tmp_path / "records.txt"
+    records.write_text("a\nb\nc\n", encoding="utf-8")
+    bootstrap = mock_cluster.bootstrap_servers
+    assert main(["produce", "--topic", "t", "--file", str(records), "--bootstrap-server", bootstrap]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[:2] == [
+        "kafkatop: 0 records produced, 3 failed",
+        "kafkatop: 3 records failed: TOPIC_AUTHORIZATION_FAILED: Broker: Topic authorization failed",
+    ]
+    assert lines[2] == (
+        "kafkatop: cannot send to 't': TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — grant "
+        f"it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t --bootstrap-server "
+        f"{bootstrap}"
+    ), lines
+
+
+def test_an_idempotent_producer_refused_its_producer_id_says_what_to_grant(
+    mock_cluster: MockCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """InitProducerId refused is a fatal error of librdkafka's, which confluent-kafka 2.16 raises and then loses on
+    some orders of callbacks (RecordProducer._serve): the refusal comes through on every run."""
+    mock_cluster.create_topic("t", 1, 1)
+    records = tmp_path / "records.txt"
+    records.write_text("a\nb\nc\n", encoding="utf-8")
+    bootstrap = mock_cluster.bootstrap_servers
+    for _ in range(3):
+        mock_cluster.push_request_errors(INIT_PRODUCER_ID_API, [CLUSTER_AUTHORIZATION_FAILED])
+        assert main(["produce", "--topic", "t", "--file", str(records), "--bootstrap-server", bootstrap]) == 1
+        lines = capsys.readouterr().err.splitlines()
+        # The fatal error comes before the first record is queued (stopped at line 1), or after all three.
+        assert lines[0] in ("kafkatop: 0 records produced; stopped at line 1: nothing from it on was sent",
+                            "kafkatop: 0 records produced, 3 failed"), lines  # fmt: skip
+        if len(lines) == 3:
+            assert lines[1].startswith("kafkatop: 3 records failed: CLUSTER_AUTHORIZATION_FAILED: "), lines
+        assert lines[-1].startswith(
+            "kafkatop: cannot send to 't': CLUSTER_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — "
+            "grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t "
+        ), lines
+
+
+def test_records_a_stopped_leader_never_takes_are_counted_once_purged(mock_cluster: MockCluster) -> None:
+    mock_cluster.create_topic("t", 1, 1)
+    producer = RecordProducer(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=1.0)
+    try:
+        assert producer.partitions("t") == 1
+        for broker in mock_cluster.broker_ids:
+            mock_cluster.set_broker_down(broker)
+        for i in range(5):
+            producer.send("t", ProducerRecord(None, f"v{i}".encode()))
+        produced = producer.finish()
+    finally:
+        producer.close()
+    assert (produced.delivered, produced.failed, len(produced.reasons)) == (0, 5, 1)
+    reason, count = produced.reasons[0]
+    assert count == 5 and reason.startswith("not delivered within --timeout 1 s (purged)"), reason
+    assert produced.summary() == "0 records produced, 5 failed"
+
+
+def test_a_queue_that_never_drains_stops_the_run(mock_cluster: MockCluster) -> None:
+    mock_cluster.create_topic("t", 1, 1)
+    connection = KafkaConnection.parse(mock_cluster.bootstrap_servers)
+    producer = RecordProducer(connection, timeout_s=1.0, properties={"queue.buffering.max.messages": "5"})
+    try:
+        producer.partitions("t")
+        for broker in mock_cluster.broker_ids:
+            mock_cluster.set_broker_down(broker)
+        queued = 0
+        with pytest.raises(ClientError, match=r"^nothing was delivered for 1 s with \d+ records waiting for Kafka"):
+            for i in range(100):
+                producer.send("t", ProducerRecord(None, f"v{i}".encode()))
+                queued += 1
+        assert 5 <= queued < 100
+        assert producer.finish(0.5).failed == queued  # each purged, and counted
+    finally:
+        producer.close()

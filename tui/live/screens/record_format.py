@@ -1,0 +1,110 @@
+"""`F` in Messages: the topic's key and value formats — string, JSON, Avro, Protobuf, JSON Schema, hex, base64 or
+auto (the wire format when the bytes are in it, else JSON, text or hex) — and, for a format with a schema, a schema
+file (.avsc, .proto or a descriptor set, a JSON Schema) or a registry subject, and a Protobuf message type. `use`
+(the browser's) hands them to the codec in a worker: a schema it cannot read comes back to `refused`, said here, and
+nothing changes; once read, the codec remembers the formats and the screen is dismissed with them. Nothing is
+written to the cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from kafkatop.backends.model.formats import (
+    FORMAT_NAMES,
+    FieldFormat,
+    FormatError,
+    RecordField,
+    TopicFormat,
+    format_named,
+)
+
+FIELDS: tuple[RecordField, ...] = ("key", "value")
+
+
+class FormatScreen(ModalScreen[TopicFormat | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, topic: str, current: TopicFormat, use: Callable[[FormatScreen, TopicFormat], None]) -> None:
+        super().__init__()
+        self.topic = topic
+        self.current = current
+        self.use = use  # the formats to the codec, in a worker: then dismiss(formats), or refused(why)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="record-format"):
+            yield Label(f"Formats of topic {self.topic}", id="dialog-title")
+            for which in FIELDS:
+                now = self.current.of(which)
+                with Horizontal(classes="row"):
+                    yield Label(which)
+                    yield Select([(name, name) for name in FORMAT_NAMES], value=now.format.value, allow_blank=False,
+                                 compact=True, id=f"{which}-format")  # fmt: skip
+                    yield Input(now.schema_file or "", placeholder="schema file", id=f"{which}-schema", compact=True,
+                                tooltip=".avsc, .proto or a descriptor set (.desc), a JSON Schema (.json)")  # fmt: skip
+                    yield Input(now.subject or "", placeholder="or subject", id=f"{which}-subject", compact=True,
+                                tooltip="a registry subject: its latest version")  # fmt: skip
+                    yield Input(now.message_type or "", placeholder="message type", id=f"{which}-type",
+                                compact=True, tooltip="Protobuf: the message's full name, when the file has several",
+                                )  # fmt: skip
+            yield Label(Text("auto reads the wire format (magic byte, schema id) through the registry, else JSON, "
+                             "text or hex. A schema file or subject goes with avro, protobuf or json-schema: for "
+                             "records without the wire format. Remembered for the topic.", style="dim"),
+                        id="dialog-detail")  # fmt: skip
+            yield Static("", id="dialog-errors")
+            with Horizontal(classes="buttons"):
+                yield Button("Use", variant="primary", id="use")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#value-format", Select).focus()
+
+    def _said(self, problem: str) -> None:
+        self.query_one("#dialog-errors", Static).update(problem)
+
+    def formats(self) -> TopicFormat | None:
+        """The formats as chosen, or None after saying what is wrong."""
+        chosen: dict[str, FieldFormat] = {}
+        for which in FIELDS:
+            schema_file, subject, message_type = (self.query_one(f"#{which}-{f}", Input).value.strip() or None
+                                                  for f in ("schema", "subject", "type"))  # fmt: skip
+            try:
+                fmt = format_named(str(self.query_one(f"#{which}-format", Select).value))
+                if schema_file and subject:
+                    raise FormatError("a schema file or a subject, not both")
+                chosen[which] = FieldFormat(fmt, schema_file, subject, message_type)
+            except FormatError as e:
+                self._said(f"{which}: {e}")
+                return None
+        return TopicFormat(chosen["key"], chosen["value"])
+
+    def on_input_submitted(self) -> None:
+        self._use()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "use":
+            self._use()
+        else:
+            self.dismiss(None)
+
+    def _use(self) -> None:
+        fmt = self.formats()
+        if fmt is None:
+            return
+        self._said("")
+        self.query_one("#use", Button).disabled = True
+        self.use(self, fmt)
+
+    def refused(self, reason: str) -> None:
+        """The codec could not use the formats: why, and the dialog as it was."""
+        self.query_one("#use", Button).disabled = False
+        self._said(reason)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
