@@ -188,11 +188,12 @@ def _separator(name: str, value: str) -> bytes:
 _JSON_FIELDS: dict[RecordField, str] = {"key": "key", "value": "payload"}  # kcat -J's names
 
 
-def json_record(line: bytes, number: int) -> ProducerRecord | None:
+def json_record(line: bytes, number: int, encodes: frozenset[RecordField] = frozenset()) -> ProducerRecord | None:
     """A JSON line of `kafkatop consume --json` (kcat -J's fields) as the record it describes: key, payload
     (`*_encoding: base64`: bytes), headers (with `headers_encoding`), ts (-1: none), partition (-1: any). topic,
-    offset, tstype, leader_epoch, broker and the schema ids are the source's, not the record's: left out. A value
-    other than a string (a decoded record) is its compact JSON, for its format to encode. None for a blank line."""
+    offset, tstype, leader_epoch, broker and the schema ids are the source's, not the record's: left out. A JSON
+    object or array (a decoded record, kcat -J -s's) is its compact JSON for the format of a field in `encodes`, and
+    refused elsewhere: sent as text it would not be the record it was. None for a blank line."""
     if not line.strip():
         return None
     try:
@@ -206,6 +207,8 @@ def json_record(line: bytes, number: int) -> ProducerRecord | None:
     fields: dict[RecordField, bytes | None] = {}
     binary: set[RecordField] = set()
     for which, name in _JSON_FIELDS.items():
+        if which not in encodes and isinstance(obj.get(name), (dict, list)):
+            raise BadLine(number, _decoded_refused(obj, which))
         fields[which], given_binary = _json_bytes(obj, name, number)
         if given_binary:
             binary.add(which)
@@ -213,6 +216,20 @@ def json_record(line: bytes, number: int) -> ProducerRecord | None:
         fields["key"], fields["value"], _json_headers(obj, number), _json_int(obj, "partition", number),
         _json_int(obj, "ts", number), frozenset(binary),
     )  # fmt: skip
+
+
+def _decoded_refused(obj: Mapping[str, Any], which: RecordField) -> str:
+    """Why a decoded field (an object or array) is not sent as it is, and the two ways to go on."""
+    name, schema_id = _JSON_FIELDS[which], obj.get(f"{which}_schema_id")
+    if isinstance(schema_id, int) and not isinstance(schema_id, bool):
+        what = f"{which}_schema_id {schema_id}"
+        encode = (f"give --{which}-format avro, protobuf or json-schema (with --{which}-schema or --{which}-subject, "
+                  f"or the registry's TOPIC-{which}) to encode it")  # fmt: skip
+    else:
+        what = f"a JSON {'object' if isinstance(obj.get(name), dict) else 'array'}"
+        encode = f"give --{which}-format json to send it as JSON text"
+    return (f"{name} is a decoded {which} ({what}), not the record's bytes: {encode}, or export with `kafkatop "
+            f"consume --json` without --{which}-format, which keeps the bytes")  # fmt: skip
 
 
 def _json_bytes(obj: Mapping[str, Any], name: str, number: int) -> tuple[bytes | None, bool]:

@@ -29,6 +29,14 @@ from kafkatop.backends.model.produce import Produced, ProducerRecord
 SECRET_SETTINGS = ("password", "secret", "jaas", "oauthbearer.config", "key.pem")
 POLL_EVERY = 100  # records queued between two polls for deliveries: a poll per record costs as much as the record
 _PURGED = (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
+MAX_BYTES = 1_000_000  # librdkafka's message.max.bytes
+# librdkafka's names of settings it also takes by Java's (or another) name: its errors say the first.
+ALIASES = {
+    "queue.buffering.max.ms": "linger.ms", "message.send.max.retries": "retries", "compression.codec":
+    "compression.type", "request.required.acks": "acks", "max.in.flight.requests.per.connection": "max.in.flight",
+    "message.timeout.ms": "delivery.timeout.ms", "sasl.mechanisms": "sasl.mechanism",
+    "metadata.broker.list": "bootstrap.servers",
+}  # fmt: skip
 
 
 def logged_fatal(line: str) -> KafkaError | None:
@@ -52,6 +60,14 @@ def _error_codes() -> list[int]:
 class NotProducible(ClientError, BadInput):
     """What was asked cannot be produced as asked (no such topic or partition, producer settings librdkafka
     refuses): the message says what to change (exit 2)."""
+
+
+def as_given(said: str, given: Mapping[str, str]) -> str:
+    """librdkafka's error with the setting named as it was given (linger.ms, not queue.buffering.max.ms)."""
+    for name, alias in ALIASES.items():
+        if f'"{name}"' in said and alias in given and name not in given:
+            said = said.replace(f'"{name}"', f'"{alias}" (librdkafka\'s {name})')
+    return said
 
 
 def producer_properties(given: list[str]) -> dict[str, str]:
@@ -98,7 +114,9 @@ class RecordProducer:
         try:
             self._producer: Producer = handles.producer(config)
         except (KafkaException, ValueError, TypeError) as e:
-            raise NotProducible(f"invalid producer configuration: {connection.redact(describe_error(e))}") from None
+            said = as_given(describe_error(e), properties or {})
+            raise NotProducible(f"invalid producer configuration: {connection.redact(said)}") from None
+        self._max_bytes = str(config.get("message.max.bytes", MAX_BYTES))
         self._topics = TopicCache(self._list_topics, connection.bootstrap_servers, timeout_s, METADATA_TTL_S,
                                   self._refused)  # fmt: skip
         self._delivered = 0
@@ -220,6 +238,8 @@ class RecordProducer:
                 self._serve(0.05)
                 continue
             except KafkaException as e:
+                if e.args and isinstance(e.args[0], KafkaError) and e.args[0].code() == KafkaError.MSG_SIZE_TOO_LARGE:
+                    raise self._too_large(topic, record) from None
                 self._serve(0)  # a fatal error's own name (not _FATAL), when the serving raises it
                 raise self._stopped(topic, e) from None
             self._queued += 1
@@ -227,6 +247,15 @@ class RecordProducer:
                 self._serve(0)  # deliveries served as we go, not all at the end
             return
         raise self._stopped(topic, None)
+
+    def _too_large(self, topic: str, record: ProducerRecord) -> NotProducible:
+        """A record over the producer's own limit (librdkafka refuses it before sending)."""
+        size = sum(len(data or b"") for data in (record.key, record.value, *(v for _, v in record.headers)))
+        return NotProducible(
+            f"the record is {size} bytes (key, value and headers), over the producer's message.max.bytes "
+            f"({self._max_bytes}): give --producer-property message.max.bytes=N, N at most the topic's "
+            f"max.message.bytes (`kafkatop configs --topic {topic}` shows it; --alter max.message.bytes=N raises it)"
+        )
 
     def _stopped(self, topic: str, e: KafkaException | None) -> KafkatopError:
         said = f"cannot send to '{topic}'"
@@ -249,10 +278,15 @@ class RecordProducer:
         else:
             why = f"not delivered within --timeout {self.timeout_s:g} s (purged)"
             why += f"; the client said {self._client_error}" if self._client_error else ""
-        unanswered = self._queued - self._delivered - sum(self._failed.values())  # purged, or never reported
+        unanswered = self.unanswered  # purged, or never reported
         if unanswered > 0:
             self._failed[why] += unanswered
         return self.produced
+
+    @property
+    def unanswered(self) -> int:
+        """Records sent whose delivery was not reported yet."""
+        return self._queued - self._delivered - sum(self._failed.values())
 
     @property
     def produced(self) -> Produced:

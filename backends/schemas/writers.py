@@ -36,6 +36,7 @@ from kafkatop.backends.schemas.registry import ConfluentRegistry, RegistryRefuse
 from kafkatop.backends.schemas.wire import registered_avro
 
 _TOPIC_STRATEGY = {"subject.name.strategy.type": "TOPIC"}
+_SCHEMA_NAMES = {"AVRO": "an Avro", "PROTOBUF": "a Protobuf", "JSON": "a JSON Schema"}
 
 
 def _latest_of(subject: str) -> dict[str, Any]:
@@ -120,7 +121,8 @@ class RecordWriter:
         where = f"subject {subject} (version {latest.version}, schema id {latest.schema_id})"
         expected = {Format.AVRO: "AVRO", Format.PROTOBUF: "PROTOBUF", Format.JSON_SCHEMA: "JSON"}[field.format]
         if (latest.schema.schema_type or "AVRO").upper() != expected:
-            raise FormatError(f"{where} holds a {latest.schema.schema_type} schema, not {field.format.value}")
+            held = _SCHEMA_NAMES.get((latest.schema.schema_type or "").upper(), f"a {latest.schema.schema_type}")
+            raise FormatError(f"{where} holds {held} schema, not {field.format.value}")
         loaded = self._loaded(latest)
         key = (topic, which, field, latest.schema_id)
         conf = _latest_of(subject)

@@ -9,6 +9,8 @@ KAFKA_HOME to run."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -99,6 +101,19 @@ def consume(node: KraftNode, topic: str, count: int) -> list[tuple[bytes, bytes]
     return records
 
 
+def consumed_by_kafkatop(node: KraftNode, topic: str, fmt: str, registry_url: str) -> dict[int, object]:
+    """`kafkatop consume --value-format FMT --json`, as a user runs it: each record's decoded value by its key."""
+    done = subprocess.run(
+        [sys.executable, "-m", "kafkatop.tui.cli", "consume", "--bootstrap-server", node.bootstrap, "--topic", topic,
+         "--value-format", fmt, "--key-format", "string", "--schema-registry", registry_url, "--json"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert all("value_schema_id" in line for line in lines)
+    return {int(line["key"]): line["payload"] for line in lines}
+
+
 def decoded_by_key(codec: SchemaCodec, topic: str, records: list[tuple[bytes, bytes]]) -> dict[int, Decoded]:
     started = time.perf_counter()
     decoded = {int(key): codec.decode(topic, "value", value) for key, value in records}
@@ -122,6 +137,7 @@ def test_avro_records_of_confluents_serializer_read_back_as_given(
     }
     auto = SchemaCodec({}, registry).decode("orders-avro", "value", records[0][1])
     assert auto.format is Format.AVRO and auto.value == order(int(records[0][0]))
+    assert consumed_by_kafkatop(kafka, "orders-avro", "avro", registry.url) == {i: order(i) for i in range(count)}
 
 
 def test_protobuf_records_of_confluents_serializer_read_back_as_given(
@@ -137,6 +153,7 @@ def test_protobuf_records_of_confluents_serializer_read_back_as_given(
     decoded = decoded_by_key(SchemaCodec({}, registry), "orders-proto", records)
     assert {i: d.value for i, d in decoded.items()} == {i: order(i) for i in range(count)}
     assert {(d.format, d.subject, d.error) for d in decoded.values()} == {(Format.PROTOBUF, "orders-proto-value", None)}
+    assert consumed_by_kafkatop(kafka, "orders-proto", "protobuf", registry.url) == {i: order(i) for i in range(count)}
 
 
 def test_json_schema_records_of_confluents_serializer_read_back_as_given(
@@ -151,6 +168,9 @@ def test_json_schema_records_of_confluents_serializer_read_back_as_given(
     assert {i: d.value for i, d in decoded.items()} == {i: order(i) for i in range(count)}
     assert {(d.format, d.subject, d.error) for d in decoded.values()} == {
         (Format.JSON_SCHEMA, "orders-json-value", None)
+    }
+    assert consumed_by_kafkatop(kafka, "orders-json", "json-schema", registry.url) == {
+        i: order(i) for i in range(count)
     }
 
 

@@ -4,7 +4,9 @@ DOUBLE (tests/doubles/schema_registry.py: no real registry runs here). Rows show
 line, the detail the format and the record's schema ("avro · schema id 1 · subject orders-value v1"), or without a
 registry what could not be read; `/` narrows the page by a path (and says why a path does not parse); `F` changes the
 topic's formats (and says why one cannot be used); a search by path; `y` exports the matches, then the page, as
-`kafkatop consume --json` prints the same records, refusing to replace the file until asked again."""
+`kafkatop consume --json` prints the same records, refusing to replace the file until asked again. `h` opens a
+record's schema in the Schemas tab (its subject and version, else what holds its schema id), or says why it cannot;
+the live view's composition root hands the browser the codec, so a search by path reads Avro values."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -21,22 +24,27 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 from rich.console import Console
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Select, Static, TabbedContent
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.kafka.browser import MessageBrowser
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.formats import Format, RegistrySettings
+from kafkatop.backends.model.messages import SearchRequest
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.backends.schemas.registry import ConfluentRegistry
+from kafkatop.tui.cli.compose import compose_sources
+from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.keymap import SCHEMAS
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.screens.record_export import ExportScreen
 from kafkatop.tui.live.screens.record_format import FormatScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.messages import MessagesPanel
 from kafkatop.tui.live.widgets.record_table import RecordTable
+from kafkatop.tui.live.widgets.schemas import NO_REGISTRY, SchemasPanel
 from tests.conftest import pilot_until
 from tests.doubles.schema_registry import SchemaRegistryDouble
 
@@ -123,8 +131,9 @@ async def test_decoded_rows_detail_filter_formats_search_and_export_through_the_
             assert str(table.get_row("0:3")[3]) == '{"id":3}'
             assert str(table.get_row("0:3")[4]).startswith('{"customer":{"id":3,"name":"customer 3"},"items":[{"sk')
             table.move_cursor(row=10)
-            await pilot.pause()
-            detail = shown(panel.query_one("#message-detail", Static))
+            detail_of = panel.query_one("#message-detail", Static)
+            await pilot_until(pilot, lambda: '"name": "customer 10"' in shown(detail_of), "the 10th record's detail")
+            detail = shown(detail_of)
             assert f"value · avro · schema id {schema_id} · subject orders-value v1, " in detail
             assert '"name": "customer 10"' in detail and "key · json (auto), 10 B" in detail
 
@@ -155,6 +164,7 @@ async def test_decoded_rows_detail_filter_formats_search_and_export_through_the_
             app.screen.query_one("#value-format", Select).value = "auto"
             app.screen.query_one("#value-schema", Input).value = ""
             app.screen.query_one("#key-format", Select).value = "string"
+            await pilot.pause()  # the refusal's lines laid out first: a click aims where the button is drawn
             await pilot.click("#use")
             await pilot_until(pilot, lambda: not isinstance(app.screen, FormatScreen), "the formats used")
             assert codec.format_of("orders").key.format is Format.STRING
@@ -201,7 +211,8 @@ async def test_decoded_rows_detail_filter_formats_search_and_export_through_the_
             app.screen.query_one("#export-path", Input).value = str(target)
             await pilot.press("enter")
             errors = app.screen.query_one("#dialog-errors", Static)
-            assert f"{target} exists: Enter again (or Replace) replaces it" in shown(errors)
+            exists = f"{target} exists: Enter again (or Replace) replaces it"
+            await pilot_until(pilot, lambda: exists in shown(errors), "the file's existence said")
             assert len(target.read_bytes().splitlines()) == len(found)
             await pilot.press("enter")
             await pilot_until(pilot, lambda: len(target.read_bytes().splitlines()) == len(page), "the file replaced")
@@ -235,7 +246,138 @@ async def test_without_a_registry_a_record_in_the_wire_format_says_so(
             assert f"value · auto · schema id {schema_id}, " in detail
             assert f"\nschema id {schema_id} (no registry configured)\n" in detail
             assert f"00000000  00 00 00 00 {schema_id:02x}" in detail  # the bytes as they are, 8 a line
+            # h: no registry to open it in: how to give one, in one line; the tab stays.
+            panel.query_one(RecordTable).focus()
+            await pilot.press("h")
+            said = f"the value's schema id {schema_id}: {NO_REGISTRY}"
+            await pilot_until(pilot, lambda: said in [n.message for n in app._notifications], "how to give a registry")
+            assert app.query_one(TabbedContent).active == "tab-messages"
             await pilot.press("q")
     finally:
         browser.close()
         admin.close()
+
+
+def produced(mock_servers: str, topic: str, values: list[bytes]) -> None:
+    producer = Producer({"bootstrap.servers": mock_servers})
+    for value in values:
+        producer.produce(topic, value, partition=0)
+    assert producer.flush(20) == 0
+
+
+def notices(app: KafkatopApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_h_opens_the_records_schema_in_the_schemas_tab_through_the_schema_registry_double(
+    cluster: MockCluster, registry_double: SchemaRegistryDouble, tmp_path: Path
+) -> None:
+    """The subject and version the record was written with (v1, while v2 is the latest), from the pane and from the
+    record's screen, whatever the Schemas tab highlighted last; a record whose registry named no subject: by its
+    schema id; a record with no schema id: why there is nothing to open."""
+    schema_id = registry_double.register("orders-value", json.dumps(ORDER))
+    newer = dict(ORDER, fields=[*ORDER["fields"], {"name": "note", "type": "string", "default": ""}])
+    registry_double.register("orders-value", json.dumps(newer))  # the latest now: the records are v1's
+    cluster.create_topic("plain", 1, 1)
+    produced(cluster.bootstrap_servers, "plain", [b'{"id": 1}'])
+    # "gone": a record whose subject version is deleted when it is read: the registry names none for its id.
+    gone = {"type": "record", "name": "Gone", "fields": [{"name": "id", "type": "long"}]}
+    serialize = AvroSerializer(SchemaRegistryClient({"url": registry_double.url}), json.dumps(gone))
+    cluster.create_topic("gone", 1, 1)
+    written = serialize({"id": 1}, SerializationContext("gone", MessageField.VALUE))
+    produced(cluster.bootstrap_servers, "gone", [written])
+    gone_id = registry_double.store.subjects["gone-value"].versions[1]
+    connection = KafkaConnection.parse(cluster.bootstrap_servers)
+    admin = AdminSource(connection, timeout_s=3)
+    registry = ConfluentRegistry(RegistrySettings(registry_double.url), timeout_s=5)
+    codec = SchemaCodec({}, registry, base_dir=tmp_path)
+    browser = MessageBrowser(connection, timeout_s=3, codec=codec)
+    app = KafkatopApp(Sources(admin.poll, browser=browser, codec=codec, schemas=registry), Settings(poll_interval_s=1))
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            tabs = app.query_one(TabbedContent)
+            schemas = app.query_one(SchemasPanel)
+            app.main_screen.show_tab("tab-messages")
+            panel = app.query_one(MessagesPanel)
+            table = panel.query_one(RecordTable)
+            panel.open("orders", 0, at="beginning")
+            await pilot_until(pilot, lambda: panel.page is not None, "the first page")
+            table.focus()
+            table.move_cursor(row=3)
+            detail_of = panel.query_one("#message-detail", Static)
+            await pilot_until(pilot, lambda: '"name": "customer 3"' in shown(detail_of), "the 3rd record's detail")
+            assert f"schema id {schema_id} · subject orders-value v1, " in shown(detail_of)
+            assert "· h: its schema" in shown(detail_of)
+
+            await pilot.press("h")
+            await pilot_until(pilot, lambda: schemas.highlighted == ("orders-value", 1), "orders-value v1 shown")
+            assert tabs.active == SCHEMAS
+            text = app.query_one("#schema-text", Static)
+            await pilot_until(pilot, lambda: "orders-value · version 1 · id" in shown(text), "version 1's schema")
+            assert f"version 1 · id {schema_id} · AVRO" in shown(text) and '"note"' not in shown(text)
+
+            # Another subject highlighted in the tab, then h on the record's screen: the record's again.
+            await pilot.press("g")  # the first: gone-value
+            assert schemas.highlighted is not None and schemas.highlighted[0] != "orders-value"
+            app.main_screen.show_tab("tab-messages")
+            table.focus()
+            await pilot.press("enter")
+            await pilot_until(pilot, lambda: isinstance(app.screen, RecordScreen), "the record's screen")
+            assert "h its schema" in str(app.screen.query_one("#record-box").border_title)
+            await pilot.press("h")
+            await pilot_until(pilot, lambda: schemas.highlighted == ("orders-value", 1), "v1 again, from the screen")
+            assert not isinstance(app.screen, RecordScreen) and tabs.active == SCHEMAS
+
+            # No schema id: why, in one line; the tab stays.
+            app.main_screen.show_tab("tab-messages")
+            panel.open("plain", 0, at="beginning")
+            await pilot_until(pilot, lambda: panel.page is not None and panel.page.topic == "plain", "plain's page")
+            table.focus()
+            await pilot.press("h")
+            said = "plain-0 @ 0: neither its key nor its value carries a schema id (Confluent's wire format): no " \
+                   "schema to open"  # fmt: skip
+            await pilot_until(pilot, lambda: said in notices(app), "no schema to open")
+            assert tabs.active == "tab-messages"
+
+            # Read while its version is deleted: no subject named; by its id, once the registry names one again.
+            state = registry_double.store.subjects["gone-value"]
+            state.deleted_versions.add(1)
+            panel.open("gone", 0, at="beginning")
+            await pilot_until(pilot, lambda: panel.page is not None and panel.page.topic == "gone", "gone's page")
+            await pilot_until(pilot, lambda: f"schema id {gone_id}, " in shown(detail_of), "read with no subject")
+            table.focus()
+            await pilot.press("h")
+            said = f"schema id {gone_id} (AVRO): the registry names no subject version holding it (deleted since?)"
+            await pilot_until(pilot, lambda: said in notices(app), "no subject holding it")
+            state.deleted_versions.clear()
+            app.main_screen.show_tab("tab-messages")
+            table.focus()
+            await pilot.press("h")
+            await pilot_until(pilot, lambda: schemas.highlighted == ("gone-value", 1), "gone-value v1, by its id")
+            await pilot.press("q")
+    finally:
+        browser.close()
+        admin.close()
+        registry.close()
+
+
+async def test_the_live_views_composed_browser_searches_by_the_codec(
+    registry_double: SchemaRegistryDouble, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compose_sources (as `kafkatop --demo --schema-registry URL`) gives the browser the codec: a search by path
+    finds an Avro record in the wire format (without it, the bytes never match a path)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    args = build_parser().parse_args(["--demo", "--schema-registry", registry_double.url, "--state-dir",
+                                      str(tmp_path / "state")])  # fmt: skip
+    with ExitStack() as stack:
+        sources, _, _ = compose_sources(args, stack, terminal=False)
+        browser = sources.browser
+        assert isinstance(browser, MessageBrowser) and browser.codec is sources.codec
+        serialize = AvroSerializer(SchemaRegistryClient({"url": registry_double.url}), json.dumps(ORDER))
+        values = [serialize(order(i), SerializationContext("orders", MessageField.VALUE)) for i in (1, 2, 3)]
+        produced(browser.connection.bootstrap_servers, "orders", values)
+        found = browser.search(SearchRequest("orders", ".customer.id == 2", partitions=(0,)), lambda _: None,
+                               lambda: False)  # fmt: skip
+        assert found.error is None and found.matches == 1
+        assert [r.value for r in found.found] == [values[1]]

@@ -4,7 +4,8 @@ confluent-kafka Consumer — the key's bytes, the headers, the value's bytes as 
 
 The formats are the real codec's (backends/schemas/codec.py, SchemaCodec): JSON with no registry, and Avro in
 Confluent's wire format through tests/doubles/schema_registry.py — a TEST DOUBLE of the Schema Registry (no real one
-runs on these machines), named in that test's name — the record read back by confluent-kafka's AvroDeserializer.
+runs on these machines), named in that test's name — the record read back by confluent-kafka's AvroDeserializer. A
+topic left in auto (lines go as text) whose value subject that registry has says so beside the fields.
 """
 
 from __future__ import annotations
@@ -50,10 +51,10 @@ def demo() -> Iterator[Demo]:
         yield made
 
 
-def make_app(demo: Demo, codec: Any = None) -> KafkatopApp:
+def make_app(demo: Demo, codec: Any = None, schemas: Any = None) -> KafkatopApp:
     cluster, control, consoles = demo
     admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0, watch_groups=cluster.groups)
-    sources = Sources(admin.poll, control, None, None, consoles, codec=codec)
+    sources = Sources(admin.poll, control, None, None, consoles, codec=codec, schemas=schemas)
     return KafkatopApp(sources, Settings(poll_interval_s=0.2))
 
 
@@ -266,3 +267,45 @@ async def test_avro_lines_go_in_the_wire_format_through_the_schema_registry_doub
         reader = AvroDeserializer(SchemaRegistryClient({"url": double.url}))
         assert reader(record.value(), SerializationContext("orders", MessageField.VALUE)) == {"id": 7, "item": "gadget"}
         assert record.headers() == [("source", b"console")]
+
+
+async def test_an_auto_topic_says_the_registry_has_its_value_subject_through_the_schema_registry_double(
+    demo: Demo, tmp_path: Path
+) -> None:
+    """Lines to an auto topic go as text: the format label says the registry has its value subject (asked once per
+    topic the cluster has, not per poll nor per letter typed) and how to use it; once F sets avro, lines go in the
+    wire format under that subject."""
+    with SchemaRegistryDouble() as double:
+        schema_id = double.register("orders-value", json.dumps(ORDER))
+        registry = ConfluentRegistry(RegistrySettings(double.url), timeout_s=5)
+        codec = SchemaCodec({}, registry, base_dir=tmp_path)
+        app = make_app(demo, codec, registry)
+        latest = "/subjects/{}-value/versions/latest"
+        try:
+            async with app.run_test(size=SMALL) as pilot:
+                line = await producer_ready(pilot, app, topic="orders")
+                said = "value: text · registry has avro (orders-value): F in Messages sets it"
+                await pilot_until(pilot, lambda: said_format(app) == said, "the registry's subject said")
+                assert app.query_one("#produce-format", Static).tooltip == said  # whole, where 80 columns cut it
+                await pilot.pause(0.6)  # polls drawn meanwhile: not asked again
+                assert double.count("GET", latest.format("orders")) == 1
+                topic = app.query_one("#produce-topic", Input)
+                topic.value = "purchases"  # no subject of its own: nothing more said
+                await pilot_until(pilot, lambda: double.count("GET", latest.format("purchases")) == 1, "asked")
+                await pilot.pause(0.3)
+                assert said_format(app) == "value: text"
+                topic.value = "ord"  # not a topic of the cluster's (a prefix typed): not asked
+                await pilot.pause(0.3)
+                assert double.count("GET", latest.format("ord")) == 0
+
+                codec.set_format("orders", TopicFormat(value=FieldFormat(Format.AVRO)))  # as F in Messages does
+                topic.value = "orders"
+                await pilot_until(pilot, lambda: said_format(app) == "value: avro", "avro said, the hint gone")
+                line.focus()
+                await pilot.press(*'{"id": 7, "item": "gadget"}', "enter")
+                await pilot_until(pilot, lambda: len(delivered(app)) == 1, "the delivery line")
+                partition, offset, *_ = delivered(app)[0]
+        finally:
+            registry.close()
+        record = read_back(demo, "orders", partition, offset)
+        assert record.value()[:5] == b"\x00" + schema_id.to_bytes(4, "big")  # the subject's latest, as said

@@ -25,7 +25,14 @@ from kafkatop.backends.model.consoles import (
     plan_move,
 )
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.formats import FieldFormat, Format, TopicFormat
+from kafkatop.backends.model.formats import (
+    FieldFormat,
+    Format,
+    RegisteredSchema,
+    SchemasSnapshot,
+    SchemaType,
+    TopicFormat,
+)
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen
@@ -132,11 +139,37 @@ class KeyedConsoles(RecordedConsoles):
 AVRO = TopicFormat(FieldFormat(Format.AVRO, schema_file="customer.avsc"), FieldFormat(Format.AVRO, "orders.avsc"))
 
 
-def console_app(consoles: RecordedConsoles | None = None, codec: SchemaCodec | None = None) -> KafkatopApp:
+class RecordedRegistry:
+    """TEST DOUBLE for SchemaRegistry: a registry holding purchases-value (Avro) and nothing else; the producer's hint
+    is shown from it (the real adapter against the registry double: test_producer_fields_pilot.py)."""
+
+    url = "http://registry.example:8081"
+
+    def schema(self, subject: str, version: int | None = None) -> RegisteredSchema:
+        if subject != "purchases-value":
+            raise KafkatopError(f"schema registry: subject {subject} not found")
+        return RegisteredSchema(subject, 1, 1, "AVRO", '"string"')
+
+    def poll(self) -> SchemasSnapshot:
+        return SchemasSnapshot(self.url)
+
+    def schema_by_id(self, schema_id: int) -> RegisteredSchema:
+        raise KafkatopError("recorded data: no schema by id")
+
+    def register(self, subject: str, schema_type: SchemaType, schema: str) -> int:
+        raise KafkatopError("recorded data: nothing to register")
+
+    def close(self) -> None:
+        pass
+
+
+def console_app(
+    consoles: RecordedConsoles | None = None, codec: SchemaCodec | None = None, schemas: RecordedRegistry | None = None
+) -> KafkatopApp:
     snapshot = group_snapshot()
     _, nodes, zk = zk_lab()
     sources = Sources(lambda: snapshot, RecordedControl(nodes), lambda: zk, consoles=consoles or RecordedConsoles(),
-                      codec=codec)  # fmt: skip
+                      codec=codec, schemas=schemas)  # fmt: skip
     return KafkatopApp(sources, FROZEN, clock=lambda: TAKEN_AT)
 
 
@@ -208,6 +241,13 @@ def test_produce_tab(snap_compare: Any, size: tuple[int, int]) -> None:
 @pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")])
 def test_produce_tab_with_a_key_headers_and_formats(snap_compare: Any, size: tuple[int, int]) -> None:
     app = console_app(KeyedConsoles(), SchemaCodec({"purchases": AVRO}, None))  # formats only: no schema is read
+    assert snap_compare(app, terminal_size=size, run_before=on_tab("3", keyed))
+
+
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")])
+def test_produce_tab_on_an_auto_topic_whose_subject_the_registry_has(snap_compare: Any, size: tuple[int, int]) -> None:
+    """Lines go as text (auto): the label says the registry has purchases-value, and the key that sets Avro."""
+    app = console_app(KeyedConsoles(), SchemaCodec({}, None), RecordedRegistry())
     assert snap_compare(app, terminal_size=size, run_before=on_tab("3", keyed))
 
 

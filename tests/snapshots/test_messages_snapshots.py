@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+from kafkatop.backends.model.formats import FieldFormat, Format, TopicFormat
 from kafkatop.backends.model.messages import (
     PAGE_SIZE,
     BrowsedRecord,
@@ -23,8 +24,10 @@ from kafkatop.backends.model.messages import (
     Seek,
     TimestampType,
 )
+from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.messages import MessagesPanel
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 from tests.snapshots.test_app_snapshots import settled
 
@@ -108,3 +111,29 @@ SCREENS = {
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_the_messages_tab(snap_compare: Any, screen: str, size: str) -> None:
     assert snap_compare(app(), terminal_size=SIZES[size], run_before=pressing(*SCREENS[screen]))
+
+
+# F's dialog on a topic whose formats name a schema file (the value's) and a subject and message type (the key's): the
+# path shown whole, the fields readable at 80 columns. Formats only: the codec reads no schema until one is used.
+FORMATS = TopicFormat(FieldFormat(Format.PROTOBUF, subject="purchases-key", message_type="shop.CustomerKey"),
+                      FieldFormat(Format.AVRO, schema_file="schemas/formats/orders.avsc"))  # fmt: skip
+
+
+async def formats_dialog(pilot: Any) -> None:
+    await settled(pilot)
+    app = pilot.app
+    app.main_screen.show_tab("tab-messages")
+    app.query_one("#browse-topic", Input).value = "purchases"
+    await pilot.pause()
+    app.query_one(MessagesPanel).action_formats()
+    await pilot.pause()
+    for field in app.screen.query(Input):
+        field.cursor_blink = False
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_formats_dialog(snap_compare: Any, size: str) -> None:
+    sources = Sources(failover_snapshot, browser=RecordedPages(), codec=SchemaCodec({"purchases": FORMATS}, None))
+    made = KafkatopApp(sources, Settings(poll_interval_s=86_400, ensemble_interval_s=86_400), clock=lambda: TAKEN_AT)
+    assert snap_compare(made, terminal_size=SIZES[size], run_before=formats_dialog)

@@ -13,7 +13,13 @@ from kafkatop.backends.model.contexts import read_contexts
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.format_config import parse_formats, parse_registry, read_remembered, remember
 from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, TopicFormat, wire_schema_id
-from kafkatop.tui.cli.compose_schemas import registry_settings, topic_formats, with_flags
+from kafkatop.tui.cli.compose_schemas import (
+    registry_settings,
+    say_open_secrets,
+    say_where_from,
+    topic_formats,
+    with_flags,
+)
 from kafkatop.tui.cli.parser import build_parser
 
 
@@ -113,8 +119,8 @@ def test_flags_over_the_files_and_the_remembered(tmp_path: Path, monkeypatch: py
     assert with_flags(flagged, formats["orders"]).value == FieldFormat(Format.PROTOBUF, str(tmp_path / "o.proto"))
     assert registry_settings(flagged).url == "https://flag:1"  # type: ignore[union-attr]
     bad = _args(["consume", "--topic", "t", "--bootstrap-server", "127.0.0.1:9", "--value-schema", "o.avsc"], tmp_path)
-    with pytest.raises(FormatError, match="--value-schema/--value-subject need --value-format avro"):
-        with_flags(bad, TopicFormat())
+    with pytest.raises(FormatError, match="^--value-schema needs --value-format avro, protobuf or json-schema$"):
+        with_flags(bad, TopicFormat())  # consume has no --value-subject: not named
     os.remove(tmp_path / "kafkatop.toml")
     assert registry_settings(args).url == "http://user:1"  # type: ignore[union-attr]
 
@@ -124,3 +130,42 @@ def test_wire_schema_id() -> None:
     assert wire_schema_id(b"\x00\x00\x00\x07") is None  # too short
     assert wire_schema_id(b'{"a":1}') is None
     assert wire_schema_id(None) is None
+
+
+def test_a_schema_file_and_a_subject_together_are_refused(tmp_path: Path) -> None:
+    both = _args(["produce", "--topic", "t", "--value-format", "avro", "--value-schema", "o.avsc", "--value-subject",
+                  "s"], tmp_path)  # fmt: skip
+    with pytest.raises(FormatError, match="^--value-schema and --value-subject together: give one — --value-schema "
+                       "FILE writes with the file"):  # fmt: skip
+        with_flags(both, TopicFormat())
+
+
+def test_where_a_format_comes_from_is_said_unless_a_flag_sets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "kafkatop.toml").write_text('[formats.orders]\nvalue = "json"\nkey = "auto"\n')
+    args = _args(["consume", "--topic", "orders"], tmp_path)
+    say_where_from(args, ("key", "value"), "read")
+    assert capsys.readouterr().err == (
+        f"kafkatop: values read as json, as set in {tmp_path / 'kafkatop.toml'}; --value-format overrides\n"
+    )  # auto is not said: it is what no setting reads as
+    say_where_from(_args(["consume", "--topic", "orders", "--value-format", "string"], tmp_path), ("value",), "read")
+    say_where_from(_args(["consume", "--topic", "other"], tmp_path), ("value",), "read")
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(("mode", "said"), [(0o644, True), (0o600, False)])
+def test_a_registry_properties_file_others_can_read_is_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: int, said: bool
+) -> None:
+    props = tmp_path / "registry.properties"
+    props.write_text("basic.auth.user.info=u:secret\nssl.ca.location=/x\n")
+    props.chmod(mode)
+    args = _args(["consume", "--topic", "t", "--schema-registry", "http://r:1", "--schema-registry-config",
+                  str(props)], tmp_path)  # fmt: skip
+    say_open_secrets(args)
+    err = capsys.readouterr().err
+    expected = f"kafkatop: {props} is readable by other users and holds basic.auth.user.info: `chmod 600 {props}`\n"
+    assert err == (expected if said else "") and "secret" not in err

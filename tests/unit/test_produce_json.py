@@ -12,10 +12,11 @@ import pytest
 
 from kafkatop.backends.insight.produce_input import encoded, json_record
 from kafkatop.backends.insight.record_json import as_json
+from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, TopicFormat
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
 from kafkatop.backends.model.produce import BadLine, ProducerRecord
-from kafkatop.tui.cli.produce import _placer, encoders_of, records
+from kafkatop.tui.cli.produce import Progress, _placer, encoders_of, records
 
 RECORDS = [
     BrowsedRecord("t", 0, 0, 1_700_000_000_000, TimestampType.CREATE_TIME, b"k", b'{"a": "\xc3\xa9\\n"}'),
@@ -60,7 +61,7 @@ def test_kcat_lines_with_raw_bytes_read_back_byte_for_byte() -> None:
 
 
 def test_a_decoded_value_goes_as_its_json_text_for_its_format() -> None:
-    record = json_record(b'{"key":7,"payload":{"id":1,"name":"\xc3\xa9"}}', 1)
+    record = json_record(b'{"key":7,"payload":{"id":1,"name":"\xc3\xa9"}}', 1, frozenset({"value"}))
     assert record is not None and (record.key, record.value) == (b"7", '{"id":1,"name":"é"}'.encode())
 
 
@@ -150,3 +151,36 @@ def test_only_the_fields_a_format_writes_go_through_the_codec() -> None:
     assert encoders_of(Upper(plain), "t") == {}
     encoders = encoders_of(Upper(TopicFormat(value=FieldFormat(Format.JSON))), "t")
     assert list(encoders) == ["value"] and encoders["value"]("x") == b"t/value:X"
+    assert encoders_of(
+        Upper(TopicFormat(FieldFormat(Format.JSON), FieldFormat(Format.JSON))), "t", ("key",)
+    ).keys() == {"key"}  # --json writes only the fields its flags name
+
+
+def test_a_decoded_field_is_refused_without_a_format_to_encode_it() -> None:
+    exported = b'{"topic":"t","partition":0,"offset":0,"key":"k","payload":{"id":1},"value_schema_id":7}'
+    with pytest.raises(BadLine) as caught:
+        json_record(exported, 3)
+    assert str(caught.value) == (
+        "line 3: payload is a decoded value (value_schema_id 7), not the record's bytes: give --value-format avro, "
+        "protobuf or json-schema (with --value-schema or --value-subject, or the registry's TOPIC-value) to encode "
+        "it, or export with `kafkatop consume --json` without --value-format, which keeps the bytes"
+    )
+    with pytest.raises(BadLine, match=r"^line 1: key is a decoded key \(a JSON array\), not the record's bytes: give "
+                       r"--key-format json to send it as JSON text, or export"):  # fmt: skip
+        json_record(b'{"key":[1,2],"payload":"v"}', 1)
+    record = json_record(exported, 3, frozenset({"value"}))
+    assert record is not None and (record.key, record.value) == (b"k", b'{"id":1}')  # its format encodes it
+    assert json_record(b'{"key":null,"payload":"{\\"id\\":1}"}', 1) is not None  # text that is JSON: bytes
+
+
+def test_the_line_read_last_is_known_when_encoding_it_fails() -> None:
+    def registry_down(text: str) -> bytes:
+        raise SourceUnavailable("schema registry http://127.0.0.1:9", "connection refused")
+
+    progress = Progress()
+    lines = io.BytesIO(b'{"payload":"a"}\n\n{"payload":"b"}\n')
+    place = _placer(argparse.Namespace(partition=None, repartition=False, topic="t"), 1)
+    read = records(lines, json_record, {"value": registry_down}, place, progress)
+    with pytest.raises(SourceUnavailable):
+        next(read)
+    assert progress.line == 1

@@ -14,6 +14,7 @@ from kafkatop.backends.kafka.produce import logged_fatal, producer_properties
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.produce import BadLine, Produced, ProducerRecord
 from kafkatop.tui.cli.main import main
+from kafkatop.tui.cli.produce import _interrupted
 
 NOWHERE = ["--bootstrap-server", "127.0.0.1:9"]  # never reached: every case here is refused before connecting
 
@@ -152,6 +153,8 @@ def test_the_summary() -> None:
         (["--file", "/nonexistent/records.txt"], "--file /nonexistent/records.txt: cannot read it"),
         (["--partition", "-1"], "expected a partition number, 0 or more"),
         (["--acks", "2"], "invalid choice: '2'"),
+        (["--producer-property", "linger.ms=abc"],
+         'Invalid value for configuration property "linger.ms" (librdkafka\'s queue.buffering.max.ms)'),
     ],
 )  # fmt: skip
 def test_bad_options_are_refused_before_connecting(
@@ -173,3 +176,21 @@ def test_a_fatal_error_is_read_back_from_librdkafkas_log_line() -> None:
     assert fatal.str().startswith("Failed to acquire idempotence PID from broker")
     assert logged_fatal("WARN [p#producer-1] [thrd:main]: Broker: Leader not available") is None
     assert logged_fatal("FATAL [p] [thrd:main]: Fatal error: something librdkafka never says") is None
+
+
+class WaitStopped:
+    """A RecordProducer whose wait for the last deliveries a second Ctrl-C stops."""
+
+    produced = Produced(2, 1, (("MSG_TIMED_OUT", 1),))
+    unanswered = 3
+
+    def finish(self) -> Produced:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_in_the_last_wait_says_what_was_delivered(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _interrupted(WaitStopped()) == 130  # type: ignore[arg-type]
+    assert capsys.readouterr().err.splitlines() == [
+        "kafkatop: interrupted: 2 records produced, 1 failed; 3 sent and not waited for (Ctrl-C again)",
+        "kafkatop: 1 record failed: MSG_TIMED_OUT",
+    ]

@@ -10,7 +10,7 @@ import pytest
 
 from kafkatop.backends.model.consoles import ClientError, NoSuchTopic
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, TopicFormat
+from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, RegisteredSchema, TopicFormat
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.widgets.producer_fields import (
     Typed,
@@ -60,6 +60,12 @@ def test_the_formats_are_said_value_first() -> None:
     assert format_said(TopicFormat(FieldFormat(Format.STRING), FieldFormat(Format.STRING))) == "value: string"
     keyed = TopicFormat(FieldFormat(Format.PROTOBUF, subject="orders-key"), AVRO)
     assert format_said(keyed) == "value: avro (orders.avsc) · key: protobuf (subject orders-key)"
+    order = RegisteredSchema("orders-value", 2, 7, "AVRO", "{}")
+    said = "value: text · registry has avro (orders-value): F in Messages sets it"
+    assert format_said(TopicFormat(), order) == said  # auto: lines go as text, while the registry has a subject
+    payment = RegisteredSchema("orders-value", 1, 8, "PROTOBUF", "")
+    assert format_said(TopicFormat(), payment).startswith("value: text · registry has protobuf (orders-value)")
+    assert format_said(TopicFormat(value=AVRO), order) == "value: avro (orders.avsc)"  # chosen: nothing to hint
     assert line_placeholder(None).startswith("a message; ")
     assert line_placeholder(TopicFormat(value=AVRO)).startswith("a JSON value; ")
     assert line_placeholder(TopicFormat(value=FieldFormat(Format.HEX))).startswith("a value in hex; ")

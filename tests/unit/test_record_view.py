@@ -1,5 +1,6 @@
 """How the browser shows a decoded record (tui/live/widgets/record_view.py): a row's one line per key and value, the
-format and schema said, deep values folded, characters that would drive a terminal escaped, and what `/` keeps."""
+format and schema said, deep values folded, characters that would drive a terminal escaped, and what `/` keeps; and
+which schema `h` opens (record_schema.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rich.console import Console
 
 from kafkatop.backends.model.formats import Decoded, Format
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
+from kafkatop.tui.live.widgets.record_schema import SchemaWanted, schema_wanted
 from kafkatop.tui.live.widgets.record_view import (
     ShownRecord,
     fold,
@@ -59,14 +61,25 @@ def test_the_format_and_the_schema_are_said(decoded: Decoded, said: str) -> None
 def test_the_detail_shows_the_schema_the_note_and_the_value_pretty_printed() -> None:
     note = Decoded(Format.AVRO, "", None, schema_id=7, note="schema id 7 (no registry configured)")
     text = text_of(ShownRecord(RECORD, Decoded(Format.STRING, "k7", "k7"), AVRO))
-    assert 'value · avro · schema id 7 · subject orders-value v2, 6 B  {"id":7,"name":"Ali"}\n' in text  # short
-    assert "key · string, 2 B\nk7\n" in text
+    short = 'value · avro · schema id 7 · subject orders-value v2, 6 B  {"id":7,"name":"Ali"} · h: its schema\n'
+    assert short in text  # short: on its heading's line; then the key that opens its schema
+    assert "key · string, 2 B\nk7\n" in text  # no schema id: no key to open one
     longer = Decoded(Format.AVRO, "", {"id": 7, "name": "Ali" * 20}, True, 7)
     assert '\n  "name": "AliAli' in text_of(ShownRecord(RECORD, None, longer))
     text = text_of(ShownRecord(RECORD, None, note))
     assert "schema id 7 (no registry configured)\n00000000  00 00 00 00 07 02" in text
     failed = Decoded(Format.AVRO, "", None, error="not Avro for schema id 7: EOF")
     assert "not Avro for schema id 7: EOF\n00000000" in text_of(ShownRecord(RECORD, None, failed))
+
+
+def test_a_null_key_or_value_says_null_whatever_its_format() -> None:
+    """As without a codec: "key · null" (auto, or any format, reads nothing from no bytes)."""
+    tombstone = BrowsedRecord("orders", 0, 8, None, TimestampType.NOT_AVAILABLE, None, None)
+    nothing = Decoded(Format.AUTO, "", None)
+    for shown in (ShownRecord(tombstone), ShownRecord(tombstone, nothing, Decoded(Format.AVRO, "", None))):
+        text = text_of(shown)
+        assert "\nkey · null\n" in text and text.endswith("\nvalue · null\n"), text
+        assert [str(c) for c in record_row(shown)][3:] == ["null", "null"]
 
 
 def test_deep_and_long_values_are_folded_and_unfold() -> None:
@@ -96,3 +109,20 @@ def test_the_filter_keeps_rows_by_path_or_by_words_in_the_decoded_values() -> No
     assert record_filter(".id == 7")(plain, record_row(plain))  # no codec: the bytes as auto reads them
     with pytest.raises(ValueError, match="column 5"):
         record_filter(".id = 7")
+
+
+def test_h_opens_the_values_schema_else_the_keys_or_says_why_there_is_none() -> None:
+    def opened(shown: ShownRecord) -> tuple[object, ...] | str:
+        wanted = schema_wanted(shown)
+        return wanted if isinstance(wanted, str) else (wanted.which, wanted.schema_id, wanted.subject, wanted.version)
+
+    assert isinstance(schema_wanted(ShownRecord(RECORD, None, AVRO)), SchemaWanted)
+    keyed = Decoded(Format.AVRO, "", {"id": 7}, True, 3, "orders-key", 1)
+    assert opened(ShownRecord(RECORD, keyed, AVRO)) == ("value", 7, "orders-value", 2)
+    assert opened(ShownRecord(RECORD, keyed, Decoded(Format.AUTO, "", {"a": 1}, True))) == ("key", 3, "orders-key", 1)
+    by_id = Decoded(Format.AUTO, "", None, schema_id=9, note="schema id 9 (no registry configured)")
+    assert opened(ShownRecord(RECORD, None, by_id)) == ("value", 9, None, None)  # no subject named: by its id
+    plain = ShownRecord(RECORD, Decoded(Format.STRING, "k7", "k7"), Decoded(Format.AUTO, "", {"a": 1}, True))
+    assert opened(plain) == ("orders-0 @ 7: neither its key nor its value carries a schema id (Confluent's wire "
+                             "format): no schema to open")  # fmt: skip
+    assert opened(ShownRecord(RECORD)) == "orders-0 @ 7 is shown as its bytes (no formats here): no schema to open"

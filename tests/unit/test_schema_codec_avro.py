@@ -201,6 +201,11 @@ def test_writing_by_subject_uses_its_latest_version_and_registers_nothing(
     assert SchemaCodec({}, registry).decode("orders", "value", data).value == order(2)
     with pytest.raises(FormatError, match="Subject 'orders-value' not found"):
         avro_codec(registry).encode("orders", "value", json.dumps(order(2)))  # no file, no subject: the topic's
+    as_json_schema = SchemaCodec(
+        {"orders": TopicFormat(value=FieldFormat(Format.JSON_SCHEMA, subject="shared-orders"))}, registry
+    )
+    with pytest.raises(FormatError, match=r"\(version 1, schema id 1\) holds an Avro schema, not json-schema$"):
+        as_json_schema.encode("orders", "value", json.dumps(order(2)))
 
 
 def test_writing_without_a_registry_is_a_bare_record() -> None:

@@ -257,7 +257,7 @@ def compose_sources(
     consoles = chosen.consoles or Consoles(connection)
     stack.callback(consoles.close)
     codec, schemas = schema_ports(args, stack)  # each topic's formats, and the Schema Registry if there is one
-    browser = MessageBrowser(connection)
+    browser = MessageBrowser(connection, codec=codec)
     stack.callback(browser.close)
     spark = _spark_counts(args, connection)
     stack.callback(spark.close)  # before the cluster: a live query reads it until then

@@ -1,18 +1,25 @@
 """Records' formats and the Schema Registry, for the composition root and the commands that read or write records
 (consume, produce, the live view): the registry from --schema-registry, else the context's, else `[schema-registry]`
 of kafkatop.toml, else of the user's config.toml; each topic's formats from `[formats.TOPIC]` there (the user's file,
-the project's, the context's), then what was picked in the live view for this cluster, then the command's flags."""
+the project's, the context's), then what was picked in the live view for this cluster, then the command's flags.
+
+A command on one --topic checks the schemas of the fields it will use before any connection (a file read and parsed,
+a subject known to the registry), and says once on stderr where a format it uses came from when not from its flags."""
 
 from __future__ import annotations
 
 import argparse
+import stat
 import tomllib
+from collections.abc import Iterable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafkatop.backends.model.contexts import ClusterContext
+from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.model.format_config import (
+    REMEMBERED,
     check_url,
     merged,
     parse_formats,
@@ -20,10 +27,20 @@ from kafkatop.backends.model.format_config import (
     read_remembered,
     remember,
 )
-from kafkatop.backends.model.formats import FieldFormat, FormatError, RegistrySettings, TopicFormat, format_named
+from kafkatop.backends.model.formats import (
+    FieldFormat,
+    Format,
+    FormatError,
+    RecordField,
+    RegistrySettings,
+    TopicFormat,
+    format_named,
+)
+from kafkatop.backends.model.properties import parse_properties
 from kafkatop.backends.ports import RecordCodec, SchemaRegistry
 from kafkatop.tui.cli.common import state_root
 from kafkatop.tui.cli.contexts import load_contexts, project_file, user_file
+from kafkatop.tui.cli.exits import err
 
 if TYPE_CHECKING:
     from kafkatop.backends.schemas.registry import ConfluentRegistry
@@ -76,13 +93,41 @@ def cluster_key(args: argparse.Namespace) -> str:
     return f"lab:{getattr(args, 'name', None) or 'lab'}"
 
 
-def topic_formats(args: argparse.Namespace) -> dict[str, TopicFormat]:
-    layers = [parse_formats(data.get("formats"), path) for path, data in _files(args)]
+def _layers(args: argparse.Namespace) -> list[tuple[str, dict[str, TopicFormat]]]:
+    """Where formats are set, each with its words ("as set in FILE"), the later over the earlier."""
+    layers = [(f"as set in {path}", parse_formats(data.get("formats"), path)) for path, data in _files(args)]
     context = _context(args)
     if context is not None:
-        layers.append(dict(context.formats))
-    layers.append(read_remembered(state_root(args), cluster_key(args)))
-    return merged(*layers)
+        layers.append((f"as set in context {context.name} ({context.defined_in})", dict(context.formats)))
+    root = state_root(args)
+    layers.append((f"as picked in the live view ({root / REMEMBERED})", read_remembered(root, cluster_key(args))))
+    return layers
+
+
+def topic_formats(args: argparse.Namespace) -> dict[str, TopicFormat]:
+    return merged(*(layer for _, layer in _layers(args)))
+
+
+def flagged(args: argparse.Namespace, which: RecordField) -> bool:
+    """Whether the command line says how the field reads or writes (--key-format, --key-schema, …)."""
+    return any(getattr(args, f"{which}_{flag}", None) is not None for flag in _FLAGS)
+
+
+_FLAGS = ("format", "schema", "subject", "message_type")
+
+
+def say_where_from(args: argparse.Namespace, fields: Iterable[RecordField], verb: str) -> None:
+    """One line per field of --topic the command uses whose format is not auto and came from a file, the context or
+    the live view's picks rather than its flags: a format set elsewhere never changes a command silently."""
+    topic = args.topic
+    found = [(words, layer[topic]) for words, layer in _layers(args) if topic in layer]
+    if not found:
+        return
+    words, fmt = found[-1]  # a later layer replaces a topic's formats whole
+    for which in fields:
+        field = fmt.of(which)
+        if field.format is not Format.AUTO and not flagged(args, which):
+            err(f"{which}s {verb} as {field.described}, {words}; --{which}-format overrides")
 
 
 def _flag_field(args: argparse.Namespace, which: str, base: FieldFormat) -> FieldFormat:
@@ -92,9 +137,17 @@ def _flag_field(args: argparse.Namespace, which: str, base: FieldFormat) -> Fiel
     message_type = getattr(args, f"{which}_message_type", None)
     if name is None and schema is None and subject is None and message_type is None:
         return base
+    if schema is not None and subject is not None:
+        # The writer would take the subject's latest schema and leave the file unread: one of them is a mistake.
+        raise FormatError(f"--{which}-schema and --{which}-subject together: give one — --{which}-schema FILE writes "
+                          f"with the file (registered as subject TOPIC-{which}), --{which}-subject SUBJECT with that "
+                          "subject's latest schema")  # fmt: skip
     fmt = format_named(name) if name is not None else base.format
     if name is None and not fmt.has_schema:
-        raise FormatError(f"--{which}-schema/--{which}-subject need --{which}-format avro, protobuf or json-schema")
+        named = (("schema", schema), ("subject", subject), ("message-type", message_type))
+        given = [f"--{which}-{flag}" for flag, value in named if value is not None]
+        need = "needs" if len(given) == 1 else "need"
+        raise FormatError(f"{' and '.join(given)} {need} --{which}-format avro, protobuf or json-schema")
     schema = str(Path(schema).expanduser().resolve()) if schema is not None else None
     keep = name is None or fmt is base.format  # a flag changes one thing: the rest of the topic's setting stays
     return FieldFormat(
@@ -110,6 +163,33 @@ def with_flags(args: argparse.Namespace, base: TopicFormat) -> TopicFormat:
     return TopicFormat(_flag_field(args, "key", base.key), _flag_field(args, "value", base.value))
 
 
+def unreadable(e: KafkatopError) -> str:
+    """A registry's failure to answer, as the start of a line: "schema registry URL cannot be read (why)"."""
+    return f"{e.source} cannot be read ({e.reason})" if isinstance(e, SourceUnavailable) else str(e)
+
+
+def _readable_by_others(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH))
+    except OSError:
+        return False
+
+
+def say_open_secrets(args: argparse.Namespace) -> None:
+    """A registry properties file that holds a secret and others may read: said once, as for contexts files."""
+    settings = registry_settings(args)
+    path = None if settings is None or settings.properties_file is None else Path(settings.properties_file).absolute()
+    if path is None or not _readable_by_others(path):
+        return
+    try:
+        keys = parse_properties(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return  # said when the registry's client reads it
+    secrets = [key for key in ("basic.auth.user.info", "ssl.key.password") if keys.get(key, "").strip()]
+    if secrets:
+        err(f"{path} is readable by other users and holds {' and '.join(secrets)}: `chmod 600 {path}`")
+
+
 def _registry(settings: RegistrySettings | None, stack: ExitStack) -> ConfluentRegistry | None:
     if settings is None:
         return None
@@ -120,8 +200,12 @@ def _registry(settings: RegistrySettings | None, stack: ExitStack) -> ConfluentR
     return registry
 
 
-def schema_ports(args: argparse.Namespace, stack: ExitStack) -> tuple[RecordCodec, SchemaRegistry | None]:
-    """The codec every topic's records are read and written by, and the registry (None: none configured)."""
+def schema_ports(
+    args: argparse.Namespace, stack: ExitStack, check: Iterable[RecordField] = ()
+) -> tuple[RecordCodec, SchemaRegistry | None]:
+    """The codec every topic's records are read and written by, and the registry (None: none configured). `check`:
+    the fields of --topic whose schema is checked now (its file read, its subject asked for), before any connection
+    to Kafka: a FormatError says what cannot be used."""
     from kafkatop.backends.schemas.codec import SchemaCodec
 
     registry = _registry(registry_settings(args), stack)
@@ -136,4 +220,7 @@ def schema_ports(args: argparse.Namespace, stack: ExitStack) -> tuple[RecordCode
 
     codec = SchemaCodec(formats, registry, remember=keep)
     stack.callback(codec.close)
+    if isinstance(topic, str):
+        for which in check:
+            codec.check(formats[topic].of(which), which)
     return codec, registry

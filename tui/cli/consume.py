@@ -1,6 +1,8 @@
 """`kafkatop consume`: a topic's records from where you say to the end of each partition, then exit — kcat -C -e,
 joining no group. Values print as kafka-console-consumer.sh prints them (one per line, `null` for none), or as kcat
-prints them: in a --format of its tokens (nothing for none), or as kcat -J's JSON lines."""
+prints them: in a --format of its tokens (nothing for none), or as kcat -J's JSON lines: the records' bytes, an
+export `kafkatop produce --json` sends back byte for byte (a field is decoded there only when --key-format or
+--value-format names it, as kcat -J needs -s)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,12 @@ from typing import BinaryIO
 from kafkatop.backends.insight.record_json import as_json
 from kafkatop.backends.insight.seek import parse_time
 from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.model.formats import RecordField
 from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek
 from kafkatop.tui.cli.common import connection
-from kafkatop.tui.cli.compose_schemas import schema_ports
+from kafkatop.tui.cli.compose_schemas import flagged, say_open_secrets, say_where_from, schema_ports
 from kafkatop.tui.cli.consume_formats import RecordDecoding
-from kafkatop.tui.cli.exits import DONE, UsageError, err
+from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 
 # kcat's -f tokens, and two of its own: %v (the value, as %s) and %e (the leader epoch).
 FORMAT_TOKENS = {
@@ -92,6 +95,12 @@ def _seek(args: argparse.Namespace) -> Seek:
     return BEGINNING  # as kcat: a read that ends at the end starts at the beginning
 
 
+def decoded_fields(args: argparse.Namespace) -> frozenset[RecordField]:
+    """The fields read in their formats: both; with --json (an export, byte for byte) those its flags name only."""
+    fields: tuple[RecordField, ...] = ("key", "value")
+    return frozenset(which for which in fields if not args.json or flagged(args, which))
+
+
 def cmd_consume(args: argparse.Namespace) -> int:
     seek = _seek(args)
     if args.json and args.format is not None:
@@ -101,8 +110,11 @@ def cmd_consume(args: argparse.Namespace) -> int:
     out: BinaryIO = sys.stdout.buffer
 
     with ExitStack() as stack:
-        codec, registry = schema_ports(args, stack)  # a format or schema that cannot be used: refused before reading
-        decoding = RecordDecoding(codec, args.topic, registry is not None)
+        fields = decoded_fields(args)
+        codec, registry = schema_ports(args, stack, fields)  # a schema that cannot be used: refused before reading
+        say_open_secrets(args)
+        say_where_from(args, sorted(fields), "read")
+        decoding = RecordDecoding(codec, args.topic, registry, fields, exact=args.json)
 
         def write(record: BrowsedRecord) -> None:
             if args.json:
@@ -121,4 +133,4 @@ def cmd_consume(args: argparse.Namespace) -> int:
             return DONE
     undecoded = f"; {decoding.failed} could not be decoded and printed as bytes" if decoding.failed else ""
     err(f"{count} record{'s' if count != 1 else ''} read{undecoded}")  # stderr, as kafka-console-consumer.sh's count
-    return DONE
+    return FAILED if decoding.failed else DONE

@@ -96,11 +96,17 @@ CONSUME: dict[str, str] = {
     "(the default) — to its end as it was when reached, then exits. It joins no consumer group: no offsets are "
     "committed, no group sees it. Values print one per line as kafka-console-consumer.sh prints them (null for "
     "none); --format takes kcat's tokens; --json prints kcat -J's fields. Records of one partition come in "
-    "order; partitions interleave.",
+    "order; partitions interleave. Keys and values are read in their topic's formats (--key-format, "
+    "--value-format, [formats.TOPIC] in kafkatop.toml, or as picked in the live view: said on stderr) and, with a "
+    "Schema Registry, auto decodes what is in its wire format. --json is an export: it keeps each record's bytes, "
+    "which `kafkatop produce --json` sends back byte for byte, unless --key-format or --value-format is given on "
+    "the command line (as kcat -J decodes only with -s): that field is then its decoded value, with its schema id.",
     "epilog": "Format tokens: %t topic, %p partition, %o offset, %k key, %v or %s value, %K key length, %S value "
     "length, %T timestamp (ms), %h headers, %e leader epoch, %% a %; \\n \\t escapes. A newline ends each record "
-    "unless the format ends with one. Exit codes: 0 done (the count on stderr); 1 Kafka could not be read; 2 bad "
-    "input (an unknown topic or partition, a bad offset, time or format).",
+    "unless the format ends with one. Exit codes: 0 done (the count on stderr); 1 Kafka could not be read, or "
+    "records could not be decoded in the format asked for (they print as bytes; a registry that cannot be read is "
+    "said once); 2 bad input (an unknown topic or partition, a bad offset, time or format, a schema that cannot be "
+    "read).",
 }
 
 
@@ -141,7 +147,12 @@ PRODUCE: dict[str, str] = {
     "byte for byte (`key_encoding`, `payload_encoding`: base64; `headers_encoding`: one entry per header, null for "
     "text, base64), its timestamp (ts) and its partition; topic, offset, tstype and leader_epoch are the "
     "source's and are not read. Records are sent as they are read (a stream of any length), then every delivery "
-    "is waited for; the count goes to stderr.",
+    "is waited for; the count goes to stderr. Formats: auto (the default) and string send the line's bytes as "
+    "they are; json, hex, base64 and the schema formats encode it (avro, protobuf, json-schema from JSON, with "
+    "--value-schema or the registry's subject). With a registry whose subject TOPIC-value exists, auto says so. "
+    "--json takes only the command line's --key-format/--value-format (the bytes of an export go as they are), "
+    "and refuses a decoded key or payload (a JSON object or array, as `consume --json --value-format …` or kcat "
+    "-J -s print them) without one, naming the format to give.",
     "epilog": "A bad line (no separator, bad JSON, a partition the topic lacks) is one error naming its number: a "
     "--file is read whole first, so nothing is sent; from stdin the lines before it are sent and nothing after "
     "it. Export and import: `kafkatop consume --topic a --json > a.jsonl; kafkatop produce --topic b --json "
@@ -149,8 +160,10 @@ PRODUCE: dict[str, str] = {
     "the topic (offsets too, where a's began at 0 with no gaps: no transaction markers, compaction or deleted "
     "records; partitions interleave, so compare partition by partition). A LogAppendTime topic stamps its own "
     "times; a record's ts older than the topic's retention.ms is deleted soon after. Exit codes: 0 every record "
-    "delivered; 1 some failed (each reason once, with its count), or Kafka refused the Write (with the line "
-    "that grants it); 2 bad input; 130 Ctrl-C (what was sent is delivered first).",
+    "delivered; 1 some failed (each reason once, with its count), Kafka refused the Write (with the line "
+    "that grants it), or the registry a record is written through could not be asked; 2 bad input (a schema "
+    "that cannot be read too, before anything is sent); 130 Ctrl-C (what was sent is waited for, and counted; "
+    "Ctrl-C again stops the wait).",
 }
 
 

@@ -58,12 +58,17 @@ def format_options(p: Parser, verb: str) -> None:
     names = ", ".join(FORMAT_NAMES)
     writes = verb == "write"
     for which in ("key", "value"):
+        auto = (
+            "; auto and string send the line's bytes as they are, the others encode it (the schema formats from JSON)"
+            if writes
+            else "; with --json only this flag decodes (else the bytes are kept)"
+        )
         p.option(
             f"--{which}-format",
             metavar="FORMAT",
             choices=FORMAT_NAMES,
-            help=f"{verb} the {which}s as: {names}",
-            shown=f"[formats.TOPIC] {which} in kafkatop.toml, else {'string' if writes else 'auto'}",
+            help=f"{verb} the {which}s as: {names}{auto}",
+            shown=f"[formats.TOPIC] {which} in kafkatop.toml, else auto",
         )
         p.option(
             f"--{which}-schema",
@@ -72,7 +77,7 @@ def format_options(p: Parser, verb: str) -> None:
             shown="the registry's",
             help=f"the {which}s' schema: .avsc, .proto or a descriptor set, or a JSON Schema .json "
             + (
-                f"(with a registry: registered as subject TOPIC-{which})"
+                f"(with a registry: registered as subject TOPIC-{which}; not with --{which}-subject)"
                 if writes
                 else "(records without the wire format)"
             ),
@@ -83,7 +88,7 @@ def format_options(p: Parser, verb: str) -> None:
                 metavar="SUBJECT",
                 type=text("a subject"),
                 shown="none",
-                help=f"encode the {which}s with this registry subject's latest schema",
+                help=f"encode the {which}s with this registry subject's latest schema (not with --{which}-schema)",
             )
         p.option(f"--{which}-message-type", metavar="NAME", type=text("a Protobuf message name"), shown="the only one",
                  help=f"Protobuf: the {which}s' message (its full name) when the schema has several")  # fmt: skip

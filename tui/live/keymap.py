@@ -281,6 +281,11 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the topic's key and value formats (auto, string, json, avro, protobuf, json-schema, hex, base64) and "
              "a schema file or registry subject; remembered, read by the browser, nothing written to the cluster",
         section="Messages", scope="messages", needs="codec", asks_first=True),
+    # h (its scHema), beside H (the Schemas tab): the record's own, not the subject highlighted there last.
+    LiveAction("record-schema", ("h",), "record_schema", "Its schema",
+        help="the highlighted record's schema (its value's, else its key's) in the Schemas tab: the subject and "
+             "version the registry named, else its schema id's; also on Enter's record screen",
+        section="Messages", scope="messages", needs="browser"),
     LiveAction("export", ("y",), "export", "Export",
         help="export the page, or the search's matches, to a file as `kafkatop consume --json` prints them (asks "
              "the path; replaces a file only when asked again)",

@@ -107,7 +107,7 @@ class MainScreen(SchemaKeys):  # a Screen, with the ACLs and Schemas tabs and th
             with TabPane("Brokers", id="tab-brokers"):
                 yield BrokerTable()
             with TabPane("Produce", id="tab-produce"):
-                yield ProducerPanel(sources.consoles, settings.refusal, sources.codec)
+                yield ProducerPanel(sources.consoles, settings.refusal, sources.codec, sources.schemas)
             with TabPane("Consume", id="tab-consume"):
                 yield ConsumerPanel(sources.consoles, settings.refusal)
             with TabPane("Groups", id="tab-groups"):

@@ -3,6 +3,9 @@
 the text kept (screens/schema_register.py); the tab then reads the registry again, the new version highlighted. In a
 read-only context the screen refuses `I` before it gets here (keymap's `writes`).
 
+`h` in Messages (widgets/record_schema.py) posts the record's SchemaWanted: the tab is shown on its subject and
+version, or on what holds its schema id; without a registry, a notice says how to give one.
+
 A live view without a registry keeps the tab out of the tab bar until `H` asks for it: it then says how to give one.
 A replay has no tab: the registry is asked while the tab is shown, never recorded.
 
@@ -13,12 +16,14 @@ from __future__ import annotations
 
 from typing import cast
 
+from textual import on
 from textual.app import ComposeResult
 from textual.widgets import TabbedContent, TabPane
 
 from kafkatop.tui.live.acl_actions import AclKeys
 from kafkatop.tui.live.actions import Host
 from kafkatop.tui.live.keymap import SCHEMAS
+from kafkatop.tui.live.widgets.record_schema import SchemaWanted
 from kafkatop.tui.live.widgets.schemas import NO_REGISTRY, SchemasPanel
 
 
@@ -57,6 +62,23 @@ class SchemaKeys(AclKeys):
             return
         tabs.show_tab(SCHEMAS)  # a view without a registry: in the tab bar from now on
         self.show_tab(SCHEMAS)
+
+    @on(SchemaWanted)
+    def _record_schema(self, wanted: SchemaWanted) -> None:
+        """`h` in Messages: the tab on the record's subject and version, else on what holds its schema id."""
+        app, panel = cast(Host, self.app), self.schemas_panel
+        if panel is None:
+            return  # a replay: its browser reads no record
+        if app.sources.schemas is None:
+            app.notify(f"the {wanted.which}'s schema id {wanted.schema_id}: {NO_REGISTRY}", severity="warning",
+                       timeout=8, markup=False)  # fmt: skip
+            return
+        self.query_one(TabbedContent).show_tab(SCHEMAS)  # in the tab bar from now on, if it was not
+        self.show_tab(SCHEMAS)
+        if wanted.subject is not None:
+            panel.open(wanted.subject, wanted.version)
+        else:
+            panel.open_id(wanted.schema_id)
 
     def action_schemas(self, what: str) -> None:
         """`I`: the register dialog; on success a notice, and the tab read again with the subject highlighted."""

@@ -1,6 +1,7 @@
 """Enter on a record in Messages: the whole record on a screen of its own, scrolled with the arrows and Page keys —
 on a small terminal the detail pane beside the page shows only its first lines. A structured value is folded beyond
-a depth and its first items, as in the pane; `u` unfolds it all (and folds it again)."""
+a depth and its first items, as in the pane; `u` unfolds it all (and folds it again); `h` closes it for the record's
+schema in the Schemas tab, as in the pane (widgets/record_schema.py)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,23 @@ from textual.widgets import Static
 
 
 class RecordScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,enter", "close", "Close"), Binding("u", "unfold", "Unfold")]
+    BINDINGS = [
+        Binding("escape,q,enter", "close", "Close"),
+        Binding("u", "unfold", "Unfold"),
+        Binding("h", "schema", "Schema"),
+    ]
 
-    def __init__(self, detail: RenderableType | Callable[[bool], RenderableType], title: str) -> None:
-        """`detail`: what is shown, or `detail(unfolded)`: the record, its values folded or not."""
+    def __init__(
+        self,
+        detail: RenderableType | Callable[[bool], RenderableType],
+        title: str,
+        schema: Callable[[], None] | None = None,
+    ) -> None:
+        """`detail`: what is shown, or `detail(unfolded)`: the record, its values folded or not; `schema`: what `h`
+        does once the screen is closed (the browser's: the record's schema)."""
         super().__init__()
         self.detail: Callable[[bool], RenderableType] = detail if callable(detail) else lambda _: detail
+        self.schema = schema
         self.box_title = title
         self.unfolded = False
 
@@ -36,6 +48,11 @@ class RecordScreen(ModalScreen[None]):
     def action_unfold(self) -> None:
         self.unfolded = not self.unfolded
         self.query_one("#record-detail", Static).update(self.detail(self.unfolded))
+
+    def action_schema(self) -> None:
+        if self.schema is not None:
+            self.dismiss(None)
+            self.schema()
 
     def action_close(self) -> None:
         self.dismiss(None)

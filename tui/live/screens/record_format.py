@@ -40,7 +40,7 @@ class FormatScreen(ModalScreen[TopicFormat | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="record-format"):
             yield Label(f"Formats of topic {self.topic}", id="dialog-title")
-            for which in FIELDS:
+            for which in FIELDS:  # two lines each: the schema file's path takes the rest of the first
                 now = self.current.of(which)
                 with Horizontal(classes="row"):
                     yield Label(which)
@@ -48,8 +48,10 @@ class FormatScreen(ModalScreen[TopicFormat | None]):
                                  compact=True, id=f"{which}-format")  # fmt: skip
                     yield Input(now.schema_file or "", placeholder="schema file", id=f"{which}-schema", compact=True,
                                 tooltip=".avsc, .proto or a descriptor set (.desc), a JSON Schema (.json)")  # fmt: skip
-                    yield Input(now.subject or "", placeholder="or subject", id=f"{which}-subject", compact=True,
-                                tooltip="a registry subject: its latest version")  # fmt: skip
+                with Horizontal(classes="row then"):
+                    yield Label("")
+                    yield Input(now.subject or "", placeholder="or registry subject", id=f"{which}-subject",
+                                compact=True, tooltip="a registry subject: its latest version")  # fmt: skip
                     yield Input(now.message_type or "", placeholder="message type", id=f"{which}-type",
                                 compact=True, tooltip="Protobuf: the message's full name, when the file has several",
                                 )  # fmt: skip

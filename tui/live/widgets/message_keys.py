@@ -1,7 +1,8 @@
 """The message browser's keys that act on what it shows, beside reading it: `F` picks the topic's key and value
 formats (screens/record_format.py: the codec reads the schema in a worker), then what is shown is decoded again; `y`
 exports the page, or the search's matches, as `kafkatop consume --json` lines (screens/record_export.py), written in
-a worker while the page stays as it is. Neither writes to the cluster."""
+a worker while the page stays as it is; `h` opens the highlighted record's schema in the Schemas tab
+(record_schema.py). None writes to the cluster."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from kafkatop.backends.ports import RecordCodec
 from kafkatop.tui.live.screens.record_export import ExportScreen, default_path, write_jsonl
 from kafkatop.tui.live.screens.record_format import FormatScreen
 from kafkatop.tui.live.widgets.pane import ask
+from kafkatop.tui.live.widgets.record_schema import schema_wanted
+from kafkatop.tui.live.widgets.record_table import RecordTable
 from kafkatop.tui.live.widgets.record_view import ShownRecord, decode_records, record_id
 
 Decoded = tuple[ShownRecord, ...]
@@ -82,6 +85,22 @@ class FormatsAndExport(Widget):
             return  # another page came meanwhile, decoded by its own worker
         self._decoded = {record_id(s.record): s for s in decoded}
         self._fill(self.shown_records, keep_cursor=True)
+
+    def action_record_schema(self) -> None:
+        """h: the highlighted record's schema, in the Schemas tab."""
+        table = self.query_one("#message-table", RecordTable)
+        self.open_schema(table.shown.get(table.selected_key or ""))
+
+    def open_schema(self, shown: ShownRecord | None) -> None:
+        """The record's schema: asked of the main screen (SchemaWanted), or why there is none said here."""
+        if shown is None:
+            self._status("h: no record highlighted: read a page first (Enter in the fields)", error=True)
+            return
+        wanted = schema_wanted(shown)
+        if isinstance(wanted, str):
+            self.notify(wanted, severity="warning", timeout=6, markup=False)
+        else:
+            self.post_message(wanted)
 
     def action_export(self) -> None:
         """y: the page, or the search's matches, to a file of `consume --json` lines (written in a worker)."""

@@ -43,6 +43,7 @@ from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.message_keys import Decoded, FormatsAndExport
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
+from kafkatop.tui.live.widgets.record_schema import schema_wanted
 from kafkatop.tui.live.widgets.record_table import RecordTable
 from kafkatop.tui.live.widgets.record_view import ShownRecord, decode_records, record_detail, record_id
 from kafkatop.tui.live.widgets.topic_input import TopicInput
@@ -65,6 +66,7 @@ class MessagesPanel(FormatsAndExport, Asking, LivePane, Vertical):
         Binding("f", "find", "Search"),
         Binding("o", "from_field", "From…", show=False),
         Binding("F", "formats", "Formats", show=False),
+        Binding("h", "record_schema", "Its schema", show=False),
         Binding("y", "export", "Export", show=False),
     ]
 
@@ -252,9 +254,11 @@ class MessagesPanel(FormatsAndExport, Asking, LivePane, Vertical):
             return
         record = shown.record
         if self.results is None:
-            title = f"{record.topic}-{record.partition} @ {record.offset} · Escape closes"
+            linked = not isinstance(schema_wanted(shown), str)
+            title = f"{record.topic}-{record.partition} @ {record.offset} · Escape closes{' · h its schema' * linked}"
             now = self.clock()
-            self.app.push_screen(RecordScreen(lambda unfold: record_detail(shown, now, unfold), title))
+            self.app.push_screen(RecordScreen(lambda unfold: record_detail(shown, now, unfold), title,
+                                              schema=lambda: self.open_schema(shown)))  # fmt: skip
             return
         self.query_one("#browse-partition", Input).value = str(record.partition)
         self.query_one("#browse-from", Input).value = str(record.offset)

@@ -3,7 +3,8 @@ kafka-console-producer, with its options.
 
 A key and headers, when filled, go with every line sent; lines are encoded in the topic's formats (the RecordCodec
 port's, changed in the Messages tab or kafkatop.toml: said beside the fields) in the sending worker
-(producer_fields.py), and sent as bytes.
+(producer_fields.py), and sent as bytes. An auto topic (lines go as text) whose value subject the registry has says
+so there: asked through `ask` once per topic the cluster has, and again when the tab is shown again.
 
 A send is checked here first (the topic among the cluster's, the partition in range, every line's key, the headers),
 so a refusal — or a line its format refuses — leaves what was typed in place with the reason beside it. Sends are
@@ -38,8 +39,8 @@ from kafkatop.backends.model.consoles import (
     split_key,
 )
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.formats import TopicFormat
-from kafkatop.backends.ports import Consoles, RecordCodec
+from kafkatop.backends.model.formats import Format, RegisteredSchema, TopicFormat
+from kafkatop.backends.ports import Consoles, RecordCodec, SchemaRegistry
 from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
@@ -52,6 +53,7 @@ from kafkatop.tui.live.widgets.producer_fields import (
     line_placeholder,
     parse_headers,
     send_lines,
+    value_subject,
 )
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
@@ -92,11 +94,19 @@ class _Outgoing:
 class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
     """Type a line, Enter sends it — as kafka-console-producer, with its options."""
 
-    def __init__(self, consoles: Consoles | None, refusal: str | None = None, codec: RecordCodec | None = None) -> None:
+    def __init__(
+        self,
+        consoles: Consoles | None,
+        refusal: str | None = None,
+        codec: RecordCodec | None = None,
+        schemas: SchemaRegistry | None = None,
+    ) -> None:
         super().__init__()
         self.consoles = consoles
         self.refusal = refusal  # a read-only context: why nothing is sent
         self.codec = codec  # each topic's formats; None: lines are sent as UTF-8 text
+        self.schemas = schemas  # asked whether an auto topic's values have a subject (a hint beside the fields)
+        self._subjects: dict[str, RegisteredSchema | None] = {}  # each topic's value subject, as the registry answered
         self.snapshot: ClusterSnapshot | None = None
         self._outbox: deque[_Outgoing] = deque()
         self._sending = False  # a send is asked and not answered yet (only touched on the UI thread)
@@ -111,7 +121,8 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         with Horizontal(classes="options", id="produce-target"):
             yield TopicInput("topic", id="produce-topic")
             yield Input(placeholder="partition", id="target-partition", classes="short")
-            yield Input(placeholder="key sep", id="key-separator", classes="short")
+            yield Input(placeholder="key sep", id="key-separator", classes="short",
+                        tooltip="a separator: each line's key before it, its value after (parse.key)")  # fmt: skip
         with Horizontal(id="produce-settings"):  # one row: compact, so 80×24 leaves the log room
             yield Label("acks")
             yield Select(
@@ -159,13 +170,35 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         fmt: TopicFormat | None = None
         if self.codec is not None and topic:
             fmt = self.codec.format_of(topic)
-        said = (format_said(fmt), line_placeholder(fmt))
+        registered = self._value_subject(topic) if fmt is not None and fmt.value.format is Format.AUTO else None
+        said = (format_said(fmt, registered), line_placeholder(fmt))
         if said != self._format_said:  # drawn with every view: the labels change only when the formats do
             self._format_said = said
             shown = self.query_one("#produce-format", Static)
             shown.update(said[0])
             shown.tooltip = said[0]  # whole, where the row cuts it
             self.query_one("#produce-line", Input).placeholder = said[1]
+
+    def _value_subject(self, topic: str) -> RegisteredSchema | None:
+        """The topic's value subject in the registry, once answered; asked for a topic the cluster has, not a prefix."""
+        registry = self.schemas
+        if registry is None or topic in self._subjects:
+            return self._subjects.get(topic)
+        if self.snapshot is None or self.snapshot.topic(topic) is None:
+            return None
+        self._subjects[topic] = None  # asked: not again until the tab is shown again
+
+        def answered(schema: RegisteredSchema) -> None:
+            self._subjects[topic] = schema
+            self._show_format()
+
+        # A subject the registry does not have (or a registry not answering) says nothing: lines go as text.
+        ask(self, "produce-subject", lambda _tell: registry.schema(value_subject(topic)), answered, lambda _: None,
+            exclusive=False)  # fmt: skip
+        return None
+
+    def on_show(self) -> None:
+        self._subjects.clear()  # registered meanwhile, maybe: asked again (LivePane's on_show redraws)
 
     @on(Input.Submitted, "#produce-key, #produce-headers")
     def _to_line(self) -> None:

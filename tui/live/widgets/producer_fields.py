@@ -9,13 +9,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kafkatop.backends.model.consoles import ClientError, escape_payload, split_key
-from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, RecordField, TopicFormat
+from kafkatop.backends.model.formats import (
+    FieldFormat,
+    Format,
+    FormatError,
+    RecordField,
+    RegisteredSchema,
+    SchemaType,
+    TopicFormat,
+)
 from kafkatop.backends.ports import Consoles, RecordCodec
 
 Header = tuple[str, bytes]
 
 # Formats whose bytes are the line's UTF-8, as before formats: the console encodes them itself.
 PLAIN = (Format.AUTO, Format.STRING)
+REGISTERED: dict[SchemaType, str] = {"AVRO": "avro", "PROTOBUF": "protobuf", "JSON": "json-schema"}  # F's names
 
 
 def parse_headers(text: str) -> tuple[Header, ...]:
@@ -38,14 +47,22 @@ def _plain(fmt: FieldFormat) -> bool:
     return fmt.format in PLAIN
 
 
-def format_said(fmt: TopicFormat | None) -> str:
+def format_said(fmt: TopicFormat | None, registered: RegisteredSchema | None = None) -> str:
     """The topic's formats for the console's line: 'value: avro (orders.avsc)', then the key's when it has one of its
     own (what is cut first where the line is narrow); 'value: text' when lines go as they are typed (no codec, or
-    auto)."""
+    auto) — with, for auto, the topic's value subject in the registry (`registered`) and the key that uses it."""
     if fmt is None:
         return "value: text"
     value = "value: text" if fmt.value.format is Format.AUTO else f"value: {fmt.value.described}"
+    if fmt.value.format is Format.AUTO and registered is not None:
+        # Its format first: where the row is narrow (80 columns), what is cut is the subject and the key to press.
+        value += f" · registry has {REGISTERED[registered.schema_type]} ({registered.subject}): F in Messages sets it"
     return value if _plain(fmt.key) else f"{value} · key: {fmt.key.described}"
+
+
+def value_subject(topic: str) -> str:
+    """The subject a topic's values are registered under by the serializers' default (TopicNameStrategy)."""
+    return f"{topic}-value"
 
 
 def line_placeholder(fmt: TopicFormat | None) -> str:

@@ -151,19 +151,21 @@ def _payload(title: str, data: bytes | None, d: Decoded | None, unfold: bool) ->
         if kind == "json":
             return [head, Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")]
         return [head] if kind in ("null", "empty") else [head, Text(text, style="cyan" if kind == "binary" else "")]
+    if data is None:  # null: no format to say (auto would read as nothing at all)
+        return [Text.assemble((title, "bold"), (" · null", "dim"))]
     head = Text.assemble((title, "bold"), (f" · {schema_line(d)}{size}", "dim"))
+    link = " · h: its schema" if d.schema_id is not None else ""  # said last on the heading's line
     shown: list[RenderableType] = [head]
     if d.note:
         shown.append(Text(d.note, style="yellow"))
     if d.error is not None:
         shown.append(Text(d.error, style="red"))
-    if data is None:
-        return shown
     if d.structured:
         compact = d.compact()
         if len(compact) <= INLINE_CHARS and d.error is None:  # {"id": 7}: on its heading's line
             head.append("  ")
             head.append(visible(compact))
+            head.append(link, style="dim")
             return shown
         value, folded = (d.value, False) if unfold else fold(d.value)
         text = visible(json.dumps(value, indent=2, ensure_ascii=False))
@@ -177,6 +179,7 @@ def _payload(title: str, data: bytes | None, d: Decoded | None, unfold: bool) ->
     else:  # binary, or bytes that did not decode: as they are, 8 bytes a line
         kind, text = pretty(data, hex_width=8)
         shown.append(Text(text, style="cyan" if kind == "binary" else ""))
+    head.append(link, style="dim")
     return shown
 
 

@@ -198,11 +198,34 @@ class SchemasPanel(Asking, Vertical):
         self._wanted = (subject, version)
         self._select()
 
+    def open_id(self, schema_id: int) -> None:
+        """Show the subject and version holding `schema_id`, as the registry says (a record decoded without them);
+        when it names none, say so in one line."""
+        registry = self.registry
+        if registry is None:
+            return
+
+        def answered(schema: RegisteredSchema) -> None:
+            if schema.subject:
+                self.open(schema.subject, schema.version or None)
+            else:
+                self.notify(f"schema id {schema_id} ({schema.schema_type}): the registry names no subject version "
+                            "holding it (deleted since?)", severity="warning", timeout=8, markup=False)  # fmt: skip
+
+        ask(self, "schema-id", lambda _tell: registry.schema_by_id(schema_id), answered,
+            lambda text: self.notify(f"schema id {schema_id}: {one_line(text)}", severity="error", timeout=8,
+                                     markup=False))  # fmt: skip
+
     def _read(self, snapshot: SchemasSnapshot) -> None:
         if snapshot.error is None or snapshot.subjects or self.snapshot is None:
             self.snapshot = snapshot
         self.problem = snapshot.error
         self._draw()
+        wanted = self._wanted
+        if wanted is not None and snapshot.error is None and self.subject_named(wanted[0]) is None:
+            self._wanted = None  # read afresh, and not there: said, not waited for
+            self.notify(f"subject {wanted[0]}: not among the registry's subjects (deleted since?)", severity="warning",
+                        timeout=8, markup=False)  # fmt: skip
 
     def _failed(self, text: str) -> None:
         self.problem = text
