@@ -11,7 +11,6 @@ import datetime as dt
 import io
 import json
 import uuid
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -54,26 +53,6 @@ def order(i: int) -> dict[str, object]:
         "note": None if i % 2 else "gift",
         "tags": {"i": str(i)},
     }
-
-
-@pytest.fixture
-def double() -> Iterator[SchemaRegistryDouble]:
-    with SchemaRegistryDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def registry(double: SchemaRegistryDouble) -> Iterator[ConfluentRegistry]:
-    r = ConfluentRegistry(RegistrySettings(double.url), timeout_s=5.0)
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def client(double: SchemaRegistryDouble) -> Iterator[SchemaRegistryClient]:
-    c = SchemaRegistryClient({"url": double.url})
-    yield c
-    c.close()
 
 
 def serialize(client: SchemaRegistryClient, schema: str, value: object, topic: str = "orders") -> bytes:

@@ -6,7 +6,6 @@ checked against a schema file; writing from JSON as the serializer writes, or as
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, RegistrySettings, TopicFormat
+from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, TopicFormat
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.backends.schemas.registry import ConfluentRegistry
 from tests.doubles.schema_registry import SchemaRegistryDouble
@@ -33,26 +32,6 @@ def order(i: int) -> dict[str, object]:
         "note": None,
         "tags": {"i": str(i)},
     }
-
-
-@pytest.fixture
-def double() -> Iterator[SchemaRegistryDouble]:
-    with SchemaRegistryDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def registry(double: SchemaRegistryDouble) -> Iterator[ConfluentRegistry]:
-    r = ConfluentRegistry(RegistrySettings(double.url), timeout_s=5.0)
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def client(double: SchemaRegistryDouble) -> Iterator[SchemaRegistryClient]:
-    c = SchemaRegistryClient({"url": double.url})
-    yield c
-    c.close()
 
 
 def serialize(client: SchemaRegistryClient, value: object, validate: bool = True) -> bytes:

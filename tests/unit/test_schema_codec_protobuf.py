@@ -7,7 +7,6 @@ same message), whichever message of its file it is (the wire format's message in
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, RegistrySettings, TopicFormat
+from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, TopicFormat
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.backends.schemas.proto_files import ProtoSchema, compile_proto, schema_from_set
 from kafkatop.backends.schemas.registry import ConfluentRegistry
@@ -65,26 +64,6 @@ def events(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("protos") / "events.proto"
     path.write_text(EVENTS)
     return path
-
-
-@pytest.fixture
-def double() -> Iterator[SchemaRegistryDouble]:
-    with SchemaRegistryDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def registry(double: SchemaRegistryDouble) -> Iterator[ConfluentRegistry]:
-    r = ConfluentRegistry(RegistrySettings(double.url), timeout_s=5.0)
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def client(double: SchemaRegistryDouble) -> Iterator[SchemaRegistryClient]:
-    c = SchemaRegistryClient({"url": double.url})
-    yield c
-    c.close()
 
 
 def serialize(client: SchemaRegistryClient, message: Message, topic: str) -> bytes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import socket
 import ssl
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,19 +32,6 @@ V2 = json.dumps(
     }
 )
 SECRET = "pa55-w0rd-never-shown"
-
-
-@pytest.fixture
-def double() -> Iterator[SchemaRegistryDouble]:
-    with SchemaRegistryDouble() as d:
-        yield d
-
-
-@pytest.fixture
-def registry(double: SchemaRegistryDouble) -> Iterator[ConfluentRegistry]:
-    r = ConfluentRegistry(RegistrySettings(double.url), timeout_s=5.0)
-    yield r
-    r.close()
 
 
 def closed_port() -> int:
