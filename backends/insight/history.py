@@ -12,6 +12,7 @@ topics and groups come and go.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -55,6 +56,20 @@ class Series:
 
 
 @dataclass(frozen=True, slots=True)
+class Extent:
+    """How far a metric's series reach, worked out with the snapshot (in the poll's worker): what a view sizing a
+    column for every series needs, without going over 20,000 of them in the UI thread."""
+
+    longest: int  # the most samples one series holds
+    lasts: tuple[float, ...]  # each series' last sample, smallest first
+
+    def largest_below(self, limit: float) -> float | None:
+        """The largest last sample below `limit`."""
+        at = bisect_left(self.lasts, limit)
+        return self.lasts[at - 1] if at else None
+
+
+@dataclass(frozen=True, slots=True)
 class HistorySnapshot:
     taken_at: float | None  # the newest poll observed
     window: int
@@ -62,9 +77,20 @@ class HistorySnapshot:
     # When each partition last changed leader or ISR (within CHANGES_KEPT_S): taken_at of the view that showed it.
     changed_at: dict[TopicPartition, float] = field(default_factory=dict, compare=False)
     _index: dict[tuple[Metric, SeriesKey], Series] = field(init=False, repr=False, compare=False)
+    _extents: dict[Metric, Extent] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {(s.metric, s.key): s for s in self.series})
+        longest: dict[Metric, int] = dict.fromkeys(Metric, 0)
+        lasts: dict[Metric, list[float]] = {m: [] for m in Metric}
+        for s in self.series:
+            if s.values:
+                longest[s.metric] = max(longest[s.metric], len(s.values))
+                lasts[s.metric].append(s.values[-1])
+        object.__setattr__(self, "_extents", {m: Extent(longest[m], tuple(sorted(lasts[m]))) for m in Metric})
+
+    def extent(self, metric: Metric) -> Extent:
+        return self._extents[metric]
 
     def values(self, metric: Metric, key: SeriesKey) -> tuple[float, ...]:
         """The series' samples, oldest first; () when there is none (yet)."""

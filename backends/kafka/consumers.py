@@ -15,12 +15,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from confluent_kafka import TIMESTAMP_NOT_AVAILABLE, Consumer, KafkaError, KafkaException
+from confluent_kafka import Consumer, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.insight.grants import grants_for, principal_of, refusals
 from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.consumed import Taken, received
 from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.refusal import admin_naming_topics, error_name, topic_refusal
@@ -34,7 +35,6 @@ from kafkatop.backends.model.consoles import (
     ConsumerState,
     ConsumerView,
     Received,
-    escape_payload,
 )
 from kafkatop.backends.model.errors import KafkatopError
 
@@ -107,7 +107,7 @@ class ConsumerPool:
         self.connection = connection
         self._settings = connection.client_settings
         self._lock = threading.Lock()
-        self._records: deque[Received] = deque(maxlen=max_buffered)
+        self._records = Taken(max_buffered)
         self._changes: deque[AssignmentChange] = deque(maxlen=MAX_ASSIGNMENT_CHANGES)
         self._dropped = 0
         self._members: dict[str, _Member] = {}
@@ -280,40 +280,25 @@ class ConsumerPool:
             member.error = failure or member.error
 
     def _take(self, member: _Member, messages: list[Any]) -> None:
-        records: list[Received] = []
+        """A batch consumed: its records kept as librdkafka gave them. They become `Received` (escaped for display)
+        only when drained: of a firehose, most are dropped unseen from the buffer, and the per-record work held the
+        GIL the UI needs (bench/consumer_console.py)."""
+        kept = [m for m in messages if m.error() is None]
         problem: tuple[KafkaError, str | None] | None = None
-        for msg in messages:
-            err = msg.error()
-            if err is not None:
-                if err.code() == KafkaError._PARTITION_EOF:
+        if len(kept) < len(messages):
+            for msg in messages:
+                err = msg.error()
+                if err is None or err.code() == KafkaError._PARTITION_EOF:
                     continue
                 if err.fatal():
                     raise KafkaException(err)
                 problem = err, msg.topic()  # e.g. the topic was deleted, or the authorizer refused
-                continue
-            ts_type, ts = msg.timestamp()
-            key = msg.key()
-            records.append(
-                Received(
-                    consumer=member.name,
-                    group=member.group,
-                    topic=msg.topic() or "",
-                    partition=msg.partition(),
-                    offset=msg.offset(),
-                    timestamp_ms=None if ts_type == TIMESTAMP_NOT_AVAILABLE else ts,
-                    key=None if key is None else escape_payload(key),
-                    value=escape_payload(msg.value()),
-                )
-            )
         with self._lock:
-            overflow = len(self._records) + len(records) - (self._records.maxlen or 0)
-            if overflow > 0:
-                self._dropped += overflow  # the deque lets go of the oldest
-            self._records.extend(records)
-            member.received += len(records)
+            self._dropped += self._records.add(member.name, member.group, kept)
+            member.received += len(kept)
             if problem is not None:
                 self._problem(member, *problem)
-            elif records:
+            elif kept:
                 member.error, member.grants = None, ()
 
     def _fix_positions(self, member: _Member, consumer: Consumer, partitions: list[Any]) -> None:
@@ -372,11 +357,16 @@ class ConsumerPool:
     def drain(self, max_records: int = 2000) -> tuple[list[Received], list[AssignmentChange], int]:
         """(records, assignment changes, records dropped since the last drain), oldest first; never waits."""
         with self._lock:
-            records = [self._records.popleft() for _ in range(min(max_records, len(self._records)))]
+            taken = self._records.take(max_records)
             changes = list(self._changes)
             self._changes.clear()
             dropped, self._dropped = self._dropped, 0
-        return records, changes, dropped
+        return [received(name, group, msg) for name, group, msgs in taken for msg in msgs], changes, dropped
+
+    def buffered(self) -> int:
+        """Records waiting to be drained."""
+        with self._lock:
+            return self._records.count
 
     def views(self) -> tuple[ConsumerView, ...]:
         """Every consumer started, stopped ones included, in the order they were started."""

@@ -14,14 +14,13 @@ from enum import StrEnum
 from typing import Literal
 
 from kafkatop.backends.model.features import FeatureLevels
+from kafkatop.backends.model.topic_extent import TopicExtent
 
 # "demo": kafkatop's built-in demo, the librdkafka mock and kafkatop's controller: neither ZooKeeper nor KRaft.
 ClusterMode = Literal["zk", "kraft", "demo", "unknown"]
 
-
 # ListGroups v5's GroupType: classic (JoinGroup/SyncGroup), consumer (KIP-848, Kafka ≥ 4.0), share (KIP-932), streams.
 GroupType = Literal["classic", "consumer", "share", "streams", "unknown"]
-
 
 NO_LEADER = -1  # Kafka's own marker for a partition without a leader (`Leader: -1` in --describe)
 
@@ -142,6 +141,7 @@ class TopicSummary:
     non_preferred_leaders: tuple[Partition, ...]  # led, but not by their preferred leader
     messages: int | None  # None: some partition's watermarks are not known
     largest: int | None  # the most messages one partition holds (None: no partition's are known)
+    extent: TopicExtent = TopicExtent()  # how far its values reach: the partition table's column widths
 
     @classmethod
     def of(cls, topic: Topic) -> TopicSummary:
@@ -176,6 +176,7 @@ class TopicSummary:
             tuple(moved),
             None if unknown else sum(known),
             max(known, default=None),
+            TopicExtent.of(topic.partitions),
         )
 
 
@@ -200,7 +201,7 @@ class Topic:
 
     @property
     def replication_factor(self) -> int:
-        return max((len(p.replicas) for p in self.partitions), default=0)
+        return max(map(len, self.summary.extent.replica_lists), default=0)  # of the few distinct lists
 
     @property
     def under_replicated(self) -> tuple[Partition, ...]:
@@ -365,11 +366,9 @@ class ClusterSnapshot:
 
     @property
     def leader_skew(self) -> dict[int, float]:
-        """Per broker, the share of partitions it is preferred leader of but does not lead.
-
-        This is Kafka's own leader-imbalance ratio (the one `auto.leader.rebalance.enable` acts on above
-        `leader.imbalance.per.broker.percentage`): 0.0 is balanced, 1.0 leads none of its preferred partitions.
-        """
+        """Per broker, the share of partitions it is preferred leader of but does not lead: Kafka's own leader-imbalance
+        ratio (the one `auto.leader.rebalance.enable` acts on above `leader.imbalance.per.broker.percentage`): 0.0 is
+        balanced, 1.0 leads none of its preferred partitions."""
         preferred: Counter[int] = Counter()
         not_leading: Counter[int] = Counter()
         for p in self.partitions:

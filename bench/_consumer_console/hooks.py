@@ -157,7 +157,7 @@ class RssSampler(threading.Thread):
             now = time.perf_counter()
             self.samples.append((now, self.proc.memory_info().rss / 2**20))
             if self.pool is not None:
-                self.buffered.append((now, len(self.pool._records)))  # a measuring hook: len() of a deque
+                self.buffered.append((now, buffered(self.pool)))
             self.stopped.wait(RSS_SAMPLE_S)
 
 
@@ -188,3 +188,9 @@ def thread_kinds() -> dict[int, str]:
         elif t.name == "bench-rss":
             kinds[t.native_id] = "bench RSS sampler"
     return kinds
+
+
+def buffered(pool: Any) -> int:
+    """Records waiting in the consumer pool's buffer (a measuring hook: the pool's `buffered()`, or in a tree before
+    issue 30, the length of its deque of records)."""
+    return int(pool.buffered()) if hasattr(pool, "buffered") else len(pool._records)

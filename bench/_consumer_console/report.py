@@ -6,7 +6,8 @@ import argparse
 import os
 from typing import Any
 
-from bench._consumer_console import CATCH_UP_TIMEOUT_S, IN_PROCESS, SLOW_CALLBACK_MS
+from bench._consumer_console import IN_PROCESS, SLOW_CALLBACK_MS
+from bench._consumer_console.bare import DRAIN_IDLE_S, Drained
 from bench._consumer_console.run import RunResult
 from bench.common.stats import median as med
 from bench.common.stats import percentile, stats_line, worst
@@ -25,7 +26,7 @@ def report(layout: str, results: list[RunResult], args: argparse.Namespace) -> d
     print(f"==== cluster {layout}: {n} runs ====")
     print(f"-- throughput (target {args.rate:,.0f} msg/s for {args.seconds:g} s) --")
     for i, r in enumerate(results, 1):
-        catch = f"{r.catch_up_s:.2f} s" if r.catch_up_s is not None else f"NOT within {CATCH_UP_TIMEOUT_S:.0f} s"
+        catch = f"{r.catch_up_s:.2f} s" if r.catch_up_s is not None else f"NOT (nothing came for {DRAIN_IDLE_S:.0f} s)"
         print(
             f"  run {i}: produced {r.produced:,} in {r.produce_s:.2f} s = {r.produced / r.produce_s:,.0f} msg/s, "
             f"all delivered after {r.flush_s:.2f} s ({r.delivery_errors} failed); consumer received {r.received:,}, "
@@ -139,9 +140,47 @@ def report(layout: str, results: list[RunResult], args: argparse.Namespace) -> d
         )
     return {
         "lag": med([worst(r.lag_ms) for r in results]),
+        "p99": med([percentile(r.lag_ms, 99) for r in results]),
         "gap": med([worst(r.frame_gaps_ms) for r in results]),
         "gap_fed": med([worst(r.frame_gaps_fed_ms) for r in results]),
         "to_screen": med([worst(r.to_screen_ms) for r in results]),
         "flat": flat,
         "dropped": sum(r.dropped for r in results),
     }
+
+
+THROUGHPUT_RATIO = 0.7  # the console's throughput against the bare consumer's, at least
+
+
+def drained_line(d: Drained) -> str:
+    drain = f"{d.drain_s:.2f} s" if d.drain_s is not None else f"never (nothing came for {DRAIN_IDLE_S:.0f} s)"
+    return (
+        f"{d.consumer:7s} received {d.received:,} of {d.delivered:,} delivered ({d.produced:,} produced in "
+        f"{d.produce_s:.1f} s); {d.behind:,} behind at the last produce (lag), drained {drain} after it; "
+        f"{d.throughput:,.0f} records/s; lost {d.lost:,}"
+    )
+
+
+def against_bare(consoles: list[Drained], bare: list[Drained]) -> None:
+    """The console's consumer beside a bare confluent-kafka consumer, run for run: throughput, lag, drain, loss."""
+    if not consoles and not bare:
+        return
+    print()
+    print("-- the console's consumer and a bare confluent-kafka consumer (separate layout), each after draining --")
+    for d in [*bare, *consoles]:
+        print(f"  {drained_line(d)}")
+    if not (consoles and bare):
+        return
+    mine, limit = med([d.throughput for d in consoles]), med([d.throughput for d in bare])
+    ratio = mine / limit if limit else 0.0
+    lost = sum(d.lost for d in consoles)
+    print(
+        f"RESULT console throughput: median {mine:,.0f} records/s, bare consumer {limit:,.0f} records/s, ratio "
+        f"{ratio:.2f}; target ≥ {THROUGHPUT_RATIO:g} -> {'PASS' if ratio >= THROUGHPUT_RATIO else 'FAIL'}"
+    )
+    print(
+        f"RESULT console lost: {lost:,} records never received after draining, in {len(consoles)} runs (bare: "
+        f"{sum(d.lost for d in bare):,}); lag at the last produce, median "
+        f"{med([float(d.behind) for d in consoles]):,.0f} records (bare {med([float(d.behind) for d in bare]):,.0f}) "
+        f"-> {'PASS' if lost == 0 else 'FAIL'}"
+    )

@@ -22,7 +22,6 @@ import psutil
 
 from bench._consumer_console import (
     BROKERS,
-    CATCH_UP_TIMEOUT_S,
     GROUP,
     IN_PROCESS,
     LAG_PROBE_S,
@@ -32,12 +31,14 @@ from bench._consumer_console import (
     START_TIMEOUT_S,
     TOPIC,
 )
+from bench._consumer_console.bare import COUNT_EVERY_S, DRAIN_IDLE_S, DRAIN_LIMIT_S, Counts, Drained, drain_figures
 from bench._consumer_console.cluster import PacedProducer, RemoteProducer, start_host, stop_host
 from bench._consumer_console.hooks import (
     GcPauses,
     HubDrains,
     RssSampler,
     SlowCallbacks,
+    buffered,
     drains_seen,
     thread_cpu,
     thread_kinds,
@@ -95,6 +96,7 @@ class RunResult:
     ui_cpu_s: float = 0.0
     others_cpu_s: float = 0.0  # CPU the machine's other processes used over the window
     profile: str = ""
+    consumed: dict[str, Any] = field(default_factory=dict)  # bare.Drained: how the console's consumer kept up
 
 
 async def wait_for(condition: Any, what: str, timeout_s: float, pilot: Any) -> None:
@@ -182,17 +184,30 @@ async def one_run(args: argparse.Namespace) -> RunResult:
                 busy0 = machine_busy()
                 if profiler is not None:
                     profiler.enable()
-                while producer.is_alive():
-                    await asyncio.sleep(0.05)
-                # Caught up: the consumer's own count reached what was delivered.
-                delivered = producer.sent - producer.left - producer.errors
-                deadline = time.perf_counter() + CATCH_UP_TIMEOUT_S
                 views = consoles._consumer_pool().views  # a measuring hook: the pool's views never wait
-                while time.perf_counter() < deadline:
-                    if views()[0].received >= delivered:
-                        result.catch_up_s = time.perf_counter() - producer.produced_at
+                counts, last, last_at = Counts(), 0, 0.0
+                while producer.is_alive():
+                    counts.add(views()[0].received)
+                    await asyncio.sleep(COUNT_EVERY_S)
+                # Drained: the consumer's own count reached what was delivered, or nothing came for DRAIN_IDLE_S.
+                delivered = producer.sent - producer.left - producer.errors
+                while True:
+                    now, received = time.perf_counter(), views()[0].received
+                    counts.add(received)
+                    if received > last:
+                        last, last_at = received, now
+                    if received >= delivered:
+                        result.catch_up_s = now - producer.produced_at
                         break
-                    await asyncio.sleep(0.01)
+                    if now - max(last_at, producer.produced_at) > DRAIN_IDLE_S:
+                        break
+                    if now - producer.produced_at > DRAIN_LIMIT_S:
+                        break
+                    await asyncio.sleep(COUNT_EVERY_S)
+                counts.samples.append((time.perf_counter(), views()[0].received))
+                console = Drained("console", received=views()[0].received)
+                drain_figures(console, counts, producer, last_at or time.perf_counter())
+                result.consumed = dataclasses.asdict(console)
                 await asyncio.sleep(0.3)  # the drains of the last records reach the panel
                 end = time.perf_counter()
                 if profiler is not None:
@@ -257,7 +272,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             result.drained = sum(d.records for d in drains)
             result.dropped = sum(d.dropped for d in drains)
             result.received = drains[-1].received if drains else 0
-            result.left_buffered = len(consoles._consumer_pool()._records)  # a measuring hook
+            result.left_buffered = buffered(consoles._consumer_pool())
 
             gc_window = [p for p in gcs.pauses if start <= p[1] <= end]
             for a, b, gen, _ in gc_window:

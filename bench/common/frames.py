@@ -53,3 +53,60 @@ def frame_spans(app: Any, encode: bool = True) -> list[tuple[float, float]]:
     if encode:
         app._display = display
     return times
+
+
+class FrameWatch:
+    """Frames as a terminal user sees them: each frame's end and the widgets it drew, for timing an interaction
+    without Textual's Pilot.
+
+    `Pilot.press` and `Pilot.pause` wait by queueing a callback on every widget of the screen (about 170 in kafkatop)
+    and then force a frame: inside the measured window, that is work a real terminal never sees, and a frame drawn
+    because the test asked. Here a key goes in as the driver delivers it (`App._post_message` of a Key event), or a
+    message is posted as a worker does; the app is then left alone for `settle_s`, and the interaction's time is the
+    end of the last frame in that window that drew one of the widgets it changes.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.frames: list[tuple[float, frozenset[Any]]] = []  # (end, widgets drawn)
+        screen = app.screen
+        compositor = screen._compositor
+        original_update, original_refresh = compositor.update_widgets, screen._compositor_refresh
+        dirty: set[Any] = set()
+
+        def update_widgets(widgets: Any) -> None:
+            dirty.update(widgets)
+            original_update(widgets)
+
+        def refresh() -> None:
+            original_refresh()
+            self.frames.append((time.perf_counter(), frozenset(dirty)))
+            dirty.clear()
+
+        compositor.update_widgets = update_widgets
+        screen._compositor_refresh = refresh
+
+    async def time(self, act: Any, *changed: Any, settle_s: float = 0.15) -> float:
+        """Milliseconds from `act()` to the end of the last frame that drew one of `changed` (a frame of the whole
+        screen counts), the app left alone for `settle_s` after it; NaN when no such frame was drawn."""
+        import asyncio
+
+        await asyncio.sleep(settle_s)  # whatever came before is drawn, and the screen's update timer is idle
+        self.frames.clear()
+        t0 = time.perf_counter()
+        act()
+        await asyncio.sleep(settle_s)
+        screen = self.app.screen
+        ends = [end for end, drawn in self.frames if screen in drawn or not drawn.isdisjoint(changed)]
+        return (max(ends) - t0) * 1000 if ends else float("nan")
+
+    def key(self, key: str) -> Any:
+        """An act: `key` as the terminal's driver delivers it."""
+        from textual import events
+
+        def press() -> None:
+            event = events.Key(key, key if len(key) == 1 else None)
+            event.set_sender(self.app)
+            self.app.post_message(event)
+
+        return press

@@ -32,3 +32,28 @@ def rss_mb() -> float:
 def version_str(v: Any) -> str:
     """confluent_kafka.version()/libversion() answer (str, int) in most releases, a bare str in some."""
     return str(v[0] if isinstance(v, tuple) else v)
+
+
+class BusyProcesses:
+    """`count` processes that keep a CPU busy each (`while True: pass`), for figures taken "at load N": started on
+    entering, killed on leaving (by pid, only these)."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._procs: list[Any] = []
+
+    def __enter__(self) -> BusyProcesses:
+        import subprocess
+        import sys
+        import time
+
+        self._procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(self.count)]
+        time.sleep(3.0)  # running, and the scheduler sharing the CPUs among them
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for proc in self._procs:
+            proc.kill()
+        for proc in self._procs:
+            proc.wait(10)
+        self._procs = []

@@ -26,7 +26,7 @@ from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.widgets.filter import FilterBar
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.widgets.partitions import PartitionTable, Summary
 from kafkatop.tui.live.widgets.tables import MessageLog
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
@@ -189,6 +189,24 @@ async def test_slash_filters_the_partition_table_and_escape_clears_it(demo: Any)
         assert table.row_count == 9 and not bar.display
         await pilot.press("slash", "2", "escape")  # a partition number; Escape in the bar clears
         assert table.row_count == 9
+
+
+async def test_o_orders_the_partition_rows_and_the_summary_says_so_in_the_same_frame(demo: Any) -> None:
+    """Before: the table ordered its rows and told the pane by a message: its summary was repainted a frame later."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        table, summary = app.query_one(PartitionTable), app.query_one("#topic-summary", Summary)
+        table.focus()
+        await pilot.press("o")
+        assert table.order == "faults" and "faults first (o)" in summary.text.plain
+        await pilot.press("o", "o")
+        assert table.order == "leader" and "by leader (o)" in summary.text.plain
+        await pilot.press("o")
+        assert table.order == "topic" and "(o)" not in summary.text.plain
+        await pilot.press("T", "o")  # one row per topic: `o` is that table's own, by the next column
+        topics = app.query_one("#topic-table", LineTable)
+        assert topics.sort_column == 0 and table.order == "topic"
 
 
 async def test_the_partition_table_drops_secondary_columns_first_when_narrow(demo: Any) -> None:

@@ -141,19 +141,37 @@ def test_the_filter_keeps_what_matches_keeps_whatever_is_typed() -> None:
         assert [str(tp) for tp in table.shown_partitions] == expected, needle
 
 
+def test_typing_on_narrows_what_the_last_keystroke_kept_and_a_backspace_widens_again() -> None:
+    """Each keystroke of a longer filter looks only at the topics the last one kept (issue 30); every step keeps
+    exactly what a filter typed at once keeps, a new poll and a shorter text look at every topic again."""
+    snap = big_snapshot(topics=30, partitions=12)
+    table = PartitionTable()
+    steps = ["t", "t-", "t-0", "t-07", "t-07-", "t-07-1", "t-07-11", "t-07-1", "t-0", "t-0 1", "t-0 11", "", "1"]
+    table.show(snap, None, TAKEN_AT)
+    for needle in steps:
+        table.apply_filter(needle)
+        fresh = PartitionTable()
+        fresh.filter_text = needle
+        fresh.show(snap, None, TAKEN_AT)
+        assert table.shown_partitions == fresh.shown_partitions, needle
+    polled = replace(snap, taken_at=snap.taken_at + 2)  # a new poll: not narrowed from the last one's rows
+    table.show(polled, None, TAKEN_AT + 2)
+    assert len(table.shown_partitions) == len(fresh.shown_partitions)
+
+
 async def test_o_orders_the_partitions() -> None:
-    """Faults first (offline, then under-replicated), most messages first, by leader; then as kafka-topics lists."""
+    """Faults first (offline, then under-replicated), most messages first, by leader; then as kafka-topics lists (`o`,
+    bound in the partitions pane: tests/integration/test_keys.py)."""
     snap = big_snapshot(topics=12, partitions=5)
     async with TableApp().run_test() as pilot:
         table = pilot.app.query_one(PartitionTable)
         table.show(snap, None, TAKEN_AT)
-        table.focus()
-        await pilot.press("o")
+        table.next_order()
         assert table.order == "faults" and [str(tp) for tp in table.shown_partitions[:2]] == ["t-09-0", "t-07-3"]
-        await pilot.press("o")
+        table.next_order()
         assert table.order == "messages" and str(table.shown_partitions[0]) == "t-00-4"  # 104 messages
-        await pilot.press("o")
+        table.next_order()
         leaders = [pilot.app.query_one(PartitionTable).row(str(tp))[2].split()[0] for tp in table.shown_partitions]
         assert table.order == "leader" and leaders == sorted(leaders)
-        await pilot.press("o")
+        table.next_order()
         assert table.order == "topic" and str(table.shown_partitions[0]) == "t-00-0"

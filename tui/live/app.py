@@ -4,7 +4,6 @@ layout, the tabs and the keys; every source and actuator comes in through `Sourc
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -19,6 +18,7 @@ from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.recording import ActionDone, Recorded
 from kafkatop.tui.live.actions import ClusterActions
+from kafkatop.tui.live.collector import after_the_frame
 from kafkatop.tui.live.commands import LiveCommands
 from kafkatop.tui.live.feed import Feed
 from kafkatop.tui.live.grant_key import GrantKeeping
@@ -114,9 +114,6 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
 
     # --- start: a poller per source ------------------------------------------------------------------------------
     def _start(self) -> None:
-        # Textual's startup leaves a large, long-lived heap: without this, a full collection lands in a refresh every
-        # few polls and costs more than it (bench/tui_refresh.py). Frozen objects are never collected: once, here.
-        gc.freeze()
         if self.replay is not None:
             self.run_worker(self._play, group="replay", thread=True, exit_on_error=False)
             return
@@ -157,9 +154,10 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
     def _show(self, **changes: Any) -> None:
         if self.shutting_down:
             return
-        self.view = replace(self.view, **changes)
+        retired, self.view = self.view, replace(self.view, **changes)
         for pane in self._panes:
             pane.receive(self.view)
+        self.call_after_refresh(self.call_later, after_the_frame, [retired])  # see collector.after_the_frame
 
     def _timeline(self, current: TimelineSnapshot | None) -> TimelineSnapshot | None:
         """The newer of the view's timeline and `current` (a worker's snapshot, possibly older than another's)."""

@@ -10,6 +10,7 @@ Keys as in less and vi beside the arrows: j/k, g/G, PageUp/PageDown; Enter posts
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from rich.segment import Segment
@@ -19,7 +20,7 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -31,6 +32,11 @@ LineCells = Sequence[str | Text]
 class RowCursor(ScrollView, can_focus=True):
     """What a line-drawn table's cursor does: the keys, the scrolling that keeps it in sight, a click. Below it, a
     header line; `_strips` caches drawn rows by index (the cursor's old and new rows are drawn again)."""
+
+    # Rows filtered or polled change the virtual size: its scrollbars are updated in the same step (`rows_size`), and
+    # the screen is laid out only when a scrollbar appears or goes (Textual's own reactive lays out every change, and
+    # a scrollbar's repaint then comes a frame later, 17 to 33 ms).
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     BINDINGS = [
         Binding("up,k", "cursor(-1)", show=False),
@@ -46,10 +52,56 @@ class RowCursor(ScrollView, can_focus=True):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._strips: dict[int, Strip] = {}
+        self._base_styles: dict[str | None, Style] = {}
 
     @property
     def row_count(self) -> int:
         raise NotImplementedError
+
+    def rows_size(self, size: Size) -> None:
+        """The rows' size (header included), its scrollbars updated now."""
+        if size != self.virtual_size:
+            self.virtual_size = size
+            self._scroll_update(size)
+            if self.styles.auto_dimensions:  # a table as tall as its rows (a group's partitions): its size changed
+                self.refresh(layout=True)
+
+    def base_style(self, component: str | None = None) -> Style:
+        """The widget's style (or a component's), kept until its styles or focus change: Textual works it out from the
+        ancestors each time it is asked, and a frame asks once per line."""
+        style = self._base_styles.get(component)
+        if style is None:
+            style = self.rich_style if component is None else self.get_component_rich_style(component)
+            self._base_styles[component] = style
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.restyled()
+
+    def restyled(self) -> None:
+        """The widget's style changed (its CSS, the theme, focus: a focused table is tinted): rows drawn again."""
+        self._base_styles.clear()
+        self._strips.clear()
+
+    def row_strip(self, index: int) -> Strip:
+        """Row `index` drawn as a line not under the cursor (kept in `_strips`)."""
+        raise NotImplementedError
+
+    def repaint_changed(self, before: dict[int, Strip], count: int) -> None:
+        """Marks for the next frame only the lines that show something else than `before` (the rows drawn, of `count`
+        rows, at the same scroll offset): new rows that change nothing on screen draw nothing, and Textual composes a
+        frame of the lines marked, not of the whole table."""
+        top, lines = self.scroll_offset.y, max(0, self.size.height - 1)
+        changed = [
+            i for i in range(top, top + lines)
+            if i == self.cursor_row or (i < count if i >= self.row_count else before.get(i) != self.row_strip(i))
+        ]  # fmt: skip
+        start = 0
+        for at, i in enumerate(changed):  # runs of lines, one region each
+            if at + 1 == len(changed) or changed[at + 1] != i + 1:
+                self.refresh_lines(changed[start] + 1, i - changed[start] + 1)  # line 0 is the header
+                start = at + 1
 
     def watch_cursor_row(self, old: int, new: int) -> None:
         self._strips.pop(old, None)
@@ -75,9 +127,11 @@ class RowCursor(ScrollView, can_focus=True):
             self.cursor_row = index
 
     def on_focus(self) -> None:
+        self.restyled()
         self.refresh()
 
     def on_blur(self) -> None:
+        self.restyled()
         self.refresh()
 
 
@@ -186,6 +240,8 @@ class LineTable(RowCursor):
             for i, t in enumerate(texts[k]):
                 if len(t) > widths[i]:
                     widths[i] = len(t)
+        before, top, count, looks = self._strips, self.scroll_offset.y, len(self._keys), (self._widths, self._shown)
+        self._strips = {}
         self._keys, self._texts, self._widths = keys, texts, widths
         self._fit()
         at = keys.index(selected) if selected is not None and selected in texts and selected in keys else None
@@ -194,7 +250,10 @@ class LineTable(RowCursor):
             self.cursor_row = row
         elif selected != self.selected_key:
             self.post_message(self.Highlighted(self, self.selected_key))
-        self.refresh()
+        if looks != (self._widths, self._shown) or self.scroll_offset.y != top:
+            self.refresh()
+        else:
+            self.repaint_changed(before, count)
 
     def _fit(self) -> None:
         """The columns that fit the width, leaving out `dropped_first` in order (what is left still scrolls)."""
@@ -206,7 +265,7 @@ class LineTable(RowCursor):
             shown.remove(self.columns.index(name))
         self._shown = tuple(shown)
         self._strips.clear()
-        self.virtual_size = Size(sum(self._widths[i] + 2 for i in shown), len(self._keys) + 1)
+        self.rows_size(Size(sum(self._widths[i] + 2 for i in shown), len(self._keys) + 1))
 
     def on_resize(self) -> None:
         self._fit()
@@ -214,40 +273,53 @@ class LineTable(RowCursor):
 
     # --- drawing -----------------------------------------------------------------------------------------------
     def _line(self, cells: Sequence[str | Text], base: Style) -> Strip:
+        """The shown cells padded to their widths on `base`; text in one style runs into one segment (Textual's
+        compositor and colour filter go over each segment of each line of each frame)."""
         segments: list[Segment] = []
+        run: list[str] = []
+        current = base
+        console = self.app.console
         for i in self._shown:
             cell, width = cells[i], self._widths[i]
-            segments.append(Segment(" ", base))
-            if isinstance(cell, Text):
-                for seg in cell.render(self.app.console, end=""):
-                    segments.append(Segment(seg.text, base + seg.style if seg.style else base))
-                used = cell.cell_len
+            pieces: Sequence[tuple[str, Style]]
+            if isinstance(cell, str):
+                pieces, used = ((cell, base),), len(cell)
+            elif not cell.spans:  # one style for the whole cell: no need for Rich to divide it
+                pieces, used = ((cell.plain, _on(base, cell.style)),), cell.cell_len
             else:
-                segments.append(Segment(cell, base))
-                used = len(cell)
-            segments.append(Segment(" " * (width - used + 1), base))
+                pieces = [(seg.text, _on(base, seg.style)) for seg in cell.render(console, end="")]
+                used = cell.cell_len
+            for text, style in ((" ", base), *pieces, (" " * (width - used + 1), base)):
+                if style is not current:
+                    if run:
+                        segments.append(Segment("".join(run), current))
+                    run, current = [], style
+                run.append(text)
+        if run:
+            segments.append(Segment("".join(run), current))
         return Strip(segments)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         if y == 0:  # the header stays while the rows scroll under it
-            header = self.get_component_rich_style("line-table--header")
+            header = self.base_style("line-table--header")
             return self._line(self.header, header).crop(scroll_x, scroll_x + width).extend_cell_length(width, header)
         index = scroll_y + y - 1
         if index >= len(self._keys):
-            return Strip.blank(width, self.rich_style)
-        cursor = index == self.cursor_row
-        look = "line-table--cursor" if self.has_focus else "line-table--cursor-blurred"
-        base = self.get_component_rich_style(look) if cursor else self.rich_style
-        cached = None if cursor else self._strips.get(index)
-        if cached is not None:
-            strip = cached
-        else:
+            return Strip.blank(width, self.base_style())
+        if index == self.cursor_row:
+            base = self.base_style("line-table--cursor" if self.has_focus else "line-table--cursor-blurred")
             strip = self._line(self._all[self._keys[index]], base)
-            if not cursor:
-                self._strips[index] = strip
+        else:
+            base, strip = self.base_style(), self.row_strip(index)
         return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width, base)
+
+    def row_strip(self, index: int) -> Strip:
+        strip = self._strips.get(index)
+        if strip is None:
+            strip = self._strips[index] = self._line(self._all[self._keys[index]], self.base_style())
+        return strip
 
     # --- cursor ------------------------------------------------------------------------------------------------
     def watch_cursor_row(self, old: int, new: int) -> None:
@@ -276,3 +348,15 @@ def _order_key(text: str) -> tuple[int, float, str]:
         return (0, -float(text), "")
     except ValueError:
         return (1 if text.strip() not in ("-", "") else 2, 0.0, text.lower())
+
+
+@lru_cache(maxsize=1024)
+def _on_style(base: Style, style: Style) -> Style:
+    return base + style
+
+
+def _on(base: Style, style: str | Style | None) -> Style:
+    """`style` (a Rich style or its text) on `base`."""
+    if not style:
+        return base
+    return _on_style(base, Style.parse(style) if isinstance(style, str) else style)

@@ -148,30 +148,28 @@ def _digits(value: int | None) -> int:
 
 def topic_widths(topic: Topic, parts: Sequence[Partition]) -> tuple[int, ...]:
     """The widths (topic to messages, ELR included) that `parts`, the topic's partitions or those the filter kept,
-    need, from their values without drawing them: a few passes of builtins, as this runs over every partition. Its
-    faults are the topic's summary (worked out once per topic), or, for the filter's, the summary of a topic of those
-    alone."""
+    need, from their values without drawing them: from the summary of the topic (worked out in the poll's worker), or
+    for the filter's, of a topic of those alone. Only the ELR's goes over the partitions, and only where it was read."""
     summary = (topic if parts is topic.partitions else replace(topic, partitions=tuple(parts))).summary
     moved = summary.non_preferred_leaders
-    top = max(p.leader for p in parts)  # an offline partition's is -1
+    extent = summary.extent
+    top = extent.largest_leader  # an offline partition's is -1
     leader = max(
         len("-1 offline") if summary.offline else 0,
         len(str(top)) if top >= 0 else 0,
         len(str(max(p.leader for p in moved))) + 2 if moved else 0,  # " *": not the preferred leader
     )
     min_isr = topic.min_insync_replicas
-    lows = [p.low_watermark for p in parts if p.low_watermark is not None]
-    highs = [p.high_watermark for p in parts if p.high_watermark is not None]
     return (
         len(topic.name),
-        _digits(max(p.id for p in parts)),
+        _digits(extent.largest_id),
         leader,
-        max(map(_ids_width, [p.replicas for p in parts])),
-        max(map(_ids_width, [p.isr for p in parts])),
+        max(map(_ids_width, extent.replica_lists), default=0),
+        max(map(_ids_width, extent.isr_lists), default=0),
         0 if min_isr is None else len(str(min_isr)) + (2 if summary.under_min_isr else 0),
         elr_width(parts, min_isr),
-        _digits(max(lows)) if lows else 1,
-        _digits(max(highs)) if highs else 1,
+        _digits(extent.largest_low),
+        _digits(extent.largest_high),
         _digits(summary.largest),
     )
 
@@ -201,9 +199,10 @@ class TrendWidths:
     def _of_whole(self, history: HistorySnapshot) -> tuple[int, int]:
         if self._whole is not None and self._whole[0] is history:
             return self._whole[1]
-        isr = [len(s.values) for s in history.of(Metric.ISR_SIZE)]
-        rates = [s.values for s in history.of(Metric.RECORDS_PER_S)]
-        widths = _trend_widths_of(isr, rates, 0, 0)
+        isr, rates = history.extent(Metric.ISR_SIZE), history.extent(Metric.RECORDS_PER_S)
+        below = rates.largest_below(999_950)
+        above = rates.lasts[-1] if rates.lasts and rates.lasts[-1] >= 999_950 else None
+        widths = _trend_widths(isr.longest, rates.longest, below, above, 0, 0)
         self._whole = (history, widths)
         return widths
 
@@ -211,15 +210,24 @@ class TrendWidths:
 def _trend_widths_of(
     isr: list[int], rates: Sequence[tuple[float, ...]], isr_width: int, rate_width: int
 ) -> tuple[int, int]:
-    samples = max((len(r) for r in rates if r), default=0)
-    if samples:
-        # rate()'s text grows with the rate below 1 M/s, and again above: the largest of each is the widest.
-        lasts = [r[-1] for r in rates if r]
-        below = [v for v in lasts if v < 999_950]
-        above = [v for v in lasts if v >= 999_950]
-        text = max(len(rate(max(below))) if below else 0, len(rate(max(above))) if above else 0)
-        rate_width = max(rate_width, min(samples, TREND_WIDTH) + 1 + text)
-    return max(isr_width, min(max(isr, default=0), TREND_WIDTH)), rate_width
+    lasts = [r[-1] for r in rates if r]
+    below = [v for v in lasts if v < 999_950]
+    above = [v for v in lasts if v >= 999_950]
+    samples = max((len(r) for r in rates), default=0)
+    return _trend_widths(
+        max(isr, default=0), samples, max(below, default=None), max(above, default=None), isr_width, rate_width
+    )
+
+
+def _trend_widths(
+    isr_samples: int, rate_samples: int, below: float | None, above: float | None, isr_width: int, rate_width: int
+) -> tuple[int, int]:
+    """`below`, `above`: the largest last rate under 999,950/s and the largest from there. rate()'s text grows with the
+    rate below 1 M/s ("999.9k/s"; 999,950 is "1000.0k/s"), and again above: the widest is one of the two."""
+    if rate_samples:
+        text = max(len(rate(below)) if below is not None else 0, len(rate(above)) if above is not None else 0)
+        rate_width = max(rate_width, min(rate_samples, TREND_WIDTH) + 1 + text)
+    return max(isr_width, min(isr_samples, TREND_WIDTH)), rate_width
 
 
 # --- drawing ---------------------------------------------------------------------------------------------------------
@@ -228,15 +236,36 @@ def _style(spec: str) -> Style:
     return Style.parse(spec) if spec.strip() else Style()
 
 
+@lru_cache(maxsize=1024)
+def _on(base: Style, spec: str) -> Style:
+    return base + _style(spec) if spec else base
+
+
 def draw_line(cells: Sequence[Cell], columns: Sequence[int], widths: Sequence[int], base: Style) -> Strip:
-    """The cells of `columns`, each padded to its width with a space either side, on `base`."""
+    """The cells of `columns`, each padded to its width with a space either side, on `base`. Text in one style runs
+    into one segment (a plain cell and its padding are one): Textual's compositor and its colour filter then go over
+    a few segments a line, not three a cell."""
     segments: list[Segment] = []
+    run: list[str] = []
+    current = base
     for i in columns:
-        cell, width = cells[i], widths[i]
         used = 0
-        segments.append(Segment(" ", base))
-        for text, spec in cell:
-            segments.append(Segment(text, base + _style(spec)))
+        if current is not base:
+            segments.append(Segment("".join(run), current))
+            run, current = [], base
+        run.append(" ")
+        for text, spec in cells[i]:
+            style = _on(base, spec) if spec else base
+            if style is not current:
+                segments.append(Segment("".join(run), current))
+                run, current = [], style
+            run.append(text)
             used += len(text)
-        segments.append(Segment(" " * (width - used + 1), base))
-    return Strip(segments)
+        pad = " " * (widths[i] - used + 1)
+        if current is not base:
+            segments.append(Segment("".join(run), current))
+            run, current = [], base
+        run.append(pad)
+    if run:
+        segments.append(Segment("".join(run), current))
+    return Strip(segments, sum(widths[i] + 2 for i in columns))

@@ -12,7 +12,6 @@ from typing import Any
 
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot
@@ -28,7 +27,7 @@ from kafkatop.tui.live.widgets.partition_cells import (
     draw_line,
     topic_widths,
 )
-from kafkatop.tui.live.widgets.partition_rows import ORDERS, in_order, matching, row_cells
+from kafkatop.tui.live.widgets.partition_rows import ORDERS, Shown, in_order, matching, row_cells
 
 
 class PartitionTable(RowCursor):
@@ -42,10 +41,8 @@ class PartitionTable(RowCursor):
     # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it); elr only where the cluster has ELR
     # (eligible.leader.replicas.version ≥ 1: Kafka 4.1's default, never the mock's or a Kafka before 4.0).
     DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
-    BINDINGS = [
-        Binding("enter", "screen.browse", "Browse messages", show=False),
-        Binding("o", "order", "Order rows", show=False),
-    ]
+    # `o` is the pane's (PartitionsPane): the rows ordered and the summary saying how repainted in one frame.
+    BINDINGS = [Binding("enter", "screen.browse", "Browse messages", show=False)]
     ORDERS = ORDERS
     DEFAULT_CSS = """
     PartitionTable > .partition-table--header { text-style: bold; }
@@ -61,6 +58,9 @@ class PartitionTable(RowCursor):
         self._by_topic: dict[str, tuple[Topic, tuple[int, ...]]] = {}  # each topic's widths, with the topic they fit
         self._trend_widths = TrendWidths()
         self._cells: dict[int, tuple[Cell, ...]] = {}  # by row index, built when drawn, until the next poll
+        # Rows drawn, by partition, while the look of a row is the same (widths, columns, style, the poll's history
+        # and time): a keystroke of the filter or `o` moves rows already drawn, it does not draw them again.
+        self._drawn: dict[int, tuple[Partition, int | None, Strip]] = {}
         self._widths: list[int] = [len(c) for c in self.COLUMNS]
         self.filter_text = ""
         self._total = 0
@@ -71,22 +71,20 @@ class PartitionTable(RowCursor):
         self._min_isr_known = False  # whether any shown topic's min.insync.replicas was read
         self._elr_known = False  # whether the cluster keeps eligible leader replicas (KIP-966)
         self.order = "topic"
+        self._narrowed: tuple[ClusterSnapshot, str, frozenset[str]] | None = None  # the filter's last: topics kept
+        self._orders: tuple[ClusterSnapshot | None, str | None, dict[str, list[Partition]]] = (None, None, {})
 
     @property
     def row_count(self) -> int:
         return len(self._rows)
 
-    def action_order(self) -> None:
+    def next_order(self) -> str:
+        """The rows in the next of ORDERS, from the first row."""
         self.order = self.ORDERS[(self.ORDERS.index(self.order) + 1) % len(self.ORDERS)]
         self.cursor_row = 0
         if self._last is not None:
             self.show(*self._last)
-        self.post_message(self.Ordered(self.order))
-
-    class Ordered(Message):
-        def __init__(self, order: str) -> None:
-            super().__init__()
-            self.order = order
+        return self.order
 
     def clear(self) -> None:
         self._rows, self._cells, self._strips = [], {}, {}
@@ -106,6 +104,8 @@ class PartitionTable(RowCursor):
         self, snapshot: ClusterSnapshot, topic: str | None, now: float, history: HistorySnapshot | None = None
     ) -> None:
         self._last = (snapshot, topic, now, history)
+        if history is not self._history or now != self._now:
+            self._drawn.clear()  # the trends and the highlight of a changed row are the poll's
         self._now, self._history = now, history
         shown: list[tuple[Topic, Sequence[Partition]]] = []
         by_topic: dict[str, tuple[Topic, tuple[int, ...]]] = {}
@@ -113,14 +113,23 @@ class PartitionTable(RowCursor):
         widths = [len(c) for c in self.COLUMNS]
         min_isr_known = False
         words = self.filter_text.lower().split()
+        # Typing on narrows what the last keystroke kept (a row matching "t-042" matches "t-04"): of the same
+        # snapshot, only the topics that still had rows are looked at again.
+        narrowed = self._narrowed
+        kept = narrowed[2] if narrowed is not None and narrowed[0] is snapshot and self.filter_text.startswith(
+            narrowed[1]) else None  # fmt: skip
+        names: set[str] = set()
         for t in snapshot.topics:
             if topic is not None and t.name != topic:
                 continue
             total += len(t.partitions)
             min_isr_known = min_isr_known or (t.min_insync_replicas is not None and bool(t.partitions))
+            if kept is not None and t.name not in kept:
+                continue  # none of its rows matched the filter's shorter text
             parts = matching(t, words) if words else t.partitions
             if not parts:
                 continue
+            names.add(t.name)
             shown.append((t, parts))
             if parts is not t.partitions:  # narrowed by the filter
                 found = topic_widths(t, parts)
@@ -134,25 +143,47 @@ class PartitionTable(RowCursor):
             for i, w in enumerate(found):
                 if w > widths[i]:
                     widths[i] = w
-        rows = in_order(shown, self.order)
+        rows = self._in_order(snapshot, topic, shown, bool(words))
         if history is not None and rows:
             widths[ISR_TREND], widths[RATE_TREND] = self._trend_widths(
                 history, rows, widths[ISR_TREND], widths[RATE_TREND]
             )
+        count = len(self._rows)
         self._rows, self._cells, self._total = rows, {}, total
+        self._narrowed = (snapshot, self.filter_text, frozenset(names)) if words else None
         self._min_isr = {t.name: t.min_insync_replicas for t, _ in shown}
         self._by_topic.update(by_topic)
         for gone in set(self._by_topic).difference(t.name for t in snapshot.topics):
             del self._by_topic[gone]
-        self._strips.clear()  # rows are drawn again as they are shown: a screenful, whatever changed
+        before, self._strips = self._strips, {}  # the rows on screen, compared below with what they show now
+        top = self.scroll_offset.y
         elr_known = snapshot.features is not None and snapshot.features.elr_enabled
-        if widths != self._widths or (min_isr_known, elr_known) != (self._min_isr_known, self._elr_known):
+        looks = widths != self._widths or (min_isr_known, elr_known) != (self._min_isr_known, self._elr_known)
+        if looks:
             self._widths = widths
             self._min_isr_known, self._elr_known = min_isr_known, elr_known
             self._fit()
         self.cursor_row = min(self.cursor_row, max(0, len(rows) - 1))
         self._resize()
-        self.refresh()
+        if looks or self.scroll_offset.y != top:
+            self.refresh()
+        else:
+            self.repaint_changed(before, count)
+
+    def _in_order(self, snapshot: ClusterSnapshot, topic: str | None, shown: Shown, filtered: bool) -> list[Partition]:
+        """The rows in the table's order: every row's, worked out once per poll and order and kept (the keystrokes of
+        the filter and `o` back to an order seen reuse it); a filter's few rows ordered as they come."""
+        if self._orders[0] is not snapshot or self._orders[1] != topic:
+            self._orders = (snapshot, topic, {})
+        every = self._orders[2].get(self.order)
+        if not filtered:
+            if every is None:
+                every = self._orders[2][self.order] = in_order(shown, self.order)
+            return list(every)
+        if every is None or sum(len(parts) for _, parts in shown) < 1_000:
+            return in_order(shown, self.order)
+        kept = {id(p) for _, parts in shown for p in parts}
+        return [p for p in every if id(p) in kept]
 
     def _row_cells(self, index: int) -> tuple[Cell, ...]:
         cells = self._cells.get(index)
@@ -161,12 +192,30 @@ class PartitionTable(RowCursor):
             cells = self._cells[index] = row_cells(p, self._min_isr.get(p.topic), self._history, self._now)
         return cells
 
+    def row_strip(self, index: int) -> Strip:
+        """A row other than the cursor's, drawn: kept by index until the next poll, and by partition while its look
+        is the same (a keystroke of the filter or `o` moves rows already drawn)."""
+        strip = self._strips.get(index)
+        if strip is None:
+            p = self._rows[index]
+            min_isr = self._min_isr.get(p.topic)
+            drawn = self._drawn.get(id(p))
+            if drawn is not None and drawn[0] is p and drawn[1] == min_isr:
+                strip = drawn[2]
+            else:
+                strip = draw_line(self._row_cells(index), self._columns, self._widths, self.base_style())
+                if len(self._drawn) > 4 * 1024:  # scrolled through many rows in one poll
+                    self._drawn.clear()
+                self._drawn[id(p)] = (p, min_isr, strip)
+            self._strips[index] = strip
+        return strip
+
     def _resize(self) -> None:
         width, height = sum(self._widths[i] + 2 for i in self._columns), len(self._rows) + 1
         room, current = self.size.width, self.virtual_size
         if room and current.height == height and width <= room and current.width <= room:
             return  # narrower or wider, it still fits: no scrollbar changes, and a new size would cost a relayout
-        self.virtual_size = Size(width, height)
+        self.rows_size(Size(width, height))
 
     def _fit(self) -> None:
         """The columns that fit the width, dropping DROPPED_FIRST in order (a wide table still scrolls)."""
@@ -181,6 +230,7 @@ class PartitionTable(RowCursor):
                 break
             columns.remove(self.COLUMNS.index(name))
         self._strips.clear()
+        self._drawn.clear()
         if tuple(columns) != self._columns:
             self._columns = tuple(columns)
             self._resize()
@@ -188,6 +238,10 @@ class PartitionTable(RowCursor):
     def on_resize(self) -> None:
         self._fit()
         self.refresh()
+
+    def restyled(self) -> None:
+        super().restyled()
+        self._drawn.clear()
 
     # --- the filter (`/`) --------------------------------------------------------------------------------------
     def apply_filter(self, text: str) -> tuple[int, int]:
@@ -202,23 +256,17 @@ class PartitionTable(RowCursor):
         width = self.size.width
         if y == 0:  # the header stays put while the rows scroll under it
             header = tuple(((name, ""),) for name in self.COLUMNS)
-            style = self.get_component_rich_style("partition-table--header")
-            strip = draw_line(header, self._columns, self._widths, style)
+            strip = draw_line(header, self._columns, self._widths, self.base_style("partition-table--header"))
             return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
         index = scroll_y + y - 1
         if index >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style())
         # The highlighted row is always shown (what d and v act on), brighter while the table has the keys.
-        cursor = index == self.cursor_row
-        cached = None if cursor else self._strips.get(index)
-        if cached is not None:
-            strip = cached
-        else:
+        if index == self.cursor_row:
             look = "partition-table--cursor" if self.has_focus else "partition-table--cursor-blurred"
-            base = self.get_component_rich_style(look) if cursor else self.rich_style
-            strip = draw_line(self._row_cells(index), self._columns, self._widths, base)
-            if not cursor:
-                self._strips[index] = strip
+            strip = draw_line(self._row_cells(index), self._columns, self._widths, self.base_style(look))
+        else:
+            strip = self.row_strip(index)
         return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width)
 
     @property

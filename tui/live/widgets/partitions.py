@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -43,6 +44,10 @@ class PartitionsPane(LivePane, Vertical):
     """A topic picker (or all topics), a one-line summary, and the table: every partition, or one row per topic
     (T switches; Enter on a topic shows its partitions)."""
 
+    # `o` on the partition table (the topic rows' own `o` orders them by column): bound here, not in the table, so
+    # that the rows and the summary saying their order change in one step, and so in one frame.
+    BINDINGS = [Binding("o", "order", "Order rows", show=False)]
+
     def __init__(self) -> None:
         super().__init__()
         self.by_topic: bool | None = None  # None: as the cluster's size says (TOPIC_ROWS_ABOVE)
@@ -60,10 +65,11 @@ class PartitionsPane(LivePane, Vertical):
         else:
             super().redraw()
 
-    @on(PartitionTable.Ordered)
-    def _ordered(self) -> None:
-        """The table ordered its rows itself: the summary says how."""
-        self.query_one("#topic-summary", Summary).text = self._with_order(self._summary, self.showing_topics)
+    def action_order(self) -> None:
+        table = self.query_one(PartitionTable)
+        if table.display:
+            table.next_order()
+            self.query_one("#topic-summary", Summary).text = self._with_order(self._summary, self.showing_topics)
 
     def _with_order(self, summary: Text, by_topic: bool) -> Text:
         order = self.query_one(PartitionTable).order
