@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from kafkatop.backends.model.errors import KafkatopError
 
-LINES_PER_BATCH = 60  # messages written per drain; the rest are counted, not drawn
+# Messages written per drain (10 a second); the rest are counted, not drawn. 200 lines a second is more than anyone
+# reads, and the log's wrapping of each line was most of the UI's work at 100,000 msg/s (bench/consumer_console.py).
+LINES_PER_BATCH = 20
 LOG_LINES = 300  # scrollback per console; each line holds render caches the garbage collector walks
 
 
