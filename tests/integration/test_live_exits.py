@@ -27,6 +27,7 @@ import pytest
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.install import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
+from kafkatop.backends.lab.state import STATE_FILE
 from kafkatop.backends.model.nodes import NodeState
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import make_standin_install
@@ -143,6 +144,17 @@ def up_pids(lab: LabCluster) -> list[int] | None:
     if all(n.state is NodeState.UP and n.pid is not None for n in nodes):
         return [n.pid for n in nodes if n.pid is not None]
     return None
+
+
+def why_not_restarted(text: str, lab: LabCluster) -> str:
+    """What the view said about broker-1 and its restart (the notices scroll by), its log's tail and the state file:
+    enough to tell a refused start from a start that failed."""
+    said = list(dict.fromkeys(line.strip() for line in text.splitlines() if "restart" in line or "broker-1" in line))
+    state = lab.state_dir / STATE_FILE
+    return "\n".join([
+        "the view said:", *said[-40:], "broker-1's log:", lab.log_tail("broker-1", 30),
+        "state:", state.read_text() if state.is_file() else "(no state file)", "screen:", text[-1500:],
+    ])  # fmt: skip
 
 
 WAYS = {
@@ -341,7 +353,7 @@ def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
                 timeout_s=60, interval_s=0.2, what="broker-1 restarted from the view",
             )  # fmt: skip
         except AssertionError:
-            raise AssertionError(shown.text()[-3000:]) from None
+            raise AssertionError(why_not_restarted(shown.text(), cluster)) from None
         time.sleep(1.0)
         term.type("q")
         assert term.proc.wait(timeout=60) == 0
