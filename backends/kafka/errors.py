@@ -75,10 +75,15 @@ class Deadline:
 
     def result(self, fut: Future[Any]) -> Any:
         """The future's result, or raise: a copy of its exception, or TimeoutError once the deadline passed."""
-        failed = fut.exception(timeout=self.left())
-        if failed is None:
-            return fut.result()
-        raise detached(failed)
+        return result_within(fut, self.left())
+
+
+def result_within(fut: Future[Any], timeout_s: float) -> Any:
+    """The future's result, or raise: a copy of its exception (detached), or TimeoutError after `timeout_s`."""
+    failed = fut.exception(timeout=timeout_s)
+    if failed is None:
+        return fut.result()
+    raise detached(failed)
 
 
 def detached(exc: BaseException) -> BaseException:

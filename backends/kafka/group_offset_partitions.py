@@ -16,7 +16,7 @@ from typing import Any
 
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kafkatop.backends.kafka.errors import Deadline
+from kafkatop.backends.kafka.errors import Deadline, result_within
 from kafkatop.backends.kafka.group_reader import DESCRIPTION_WAIT_S
 
 
@@ -54,7 +54,7 @@ class OffsetPartitions:
             wanted = known | assigned  # assigned as of the last description, if this poll's comes too late
             if description is not None:
                 try:
-                    desc = description.result(timeout=min(deadline.left(), DESCRIPTION_WAIT_S))
+                    desc = result_within(description, min(deadline.left(), DESCRIPTION_WAIT_S))
                     wanted.update(_assigned_topics(desc))
                 except Exception:  # noqa: BLE001 - the poll reports the description's failure where it collects it
                     pass

@@ -14,7 +14,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.errors import describe_error, error_code, error_text
+from kafkatop.backends.kafka.errors import describe_error, error_code, error_text, result_within
 from kafkatop.backends.kafka.groups import group_state
 from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
@@ -76,7 +76,7 @@ class GroupAdmin:
 
     def _result(self, fut: Future[Any], deadline: float) -> Any:
         # librdkafka fails the future itself after request_timeout; this wait is only a backstop.
-        return fut.result(timeout=max(0.0, deadline - time.monotonic()))
+        return result_within(fut, max(0.0, deadline - time.monotonic()))
 
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout_s + 1.0

@@ -21,7 +21,7 @@ from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka
 from kafkatop.backends.insight.grants import Doing, Refused
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.elr import read_elr
-from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.errors import failure, result_within, unreachable_reason
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
@@ -73,7 +73,7 @@ class TopicAdmin:
 
     def _result(self, fut: Future[Any], deadline: float) -> Any:
         # librdkafka fails the future itself once request_timeout passes; this wait is only a backstop.
-        return fut.result(timeout=max(0.0, deadline - time.monotonic()))
+        return result_within(fut, max(0.0, deadline - time.monotonic()))
 
     def _deadline(self) -> float:
         return time.monotonic() + self.timeout_s + 1.0
