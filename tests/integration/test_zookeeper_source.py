@@ -151,7 +151,13 @@ def test_survives_a_zookeeper_restart(tmp_path: Path) -> None:
         with ZooKeeperSource(server.address, session_timeout_s=30) as source:
             server.stop()
             server.start()
-            wait_for(lambda: zk.connected and source.connected, timeout_s=30, what="reconnect")
+            try:  # a ZooKeeper JVM restarted under the whole suite's load has taken more than 30 s to serve
+                wait_for(lambda: zk.connected and source.connected, timeout_s=60, what="reconnect")
+            except AssertionError:
+                log = server.log_path.read_text(errors="replace")[-3000:] if server.log_path.is_file() else ""
+                raise AssertionError(
+                    f"test client {zk.state}, source connected {source.connected}; ZooKeeper's log:\n{log}"
+                ) from None
             kz.set_partition_state(zk, "t", 0, leader=1, isr=[1], leader_epoch=1)
             ev = next_event(source, PartitionStateChanged, timeout_s=20)
             assert isinstance(ev, PartitionStateChanged) and ev.state is not None and ev.state.leader == 1
