@@ -14,12 +14,18 @@ from kafkatop.tui.live.collector import FULL_EVERY_S, Collector
 
 @pytest.fixture
 def restored_gc() -> Iterator[None]:
-    threshold = gc.get_threshold()
+    """CPython's defaults for the test (a live view run earlier in this process may have settled the collector), and
+    the state before it back afterwards."""
+    threshold, enabled = gc.get_threshold(), gc.isenabled()
+    gc.set_threshold(700, 10, 10)
+    gc.enable()
     try:
         yield
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+        if not enabled:
+            gc.disable()
 
 
 class Node:
