@@ -15,6 +15,7 @@ import psutil
 
 from kafkatop.backends.lab.identity import lab_cluster_id
 from kafkatop.backends.lab.install import KafkaInstall, LabMode
+from kafkatop.backends.lab.node_files import rest_auth
 from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, check_ports_free, ensure_writable
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, SpecError, broker_node, connect_node, feature_flags
 from kafkatop.backends.lab.state import (
@@ -285,6 +286,8 @@ class LabCluster:
 
     # --- reading -----------------------------------------------------------------------------------------------
     def snapshot(self) -> LabSnapshot:
+        security, rest = self.runner.security, rest_auth(self.state)
+        workers = any(n.is_connect for n in self.state.nodes)
         with self.state.lock:
             statuses = []
             for node in self.state.nodes:
@@ -320,12 +323,20 @@ class LabCluster:
                 self.state.state_dir,
                 tuple(statuses),
                 self.state.spec.security,
-                self.runner.security.client_properties_path if self.runner.security.enabled else None,
-                admin if (admin := self.runner.security.admin_properties_path) and admin.is_file() else None,
+                security.client_properties_path if security.enabled else None,
+                _existing(security.admin_properties_path),
                 self.state.spec.authorizer,
+                _existing(security.controller_admin_properties_path),
+                _existing(rest.properties_path) if workers and security.enabled else None,
+                _existing(rest.netrc_path) if workers and security.enabled else None,
             )
 
     def refresh(self) -> LabSnapshot:
         with self.state.lock:
             self.state.refresh_from_disk()
         return self.snapshot()
+
+
+def _existing(path: Path | None) -> Path | None:
+    """`path` if it is a file (a lab made before kafkatop wrote it has none)."""
+    return path if path is not None and path.is_file() else None

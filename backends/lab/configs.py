@@ -99,6 +99,15 @@ def edit_properties(
     return "\n".join(out) + "\n"
 
 
+def with_protocol(protocol_map: str, listener: str, protocol: str) -> str:
+    """A listener.security.protocol.map with `listener`'s entry set to `protocol`, the others as they were."""
+    entries = [e.strip() for e in protocol_map.split(",") if e.strip()]
+    if f"{listener}:{protocol}" in entries:
+        return protocol_map
+    kept = [e for e in entries if e.split(":", 1)[0].strip() != listener]
+    return ",".join([f"{listener}:{protocol}", *kept])
+
+
 def _internal_topic_settings(
     stock: Mapping[str, str], stock_text: str, brokers: int, share_groups: bool = False
 ) -> dict[str, str | None]:
@@ -129,10 +138,12 @@ def node_properties(
     log_dir: Path,
     stock_path: Path | str,
     security_settings: Mapping[str, str | None] | None = None,
+    controller_protocol: str = "PLAINTEXT",
 ) -> str:
     """The properties file of one broker, combined node or controller. On a secured lab (`spec.security`) the
     brokers' listener is named after its protocol (SASL_SSL://127.0.0.1:9092), and `security_settings` (TLS stores,
-    SASL) are set; the controllers' listener stays PLAINTEXT on 127.0.0.1."""
+    SASL) are set; the controllers' listener, on 127.0.0.1, takes `controller_protocol` (SASL_PLAINTEXT on a SASL
+    lab, its mechanism and users among `security_settings`)."""
     stock = parse_properties(stock_text)
     brokers = sum(1 for n in nodes if n.is_broker)
     settings: dict[str, str | None] = {}
@@ -172,7 +183,8 @@ def node_properties(
             settings["inter.broker.listener.name"] = listener
         protocol_map = settings["listener.security.protocol.map"] or ""
         if "CONTROLLER:" not in protocol_map or f"{listener}:" not in protocol_map:
-            settings["listener.security.protocol.map"] = PROTOCOL_MAP
+            protocol_map = PROTOCOL_MAP
+        settings["listener.security.protocol.map"] = with_protocol(protocol_map, "CONTROLLER", controller_protocol)
     settings |= _internal_topic_settings(stock, stock_text, brokers, spec.share_groups)
     settings |= dict(security_settings or {})
     settings |= dict(spec.broker_properties)

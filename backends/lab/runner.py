@@ -15,13 +15,13 @@ from pathlib import Path
 
 import psutil
 
-from kafkatop.backends.lab.configs import node_properties, zookeeper_properties
 from kafkatop.backends.lab.local import wait_gone
-from kafkatop.backends.lab.security import LabSecurity, write_private
+from kafkatop.backends.lab.node_files import lab_security, rest_auth, write_node_files
+from kafkatop.backends.lab.security import LabSecurity
 from kafkatop.backends.lab.spec import HOST, NodeSpec
 from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
 from kafkatop.backends.lab.storage import format_storage
-from kafkatop.backends.lab.workers import CONNECT_HEAP, FILE_CONNECTORS, rest_version, worker_properties
+from kafkatop.backends.lab.workers import CONNECT_HEAP, rest_version
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.processes import ProcessRole
@@ -142,47 +142,7 @@ class NodeRunner:
         nodes = self.state.nodes if nodes is None else nodes
         for sub in ("config", "logs", "data"):
             (self.state.state_dir / sub).mkdir(parents=True, exist_ok=True)
-        security = self.security
-        security.ensure(nodes)
-        for node in nodes:
-            path = self.state.config_path(node)
-            if path.exists():
-                continue
-            stock = self.state.install.stock_config(self.state.mode, self.state.stock_role(node))
-            if node.is_connect:
-                text = worker_properties(
-                    stock.read_text(encoding="utf-8", errors="replace"),
-                    spec=self.state.spec,
-                    node=node,
-                    nodes=self.state.nodes,
-                    plugin_jars=self.state.install.jars(FILE_CONNECTORS),
-                    stock_path=stock,
-                    client_settings=security.worker_settings() if security.enabled else None,
-                    service_loader=self.state.install.version.at_least(3, 6),
-                )
-            elif node.role is ProcessRole.ZOOKEEPER:
-                text = zookeeper_properties(
-                    stock.read_text(encoding="utf-8", errors="replace"),
-                    spec=self.state.spec,
-                    node=node,
-                    data_dir=self.state.data_dir(node),
-                    stock_path=stock,
-                )
-            else:
-                text = node_properties(
-                    stock.read_text(encoding="utf-8", errors="replace"),
-                    spec=self.state.spec,
-                    mode=self.state.mode,
-                    node=node,
-                    nodes=self.state.nodes,
-                    log_dir=self.state.data_dir(node),
-                    stock_path=stock,
-                    security_settings=security.node_settings(node),
-                )
-            if security.enabled:
-                write_private(path, text)  # it holds a SCRAM password (the brokers', or a worker's client user's)
-            else:
-                path.write_text(text, encoding="utf-8")
+        write_node_files(self.state, nodes)
         if self.state.mode == "kraft":
             unformatted = [
                 n for n in nodes if not (n.is_connect or (self.state.data_dir(n) / "meta.properties").exists())
@@ -191,8 +151,12 @@ class NodeRunner:
 
     @property
     def security(self) -> LabSecurity:
-        spec = self.state.spec
-        return LabSecurity(self.state.state_dir, spec.name, spec.security, spec.authorizer)
+        return lab_security(self.state)
+
+    def rest_user_info(self) -> str | None:
+        """USER:PASSWORD for the workers' REST API on a secured lab; None on a plaintext lab, whose workers ask none."""
+        security = self.security
+        return rest_auth(self.state).user_info(security.passwords()) if security.enabled else None
 
     def _format_storage(self, nodes: list[NodeSpec]) -> None:
         assert self.state.cluster_id is not None
@@ -215,6 +179,8 @@ class NodeRunner:
         # kafka-run-class.sh turns on remote JMX when this is empty; a lab node opens nothing beyond 127.0.0.1.
         env["KAFKA_JMX_OPTS"] = " "
         env.pop("JMX_PORT", None)
+        if node.is_connect and self.security.enabled:  # the REST API's users (connect_auth.py): a path, no secret
+            env["KAFKA_OPTS"] = f"{env.get('KAFKA_OPTS', '')} {rest_auth(self.state).jvm_option()}".strip()
         return env
 
     def check_ports(self, nodes: list[NodeSpec]) -> None:
@@ -261,7 +227,7 @@ class NodeRunner:
         if not accepting(node.port):
             return False
         if node.is_connect:  # its REST port opens early, answering 404 until the worker has joined its group
-            return rest_version(node.port) is not None
+            return rest_version(node.port, user_info=self.rest_user_info()) is not None
         try:
             with open(self.state.log_path(node), "rb") as f:
                 f.seek(run.log_offset)

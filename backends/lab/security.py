@@ -5,14 +5,24 @@ SASL is SCRAM-SHA-512, with two users created when the storage is formatted (`ka
 `admin`, the brokers' own, and `client`, for clients. TLS uses a CA made for this lab and a certificate per broker for
 127.0.0.1 and localhost, all PEM. Passwords are drawn at random. Everything lives in the lab's state directory:
 `security/` (0700: the CA, each broker's key and certificate, the passwords, each 0600), `client.properties` and, on a
-SASL lab, `admin.properties` (0600 both), in the Java client's own format, for Kafka's tools and kafkatop's
-`--command-config` alike.
+SASL lab, `admin.properties` and `controller-admin.properties` (0600 all), in the Java client's own format, for Kafka's
+tools and kafkatop's `--command-config` alike.
 
-The KRaft controllers' listener stays PLAINTEXT on 127.0.0.1: SCRAM cannot secure it (its users live in the metadata
-the controllers serve), and nothing but this machine can reach it.
+On a SASL lab the KRaft controllers' listener (CONTROLLER, on 127.0.0.1) takes SASL_PLAINTEXT with mechanism PLAIN,
+user `admin` and its password, from the nodes' own properties (`listener.name.controller.plain.sasl.jaas.config`):
+SCRAM cannot secure it, since its users live in the metadata the controllers serve, while PLAIN's live in the file.
+The brokers and the other controllers log in there as admin; so do Kafka's tools with `--bootstrap-controller` and
+controller-admin.properties (SASL_PLAINTEXT, PLAIN), which admin.properties (the brokers' listener, SCRAM) cannot
+serve. A process of this machine with no password gets nothing from a controller. No TLS there, even on a sasl_ssl
+lab: the listener binds 127.0.0.1, where only this machine's root could watch the password go by, and controllers
+have no certificate. On a TLS-only lab (no users) the controllers' listener stays PLAINTEXT on 127.0.0.1. A lab whose
+controllers' files were written before (PLAINTEXT there) keeps them: its nodes' files are written once, and a node
+added to it reaches its controllers as they are (`controller_sasl=False`; backends/lab/doors.py says so). A secured
+lab's Connect workers ask for admin on their REST API too (connect_auth.py).
 
-With `--authorizer` (SASL only) every KRaft node runs `StandardAuthorizer`: no ACL, no access, and `admin` a super
-user. The controllers need it too: the ACLs live in the metadata, and CreateAcls/DeleteAcls are forwarded to them.
+With `--authorizer` (SASL only) every KRaft node runs `StandardAuthorizer`: no ACL, no access, and `admin` the one
+super user, on brokers and controllers alike. The controllers need it too: the ACLs live in the metadata, and
+CreateAcls/DeleteAcls are forwarded to them.
 """
 
 from __future__ import annotations
@@ -28,24 +38,26 @@ from kafkatop.backends.lab.spec import SECURITY_PROTOCOLS, NodeSpec
 
 CLIENT_PROPERTIES = "client.properties"
 ADMIN_PROPERTIES = "admin.properties"
+CONTROLLER_ADMIN_PROPERTIES = "controller-admin.properties"
 SECURITY_DIR = "security"
 MECHANISM = "SCRAM-SHA-512"
+CONTROLLER_MECHANISM = "PLAIN"  # the controllers' listener: its users are in the nodes' files, not the metadata
+CONTROLLER_LISTENER = "CONTROLLER"
 ADMIN_USER = "admin"
 CLIENT_USER = "client"
 _SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+_PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 _SECRETS = "passwords.properties"
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
-# Who the authorizer lets do everything (seen on Kafka 4.1). The brokers reach the controllers over the CONTROLLER
-# listener, PLAINTEXT, as User:ANONYMOUS: without it as a super user on the controllers, a broker's first metadata
-# Fetch is refused (CLUSTER_AUTHORIZATION_FAILED) and the broker exits. A request forwarded to the controllers
-# (CreateAcls, CreateTopics) is judged as its sender, so admin is one there too; a controller without the authorizer
-# refuses CreateAcls ("No Authorizer is configured"). Kafka has no per-listener super users, and a PLAINTEXT listener
-# no principal but ANONYMOUS (only a principal builder class of one's own, or mutual TLS with mapping rules, would
-# name the brokers there). It gives nothing away on the brokers' listener: SASL there makes every principal a SCRAM
-# user, never ANONYMOUS; ANONYMOUS is only ever who comes through the controller listener, which binds 127.0.0.1 and
-# was unauthenticated before. Broker-only nodes serve no controller listener: admin alone.
-BROKER_SUPER_USERS = f"User:{ADMIN_USER}"
-CONTROLLER_SUPER_USERS = f"User:{ADMIN_USER};User:ANONYMOUS"
+# Who the authorizer lets do everything (seen on Kafka 4.1): admin, on every node. The brokers reach the controllers
+# as admin (SASL PLAIN on the controllers' listener): a controller that did not count it as a super user would refuse
+# a broker's first metadata Fetch (CLUSTER_AUTHORIZATION_FAILED), and the broker would exit. A request forwarded to
+# the controllers (CreateAcls, CreateTopics) is judged as its sender, admin or not; a controller without the
+# authorizer refuses CreateAcls ("No Authorizer is configured").
+SUPER_USERS = f"User:{ADMIN_USER}"
+# Only for a lab whose controllers' listener was written PLAINTEXT before kafkatop took SASL there: its brokers reach
+# it as User:ANONYMOUS, which its controllers' files name a super user, so a node written again for it must too.
+_PLAINTEXT_CONTROLLER_SUPER_USERS = f"{SUPER_USERS};User:ANONYMOUS"
 
 
 def listener_name(security: str) -> str:
@@ -78,6 +90,13 @@ def jaas_line(user: str, password: str) -> str:
     return f'{_SCRAM_MODULE} required username="{user}" password="{password}";'
 
 
+def plain_jaas_line(user: str, password: str, *, serves: bool = False) -> str:
+    """PlainLoginModule's JAAS line: `username` and `password`, what a node logs in to the controllers with (and a
+    tool); on a node that serves the controllers' listener also `user_USER`, the one user it lets in there."""
+    served = f' user_{user}="{password}"' if serves else ""
+    return f'{_PLAIN_MODULE} required username="{user}" password="{password}"{served};'
+
+
 def _password() -> str:
     # Letters and digits only: the value goes into a JAAS line and into `--add-scram 'SCRAM-SHA-512=[…]'`.
     return secrets.token_hex(16)
@@ -86,12 +105,23 @@ def _password() -> str:
 class LabSecurity:
     """The security material of one lab cluster, under its state directory; made on first use, then reused."""
 
-    def __init__(self, state_dir: Path, cluster_name: str, security: str, authorizer: bool = False) -> None:
+    def __init__(
+        self,
+        state_dir: Path,
+        cluster_name: str,
+        security: str,
+        authorizer: bool = False,
+        *,
+        controller_sasl: bool = True,
+    ) -> None:
         self.state_dir = state_dir
         self.name = cluster_name
         self.security = security
         self.authorizer = authorizer
         self.dir = state_dir / SECURITY_DIR
+        # SASL on the controllers' listener: every SASL lab, but one whose controllers' files say PLAINTEXT (written
+        # before kafkatop took SASL there), where a file written now (an added broker's) reaches them as they are.
+        self.controller_sasl = controller_sasl and uses_sasl(security)
 
     @property
     def enabled(self) -> bool:
@@ -107,6 +137,17 @@ class LabSecurity:
         return self.state_dir / ADMIN_PROPERTIES if uses_sasl(self.security) else None
 
     @property
+    def controller_protocol(self) -> str:
+        """The controllers' listener's protocol: SASL_PLAINTEXT (mechanism PLAIN) on a SASL lab, else PLAINTEXT."""
+        return "SASL_PLAINTEXT" if self.controller_sasl else "PLAINTEXT"
+
+    @property
+    def controller_admin_properties_path(self) -> Path | None:
+        """controller-admin.properties, the `admin` user's settings for the controllers' listener
+        (`--bootstrap-controller`): where it takes SASL."""
+        return self.state_dir / CONTROLLER_ADMIN_PROPERTIES if self.controller_sasl else None
+
+    @property
     def ca_path(self) -> Path:
         return self.dir / "ca.pem"
 
@@ -115,8 +156,8 @@ class LabSecurity:
 
     # --- making it ---------------------------------------------------------------------------------------------
     def ensure(self, nodes: tuple[NodeSpec, ...]) -> None:
-        """The passwords, the CA, a certificate for each broker in `nodes`, client.properties and admin.properties,
-        where missing."""
+        """The passwords, the CA, a certificate for each broker in `nodes`, client.properties, admin.properties and
+        controller-admin.properties, where missing."""
         if not self.enabled:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -139,6 +180,9 @@ class LabSecurity:
         admin = self.admin_properties_path
         if admin is not None and not admin.exists():
             write_private(admin, self.client_properties_text(passwords, ADMIN_USER))
+        controller_admin = self.controller_admin_properties_path
+        if controller_admin is not None and not controller_admin.exists():
+            write_private(controller_admin, self.controller_admin_text(passwords))
 
     def passwords(self) -> dict[str, str]:
         """{"admin", "client"}: drawn once, kept in security/passwords.properties (0600)."""
@@ -149,8 +193,8 @@ class LabSecurity:
         self.dir.mkdir(parents=True, exist_ok=True)
         write_private(
             path,
-            "# kafkatop lab cluster passwords: SCRAM users admin (the brokers') and client\n"
-            + "".join(f"{k}={v}\n" for k, v in drawn.items()),
+            "# kafkatop lab cluster passwords: SCRAM users admin (the brokers', also on the controllers' listener\n"
+            "# and the Connect workers' REST API) and client\n" + "".join(f"{k}={v}\n" for k, v in drawn.items()),
         )
         return drawn
 
@@ -191,20 +235,64 @@ class LabSecurity:
         lines += [f"{key}={_escape(value)}" for key, value in self.client_settings(passwords, user).items()]
         return "\n".join(lines) + "\n"
 
+    def controller_client_settings(self, passwords: Mapping[str, str]) -> dict[str, str]:
+        """The Java client settings of `admin` on the controllers' listener (`--bootstrap-controller`); {} where it
+        takes no SASL. Secrets: for 0600 files only."""
+        if not self.controller_sasl:
+            return {}
+        return {
+            "security.protocol": self.controller_protocol,
+            "sasl.mechanism": CONTROLLER_MECHANISM,
+            "sasl.jaas.config": plain_jaas_line(ADMIN_USER, passwords[ADMIN_USER]),
+        }
+
+    def controller_admin_text(self, passwords: Mapping[str, str]) -> str:
+        """controller-admin.properties: admin on the controllers' listener, for Kafka's tools."""
+        lines = [
+            f"# kafkatop lab cluster {self.name!r}: user admin's settings for the KRaft controllers' listener "
+            f"({self.controller_protocol}, {CONTROLLER_MECHANISM}),",
+            "# in Kafka's Java client format. For Kafka's tools with --bootstrap-controller 127.0.0.1:PORT "
+            "--command-config FILE",
+            "# (kafka-metadata-quorum.sh, kafka-acls.sh, kafka-features.sh, …); the brokers take admin.properties.",
+        ]
+        lines += [f"{key}={_escape(value)}" for key, value in self.controller_client_settings(passwords).items()]
+        return "\n".join(lines) + "\n"
+
     # --- what the brokers and the format get -------------------------------------------------------------------
     def node_settings(self, node: NodeSpec) -> dict[str, str | None]:
         """server.properties of a KRaft node (broker, controller or combined) on a secured lab: the brokers'
-        listener and, with an authorizer, the authorizer's; {} for a plaintext lab."""
-        return self.broker_settings(node) | self.authorizer_settings(node)
+        listener, the controllers' and, with an authorizer, the authorizer's; {} for a plaintext lab. The
+        listener.security.protocol.map entry of the controllers' listener is configs.py's (`controller_protocol`)."""
+        return self.broker_settings(node) | self.controller_listener_settings(node) | self.authorizer_settings(node)
+
+    def controller_listener_settings(self, node: NodeSpec) -> dict[str, str | None]:
+        """SASL PLAIN on the controllers' listener, admin's password (Kafka 4.1: `sasl.mechanism.controller.protocol`,
+        and the listener's own mechanisms and JAAS). A controller (or combined node) serves it and lets admin alone
+        in; every KRaft node, broker-only too, logs in to it as admin, with the same JAAS line's username/password
+        (Kafka reads a node's login to the controllers from the listener's server-side JAAS)."""
+        if not self.controller_sasl or not (node.is_broker or node.is_controller):
+            return {}
+        prefix = f"listener.name.{CONTROLLER_LISTENER.lower()}"
+        password = self.passwords()[ADMIN_USER]
+        settings: dict[str, str | None] = {
+            "sasl.mechanism.controller.protocol": CONTROLLER_MECHANISM,
+            f"{prefix}.{CONTROLLER_MECHANISM.lower()}.sasl.jaas.config": plain_jaas_line(
+                ADMIN_USER, password, serves=node.is_controller
+            ),
+        }
+        if node.is_controller:
+            settings[f"{prefix}.sasl.enabled.mechanisms"] = CONTROLLER_MECHANISM
+        return settings
 
     def authorizer_settings(self, node: NodeSpec) -> dict[str, str | None]:
-        """StandardAuthorizer on every broker and controller: no ACL, no access; super users as above."""
+        """StandardAuthorizer on every broker and controller: no ACL, no access; admin the super user (above)."""
         if not (self.authorizer and uses_sasl(self.security)) or not (node.is_broker or node.is_controller):
             return {}
+        plaintext_controller = node.is_controller and not self.controller_sasl
         return {
             "authorizer.class.name": AUTHORIZER,
             "allow.everyone.if.no.acl.found": "false",
-            "super.users": CONTROLLER_SUPER_USERS if node.is_controller else BROKER_SUPER_USERS,
+            "super.users": _PLAINTEXT_CONTROLLER_SUPER_USERS if plaintext_controller else SUPER_USERS,
         }
 
     def broker_settings(self, node: NodeSpec) -> dict[str, str | None]:

@@ -81,6 +81,9 @@ class LabSnapshot:
     client_properties: Path | None = None  # a secured lab's client settings (Java format), for --command-config
     admin_properties: Path | None = None  # a SASL lab's admin user's settings: kafkatop's own for this lab
     authorizer: bool = False  # StandardAuthorizer on every node: no ACL, no access (admin a super user)
+    controller_admin_properties: Path | None = None  # admin's settings for --bootstrap-controller (SASL PLAIN there)
+    connect_admin_properties: Path | None = None  # the Connect workers' REST user (basic auth), for kafkatop connect
+    connect_netrc: Path | None = None  # the same, for curl --netrc-file
 
     @property
     def bootstrap_servers(self) -> str:
@@ -110,6 +113,21 @@ def lab_dir(state_root: Path, name: str) -> Path:
     if path.resolve().parent != state_root.resolve():
         raise SupervisorError(f"{path} leads out of the state folder {state_root} (a link?): nothing is done there")
     return path
+
+
+def lab_serving(state_root: Path, bootstrap_servers: str) -> Path | None:
+    """The folder of the lab under `state_root` whose brokers listen on one of `bootstrap_servers` (a command given
+    a lab's address as --bootstrap-server), if one: what kafkatop knows of it (its admin.properties) can then be
+    named. By its state file's ports, 127.0.0.1 and localhost alike; nothing is asked of the cluster."""
+    wanted = {a.strip().replace("localhost:", f"{HOST}:") for a in bootstrap_servers.split(",") if a.strip()}
+    for path in sorted(state_root.glob(f"*/{STATE_FILE}")) if state_root.is_dir() else ():
+        try:
+            nodes = [node_from_json(n) for n in json.loads(path.read_text(encoding="utf-8"))["nodes"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not a lab's, or one being written: it names no address
+        if wanted & {f"{HOST}:{n.port}" for n in nodes if n.is_broker}:
+            return path.parent
+    return None
 
 
 def delete_state(state_dir: Path, state_root: Path) -> None:

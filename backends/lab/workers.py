@@ -3,12 +3,14 @@
 
 The workers form one Connect cluster (group.id `<lab>-connect`) over the lab's brokers, on 127.0.0.1 only. They find
 the install's file connectors through `plugin.path`: since Kafka 3.2, kafka-run-class.sh leaves
-`libs/connect-file-*.jar` off the classpath, while MirrorMaker 2's connectors are still on it.
+`libs/connect-file-*.jar` off the classpath, while MirrorMaker 2's connectors are still on it. On a secured lab their
+REST API takes HTTP basic auth (connect_auth.py): only the lab's admin creates connectors, the file connectors too,
+which read and write any file the lab's owner may (the lab's own security/ folder included).
 """
 
 from __future__ import annotations
 
-import json
+import base64
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
@@ -17,6 +19,7 @@ from pathlib import Path
 from kafkatop.backends.lab.configs import edit_properties
 from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec
+from kafkatop.backends.model.json_text import loads
 
 CONNECT_HEAP = "256m"  # a lab worker runs a few file connectors: Kafka's script would give it -Xmx2G
 FILE_CONNECTORS = "connect-file-*.jar"
@@ -46,12 +49,14 @@ def worker_properties(
     plugin_jars: Sequence[Path],
     stock_path: Path | str,
     client_settings: Mapping[str, str] | None = None,
+    rest_settings: Mapping[str, str] | None = None,
     service_loader: bool = False,
 ) -> str:
     """The properties file of Connect worker `node`. On a secured lab `client_settings` (the lab's client user:
     security.protocol, SASL, the lab's CA) are given to the worker and to its connectors' producers, consumers and
-    admin clients; the file is then written 0600 by the caller. `service_loader`: the install's plugins declare
-    themselves (Kafka 3.6+, KIP-898), so the worker finds them without scanning every jar."""
+    admin clients, and `rest_settings` (the basic auth extension) to its REST API; the file is then written 0600 by
+    the caller. `service_loader`: the install's plugins declare themselves (Kafka 3.6+, KIP-898), so the worker finds
+    them without scanning every jar."""
     stock = parse_properties(stock_text)
     brokers = [n for n in nodes if n.is_broker]
     rf = str(storage_replication_factor(spec, len(brokers)))
@@ -74,6 +79,7 @@ def worker_properties(
         settings["plugin.discovery"] = "service_load"
     for key, value in (client_settings or {}).items():
         settings |= {f"{prefix}{key}": value for prefix in CLIENT_PREFIXES}
+    settings |= dict(rest_settings or {})
     header = [
         f"kafkatop lab cluster {spec.name!r}: {node.name}, a Kafka Connect worker (REST {rest}), generated from "
         f"{stock_path}.",
@@ -84,6 +90,11 @@ def worker_properties(
         "plugin.path: the install's file connectors (FileStreamSource, FileStreamSink), off the classpath since "
         "Kafka 3.2.",
     ]
+    if rest_settings:
+        header.append(
+            "rest.extension.classes: the REST API takes HTTP basic auth, its users in the file the JVM's JAAS "
+            "(KAFKA_OPTS) names."
+        )
     if service_loader:
         header += [
             "plugin.discovery=service_load: Kafka's own plugins declare themselves; its default (hybrid_warn) also "
@@ -97,12 +108,16 @@ def worker_properties(
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 is never reached through a proxy
 
 
-def rest_version(port: int, timeout_s: float = PROBE_TIMEOUT_S) -> str | None:
+def rest_version(port: int, timeout_s: float = PROBE_TIMEOUT_S, user_info: str | None = None) -> str | None:
     """The Kafka version a worker's REST API reports at `GET /`, once it serves; None before. A worker answers 404
-    (Jetty's HTML) for its first 10-20 s, until it has read its internal topics and joined its group."""
+    (Jetty's HTML) for its first 10-20 s, until it has read its internal topics and joined its group. `user_info`
+    (USER:PASSWORD): basic auth, which a secured lab's workers ask of `GET /` too (401 without)."""
+    request = urllib.request.Request(f"http://{HOST}:{port}/")
+    if user_info is not None:
+        request.add_header("Authorization", "Basic " + base64.b64encode(user_info.encode()).decode("ascii"))
     try:
-        with _NO_PROXY.open(f"http://{HOST}:{port}/", timeout=timeout_s) as answer:
-            doc = json.loads(answer.read(64 * 1024))
+        with _NO_PROXY.open(request, timeout=timeout_s) as answer:
+            doc = loads(answer.read(64 * 1024))
     except (OSError, ValueError):  # refused, 404 (HTTPError is an OSError), a timeout, not JSON
         return None
     version = doc.get("version") if isinstance(doc, dict) else None

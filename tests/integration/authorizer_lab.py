@@ -9,7 +9,8 @@ A module-scoped fixture of a test module, on that module's own ports:
             yield lab
 
 Its `flags` name the lab to kafkatop's commands (`--name`, `--state-dir`): they then use admin.properties by
-themselves. Every node is stopped on the way out, by recorded pid if a clean stop fails.
+themselves. `connect=1` adds a Kafka Connect worker, whose REST API asks for admin. Every node is stopped on the way
+out, by recorded pid if a clean stop fails.
 """
 
 from __future__ import annotations
@@ -54,6 +55,18 @@ class AuthorizerLab:
         assert self.snapshot.admin_properties is not None
         return self.snapshot.admin_properties
 
+    @property
+    def controller(self) -> str:
+        """The controller's listener (SASL PLAIN): for --bootstrap-controller."""
+        port = next(n.node.port for n in self.snapshot.nodes if n.node.is_controller)
+        return f"127.0.0.1:{port}"
+
+    @property
+    def controller_admin_properties(self) -> Path:
+        """User admin's settings for the controllers' listener."""
+        assert self.snapshot.controller_admin_properties is not None
+        return self.snapshot.controller_admin_properties
+
     def tool(self, script: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         """Kafka's `bin/SCRIPT.sh ARGS…` (its output as text), bounded in time."""
         return subprocess.run(
@@ -88,16 +101,17 @@ def authorizer_lab(
     controller_port: int | None = None,
     name: str = "acl",
     timeout_s: float = 120.0,
+    connect: int = 0,
 ) -> Iterator[AuthorizerLab]:
     """A running sasl_ssl lab with StandardAuthorizer (broker 1 on `base_port`, controller 101 on
-    `controller_port`; by default a free block below the ephemeral ports), state under `state_root`; stopped on the
-    way out."""
+    `controller_port`, `connect` Connect workers from `base_port` + 20; by default a free block below the ephemeral
+    ports), state under `state_root`; stopped on the way out."""
     if base_port is None or controller_port is None:
         base_port = free_port_block(60)
         controller_port = base_port + 50
     spec = ClusterSpec(
         name=name, mode="kraft", brokers=1, controllers=1, base_port=base_port, controller_port=controller_port,
-        heap="256m", security="sasl_ssl", authorizer=True,
+        heap="256m", security="sasl_ssl", authorizer=True, connect=connect, connect_port=base_port + 20,
     )  # fmt: skip
     cluster, _ = LabCluster.create_or_open(state_root, open_install(kafka_home), spec)
     try:

@@ -112,6 +112,19 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     assert code == 0 and out.startswith("Dynamic configs for topic secured are:\n  retention.ms=3600000 "), out + err
     assert run(capsys, "configs", "--topic", TOPIC, "--delete", "retention.ms", *given)[0] == 0  # as it was
 
+    controller = f"127.0.0.1:{snap.nodes[0].node.controller_port}"
+    if security == "ssl":
+        # SASL to a PLAINTEXT listener: a TLS-only lab's controllers' listener is one (it has no users to ask for).
+        sasl = tmp_path / "sasl-plaintext.properties"
+        sasl.write_text(
+            "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=org.apache.kafka.common."
+            f'security.scram.ScramLoginModule required username="client" password="{CANARY}";\n'
+        )
+        sasl.chmod(0o600)  # a file with a password that others may read is warned about
+        code, out, err = run(capsys, "describe", "--bootstrap-server", controller, "--command-config", str(sasl),
+                             "--timeout", "3")  # fmt: skip
+        assert code == 1 and err.count("\n") == 1 and "this listener takes no SASL" in err, err
+        assert CANARY not in out + err
     if security != "sasl_ssl":
         return
     # Kafka's own tool reads the same file, and describes the same partitions (with Kafka 4's Elr fields).
@@ -127,6 +140,7 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     said: list[str] = []
     wrong = tmp_path / "wrong-password.properties"
     wrong.write_text(re.sub(r'password="[^"]*"', f'password="{CANARY}"', text))
+    wrong.chmod(0o600)  # a file with a password that others may read is warned about
     code, out, err = run(
         capsys, "describe", "--bootstrap-server", bootstrap, "--command-config", str(wrong), "--timeout", "5"
     )
@@ -149,6 +163,7 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     other_ca.write_bytes(cert_pem(other))
     untrusted = tmp_path / "untrusted.properties"
     untrusted.write_text(re.sub(r"ssl.truststore.location=.*", f"ssl.truststore.location={other_ca}", text))
+    untrusted.chmod(0o600)
     code, out, err = run(
         capsys, "describe", "--bootstrap-server", bootstrap, "--command-config", str(untrusted), "--timeout", "5"
     )
@@ -163,18 +178,18 @@ def test_a_secured_lab_serves_kafkatop_through_its_client_properties(
     )
     said.append(out + err)
     assert code == 1 and err.count("\n") == 1 and "speaks TLS, and security.protocol is PLAINTEXT" in err
-    # SASL to a PLAINTEXT listener: the lab's controller listener is one.
-    controller = snap.nodes[0].node.controller_port
+    # The controllers' listener takes SASL PLAIN (admin's, controller-admin.properties), not the brokers' SCRAM.
     sasl_plaintext = tmp_path / "sasl-plaintext.properties"
     sasl_plaintext.write_text(
         re.sub(r"security.protocol=.*", "security.protocol=SASL_PLAINTEXT", re.sub(r"ssl\.truststore.*\n", "", text))
     )
+    sasl_plaintext.chmod(0o600)
     code, out, err = run(
-        capsys, "describe", "--bootstrap-server", f"127.0.0.1:{controller}", "--command-config", str(sasl_plaintext),
+        capsys, "describe", "--bootstrap-server", controller, "--command-config", str(sasl_plaintext),
         "--timeout", "3",
     )  # fmt: skip
     said.append(out + err)
-    assert code == 1 and err.count("\n") == 1 and "this listener takes no SASL" in err, err
+    assert code == 1 and err.count("\n") == 1 and "SCRAM-SHA-512" in err, err
     for secret in (CANARY, *re.findall(r'password="([^"]*)"', text)):
         assert not any(secret in line for line in said)
 

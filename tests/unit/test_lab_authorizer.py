@@ -1,8 +1,9 @@
 """A lab with an authorizer (`up --security sasl_ssl --authorizer`, `authorizer = true` in kafkatop.toml): the
-settings each node role gets (StandardAuthorizer everywhere; ANONYMOUS, the brokers on the controller listener, a
-super user only where that listener is served), --authorizer without SASL refused in one line before anything is
-made, admin.properties beside client.properties (0600 both), kafkatop's own commands and a lab's Connect workers as
-admin, and no password on a command line."""
+settings each node role gets (StandardAuthorizer everywhere, admin the one super user, no User:ANONYMOUS anywhere: the
+controllers' listener takes SASL PLAIN, and every node logs in there as admin; a lab made before, PLAINTEXT there,
+keeps it for the nodes added to it), --authorizer without SASL refused in one line before anything is made,
+admin.properties and controller-admin.properties beside client.properties (0600 all), kafkatop's own commands and a
+lab's Connect workers as admin, and no password on a command line."""
 
 from __future__ import annotations
 
@@ -15,13 +16,14 @@ from kafkatop.backends.lab.configs import node_properties
 from kafkatop.backends.lab.install import KafkaInstall, KafkaVersion, Layout
 from kafkatop.backends.lab.properties import parse_properties, read_properties
 from kafkatop.backends.lab.security import ADMIN_PROPERTIES, AUTHORIZER, CLIENT_PROPERTIES, LabSecurity
+from kafkatop.backends.lab.security import CONTROLLER_ADMIN_PROPERTIES as CONTROLLER_ADMIN
 from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, SpecError, cluster_nodes, load_spec_file
 from kafkatop.backends.lab.state import LabSnapshot, LabState
 from kafkatop.backends.lab.storage import format_command
 from kafkatop.backends.model.client_properties import translate_client_properties
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.cli.common import build_spec, client_settings, lab_client_properties
-from kafkatop.tui.cli.lab import security_text
+from kafkatop.tui.cli.lab_status import security_text
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.cli.parser import build_parser
 
@@ -31,50 +33,96 @@ INSTALL = KafkaInstall(HOME, Layout.APACHE, KafkaVersion.parse("4.1.0"), HOME / 
 AUTHORIZER_KEYS = ("authorizer.class.name", "allow.everyone.if.no.acl.found", "super.users")
 
 
-def _properties(tmp_path: Path, spec: ClusterSpec) -> dict[str, dict[str, str]]:
+def _texts(tmp_path: Path, spec: ClusterSpec, *, controller_sasl: bool = True) -> dict[str, str]:
     """Each node's server.properties, as the runner writes them: the stock file of its role, the lab's settings."""
     nodes = cluster_nodes(spec, "kraft")
-    security = LabSecurity(tmp_path, spec.name, spec.security, spec.authorizer)
+    security = LabSecurity(tmp_path, spec.name, spec.security, spec.authorizer, controller_sasl=controller_sasl)
     security.ensure(nodes)
     stock = {"broker": "broker.properties", "controller": "controller.properties"}
     return {
-        node.name: parse_properties(
-            node_properties(
-                (STOCK / stock.get(node.role.value, "server.properties")).read_text(),
-                spec=spec,
-                mode="kraft",
-                node=node,
-                nodes=nodes,
-                log_dir=tmp_path / "data" / node.name,
-                stock_path="stock",
-                security_settings=security.node_settings(node),
-            )
+        node.name: node_properties(
+            (STOCK / stock.get(node.role.value, "server.properties")).read_text(),
+            spec=spec,
+            mode="kraft",
+            node=node,
+            nodes=nodes,
+            log_dir=tmp_path / "data" / node.name,
+            stock_path="stock",
+            security_settings=security.node_settings(node),
+            controller_protocol=security.controller_protocol,
         )
         for node in nodes
     }
 
 
-def test_dedicated_controllers_count_the_brokers_anonymous_as_a_super_user_and_brokers_do_not(tmp_path: Path) -> None:
+def _properties(tmp_path: Path, spec: ClusterSpec, *, controller_sasl: bool = True) -> dict[str, dict[str, str]]:
+    return {n: parse_properties(t) for n, t in _texts(tmp_path, spec, controller_sasl=controller_sasl).items()}
+
+
+PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule required"
+
+
+def test_every_node_has_admin_alone_as_super_user_and_the_controllers_take_sasl_plain(tmp_path: Path) -> None:
     spec = ClusterSpec(mode="kraft", brokers=2, controllers=1, security="sasl_ssl", authorizer=True).validate()
-    props = _properties(tmp_path, spec)
+    texts = _texts(tmp_path, spec)
+    props = {name: parse_properties(text) for name, text in texts.items()}
+    password = LabSecurity(tmp_path, spec.name, "sasl_ssl").passwords()["admin"]
     assert set(props) == {"controller-101", "broker-1", "broker-2"}
     for name, p in props.items():
         assert (p["authorizer.class.name"], p["allow.everyone.if.no.acl.found"]) == (AUTHORIZER, "false"), name
-    assert props["controller-101"]["super.users"] == "User:admin;User:ANONYMOUS"
-    assert props["broker-1"]["super.users"] == props["broker-2"]["super.users"] == "User:admin"
-    # The controller listener stays PLAINTEXT: the brokers reach it as ANONYMOUS, which is why it is a super user.
-    assert props["controller-101"]["listeners"] == "CONTROLLER://127.0.0.1:9192"
+        assert p["super.users"] == "User:admin", name
+        assert "ANONYMOUS" not in texts[name], name
+        # Every node reaches the controllers over SASL PLAIN as admin: brokers register, controllers vote.
+        assert p["listener.security.protocol.map"].split(",")[0] == "CONTROLLER:SASL_PLAINTEXT", name
+        assert p["sasl.mechanism.controller.protocol"] == "PLAIN", name
+        jaas = p["listener.name.controller.plain.sasl.jaas.config"]
+        assert jaas.startswith(PLAIN) and f'username="admin" password="{password}"' in jaas, name
+    controller = props["controller-101"]
+    assert controller["listeners"] == "CONTROLLER://127.0.0.1:9192"
+    assert controller["listener.name.controller.sasl.enabled.mechanisms"] == "PLAIN"
+    assert controller["listener.name.controller.plain.sasl.jaas.config"].endswith(f' user_admin="{password}";')
+    for broker in ("broker-1", "broker-2"):  # they serve no controllers' listener: they only log in to it
+        assert "user_admin" not in props[broker]["listener.name.controller.plain.sasl.jaas.config"]
+        assert "listener.name.controller.sasl.enabled.mechanisms" not in props[broker]
+        assert props[broker]["sasl.enabled.mechanisms"] == "SCRAM-SHA-512"  # the brokers' listener: SCRAM, as before
 
 
-def test_combined_nodes_serve_the_controller_listener_and_a_fourth_broker_does_not(tmp_path: Path) -> None:
+def test_combined_nodes_serve_the_controller_listener_and_a_fourth_broker_logs_in_to_it(tmp_path: Path) -> None:
     spec = ClusterSpec(mode="kraft", brokers=4, security="sasl_plaintext", authorizer=True).validate()
     props = _properties(tmp_path, spec)
     for name in ("broker-1", "broker-2", "broker-3"):  # broker+controller: the quorum's voters
         assert props[name]["process.roles"] == "broker,controller"
-        assert props[name]["super.users"] == "User:admin;User:ANONYMOUS"
+        assert props[name]["super.users"] == "User:admin"
+        assert props[name]["listener.name.controller.sasl.enabled.mechanisms"] == "PLAIN"
+        assert props[name]["sasl.enabled.mechanisms"] == "SCRAM-SHA-512"  # the brokers' listener keeps SCRAM
+        assert "user_admin=" in props[name]["listener.name.controller.plain.sasl.jaas.config"]
     assert props["broker-4"]["process.roles"] == "broker"
     assert props["broker-4"]["super.users"] == "User:admin"
     assert props["broker-4"]["authorizer.class.name"] == AUTHORIZER
+    assert props["broker-4"]["sasl.mechanism.controller.protocol"] == "PLAIN"
+    assert "user_admin=" not in props["broker-4"]["listener.name.controller.plain.sasl.jaas.config"]
+
+
+def test_a_sasl_lab_without_an_authorizer_locks_its_controllers_too(tmp_path: Path) -> None:
+    props = _properties(tmp_path, ClusterSpec(mode="kraft", brokers=1, security="sasl_plaintext").validate())
+    assert props["broker-1"]["listener.security.protocol.map"].startswith("CONTROLLER:SASL_PLAINTEXT,")
+    assert props["broker-1"]["listener.name.controller.sasl.enabled.mechanisms"] == "PLAIN"
+    assert "super.users" not in props["broker-1"]
+
+
+def test_a_lab_whose_controllers_were_written_plaintext_keeps_them_so_for_a_node_added_to_it(tmp_path: Path) -> None:
+    """A lab made before kafkatop took SASL on the controllers' listener: a node written for it now (add-broker)
+    reaches its controllers as they are, PLAINTEXT, as ANONYMOUS, which its controllers' files make a super user."""
+    spec = ClusterSpec(mode="kraft", brokers=2, controllers=1, security="sasl_ssl", authorizer=True).validate()
+    props = _properties(tmp_path, spec, controller_sasl=False)
+    for name, p in props.items():
+        assert p["listener.security.protocol.map"].startswith("CONTROLLER:PLAINTEXT,"), name
+        assert not any(key.startswith(("listener.name.controller.", "sasl.mechanism.controller")) for key in p), name
+    assert props["controller-101"]["super.users"] == "User:admin;User:ANONYMOUS"
+    assert props["broker-1"]["super.users"] == "User:admin"
+    old = LabSecurity(tmp_path / "old", "old", "sasl_ssl", authorizer=True, controller_sasl=False)
+    old.ensure(cluster_nodes(spec, "kraft"))
+    assert old.controller_admin_properties_path is None and not (tmp_path / "old" / CONTROLLER_ADMIN).exists()
 
 
 @pytest.mark.parametrize("security", ["sasl_ssl", "plaintext"])
@@ -135,6 +183,19 @@ def test_a_sasl_lab_writes_admin_properties_beside_client_properties(tmp_path: P
         assert path.read_text().startswith(f"# kafkatop lab cluster 'acl': user {user}'s settings for SASL_SSL")
         got = dict(translate_client_properties(read_properties(path)).settings)
         assert (got["sasl.username"], got["sasl.password"]) == (user, passwords[user])
+    # The controllers' listener (--bootstrap-controller): admin over SASL_PLAINTEXT, PLAIN, no TLS there.
+    controller = tmp_path / CONTROLLER_ADMIN
+    assert lab.controller_admin_properties_path == controller and _mode(controller) == 0o600
+    assert controller.read_text().startswith(
+        "# kafkatop lab cluster 'acl': user admin's settings for the KRaft controllers' listener (SASL_PLAINTEXT, "
+        "PLAIN),\n# in Kafka's Java client format. For Kafka's tools with --bootstrap-controller"
+    )
+    translated = translate_client_properties(read_properties(controller))
+    assert translated.ignored == () and translated.stores == ()
+    assert dict(translated.settings) == {
+        "security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "PLAIN",
+        "sasl.username": "admin", "sasl.password": passwords["admin"],
+    }  # fmt: skip
     # A Connect worker would need ACLs on its group and topics: on a lab with an authorizer, it is admin.
     assert f'username="admin" password="{passwords["admin"]}"' in lab.worker_settings()["sasl.jaas.config"]
     plain = LabSecurity(tmp_path, "acl", "sasl_ssl")
@@ -176,12 +237,20 @@ def test_status_says_which_user_each_file_is(tmp_path: Path) -> None:
     snap = LabSnapshot(
         "acl", "kraft", str(HOME), "4.1.0", "ID", tmp_path, (), "sasl_ssl",
         tmp_path / CLIENT_PROPERTIES, tmp_path / ADMIN_PROPERTIES, authorizer=True,
+        controller_admin_properties=tmp_path / CONTROLLER_ADMIN,
     )  # fmt: skip
     assert security_text(snap) == (
         "SASL_SSL (SCRAM-SHA-512 users admin, client; TLS by the lab's own CA; authorizer StandardAuthorizer: no ACL, "
-        f"no access; controllers PLAINTEXT on 127.0.0.1) · client settings {tmp_path}/client.properties (user client) "
-        f"· admin: {tmp_path}/admin.properties (user admin, a super user)"
+        "no access; controllers SASL_PLAINTEXT (PLAIN, user admin) on 127.0.0.1) · client settings "
+        f"{tmp_path}/client.properties (user client) · admin: {tmp_path}/admin.properties (user admin, a super user) "
+        f"· controllers: {tmp_path}/controller-admin.properties (user admin, for --bootstrap-controller)"
     )
+    made_before = LabSnapshot(
+        "acl", "kraft", str(HOME), "4.1.0", "ID", tmp_path, (), "sasl_ssl",
+        tmp_path / CLIENT_PROPERTIES, tmp_path / ADMIN_PROPERTIES, authorizer=True,
+    )  # fmt: skip
+    assert "controllers PLAINTEXT on 127.0.0.1" in security_text(made_before)
+    assert "for --bootstrap-controller" not in security_text(made_before)
 
 
 def test_an_existing_lab_without_an_authorizer_is_used_as_it_is(tmp_path: Path) -> None:

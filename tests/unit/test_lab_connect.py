@@ -1,20 +1,29 @@
 """Kafka Connect workers of a lab: each worker's properties (golden, from the real stock
 connect-distributed.properties), the internal topics' replication factor, plugin.path, a secured lab's client settings
-(0600), the spec's `connect` and `connect_port` (validation, kafkatop.toml, flags), the state file with and without
-workers, and the JVM's command line as the process source reads it."""
+(0600) and its REST API's basic auth (the extension, the JAAS in the JVM's KAFKA_OPTS, the users' file, kafkatop's own
+and curl's credentials: 0600, never on a command line), a lab made before it (its doors said), the spec's `connect` and
+`connect_port` (validation, kafkatop.toml, flags), the state file with and without workers, and the JVM's command line
+as the process source reads it."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
 
+from kafkatop.backends.connect.auth import connect_auth
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.connect_auth import REST_EXTENSION
+from kafkatop.backends.lab.doors import controllers_take_sasl, open_doors
 from kafkatop.backends.lab.install import KafkaInstall, KafkaVersion, Layout
+from kafkatop.backends.lab.node_files import write_node_files
 from kafkatop.backends.lab.processes import node_config, parse_jvm_cmdline
-from kafkatop.backends.lab.properties import parse_properties, read_properties
+from kafkatop.backends.lab.properties import parse_properties, read_client_properties, read_properties
 from kafkatop.backends.lab.runner import NodeRunner
 from kafkatop.backends.lab.security import LabSecurity
 from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, SpecError, cluster_nodes, load_spec_file
@@ -22,6 +31,8 @@ from kafkatop.backends.lab.state import LabState
 from kafkatop.backends.lab.workers import LAB_REBALANCE_DELAY_MS, storage_replication_factor, worker_properties
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.cli.common import build_spec
+from kafkatop.tui.cli.connect import auth, worker_urls
+from kafkatop.tui.cli.lab_status import print_status
 from kafkatop.tui.cli.parser import build_parser
 from tests.unit.test_lab_config import FIXTURES, check_golden
 
@@ -130,6 +141,128 @@ def test_prepare_writes_a_secured_workers_file_0600_once(tmp_path: Path) -> None
     path.write_text(path.read_text() + "offset.flush.interval.ms=1000\n")
     NodeRunner(state).prepare((worker,))
     assert read_properties(path)["offset.flush.interval.ms"] == "1000"  # the user's edit survives
+
+
+def _secured_lab(tmp_path: Path, security: str = "sasl_plaintext", workers: int = 1) -> LabState:
+    spec = ClusterSpec(name="sec", brokers=1, connect=workers, security=security, mode="kraft")
+    state = LabState(tmp_path / "state" / "sec", fake_install(tmp_path), spec, "kraft")
+    state.state_dir.mkdir(parents=True)
+    state.cluster_id = "AAAAAAAAAAAAAAAAAAAAAA"
+    with state.file_lock():
+        state.save()
+    return state
+
+
+@pytest.mark.parametrize("security", ["ssl", "sasl_ssl"])
+def test_a_secured_labs_workers_ask_for_admin_on_their_rest_api(tmp_path: Path, security: str) -> None:
+    state = _secured_lab(tmp_path, security)
+    worker = state.node("connect-1")
+    runner = NodeRunner(state)
+    runner.prepare((worker,))
+    password = runner.security.passwords()["admin"]
+    assert read_properties(state.config_path(worker))["rest.extension.classes"] == REST_EXTENSION
+    assert "rest.extension.classes: the REST API takes HTTP basic auth" in state.config_path(worker).read_text()
+    folder = state.state_dir
+    files = {
+        "connect-admin.properties": f"connect.basic.auth.user.info=admin:{password}\n",
+        "connect.netrc": f"machine 127.0.0.1 login admin password {password}\n",
+        "security/connect-users.properties": f"\nadmin={password}\n",
+        "security/connect-jaas.conf": (
+            "KafkaConnect {\n  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n"
+            f'  file="{folder}/security/connect-users.properties";\n}};\n'
+        ),
+    }
+    for name, ending in files.items():
+        path = folder / name
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600 and path.read_text().endswith(ending), name
+    # kafkatop's own client reads the same file, as `--command-config` or by itself for the lab's workers.
+    assert connect_auth(read_client_properties(folder / "connect-admin.properties"), "f").user_info == (
+        f"admin:{password}"
+    )
+    assert runner.rest_user_info() == f"admin:{password}"  # the readiness probe's: `GET /` asks too
+    # The JVM gets the JAAS file by a path relative to its working directory (the state folder): no space to split,
+    # and no password on its command line.
+    env = runner.env(worker)
+    assert env["KAFKA_OPTS"].endswith("-Djava.security.auth.login.config=security/connect-jaas.conf")
+    assert password not in " ".join(env.values())
+    assert runner.env(state.node("broker-1")).get("KAFKA_OPTS") == os.environ.get("KAFKA_OPTS")
+    snap = LabCluster(state).snapshot()
+    assert (snap.connect_admin_properties, snap.connect_netrc) == (
+        folder / "connect-admin.properties", folder / "connect.netrc"
+    )  # fmt: skip
+    said = io.StringIO()
+    print_status(snap, said, measured={})
+    assert (
+        f"connect http://127.0.0.1:9292 (Kafka Connect workers' REST API; basic auth, user admin: kafkatop uses "
+        f"{folder}/connect-admin.properties, curl --netrc-file {folder}/connect.netrc http://127.0.0.1:9292/connectors)"
+    ) in said.getvalue()
+    assert password not in said.getvalue() and "note:" not in said.getvalue()
+
+
+def test_a_plaintext_labs_workers_ask_no_one(tmp_path: Path) -> None:
+    state = _secured_lab(tmp_path, "plaintext")
+    worker = state.node("connect-1")
+    runner = NodeRunner(state)
+    runner.prepare((worker,))
+    assert "rest.extension.classes" not in read_properties(state.config_path(worker))
+    assert not (state.state_dir / "connect-admin.properties").exists() and not (state.state_dir / "security").exists()
+    assert runner.rest_user_info() is None and "login.config" not in runner.env(worker).get("KAFKA_OPTS", "")
+
+
+def test_kafkatop_connect_on_a_secured_lab_uses_its_connect_admin_properties(tmp_path: Path) -> None:
+    state = _secured_lab(tmp_path)
+    NodeRunner(state).prepare((state.node("connect-1"),))
+    password = NodeRunner(state).security.passwords()["admin"]
+    by_name = ["connect", "list", "--name", "sec", "--state-dir", str(state.state_dir.parent)]
+    args = build_parser().parse_args(by_name)
+    assert worker_urls(args) == ("http://127.0.0.1:9292",)
+    assert auth(args).user_info == f"admin:{password}"
+    other = tmp_path / "other.properties"
+    other.write_text("connect.basic.auth.user.info=someone:else\n")
+    told = build_parser().parse_args([*by_name, "--command-config", str(other)])
+    worker_urls(told)
+    assert auth(told).user_info == "someone:else"  # --command-config wins
+    plain = _secured_lab(tmp_path / "plain", "plaintext")
+    NodeRunner(plain).prepare((plain.node("connect-1"),))
+    args = build_parser().parse_args(["connect", "list", "--name", "sec", "--state-dir", str(plain.state_dir.parent)])
+    worker_urls(args)
+    assert auth(args).user_info is None
+
+
+def test_a_lab_made_before_its_doors_were_locked_is_said_so_and_added_nodes_fit_it(tmp_path: Path) -> None:
+    """Its files are written once: a worker file without the extension, controllers' files PLAINTEXT there."""
+    spec = ClusterSpec(name="old", brokers=1, controllers=1, connect=1, security="sasl_plaintext", mode="kraft")
+    install = fake_install(tmp_path)
+    shutil.copy(STOCK.with_name("broker.properties"), install.config_dir)
+    state = LabState(tmp_path / "old", install, spec, "kraft")
+    state.state_dir.mkdir()
+    (state.state_dir / "config").mkdir()
+    controller, worker = state.node("controller-101"), state.node("connect-1")
+    state.config_path(controller).write_text(
+        "process.roles=controller\ncontroller.listener.names=CONTROLLER\n"
+        "listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT\n"
+    )
+    state.config_path(worker).write_text("group.id=old-connect\n")
+    assert not controllers_take_sasl(state.nodes, state.config_path)
+    assert open_doors("sasl_plaintext", state.nodes, state.config_path) == [
+        "its KRaft controllers' listener is PLAINTEXT (User:ANONYMOUS a super user where it has an authorizer): any "
+        "process of this machine may act on it through --bootstrap-controller",
+        "the REST API of connect-1 asks for no credentials",
+    ]
+    assert open_doors("plaintext", state.nodes, state.config_path) == []  # nothing to lock: every door open, as asked
+    said = io.StringIO()
+    print_status(LabCluster(state).snapshot(), said, measured={})
+    assert (
+        "note: lab 'old' was made before kafkatop locked these doors, and its nodes' files are kept: its KRaft "
+        "controllers' listener is PLAINTEXT"
+    ) in said.getvalue() and "`kafkatop down --delete` then `up` makes it anew, locked" in said.getvalue()
+    write_node_files(state, (state.node("broker-1"),))  # what add-broker writes for it
+    broker = read_properties(state.config_path(state.node("broker-1")))
+    assert broker["listener.security.protocol.map"].startswith("CONTROLLER:PLAINTEXT,")
+    assert "sasl.mechanism.controller.protocol" not in broker
+    assert not (state.state_dir / "controller-admin.properties").exists()
+    state.config_path(controller).unlink()  # a new lab: nothing written yet, so its controllers take SASL
+    assert controllers_take_sasl(state.nodes, state.config_path)
 
 
 # --- the spec ---------------------------------------------------------------------------------------------------------

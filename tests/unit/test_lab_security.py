@@ -1,6 +1,7 @@
 """A secured lab's material: the CA signs each broker's certificate for 127.0.0.1 and localhost; passwords, keys and
 client.properties are the owner's alone (0600, in a 0700 folder); the brokers' properties name the protocol's
-listener; client.properties reads back, through the --command-config translation, as the right librdkafka settings."""
+listener, and the controllers' listener takes SASL PLAIN on a SASL lab (PLAINTEXT on a TLS-only one, which has no
+users); client.properties reads back, through the --command-config translation, as the right librdkafka settings."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
 from kafkatop.backends.lab.certs import new_ca, new_server_cert
-from kafkatop.backends.lab.configs import node_properties
+from kafkatop.backends.lab.configs import node_properties, with_protocol
 from kafkatop.backends.lab.properties import parse_properties, read_properties
 from kafkatop.backends.lab.security import CLIENT_PROPERTIES, LabSecurity
 from kafkatop.backends.lab.spec import ClusterSpec, SpecError, cluster_nodes
@@ -96,19 +97,49 @@ def test_broker_properties_of_a_sasl_ssl_lab(tmp_path: Path) -> None:
         nodes=nodes,
         log_dir=tmp_path / "data",
         stock_path="stock",
-        security_settings=lab.broker_settings(nodes[0]),
+        security_settings=lab.node_settings(nodes[0]),
+        controller_protocol=lab.controller_protocol,
     )
     props = parse_properties(text)
     assert props["listeners"] == "SASL_SSL://127.0.0.1:39092,CONTROLLER://127.0.0.1:39192"
     assert props["advertised.listeners"].startswith("SASL_SSL://127.0.0.1:39092")
     assert props["inter.broker.listener.name"] == "SASL_SSL"
-    assert "SASL_SSL:SASL_SSL" in props["listener.security.protocol.map"]
-    assert "CONTROLLER:PLAINTEXT" in props["listener.security.protocol.map"]
+    # The controllers' listener (no TLS there: it binds 127.0.0.1) takes SASL PLAIN; the map's other entries stay.
+    assert props["listener.security.protocol.map"] == (
+        "CONTROLLER:SASL_PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+    )
+    assert props["listener.name.controller.sasl.enabled.mechanisms"] == "PLAIN"
     assert props["sasl.enabled.mechanisms"] == props["sasl.mechanism.inter.broker.protocol"] == "SCRAM-SHA-512"
     jaas = props["listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config"]
     assert f'username="admin" password="{lab.passwords()["admin"]}"' in jaas
     assert props["ssl.keystore.type"] == props["ssl.truststore.type"] == "PEM"
     assert props["ssl.keystore.location"] == str(lab.keystore_path(nodes[0]))
+
+
+@pytest.mark.parametrize("security", ["plaintext", "ssl"])
+def test_a_lab_without_sasl_keeps_its_controllers_listener_plaintext(tmp_path: Path, security: str) -> None:
+    spec = ClusterSpec(name="sec", mode="kraft", brokers=1, security=security).validate()
+    (node,) = cluster_nodes(spec, "kraft")
+    lab = LabSecurity(tmp_path, "sec", security)
+    lab.ensure((node,))
+    assert (lab.controller_protocol, lab.controller_admin_properties_path) == ("PLAINTEXT", None)
+    assert lab.controller_listener_settings(node) == {} and lab.controller_client_settings({"admin": "x"}) == {}
+    text = node_properties(
+        "", spec=spec, mode="kraft", node=node, nodes=(node,), log_dir=tmp_path / "data", stock_path="stock",
+        security_settings=lab.node_settings(node), controller_protocol=lab.controller_protocol,
+    )  # fmt: skip
+    props = parse_properties(text)
+    assert props["listener.security.protocol.map"].startswith("CONTROLLER:PLAINTEXT,")
+    assert not [key for key in props if "sasl" in key] and not (tmp_path / "controller-admin.properties").exists()
+
+
+def test_with_protocol_sets_one_listeners_entry() -> None:
+    stock = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL"
+    assert with_protocol(stock, "CONTROLLER", "PLAINTEXT") is stock  # unchanged: the file reads as the stock one
+    assert (
+        with_protocol(stock, "CONTROLLER", "SASL_PLAINTEXT") == "CONTROLLER:SASL_PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL"
+    )
+    assert with_protocol("BROKER:SSL", "CONTROLLER", "SASL_PLAINTEXT") == "CONTROLLER:SASL_PLAINTEXT,BROKER:SSL"
 
 
 def test_plaintext_labs_are_unchanged_and_security_needs_kraft(tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def acl_admin(
     admin: AclAdmin = KafkaAcls(connection, timeout_s=TIMEOUT_S)
     stack.callback(admin.close)
     if kind == "lab" and lab is not None and lab.spec.authorizer:
-        from kafkatop.backends.lab.security import BROKER_SUPER_USERS
+        from kafkatop.backends.lab.security import SUPER_USERS
 
-        admin = LabSuperUsers(admin, tuple(BROKER_SUPER_USERS.split(";")))
+        admin = LabSuperUsers(admin, tuple(SUPER_USERS.split(";")))
     return admin

@@ -1,7 +1,8 @@
 """The live view's Kafka Connect (its Connect tab), for the composition root (compose.py): the workers a context's
 `connect-url` (or --connect-url) names, else a lab's own workers, asked through backends/connect's ConnectClient with
-the client properties' basic auth and TLS (`connect.*` keys, as `kafkatop connect` reads them); None where there are
-no workers to ask (the demo, a lab without workers, an attached cluster naming none): the tab says why."""
+the client properties' basic auth and TLS (`connect.*` keys, as `kafkatop connect` reads them; a secured lab's own
+connect-admin.properties); None where there are no workers to ask (the demo, a lab without workers, an attached
+cluster naming none): the tab says why."""
 
 from __future__ import annotations
 
@@ -27,9 +28,10 @@ def connect_cluster(args: argparse.Namespace, lab: LabCluster | None, stack: Exi
         return None
     from kafkatop.backends.connect.auth import ConnectAuth
     from kafkatop.backends.connect.client import ConnectClient
-    from kafkatop.tui.cli.connect import auth
+    from kafkatop.tui.cli.connect_workers import auth, lab_auth
 
-    settings = auth(args) if given else ConnectAuth()  # a lab's workers answer plain http on 127.0.0.1
+    # A lab's workers answer plain http on 127.0.0.1; a secured lab's ask for its admin (basic auth).
+    settings = auth(args) if given else lab_auth(lab.snapshot().connect_admin_properties) if lab else ConnectAuth()
     client = ConnectClient(urls, user_info=settings.user_info, ssl_context=settings.ssl_context, timeout_s=TIMEOUT_S)
     stack.callback(client.close)
     return client

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kafkatop.backends.connect.answers import offsets_of, plugins_of, status_of, validation_of
-from kafkatop.backends.connect.auth import ConnectAuth, connect_auth
 from kafkatop.backends.connect.client import ConnectClient
+from kafkatop.backends.connect.masking import HIDDEN_NOTE
 from kafkatop.backends.connect.rest import worker_name
-from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.connect import ConnectError, Connector, ConnectRefused, Validation
 from kafkatop.backends.model.connect_files import ConnectorFile, read_connector_file, read_offsets_file
-from kafkatop.backends.model.errors import BadInput, KafkatopError
-from kafkatop.tui.cli.common import confirmed, open_cluster
+from kafkatop.backends.model.secrets import HIDDEN
+from kafkatop.tui.cli.common import confirmed
+from kafkatop.tui.cli.connect_workers import again, auth, typed_name, worker_urls
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
 
 # Each action's own options; another action's, given, is refused (it would be ignored otherwise).
@@ -38,7 +37,6 @@ TAKES: dict[str, frozenset[str]] = {
     "plugins": frozenset({"json"}),
 }
 TARGET = {"create": "FILE", "validate": "FILE", "plugins": "CLASS", "list": ""}  # the rest: NAME
-ADD_WORKERS = "give --connect-url http://HOST:8083 (repeatable), connect-url in a context, or a lab's workers"
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -54,62 +52,6 @@ def check_options(args: argparse.Namespace) -> None:
     if wanted in ("NAME", "FILE") and args.target is None:
         raise UsageError(f"`connect {action}` needs the connector's {'name' if wanted == 'NAME' else 'file'}: "
                          f"kafkatop connect {action} {wanted}")  # fmt: skip
-
-
-# --- which workers, and how to authenticate -------------------------------------------------------------------------
-def worker_urls(args: argparse.Namespace) -> tuple[str, ...]:
-    """--connect-url (or the context's connect-url), else the workers of the lab named by --name / --state-dir."""
-    if args.connect_url:
-        return tuple(args.connect_url)
-    context = getattr(args, "context_name", None)
-    if getattr(args, "bootstrap_server", None):
-        raise UsageError(f"context {context!r} names no Connect workers: add connect-url = [\"http://HOST:8083\"] "
-                         "to it, or give --connect-url")  # fmt: skip
-    try:
-        lab = open_cluster(args, need_install=False).snapshot()
-    except BadInput:
-        raise
-    except KafkatopError as e:
-        raise UsageError(f"no Connect workers to ask: {ADD_WORKERS} (no lab either: {e})") from None
-    if not lab.connect_urls:
-        raise UsageError(f"lab {lab.name!r} has no Kafka Connect workers: `kafkatop add-connect` adds one, or "
-                         "--connect-url names others")  # fmt: skip
-    args.lab_cluster = (lab.name, lab.cluster_id)  # whose workers these must be: checked before they are asked
-    return lab.connect_urls
-
-
-def again(args: argparse.Namespace, action: str, name: str) -> str:
-    """`kafkatop connect ACTION NAME` with the flags that reach these workers again, ready to paste."""
-    words = ["kafkatop", "connect", action, name]
-    if getattr(args, "context_name", None):
-        words += ["--context", args.context_name]
-    elif args.connect_url:
-        words += [w for url in args.connect_url for w in ("--connect-url", url)]
-    else:
-        words += [w for flag, value in (("--name", args.name), ("--state-dir", args.state_dir)) if value
-                  for w in (flag, str(value))]  # fmt: skip
-    return shlex.join(words)
-
-
-def auth(args: argparse.Namespace) -> ConnectAuth:
-    path = args.command_config
-    if not path:
-        return ConnectAuth()
-    where = f"--command-config {path}"
-    try:
-        settings = connect_auth(read_client_properties(path), where)
-    except KafkatopError as e:
-        raise UsageError(str(e) if str(e).startswith(where) else f"--command-config {e}") from None
-    if settings.warning():
-        err(f"{where}: {settings.warning()}")
-    return settings
-
-
-def typed_name(args: argparse.Namespace, urls: Sequence[str]) -> str | None:
-    """What to type before a delete on workers not a lab's: the context's name, else the first worker's host:port."""
-    if not args.connect_url:
-        return None
-    return getattr(args, "context_name", None) or worker_name(urls[0])
 
 
 def config_of(connector: ConnectorFile) -> dict[str, str]:
@@ -373,7 +315,10 @@ ACTIONS = {
 
 # --- output ---------------------------------------------------------------------------------------------------------
 def _print_json(answer: Any) -> None:
-    print(json.dumps(answer, indent=2))
+    text = json.dumps(answer, indent=2)
+    print(text)
+    if json.dumps(HIDDEN) in text:  # the client hid a secret of a connector's config
+        err(HIDDEN_NOTE)
 
 
 def _compact(value: object) -> str:

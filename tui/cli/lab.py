@@ -5,20 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from typing import Any, TextIO
 
 from kafkatop.backends.kafka.admin import AdminSource
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.identity import check_broker_process
 from kafkatop.backends.lab.local import local_broker_process, signal_local
-from kafkatop.backends.lab.processes import ProcessSource
-from kafkatop.backends.lab.spec import NodeSpec, SpecError
+from kafkatop.backends.lab.spec import SpecError
 from kafkatop.backends.lab.state import LabSnapshot, NodeStatus, delete_state
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import KafkaProcess
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.cli.common import (
     build_spec,
@@ -34,110 +30,7 @@ from kafkatop.tui.cli.common import (
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, INTERRUPTED, err
 from kafkatop.tui.cli.install import find_or_offer
 from kafkatop.tui.cli.lab_features import set_lab_features
-from kafkatop.tui.format import human_duration, human_size
-
-
-def _measure(snap: LabSnapshot) -> dict[int, KafkaProcess]:
-    pids = {n.pid for n in snap.nodes if n.pid is not None}
-    if not pids:
-        return {}
-    return {p.pid: p for p in ProcessSource(selector=lambda p: p.pid in pids).poll().processes}
-
-
-def _ports(node: NodeSpec) -> str:
-    return "/".join(str(p) for p in node.ports)
-
-
-def status_rows(snap: LabSnapshot, measured: dict[int, KafkaProcess]) -> list[dict[str, Any]]:
-    rows = []
-    now = time.time()
-    for n in snap.nodes:
-        proc = measured.get(n.pid) if n.pid is not None else None
-        rows.append(
-            {
-                "node": n.name,
-                "role": n.node.role.value,
-                "id": n.node.node_id,
-                "state": n.state.value,
-                "pid": n.pid,
-                "ports": list(n.node.ports),
-                "cpu_percent": round(proc.cpu_percent, 1) if proc else None,
-                "rss_bytes": proc.rss_bytes if proc else None,
-                "uptime_s": round(now - n.started_at, 1) if n.started_at else None,
-                "detail": n.detail,
-                "config": str(n.config_path),
-                "log": str(n.log_path),
-            }
-        )
-    return rows
-
-
-def print_status(
-    snap: LabSnapshot, out: TextIO | None = None, *, measured: dict[int, KafkaProcess] | None = None
-) -> None:
-    out = sys.stdout if out is None else out  # the stdout of now, not of import time (a test's capture replaces it)
-    measured = _measure(snap) if measured is None else measured
-    print(
-        f"cluster {snap.name} · {'ZooKeeper mode' if snap.mode == 'zk' else 'KRaft'} · Kafka {snap.kafka_version} "
-        f"({snap.kafka_home})" + (f" · cluster id {snap.cluster_id}" if snap.cluster_id else ""),
-        file=out,
-    )
-    print(
-        f"bootstrap servers {snap.bootstrap_servers}"
-        + (f" · zookeeper {snap.zookeeper_connect}" if snap.zookeeper_connect else ""),
-        file=out,
-    )
-    if snap.connect_urls:
-        print(f"connect {','.join(snap.connect_urls)} (Kafka Connect workers' REST API)", file=out)
-    print(f"state {snap.state_dir}", file=out)
-    print(f"security {security_text(snap)}", file=out)
-    header = ("NODE", "ROLE", "ID", "STATE", "PID", "PORT", "CPU%", "RSS", "UPTIME")
-    table = [header]
-    notes = []
-    for row in status_rows(snap, measured):
-        table.append(
-            (
-                row["node"],
-                row["role"],
-                "-" if row["id"] is None else str(row["id"]),
-                row["state"],
-                "-" if row["pid"] is None else str(row["pid"]),
-                "/".join(map(str, row["ports"])),
-                "-" if row["cpu_percent"] is None else f"{row['cpu_percent']:.1f}",
-                human_size(row["rss_bytes"]),
-                human_duration(row["uptime_s"]),
-            )
-        )
-        if row["detail"]:
-            notes.append(f"  {row['node']}: {row['detail']}")
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for r in table:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip(), file=out)
-    for note in notes:
-        print(note, file=out)
-
-
-def security_text(snap: LabSnapshot) -> str:
-    """`PLAINTEXT`, or e.g. `SASL_SSL (SCRAM-SHA-512, TLS by the lab's CA) · client settings …/client.properties`."""
-    from kafkatop.backends.lab.security import MECHANISM, listener_name, uses_sasl, uses_tls
-
-    protocol = listener_name(snap.security)
-    if snap.security == "plaintext":
-        return protocol
-    how = [f"{MECHANISM} users admin, client"] if uses_sasl(snap.security) else []
-    if uses_tls(snap.security):
-        how.append("TLS by the lab's own CA")
-    if snap.authorizer:
-        how.append("authorizer StandardAuthorizer: no ACL, no access")
-    return f"{protocol} ({'; '.join(how)}; controllers PLAINTEXT on 127.0.0.1) · {settings_files(snap)}"
-
-
-def settings_files(snap: LabSnapshot) -> str:
-    """Which user each settings file is: `client settings …/client.properties (user client) · admin: …`."""
-    if snap.admin_properties is None:
-        return f"client settings {snap.client_properties}"
-    boss = ", a super user" if snap.authorizer else ""
-    return f"client settings {snap.client_properties} (user client) · admin: {snap.admin_properties} (user admin{boss})"
+from kafkatop.tui.cli.lab_status import measure, path_text, print_status, settings_files, status_rows
 
 
 # --- commands -------------------------------------------------------------------------------------------------------
@@ -253,7 +146,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     cluster = open_cluster(args)
     snap = cluster.refresh()
     if args.json:
-        measured = _measure(snap)
+        measured = measure(snap)
         doc = {
             "name": snap.name,
             "mode": snap.mode,
@@ -266,6 +159,9 @@ def cmd_status(args: argparse.Namespace) -> int:
             "security": snap.security,
             "client_properties": str(snap.client_properties) if snap.client_properties else None,
             "admin_properties": str(snap.admin_properties) if snap.admin_properties else None,
+            "controller_admin_properties": path_text(snap.controller_admin_properties),
+            "connect_admin_properties": path_text(snap.connect_admin_properties),
+            "connect_netrc": path_text(snap.connect_netrc),
             "authorizer": snap.authorizer,
             "state_dir": str(snap.state_dir),
             "nodes": status_rows(snap, measured),

@@ -60,8 +60,10 @@ def add_up(up: Parser) -> None:
     up.option("--security", choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl"),
               help="the brokers' listener: TLS with a CA made for this lab, SASL with SCRAM-SHA-512 users admin and "
               "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
-              "this lab and by Kafka's tools with --command-config. KRaft only; the controllers' listener stays "
-              "PLAINTEXT on 127.0.0.1", shown="plaintext")  # fmt: skip
+              "this lab and by Kafka's tools with --command-config. KRaft only. On SASL the controllers' listener "
+              "takes SASL PLAIN, user admin (controller-admin.properties, for --bootstrap-controller); on any secured "
+              "lab the Connect workers' REST API asks for user admin (connect-admin.properties, connect.netrc)",
+              shown="plaintext")  # fmt: skip
     up.option("--authorizer", action="store_true", help="KRaft's StandardAuthorizer on every node: no "
               "ACL, no access (allow.everyone.if.no.acl.found=false), user admin a super user. SASL only (--security "
               "sasl_ssl or sasl_plaintext); kafkatop then uses admin.properties for this lab")  # fmt: skip

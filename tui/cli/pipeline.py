@@ -24,6 +24,7 @@ from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.pipeline import DEFAULT_RATE, PipelineRefused, PipelineSettings
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.cli.common import interrupt_on_termination, lab_connection, open_cluster
+from kafkatop.tui.cli.connect_workers import lab_auth
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 
@@ -68,6 +69,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     try:
         settings = settings_from_args(args)
         cluster = open_cluster(args)
+        rest = lab_auth(cluster.snapshot().connect_admin_properties)  # a secured lab's workers ask for its admin
     except KafkatopError as e:
         err(str(e))
         return 2
@@ -78,7 +80,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
             "task move), or start a lab with `kafkatop up --connect 2`"
         )
         return 2
-    connect = ConnectClient(cluster.connect_urls)
+    connect = ConnectClient(cluster.connect_urls, user_info=rest.user_info)
     started = time.monotonic()
     try:
         with interrupt_on_termination():
