@@ -11,12 +11,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from kafkatop.backends.model.consoles import HIDDEN_CATEGORIES
 from kafkatop.backends.model.formats import SchemaType
+from kafkatop.backends.model.json_text import loads
+from kafkatop.backends.model.text import printable
 
 Language = Literal["json", "protobuf", "text"]
 SHOWN_CHARS = 200_000  # a schema beyond this is shown by its head: drawing megabytes would hold the event loop
@@ -27,20 +27,6 @@ class SchemaText:
     language: Language  # how to highlight it
     text: str
     note: str | None = None  # what a reader must know: "a serialized FileDescriptorProto (base64), shown as .proto"
-
-
-def shown(text: str) -> str:
-    """The text with control and invisible characters (but newline and tab) as \\xNN or \\uNNNN escapes."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch in "\n\t" or unicodedata.category(ch) not in HIDDEN_CATEGORIES:
-            out.append(ch)
-        else:
-            cp = ord(ch)
-            out.append(f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}")
-    return "".join(out)
 
 
 def _cut(text: str) -> tuple[str, str | None]:
@@ -54,25 +40,25 @@ def schema_text(schema_type: SchemaType, schema: str) -> SchemaText:
     so)."""
     if schema_type in ("AVRO", "JSON"):
         try:
-            text, note = _cut(json.dumps(json.loads(schema), indent=2, ensure_ascii=False))
-        except (ValueError, RecursionError):
+            text, note = _cut(json.dumps(loads(schema), indent=2, ensure_ascii=False))
+        except ValueError:
             text, cut = _cut(schema)
             said = f"not JSON, as an {schema_type.title()} schema is: shown as the registry serves it"
-            return SchemaText("text", shown(text), said + (f"; {cut}" if cut else ""))
-        return SchemaText("json", shown(text), note)
+            return SchemaText("text", printable(text, lines=True), said + (f"; {cut}" if cut else ""))
+        return SchemaText("json", printable(text, lines=True), note)
     descriptor = _descriptor_bytes(schema)
     if descriptor is None:
         text, note = _cut(schema)
-        return SchemaText("protobuf", shown(text), note)
+        return SchemaText("protobuf", printable(text, lines=True), note)
     try:
         proto = proto_of_descriptor(descriptor)
     except ValueError as e:
         text, cut = _cut(schema)
         said = f"base64 of {len(descriptor)} bytes that are not a FileDescriptorProto ({e}): shown as served"
-        return SchemaText("text", shown(text), said + (f"; {cut}" if cut else ""))
+        return SchemaText("text", printable(text, lines=True), said + (f"; {cut}" if cut else ""))
     text, cut = _cut(proto)
     said = "a serialized FileDescriptorProto (base64), shown as the .proto it describes"
-    return SchemaText("protobuf", shown(text), said + (f"; {cut}" if cut else ""))
+    return SchemaText("protobuf", printable(text, lines=True), said + (f"; {cut}" if cut else ""))
 
 
 def _descriptor_bytes(schema: str) -> bytes | None:

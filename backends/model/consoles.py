@@ -6,7 +6,6 @@ is kept in `Delivery` and `Received`.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
@@ -14,6 +13,7 @@ from typing import Any, Literal, get_args
 from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.text import escaped
 
 Acks = Literal["0", "1", "all"]
 
@@ -60,24 +60,6 @@ class NoSuchTopic(ClientError):
 
 
 # --- showing payloads -----------------------------------------------------------------------------------------------
-_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-# Controls (ESC would drive the terminal), invisible format characters (bidi overrides, zero-width), line and
-# paragraph separators: shown as escapes, so one record stays one visible line.
-HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-
-
-def _escape_char(ch: str) -> str:
-    named = _NAMED_ESCAPES.get(ch)
-    if named is not None:
-        return named
-    if unicodedata.category(ch) not in HIDDEN_CATEGORIES:
-        return ch
-    cp = ord(ch)
-    if cp < 0x100:
-        return f"\\x{cp:02x}"
-    return f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
 
 
 def _utf8_len(ch: str) -> int:
@@ -119,7 +101,7 @@ def escape_payload(data: bytes | None, max_chars: int = MAX_SHOWN_CHARS) -> str:
             pos += len(text.encode("utf-8"))
         else:
             for ch in text:
-                piece = _escape_char(ch)
+                piece = escaped(ch)
                 if shown + len(piece) > max_chars:
                     return cut()
                 out.append(piece)

@@ -204,7 +204,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
         await pilot.press("g")
         table = panel.query_one("#spark-table", DataTable)
         await pilot_until(pilot, lambda: table.row_count == 2, timeout_s=120)
-        assert [table.get_row_at(i)[1] for i in range(2)] == ["20", "20"]
+        assert [str(table.get_row_at(i)[1]) for i in range(2)] == ["20", "20"]
         summary = panel.query_one("#spark-summary", Static)
         assert "panel: 40 records" in str(summary.render())
         # Live counts: a streaming query's micro-batches replace the table; `l` again stops it.

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from kafkatop.backends.model.formats import Decoded, Format
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
+from kafkatop.backends.model.text import printable
 from kafkatop.tui.live.widgets.record_schema import SchemaWanted, schema_wanted
 from kafkatop.tui.live.widgets.record_view import (
     ShownRecord,
@@ -19,7 +20,6 @@ from kafkatop.tui.live.widgets.record_view import (
     record_filter,
     record_row,
     schema_line,
-    visible,
 )
 
 RECORD = BrowsedRecord("orders", 0, 7, 1_700_000_000_000, TimestampType.CREATE_TIME, b"k7", b"\x00\x00\x00\x00\x07\x02")
@@ -94,7 +94,7 @@ def test_deep_and_long_values_are_folded_and_unfold() -> None:
 
 
 def test_what_would_drive_a_terminal_is_escaped() -> None:
-    assert visible("a\x1b[31mb\u202ec\n\té") == "a\\u001b[31mb\\u202ec\n\té"
+    assert printable("a\x1b[31mb\u202ec\n\té", lines=True) == "a\\x1b[31mb\\u202ec\n\té"
 
 
 def test_the_filter_keeps_rows_by_path_or_by_words_in_the_decoded_values() -> None:

@@ -14,7 +14,8 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_tools import protoc
 
-from kafkatop.backends.insight.schema_text import SHOWN_CHARS, proto_of_descriptor, schema_text, shown
+from kafkatop.backends.insight.schema_text import SHOWN_CHARS, proto_of_descriptor, schema_text
+from kafkatop.backends.model.text import printable
 from kafkatop.tui.live.screens.schema_register import schema_problem
 from kafkatop.tui.live.widgets.schemas import url_text
 from tests.fixtures.schema_views import ORDER_V3, PAYMENT_DESCRIPTOR, PAYMENT_PROTO
@@ -130,7 +131,7 @@ def test_what_does_not_read_as_its_type_is_shown_as_served_saying_so() -> None:
 
 
 def test_control_characters_are_escapes_and_a_huge_schema_is_cut() -> None:
-    assert shown("a\x1b[2Jb\u202e\tc\n") == "a\\x1b[2Jb\\u202e\tc\n"
+    assert printable("a\x1b[2Jb\u202e\tc\n", lines=True) == "a\\x1b[2Jb\\u202e\tc\n"
     hostile = schema_text("PROTOBUF", 'syntax = "proto3";\n// \x1b]0;owned\x07\n')
     assert "\x1b" not in hostile.text and "\\x1b]0;owned\\x07" in hostile.text
     huge = schema_text("JSON", json.dumps({"enum": ["x" * 100] * 5000}))

@@ -11,6 +11,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack, closing
 from typing import BinaryIO
 
@@ -23,6 +24,7 @@ from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.compose_schemas import flagged, say_open_secrets, say_where_from, schema_ports
 from kafkatop.tui.cli.consume_formats import RecordDecoding
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
+from kafkatop.tui.cli.terminal import escaped_bytes, escaped_json, escapes
 
 # kcat's -f tokens, and two of its own: %v (the value, as %s) and %e (the leader epoch).
 FORMAT_TOKENS = {
@@ -54,19 +56,22 @@ def compile_format(fmt: str) -> list[str | bytes]:
     return [p for p in parts if p]
 
 
-def render(parts: list[str | bytes], r: BrowsedRecord, null: bytes = b"") -> bytes:
+def render(
+    parts: list[str | bytes], r: BrowsedRecord, null: bytes = b"", shown: Callable[[bytes], bytes] = bytes
+) -> bytes:
     """The record in the format; a missing key or value as `null`: nothing, as kcat's -f prints it (the default
-    output passes b"null", as kafka-console-consumer.sh prints it)."""
+    output passes b"null", as kafka-console-consumer.sh prints it). `shown`: what is done to the record's own bytes
+    (its key, value, headers) — at a terminal, escaped; the format's own text is written as it is."""
     out = bytearray()
     for part in parts:
         if isinstance(part, bytes):
             out += part
         elif part in "sv":
-            out += null if r.value is None else r.value
+            out += null if r.value is None else shown(r.value)
         elif part == "k":
-            out += null if r.key is None else r.key
+            out += null if r.key is None else shown(r.key)
         else:
-            out += str(_field(part, r)).encode()
+            out += shown(str(_field(part, r)).encode())
     return bytes(out)
 
 
@@ -116,11 +121,17 @@ def cmd_consume(args: argparse.Namespace) -> int:
         say_where_from(args, sorted(fields), "read")
         decoding = RecordDecoding(codec, args.topic, registry, fields, exact=args.json)
 
+        # At a terminal the records' control characters are escaped, each record on its line (as `ls` shows names);
+        # to a pipe or a file their bytes are written as they are (as kcat writes them).
+        at_terminal = escapes(sys.stdout)
+        shown = escaped_bytes if at_terminal else bytes
+
         def write(record: BrowsedRecord) -> None:
             if args.json:
-                out.write(decoding.json_line(record, as_json))
+                line = decoding.json_line(record, as_json)
+                out.write(escaped_json(line) if at_terminal else line)
             else:
-                out.write(render(parts, decoding.as_text(record), null))
+                out.write(render(parts, decoding.as_text(record), null, shown))
 
         browser = stack.enter_context(closing(MessageBrowser(connection(args), timeout_s=args.timeout)))
         try:

@@ -14,9 +14,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError, TopicCounts, watermark_check
+from kafkatop.backends.model.text import printable
 from kafkatop.spark.client import SparkServiceClient
 from kafkatop.tui.cli.common import connection, state_root
 from kafkatop.tui.cli.exits import INTERRUPTED
+from kafkatop.tui.cli.terminal import unescaped
 from kafkatop.tui.format import data_size
 
 
@@ -63,8 +65,9 @@ class _Progress:
 
     def say(self, text: str) -> None:
         if self.enabled:
-            sys.stderr.write(f"\r\x1b[K{text}")
-            sys.stderr.flush()
+            out = unescaped(sys.stderr)  # the line redrawn in place: kafkatop's own sequences, not escaped
+            out.write(f"\r\x1b[K{printable(text)}")
+            out.flush()
 
     def job(self, p: JobProgress) -> None:
         self.say(f"Spark {p.stage or 'working'}: {p.done}/{p.total} tasks done, {p.running} running")

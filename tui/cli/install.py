@@ -36,6 +36,7 @@ from kafkatop.backends.lab.releases import (
 )
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.exits import DONE, Declined, err
+from kafkatop.tui.cli.terminal import unescaped
 from kafkatop.tui.format import human_duration
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def make_installer(args: argparse.Namespace, bar: ProgressBar) -> KafkaInstaller
 
 def run_install(args: argparse.Namespace, version: str | None, line: str = DEFAULT_LINE) -> Installed:
     """Resolve, check Java, download, verify, unpack; progress on stderr, the outcome on stdout."""
-    bar = ProgressBar(sys.stderr)
+    bar = ProgressBar(unescaped(sys.stderr))  # a line redrawn in place: kafkatop's own \r
     installer = make_installer(args, bar)
     scala = getattr(args, "scala", None) or DEFAULT_SCALA
     release = installer.resolve(version, scala, line)

@@ -114,6 +114,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.command is None:  # the live view: it shows text from outside escaped itself (tui/live/text.py)
+        return _run(args)
+    from kafkatop.tui.cli.terminal import escaped_output
+
+    with escaped_output(args.control_chars):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command != "contexts":
             from kafkatop.tui.cli.contexts import apply_context, refuse_writes

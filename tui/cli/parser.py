@@ -29,6 +29,7 @@ from kafkatop.tui.cli.parser_common import (
     add_contexts,
     allow_remote_listeners,
     command_config,
+    control_chars,
     lab_options,
     registry_options,
     timeout_option,
@@ -150,5 +151,7 @@ def build_parser() -> RootParser:
     add_connect(command("connect", **CONNECT))
     add_users(command("users", **USERS))
     add_acls(command("acls", **ACLS))
+    for parser in p.commands.values():
+        control_chars(parser)
     p.offer_command_options()
     return p

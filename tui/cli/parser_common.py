@@ -103,6 +103,13 @@ def timeout_option(p: Parser, default: float, what: str) -> None:
     p.option("--timeout", type=SECONDS, default=default, metavar="SECONDS", help=what, shown=f"{default:g}")
 
 
+def control_chars(p: Parser) -> None:
+    """Every command's: how text from outside (names, records, error texts) is printed (tui/cli/terminal.py)."""
+    p.option("--control-chars", choices=("escape", "raw"), shown="escape at a terminal, raw to a pipe or a file",
+             help="print the control characters of names, records and error texts as escapes (\\x1b, \\u202e), "
+             "which a terminal shows instead of acting on, or raw, byte for byte")  # fmt: skip
+
+
 def json_option(p: Parser, what: str = "the result as JSON (shape: README, `--json`)") -> None:
     p.option("--json", action="store_true", help=what)
 

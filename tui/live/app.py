@@ -11,12 +11,14 @@ from functools import partial
 from typing import Any
 
 from textual import on, work
+from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.backends.model.recording import ActionDone, Recorded
+from kafkatop.backends.model.recording import ActionDone
+from kafkatop.backends.model.text import printable
 from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.collector import after_the_frame
 from kafkatop.tui.live.commands import LiveCommands
@@ -70,6 +72,12 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen("replay" if self.replay is not None else self.settings.mode)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:  # fmt: skip
+        """Every notice, a pane's and a screen's too (theirs come here): text, never markup, controls escaped."""
+        super().notify(printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout,
+                       markup=False)  # fmt: skip
 
     # --- what tests, the screen and the command line read ----------------------------------------------------------
     @property
@@ -142,13 +150,7 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
     def _play(self) -> None:
         assert self.replay is not None
         worker = get_current_worker()
-
-        def deliver(entry: Recorded) -> None:
-            self.feed.replayed(entry)
-            self.post_message(ReplayProgressed())
-
-        self.replay.run(deliver, lambda: worker.is_cancelled)
-        self.post_message(ReplayProgressed())
+        self.replay.run(self.feed.replayed, lambda: worker.is_cancelled, lambda: self.post_message(ReplayProgressed()))
 
     # --- the view: one value, drawn by every pane that is on screen ------------------------------------------------
     def _show(self, **changes: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Protocol, cast
 from textual import events, on
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, TabbedContent, TabPane, Tabs
+from textual.widgets import Input, TabbedContent, TabPane, Tabs
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
@@ -22,6 +22,7 @@ from kafkatop.tui.live.schema_actions import SchemaKeys
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import DataTable
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.connect import ConnectPanel
@@ -204,8 +205,7 @@ class MainScreen(SchemaKeys):  # a Screen, with the ACLs and Schemas tabs and th
         self.show_tab(str(shown[index - 1].id))
 
     def show_tab(self, tab_id: str) -> None:
-        # Focus moves into the new tab (left in the old one, it would pull that tab back to the front), where its work
-        # starts: Produce's and Consume's topic field, so a topic typed there is text, never `t` stopping a node.
+        # Focus follows (else it pulls the old tab back) to the work field, where a topic typed is text, not `t`.
         self.app.set_focus(None)
         self.query_one(TabbedContent).active = tab_id
         self.app.set_focus(self.query_one(WORK_FIELDS[tab_id]) if tab_id in WORK_FIELDS else self.home())

@@ -94,7 +94,16 @@ class Replay:
             self._changed.notify_all()
 
     # --- the worker ------------------------------------------------------------------------------------------------
-    def run(self, deliver: Callable[[Recorded], None], cancelled: Callable[[], bool]) -> None:
+    def run(self, deliver: Callable[[Recorded], None], cancelled: Callable[[], bool],
+            progressed: Callable[[], object] = bool) -> None:  # fmt: skip
+        """Delivers each entry in its turn until the end or `cancelled()`; `progressed()` after each, and at the end."""
+        try:
+            self._run(deliver, cancelled, progressed)
+        finally:
+            progressed()
+
+    def _run(self, deliver: Callable[[Recorded], None], cancelled: Callable[[], bool],
+             progressed: Callable[[], object]) -> None:  # fmt: skip
         entries = self.recording.entries
         previous_at = entries[0].at if entries else None
         for entry in entries:
@@ -105,6 +114,7 @@ class Replay:
             with self._changed:
                 self._delivered += 1
                 self._at = entry.at
+            progressed()
 
     def _wait_turn(self, gap_s: float, cancelled: Callable[[], bool]) -> bool:
         """Until this entry's turn: its time after the last one (at the speed), or a step while paused. False when

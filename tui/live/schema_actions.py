@@ -71,7 +71,7 @@ class SchemaKeys(AclKeys):
             return  # a replay: its browser reads no record
         if app.sources.schemas is None:
             app.notify(f"the {wanted.which}'s schema id {wanted.schema_id}: {NO_REGISTRY}", severity="warning",
-                       timeout=8, markup=False)  # fmt: skip
+                       timeout=8)  # fmt: skip
             return
         self.query_one(TabbedContent).show_tab(SCHEMAS)  # in the tab bar from now on, if it was not
         self.show_tab(SCHEMAS)
@@ -89,7 +89,7 @@ class SchemaKeys(AclKeys):
                        timeout=5)  # fmt: skip
             return
         if registry is None or panel is None:
-            app.notify(NO_REGISTRY, severity="warning", timeout=8, markup=False)
+            app.notify(NO_REGISTRY, severity="warning", timeout=8)
             return
         from kafkatop.tui.live.screens.schema_register import Registered, RegisterSchemaScreen
 
@@ -99,7 +99,7 @@ class SchemaKeys(AclKeys):
         def registered(done: Registered | None) -> None:
             if done is None:
                 return
-            app.notify(f"schema registered under {done.subject}: id {done.schema_id}", timeout=5, markup=False)
+            app.notify(f"schema registered under {done.subject}: id {done.schema_id}", timeout=5)
             panel.read(select=done.subject)
 
         screen = RegisterSchemaScreen(registry, panel.subject_names, subject.name if subject else "",

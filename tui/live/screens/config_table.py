@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable
 
 from kafkatop.backends.model.configs import ConfigEntry, ResourceConfigs, is_read_only
+from kafkatop.tui.live.text import DataTable
 
 SET_HERE = "bold cyan"  # a value set on this very topic or broker: what an edit changes and a delete removes
 DEFAULT = "dim"  # Kafka's built-in default: nothing anyone set

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, Static
+from textual.widgets import Input
 
 from kafkatop.backends.insight.grants import Refused
 from kafkatop.backends.model.configs import (
@@ -30,10 +30,12 @@ from kafkatop.backends.model.configs import (
     is_read_only,
 )
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.secrets import names_a_secret
 from kafkatop.backends.ports import ConfigAdmin
 from kafkatop.tui.live.granting import GrantsMet, refused_text
 from kafkatop.tui.live.screens.config_table import ConfigTable, detail
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.text import DataTable, Label, Static
 
 KEYS = "Enter edit · x delete · / filter · o set here/all · r reload · Esc close"
 
@@ -196,7 +198,8 @@ class ConfigsScreen(ModalScreen[None]):
             self._status("; ".join(problems), error=True)
             return
         entry = self.configs.entry(name)
-        shown = "(not shown)" if entry is not None and entry.is_sensitive else value
+        secret = (entry is not None and entry.is_sensitive) or names_a_secret(name)  # a new one Kafka has not marked
+        shown = "(not shown)" if secret else value
         self._status(f"setting {name}={shown} on {self.resource} …")
         self._alter({name: value}, (), f"{name}={shown} set on {self.resource}")
 

@@ -10,7 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label
+from textual.widgets import Button, Input
+
+from kafkatop.tui.live.text import Label, shown
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -27,7 +29,7 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(id="dialog"):
             yield Label(self.question, id="dialog-title")
             if self.detail:
-                yield Label(self.detail, id="dialog-detail")
+                yield Label(shown(self.detail, lines=True), id="dialog-detail")  # lines of its own
             if self.typed is not None:
                 yield Label(f"This cluster is not kafkatop's own. Type {self.typed} to {self.yes.lower()}, Escape "
                             "to cancel:", id="dialog-keys")  # fmt: skip

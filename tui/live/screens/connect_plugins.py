@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich import box
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -15,11 +14,11 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Label, Static
 
 from kafkatop.backends.model.connect import ConnectorPlugin
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
+from kafkatop.tui.live.text import Label, Static, Table
 
 ORDER = ("source", "sink", "converter", "header_converter", "transformation", "predicate")
 

@@ -16,12 +16,12 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Label, Static
 
 from kafkatop.backends.model.connect import Connector, ConnectorOffset
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.text import Label, Static
 
 NOT_STOPPED = "Connect resets a connector's offsets only while it is STOPPED: close this, press S to stop it, then O, x"
 

@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label
+from textual.widgets import Button
 
 from kafkatop.backends.model.connect import Connector
+from kafkatop.tui.live.text import Label
 
 CHOICES = {"connector": (False, False), "tasks": (True, False), "failed": (True, True)}
 

@@ -7,10 +7,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from kafkatop.tui.live.sources import ContextChoice
+from kafkatop.tui.live.text import Label
 
 
 def choice_text(choice: ContextChoice, current: bool) -> Text:

@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input
 
 from kafkatop.backends.model.topics import NewTopicRequest, check_new_topic
+from kafkatop.tui.live.text import Label, Static, shown
 
 
 class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
@@ -41,7 +42,7 @@ class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
 
     def validate(self) -> NewTopicRequest | None:
         request, problems = check_new_topic(*self._values(), live_brokers=self.live_brokers)
-        self.query_one("#dialog-errors", Static).update("\n".join(problems))
+        self.query_one("#dialog-errors", Static).update(shown("\n".join(problems), lines=True))
         self.query_one("#dialog-errors").set_class(bool(problems), "shown")
         return request
 

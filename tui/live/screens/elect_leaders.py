@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -18,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button
 
 from kafkatop.backends.insight.elections import (
     log_end_wanted,
@@ -30,6 +29,7 @@ from kafkatop.backends.insight.elections import (
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.text import Label, Static, Table
 
 LogEndReader = Callable[[Mapping[TopicPartition, int]], tuple[dict[TopicPartition, int], list[str]]]
 

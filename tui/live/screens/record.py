@@ -12,7 +12,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+
+from kafkatop.tui.live.text import Static
 
 
 class RecordScreen(ModalScreen[None]):

@@ -5,15 +5,15 @@ Escape or n cancels; nothing changes before."""
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button
 
 from kafkatop.backends.model.consoles import OffsetMove, ResetPlan
+from kafkatop.tui.live.text import Label, Static, Table
 
 
 def _plural(n: int, what: str) -> str:

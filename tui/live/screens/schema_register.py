@@ -7,7 +7,6 @@ registered, or None (Escape). References to other subjects are not given from he
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
@@ -20,12 +19,14 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input, Label, Select, Static, TextArea
+from textual.widgets import Button, Input, Select, TextArea
 
-from kafkatop.backends.insight.schema_text import shown
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import SchemaType
+from kafkatop.backends.model.json_text import loads
+from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import SchemaRegistry
+from kafkatop.tui.live.text import Label, Static
 
 TYPES: tuple[SchemaType, ...] = get_args(SchemaType)
 BY_SUFFIX: dict[str, SchemaType] = {".avsc": "AVRO", ".avro": "AVRO", ".proto": "PROTOBUF", ".json": "JSON"}
@@ -56,7 +57,7 @@ def schema_problem(schema_type: SchemaType, text: str) -> str | None:
         return "schema: empty: give a file, or paste the schema in the box"
     if schema_type in ("AVRO", "JSON"):
         try:
-            json.loads(text)
+            loads(text)
         except ValueError as e:
             kind = "an Avro schema" if schema_type == "AVRO" else "a JSON Schema"
             return f"schema: not JSON ({e}): {kind} is JSON"
@@ -124,7 +125,7 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
         return next((t for t in TYPES if t == value), self.schema_type)
 
     def _say(self, text: str, style: str = "bold red") -> None:
-        self.query_one("#dialog-errors", Static).update(Text(" ".join(shown(text).split()), style=style))
+        self.query_one("#dialog-errors", Static).update(Text(" ".join(printable(text).split()), style=style))
 
     @on(Input.Changed, "#schema-file")
     def _file_typed(self, event: Input.Changed) -> None:

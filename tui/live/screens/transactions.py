@@ -14,12 +14,12 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Label, Static
 
 from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.transactions import OpenTransactions, TransactionDescription
 from kafkatop.backends.ports import TransactionReader
+from kafkatop.tui.live.text import DataTable, Label, Static
 
 REFRESH_S = 2.0
 COLUMNS = ("transactional id", "state", "producer", "coordinator", "age", "timeout", "partitions")

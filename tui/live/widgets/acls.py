@@ -13,11 +13,11 @@ from typing import Literal
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
 
 from kafkatop.backends.model.acls import AclBinding, AclsSnapshot, AuthorizerInfo, camel
 from kafkatop.tui.live.keymap import Mode
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import Static, shown
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
 
@@ -106,8 +106,9 @@ def acl_rows(bindings: tuple[AclBinding, ...], by: Grouping) -> dict[str, LineCe
         same_pattern = last is not None and last.pattern == p
         first, second = (same_principal, same_principal and same_pattern) if by == "principal" else \
             (same_pattern, same_pattern and same_principal)  # fmt: skip
-        principal = Text(e.principal, style="dim" if (first if by == "principal" else second) else "bold")
-        resource = Text(p.short, style="dim" if (second if by == "principal" else first) else "bold")
+        # Names others chose: escaped before Rich's Text would drop a BEL or a CR from them (text.py).
+        principal = shown(e.principal, style="dim" if (first if by == "principal" else second) else "bold")
+        resource = shown(p.short, style="dim" if (second if by == "principal" else first) else "bold")
         pattern = Text(p.pattern_type, style="dim" if (second if by == "principal" else first) else "")
         permission = Text(e.permission, style=PERMISSION_STYLE.get(e.permission, ""))
         cells = (principal, resource, pattern) if by == "principal" else (resource, pattern, principal)

@@ -7,7 +7,8 @@ import re
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
+
+from kafkatop.tui.live.text import Static
 
 
 def headline(text: str) -> str:

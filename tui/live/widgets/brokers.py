@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rich.text import Text
-from textual.widgets import DataTable
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import DataTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.tables import VI_KEYS, highlighted_key
 

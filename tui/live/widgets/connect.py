@@ -13,12 +13,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
 
 from kafkatop.backends.insight.timeline.connect import worker_key
 from kafkatop.backends.model.connect import Connector, ConnectSnapshot
 from kafkatop.tui.live.keymap import Mode
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import Static
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
 

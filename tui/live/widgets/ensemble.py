@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from kafkatop.backends.model.cluster import ClusterMode
 from kafkatop.backends.model.features import FeatureLevels
@@ -15,6 +13,7 @@ from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot
 from kafkatop.backends.ports import EnsembleView
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import Static, Table
 from kafkatop.tui.live.widgets.features import features_table
 from kafkatop.tui.live.widgets.pane import LivePane
 

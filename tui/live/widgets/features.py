@@ -5,10 +5,10 @@ the snapshot's."""
 from __future__ import annotations
 
 from rich import box
-from rich.table import Table
 from rich.text import Text
 
 from kafkatop.backends.model.features import FeatureLevels, level_text
+from kafkatop.tui.live.text import Table
 
 
 def features_table(levels: FeatureLevels) -> Table:

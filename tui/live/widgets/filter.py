@@ -16,7 +16,9 @@ from textual.containers import Horizontal
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Input
+
+from kafkatop.tui.live.text import Label
 
 
 @runtime_checkable

@@ -24,6 +24,8 @@ from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from kafkatop.backends.model.text import printable, unprintable
+from kafkatop.tui.live.text import shown
 from kafkatop.tui.live.widgets.filter import matches
 
 LineCells = Sequence[str | Text]
@@ -230,7 +232,10 @@ class LineTable(RowCursor):
     def _redraw(self) -> None:
         selected = self.selected_key
         needle = self.filter_text
-        texts = {k: tuple(c.plain if isinstance(c, Text) else c for c in cells) for k, cells in self._all.items()}
+        # As drawn: a name's control characters as escapes (tui/live/text.py), which the widths and `/` then see too.
+        texts = {
+            k: tuple(printable(c.plain if isinstance(c, Text) else c) for c in cells) for k, cells in self._all.items()
+        }
         keys = [k for k, t in texts.items() if matches(needle, *t)] if needle else list(texts)
         column = self.sort_column
         if column is not None:
@@ -283,10 +288,12 @@ class LineTable(RowCursor):
             cell, width = cells[i], self._widths[i]
             pieces: Sequence[tuple[str, Style]]
             if isinstance(cell, str):
+                cell = printable(cell)
                 pieces, used = ((cell, base),), len(cell)
-            elif not cell.spans:  # one style for the whole cell: no need for Rich to divide it
+            elif not cell.spans and not unprintable(cell.plain):  # one style: no need for Rich to divide it
                 pieces, used = ((cell.plain, _on(base, cell.style)),), cell.cell_len
             else:
+                cell = shown(cell)
                 pieces = [(seg.text, _on(base, seg.style)) for seg in cell.render(console, end="")]
                 used = cell.cell_len
             for text, style in ((" ", base), *pieces, (" " * (width - used + 1), base)):

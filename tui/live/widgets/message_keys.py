@@ -98,7 +98,7 @@ class FormatsAndExport(Widget):
             return
         wanted = schema_wanted(shown)
         if isinstance(wanted, str):
-            self.notify(wanted, severity="warning", timeout=6, markup=False)
+            self.notify(wanted, severity="warning", timeout=6)
         else:
             self.post_message(wanted)
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rich.text import Text
-from textual.widgets import DataTable, Static
 
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
 from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.format import human_duration, human_size
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import DataTable, Static
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.tables import VI_KEYS, highlighted_key
 

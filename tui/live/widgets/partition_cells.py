@@ -13,6 +13,7 @@ from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot, Metric
 from kafkatop.backends.model.cluster import Partition, Topic, TopicPartition
+from kafkatop.backends.model.text import printable
 from kafkatop.tui.format import rate, sparkline
 
 COLUMNS = (
@@ -107,7 +108,7 @@ def partition_row(
     fault = OFFLINE if p.offline else UNDER_MIN_ISR if under_min_isr else UNDER_REPLICATED if p.under_replicated else ""
     style = f"{fault} reverse" if changed else fault
     return (
-        ((p.topic, fault),),
+        ((printable(p.topic), fault),),  # a mock's topic may be named anything; Kafka's are not
         ((str(p.id), fault),),
         _leader(p.leader, p.offline, p.leader_is_preferred, style),
         _ids(p.replicas, p.offline_replicas),
@@ -161,7 +162,7 @@ def topic_widths(topic: Topic, parts: Sequence[Partition]) -> tuple[int, ...]:
     )
     min_isr = topic.min_insync_replicas
     return (
-        len(topic.name),
+        len(printable(topic.name)),
         _digits(extent.largest_id),
         leader,
         max(map(_ids_width, extent.replica_lists), default=0),

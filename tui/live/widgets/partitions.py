@@ -15,6 +15,7 @@ from textual.widgets import Select
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import shown
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.partition_cells import UNDER_MIN_ISR
@@ -37,7 +38,7 @@ class Summary(Widget):
     text: reactive[Text] = reactive(Text, layout=False)
 
     def render(self) -> Text:
-        return self.text
+        return shown(self.text)  # it names topics, a cluster, a failure: text from outside
 
 
 class PartitionsPane(LivePane, Vertical):

@@ -9,8 +9,6 @@ draws. Without a codec (a replay, or none given) the bytes read as the payloads 
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,9 +20,10 @@ from rich.text import Text
 from kafkatop.backends.insight.payloads import plain_value, pretty, preview
 from kafkatop.backends.insight.record_path import looks_like_path, parse_path
 from kafkatop.backends.insight.seek import age_text
-from kafkatop.backends.model.consoles import HIDDEN_CATEGORIES, escape_payload
+from kafkatop.backends.model.consoles import escape_payload
 from kafkatop.backends.model.formats import Decoded, Format, JsonValue, RecordField
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
+from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import RecordCodec
 from kafkatop.tui.live.widgets.filter import matches
 
@@ -64,21 +63,6 @@ def time_text(ms: int | None) -> str:
     if ms is None:
         return "-"
     return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-
-
-_HIDDEN = re.compile("[^\n\t\x20-\x7e]")
-
-
-def visible(text: str) -> str:
-    """Text with the characters that would drive or mislead a terminal (controls, bidi overrides) as \\uXXXX."""
-
-    def escaped(m: re.Match[str]) -> str:
-        ch = m.group()
-        if unicodedata.category(ch) not in HIDDEN_CATEGORIES:
-            return ch
-        return f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}"
-
-    return _HIDDEN.sub(escaped, text)
 
 
 def _cell(data: bytes | None, d: Decoded | None, width: int) -> Text:
@@ -164,21 +148,21 @@ def _payload(title: str, data: bytes | None, d: Decoded | None, unfold: bool) ->
         compact = d.compact()
         if len(compact) <= INLINE_CHARS and d.error is None:  # {"id": 7}: on its heading's line
             head.append("  ")
-            head.append(visible(compact))
+            head.append(printable(compact, lines=True))
             head.append(link, style="dim")
             return shown
         value, folded = (d.value, False) if unfold else fold(d.value)
-        text = visible(json.dumps(value, indent=2, ensure_ascii=False))
+        text = printable(json.dumps(value, indent=2, ensure_ascii=False), lines=True)
         if len(text) > SHOWN_CHARS:
             text = text[:SHOWN_CHARS] + f"\n… {len(text) - SHOWN_CHARS:,} more characters not shown"
         if folded:
             head.append(" · folded: u unfolds (on Enter's screen)", style="dim")
         shown.append(Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default"))
     elif d.error is None and d.format is not Format.HEX and isinstance(d.value, str):  # text, base64
-        shown.append(Text(visible(d.value[:SHOWN_CHARS])))
+        shown.append(Text(printable(d.value[:SHOWN_CHARS], lines=True)))
     else:  # binary, or bytes that did not decode: as they are, 8 bytes a line
         kind, text = pretty(data, hex_width=8)
-        shown.append(Text(text, style="cyan" if kind == "binary" else ""))
+        shown.append(Text(printable(text, lines=True), style="cyan" if kind == "binary" else ""))
     head.append(link, style="dim")
     return shown
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from rich.text import Text
-from textual.widgets import Static
 
 from kafkatop.tui.live.replay import Replay
+from kafkatop.tui.live.text import Static
 
 
 def _utc(at: float) -> str:

@@ -21,12 +21,13 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Static
 
-from kafkatop.backends.insight.schema_text import schema_text, shown
+from kafkatop.backends.insight.schema_text import schema_text
 from kafkatop.backends.model.formats import RegisteredSchema, SchemasSnapshot, SchemaType, Subject
+from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import SchemaRegistry
 from kafkatop.tui.live.keymap import bindings
+from kafkatop.tui.live.text import Static
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import Asking, ask
 
@@ -79,7 +80,7 @@ def header_text(url: str, snapshot: SchemasSnapshot | None, problem: str | None)
 
 
 def one_line(text: str) -> str:
-    return " ".join(shown(text).split())
+    return " ".join(printable(text).split())
 
 
 def compatibility_text(subject: Subject, default: str | None) -> Text:
@@ -98,7 +99,7 @@ def latest_version(subject: Subject) -> int | None:
 def subject_row(subject: Subject, default: str | None) -> LineCells:
     latest, version = subject.latest, latest_version(subject)
     return (
-        shown(subject.name),
+        printable(subject.name),
         str(len(subject.versions)),
         str(version) if version is not None else "-",
         str(latest.schema_id) if latest is not None else "-",
@@ -121,12 +122,12 @@ def schema_view(schema: RegisteredSchema, latest: bool) -> RenderableType:
     """A version's schema for the detail: what it is, then its text, highlighted as JSON or .proto."""
     view = schema_text(schema.schema_type, schema.schema)
     head = Text.assemble(
-        (shown(schema.subject), "bold"),
+        (printable(schema.subject), "bold"),
         f" · version {schema.version}{' (latest)' * latest} · id {schema.schema_id} · {schema.schema_type}",
     )
     parts: list[RenderableType] = [head]
     for r in schema.references:
-        parts.append(Text(f"references {shown(r.name)}: {shown(r.subject)} version {r.version}", style="dim"))
+        parts.append(Text(f"references {printable(r.name)}: {printable(r.subject)} version {r.version}", style="dim"))
     if view.note:
         parts.append(Text(view.note, style="dim"))
     if view.language == "text" or len(view.text) > HIGHLIGHTED_CHARS:
@@ -210,11 +211,12 @@ class SchemasPanel(Asking, Vertical):
                 self.open(schema.subject, schema.version or None)
             else:
                 self.notify(f"schema id {schema_id} ({schema.schema_type}): the registry names no subject version "
-                            "holding it (deleted since?)", severity="warning", timeout=8, markup=False)  # fmt: skip
+                            "holding it (deleted since?)", severity="warning", timeout=8)  # fmt: skip
 
-        ask(self, "schema-id", lambda _tell: registry.schema_by_id(schema_id), answered,
-            lambda text: self.notify(f"schema id {schema_id}: {one_line(text)}", severity="error", timeout=8,
-                                     markup=False))  # fmt: skip
+        def failed(text: str) -> None:
+            self.notify(f"schema id {schema_id}: {one_line(text)}", severity="error", timeout=8)
+
+        ask(self, "schema-id", lambda _tell: registry.schema_by_id(schema_id), answered, failed)
 
     def _read(self, snapshot: SchemasSnapshot) -> None:
         if snapshot.error is None or snapshot.subjects or self.snapshot is None:
@@ -225,7 +227,7 @@ class SchemasPanel(Asking, Vertical):
         if wanted is not None and snapshot.error is None and self.subject_named(wanted[0]) is None:
             self._wanted = None  # read afresh, and not there: said, not waited for
             self.notify(f"subject {wanted[0]}: not among the registry's subjects (deleted since?)", severity="warning",
-                        timeout=8, markup=False)  # fmt: skip
+                        timeout=8)  # fmt: skip
 
     def _failed(self, text: str) -> None:
         self.problem = text
@@ -313,7 +315,7 @@ class SchemasPanel(Asking, Vertical):
         latest = subject.latest
         schema = latest if latest is not None and latest.version == version else self.known.get((subject.name, version))
         if schema is None:
-            self._detail(Text(f"reading version {version} of {shown(subject.name)} …", style="dim"))
+            self._detail(Text(f"reading version {version} of {printable(subject.name)} …", style="dim"))
             if self._asking != (subject.name, version):
                 self._ask_version(subject.name, version)
             return
@@ -341,7 +343,7 @@ class SchemasPanel(Asking, Vertical):
         def failed(text: str) -> None:
             self._asking = None
             if self.highlighted == (subject, version):
-                self._detail(Text(f"version {version} of {shown(subject)}: {one_line(text)}", style="bold red"))
+                self._detail(Text(f"version {version} of {printable(subject)}: {one_line(text)}", style="bold red"))
 
         self._asking = (subject, version)
         ask(self, "schema-version", lambda _tell: registry.schema(subject, version), answered, failed)

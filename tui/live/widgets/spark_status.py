@@ -8,9 +8,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from rich.text import Text
-from textual.widgets import Static
 
 from kafkatop.backends.model.spark import SparkStatus
+from kafkatop.tui.live.text import Static
 
 STEPS = {
     "launching": "starting the Spark service",

@@ -10,6 +10,7 @@ from textual.widget import Widget
 from kafkatop.backends.model.acls import AuthorizerInfo
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import shown
 from kafkatop.tui.live.widgets.pane import LivePane
 
 MODES = {"zk": "ZooKeeper mode", "kraft": "KRaft", "demo": "demo (librdkafka mock)", "unknown": "mode unknown"}
@@ -86,7 +87,7 @@ class StatusBar(LivePane, Widget):
         self.badge: Badge | None = (context, colour, read_only) if context or read_only else None
 
     def render(self) -> Text:
-        return self.text
+        return shown(self.text)  # it names topics, a cluster, a failure: text from outside
 
     def draw(self, view: LiveView) -> None:
         width = self.size.width or self.app.size.width

@@ -9,8 +9,8 @@ from typing import Any
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import DataTable, RichLog
 
+from kafkatop.tui.live.text import DataTable, RichLog
 from kafkatop.tui.live.widgets.filter import matches
 
 VI_KEYS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [

@@ -11,15 +11,14 @@ from datetime import UTC, datetime
 
 from rich import box
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
 
 from kafkatop.backends.insight.timeline.model import EventKind, Incident, TimelineSnapshot, Trigger
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.text import DataTable, Static, Table, shown
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.tables import KeyedTable
 
@@ -133,7 +132,7 @@ class TimelinePane(LivePane, Vertical):
                 recovered, style = "not recovered", "dim"
             table.add_row(
                 str(incident.number),
-                Text(incident.title, style="bold" if incident.announced else ""),
+                shown(incident.title, style="bold" if incident.announced else ""),  # it may name a group
                 _clock(incident.started_at),
                 str(len(incident.steps) + incident.omitted_steps),
                 Text(recovered, style=style),

@@ -1,0 +1,134 @@
+"""Text from outside — a topic, group, transactional id, connector, principal or subject; a record; an error text
+from Kafka, Connect, a registry or a file — as the live view shows it: never read as markup, and its control
+characters shown as escapes (\\x1b, \\u202e, dimmed, so that a name that holds them is told from one that holds the
+backslashes), never sent to the terminal, which would act on them (set its title, its clipboard, rewrite a line).
+
+One way, used everywhere: the live view takes its text widgets from here, never from textual.widgets
+(tests/unit/test_text_from_outside.py checks it). `Label` and `Static` are Textual's with markup off, escaping what
+they are given, a str or a Rich Text, as `KeyedTable` (tables.py) escapes its cells and `MessageLog` its lines; the
+line-drawn tables (line_table.py, the partition table) escape their cells with `printable`, and every notice is
+escaped by the app (KafkatopApp.notify). `shown` is the same for any other place a Text is drawn."""
+
+from __future__ import annotations
+
+from typing import Any, Generic, Self, TypeVar, cast
+
+from rich import table
+from rich.console import Group, RenderableType
+from rich.text import Span, Text
+from textual import widgets
+from textual.visual import VisualType
+
+from kafkatop.backends.model.text import escaped, unprintable
+
+ESCAPE_STYLE = "dim reverse"  # an escape, told from the same characters typed
+
+
+def shown(value: str | Text, style: str = "", *, lines: bool | None = None) -> Text:
+    """`value` as a Rich Text that shows every control character as its escape, styled apart. A str is one line: a
+    newline in it is a name's, shown as \\n (a group named "a\\nb" in a dialog's title). A Text is as composed (its
+    styles kept): its newlines and tabs are its lines, every other control character is escaped. `lines` says
+    otherwise (a record's value, several lines of its own)."""
+    if lines is None:
+        lines = isinstance(value, Text)
+    # Escaped before Rich sees a str: a Text drops CR, BEL, BS, VT and FF, and shows ESC to the terminal.
+    plain = value.plain if isinstance(value, Text) else value
+    if not unprintable(plain, lines=lines):
+        return value if isinstance(value, Text) else Text(value, style=style)
+    out: list[str] = []
+    at = [0]  # at[i]: where character i of `plain` begins in the escaped text
+    escapes: list[Span] = []
+    for char in plain:
+        piece = char if lines and char in "\n\t" else escaped(char)
+        if piece != char:
+            escapes.append(Span(at[-1], at[-1] + len(piece), ESCAPE_STYLE))
+        out.append(piece)
+        at.append(at[-1] + len(piece))
+    if not isinstance(value, Text):
+        result = Text("".join(out), style=style)
+        result.spans = escapes
+        return result
+    result = Text("".join(out), style=value.style, justify=value.justify, no_wrap=value.no_wrap, end=value.end)
+    result.spans = [Span(at[s.start], at[min(s.end, len(plain))], s.style) for s in value.spans] + escapes
+    return result
+
+
+def shown_visual(value: VisualType) -> VisualType:
+    """What a text widget is given, made safe: a str or a Text as `shown` makes it, a Group of them part by part;
+    anything else as it is — a Table here escapes its cells, Syntax is given text that went through `printable`."""
+    if isinstance(value, (str, Text)):
+        return shown(value)
+    if isinstance(value, Group):
+        return Group(*(cast(RenderableType, shown_visual(part)) for part in value.renderables), fit=value.fit)
+    return value
+
+
+class Static(widgets.Static):
+    """Textual's Static, that never reads markup and shows control characters escaped."""
+
+    def __init__(self, content: VisualType = "", **kwargs: Any) -> None:
+        kwargs["markup"] = False
+        super().__init__(shown_visual(content), **kwargs)
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        super().update(shown_visual(content), layout=layout)
+
+
+class Label(widgets.Label):
+    """Textual's Label, that never reads markup and shows control characters escaped."""
+
+    def __init__(self, content: VisualType = "", **kwargs: Any) -> None:
+        kwargs["markup"] = False
+        super().__init__(shown_visual(content), **kwargs)
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        super().update(shown_visual(content), layout=layout)
+
+
+Cell = TypeVar("Cell")
+
+
+class DataTable(widgets.DataTable[Cell], Generic[Cell]):
+    """Textual's DataTable, whose str cells (which it would read as markup) and Text cells show control characters
+    escaped, on one line."""
+
+    def add_row(self, *cells: Cell, height: int | None = 1, key: str | None = None, label: Any = None) -> Any:
+        return super().add_row(*(_cell(c) for c in cells), height=height, key=key, label=label)
+
+    def update_cell(self, row_key: Any, column_key: Any, value: Cell, *, update_width: bool = False) -> None:
+        super().update_cell(row_key, column_key, _cell(value), update_width=update_width)
+
+
+def _cell(value: Any) -> Any:
+    return shown_visual(value)
+
+
+class RichLog(widgets.RichLog):
+    """Textual's RichLog (markup off, as its default), whose lines show control characters escaped: a line written is
+    one line (a record's newline shown as \\n), which the log wraps where it is too long."""
+
+    def write(
+        self,
+        content: RenderableType | object,
+        width: int | None = None,
+        expand: bool = False,
+        shrink: bool = True,
+        scroll_end: bool | None = None,
+        animate: bool = False,
+    ) -> Self:
+        safe = shown(content, lines=False) if isinstance(content, (str, Text)) else content
+        return super().write(safe, width, expand, shrink, scroll_end, animate)
+
+
+class Table(table.Table):
+    """Rich's Table, whose str cells (which it would read as markup) and Text cells show control characters
+    escaped."""
+
+    def add_row(self, *renderables: RenderableType | None, style: Any = None, end_section: bool = False) -> None:
+        super().add_row(*(_cell(r) for r in renderables), style=style, end_section=end_section)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` cut to `width` characters with an ellipsis, for a name too long for its place (a 10 KB group id in a
+    dialog's title)."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
