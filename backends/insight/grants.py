@@ -221,12 +221,37 @@ def grant_lines(grants: Sequence[Grant], flags: Sequence[str] = ()) -> str:
     return " && ".join(g.command_line() + tail for g in grants)
 
 
+# In a grant line's flags, where the refused user's own settings would be: an admin's (an attached cluster's, which
+# kafkatop does not know). The line then says it is an admin's to run.
+ADMIN_PLACEHOLDER = "ADMIN.properties"
+
+
 def refusal_text(error: str, grants: Sequence[Grant], flags: Sequence[str] = ()) -> str:
-    """TOPIC_AUTHORIZATION_FAILED: User:client may not Write on Topic:t — grant it: kafkatop acls --add …"""
+    """TOPIC_AUTHORIZATION_FAILED: User:client may not Write on Topic:t — grant it: kafkatop acls --add …; a grant
+    that would reach beyond what was refused (Kafka's wildcard `*`) is said apart, with how to grant it on purpose."""
     if not grants:
         return error
-    it = "it" if len(grants) == 1 and len(grants[0].operations) == 1 else "them"
-    return f"{error}: {refusals(grants)} — grant {it}: {grant_lines(grants, flags)}"
+    exact = [g for g in grants if not g.wildcard]
+    said = f"{error}: {refusals(grants)}"
+    if exact:
+        it = "it" if len(exact) == 1 and len(exact[0].operations) == 1 else "them"
+        who = "as an admin, grant" if ADMIN_PLACEHOLDER in flags else "grant"
+        said += f" — {who} {it}: {grant_lines(exact, flags)}"
+    for g in grants:
+        if g.wildcard:
+            said += f"; {wildcard_text(g, flags)}"
+    return said
+
+
+def wildcard_text(grant: Grant, flags: Sequence[str] = ()) -> str:
+    """Why a grant on `*` is not offered, and the line that makes it on purpose."""
+    ops = "/".join(camel(op) for op in grant.operations)
+    if grant.principal.endswith(":*"):
+        named, every = grant.principal, f"every user's {ops}"
+    else:
+        named, every = grant.pattern.short, f"{ops} on every {grant.pattern.resource_type.replace('_', ' ').lower()}"
+    return (f"{named} is Kafka's wildcard: an ACL on it would allow {every}, more than was refused, so kafkatop "
+            f"does not offer it; to allow that on purpose: {grant_lines([grant], flags)}")  # fmt: skip
 
 
 class Refused(KafkatopError):

@@ -174,6 +174,13 @@ class Grant:
         )
 
     @property
+    def wildcard(self) -> bool:
+        """Whether it reaches beyond what was refused: its resource's name (a topic, a group, a transactional id
+        named `*`) or its principal (`User:*`) is what Kafka reads as every one. Never granted by `M`."""
+        named = self.pattern.resource_type != "CLUSTER" and self.pattern.name == WILDCARD
+        return named or self.principal.partition(":")[2] == WILDCARD
+
+    @property
     def refusal(self) -> str:
         """User:client may not Write on Topic:t."""
         ops = "/".join(camel(op) for op in self.operations)

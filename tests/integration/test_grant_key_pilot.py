@@ -152,8 +152,8 @@ async def test_m_refuses_where_it_must(mock_cluster: MockCluster) -> None:
             await pilot_until(pilot, lambda: app.last_action is not None and app.last_action.error, "the refusal")
             assert app.last_action is not None and app.last_action.error == (
                 "User:admin, the lab's super user may not add ACLs (Alter on the cluster): ask an admin to run: "
-                "kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t"
-            )
+                "kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t --name lab"
+            )  # the line as it reaches this cluster (the view's flags), to run as printed
             assert acls.created == [] and app.check_action("grant", ()) is True  # still there to grant
     finally:
         consoles.close()
@@ -192,5 +192,41 @@ async def test_the_consumer_console_says_so_under_its_refusal_once_m_granted_it(
             await pilot_until(pilot, lambda: "✓ granted: User:ANONYMOUS may now Read on Group:g" in kept(),
                               "the consumer's log says it was granted")  # fmt: skip
             assert [b.entry.operation for b in acls.created] == ["READ"]
+    finally:
+        consoles.close()
+
+
+async def test_m_never_grants_kafkas_wildcard(mock_cluster: MockCluster) -> None:
+    """A topic named `*` (the mock takes any name; a real Kafka refuses the name, but its authorizer answers first):
+    the refusal says `*` is Kafka's wildcard and how to allow every topic on purpose; M adds nothing (issue 38: it
+    added a LITERAL `*` ACL, letting the user write every topic)."""
+    mock_cluster.create_topic("*", 1, 1)
+    mock_cluster.push_request_errors(PRODUCE, [TOPIC_AUTHORIZATION_FAILED] * 20)
+    acls = RecordingAcls()
+    app, consoles = app_on(mock_cluster, acls)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
+            await pilot.press("3")
+            app.query_one("#produce-topic", Input).value = "*"
+            field_ = app.query_one("#produce-line", Input)
+            field_.focus()
+            field_.value = "hello"
+            await pilot.press("enter")
+            status = app.query_one("#produce-status", Static)
+            await pilot_until(pilot, lambda: "not delivered" in str(status.render()), "the refusal")
+            said = str(status.render())
+            assert "grant it" not in said and "M grants it" not in said, said
+            assert "Topic:* is Kafka's wildcard: an ACL on it would allow Write on every topic" in said, said
+            assert "to allow that on purpose: kafkatop acls --add --allow-principal User:ANONYMOUS --operation " \
+                   "Write --topic '*' --name lab" in said, said  # fmt: skip
+            app.set_focus(None)
+            await pilot.press("M")
+            await pilot.pause()
+            assert not isinstance(app.screen, ConfirmScreen)
+            assert "Kafka's wildcard" in list(app._notifications)[-1].message
+            await pilot.press("y")
+            await app.workers.wait_for_complete()
+            assert acls.created == []
     finally:
         consoles.close()

@@ -45,9 +45,9 @@ def test_a_refused_write_says_what_to_grant(
         "kafkatop: 3 records failed: TOPIC_AUTHORIZATION_FAILED: Broker: Topic authorization failed",
     ]
     assert lines[2] == (
-        "kafkatop: cannot send to 't': TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — grant "
-        f"it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t --bootstrap-server "
-        f"{bootstrap}"
+        "kafkatop: cannot send to 't': TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — as an "
+        "admin, grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t "
+        f"--bootstrap-server {bootstrap} --command-config ADMIN.properties"  # an attached cluster: an admin's file
     ), lines
 
 
@@ -72,7 +72,7 @@ def test_an_idempotent_producer_refused_its_producer_id_says_what_to_grant(
             assert re.match(r"kafkatop: [123] records? failed: CLUSTER_AUTHORIZATION_FAILED: ", lines[1]), lines
         assert lines[-1].startswith(
             "kafkatop: cannot send to 't': CLUSTER_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — "
-            "grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t "
+            "as an admin, grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t "
         ), lines
 
 

@@ -4,6 +4,7 @@ table, the principal of a client's settings, and the lines — checked against w
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 from pathlib import Path
 
@@ -192,14 +193,57 @@ def test_the_line_reaches_the_cluster_as_one_who_may_grant(tmp_path: Path, monke
         "--name", "lab1", "--state-dir", state, "--command-config", str(lab / "admin.properties"))  # fmt: skip
     # As the lab's admin (kafkatop's own default on the lab): nothing more than where.
     assert acl_flags(_args(name="lab1", state_dir=state)) == ("--name", "lab1", "--state-dir", state)
-    # An attached cluster: the same bootstrap servers and the same user's settings.
+    # An attached cluster: the same bootstrap servers, and an admin's settings to fill in — never the refused user's.
     assert acl_flags(_args(bootstrap_server="b:9092", command_config="me.properties")) == (
-        "--bootstrap-server", "b:9092", "--command-config", "me.properties")  # fmt: skip
-    assert acl_flags(_args(context_name="prod", bootstrap_server="b:9092")) == ("--context", "prod")
+        "--bootstrap-server", "b:9092", "--command-config", "ADMIN.properties")  # fmt: skip
+    assert acl_flags(_args(context_name="prod", bootstrap_server="b:9092", command_config="me.properties")) == (
+        "--context", "prod", "--command-config", "ADMIN.properties")  # fmt: skip
     found = refused("CLUSTER_AUTHORIZATION_FAILED", "elect", {}, "Not authorized to perform leader election")
     assert found is not None
     assert error_line(found, _args(bootstrap_server="b:9092")) == (
         "Not authorized to perform leader election: CLUSTER_AUTHORIZATION_FAILED: User:ANONYMOUS may not Alter on "
-        "Cluster — grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Alter --cluster "
-        "--bootstrap-server b:9092"
+        "Cluster — as an admin, grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Alter "
+        "--cluster --bootstrap-server b:9092 --command-config ADMIN.properties"
     )
+
+
+def test_a_labs_address_or_client_file_is_known_as_the_lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given a lab's bootstrap servers and its client.properties, as a user copies them from `kafkatop status`: the
+    line names the lab's admin.properties, which kafkatop knows, not the refused user's file (issue 38)."""
+    monkeypatch.chdir(tmp_path)
+    state = tmp_path / "state"
+    lab = state / "lab1"
+    lab.mkdir(parents=True)
+    nodes = [{"name": "broker-1", "role": "broker", "node_id": 1, "port": 19092},
+             {"name": "controller-2", "role": "controller", "node_id": 2, "port": 19093}]  # fmt: skip
+    (lab / "cluster.json").write_text(json.dumps({"nodes": nodes}))
+    (lab / "admin.properties").write_text("security.protocol=SASL_SSL\n")
+    admin = str(lab / "admin.properties")
+    by_address = _args(bootstrap_server="localhost:19092", command_config="/elsewhere/me.properties",
+                       state_dir=str(state))  # fmt: skip
+    assert acl_flags(by_address)[-2:] == ("--command-config", admin)
+    by_file = _args(bootstrap_server="127.0.0.1:19092", command_config=str(lab / "client.properties"))
+    assert acl_flags(by_file) == ("--bootstrap-server", "127.0.0.1:19092", "--command-config", admin)
+    elsewhere = _args(bootstrap_server="127.0.0.1:19093", command_config="me.properties", state_dir=str(state))
+    assert acl_flags(elsewhere)[-1] == "ADMIN.properties"  # a controller's port is no broker of the lab
+
+
+def test_a_wildcard_is_never_offered_as_a_grant() -> None:
+    """`*` as a topic, group or transactional id is every one of them to Kafka, `User:*` every user: the text says
+    why it is not offered, and the line that allows it on purpose (issue 38)."""
+    settings = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.username": "client"}
+    found = refused("TOPIC_AUTHORIZATION_FAILED", "produce", settings, topics=["*", "orders"])
+    assert found is not None
+    assert [g.wildcard for g in found.grants] == [True, False]
+    text = found.text(("--name", "lab"))
+    assert "— grant it: kafkatop acls --add --allow-principal User:client --operation Write --topic orders " in text
+    assert "--topic '*'" not in text.split(";")[0]  # the line to paste grants only what was refused
+    assert text.endswith(
+        "Topic:* is Kafka's wildcard: an ACL on it would allow Write on every topic, more than was refused, so "
+        "kafkatop does not offer it; to allow that on purpose: kafkatop acls --add --allow-principal User:client "
+        "--operation Write --topic '*' --name lab"
+    )
+    group = refused("GROUP_AUTHORIZATION_FAILED", "describe group", settings, group="*")
+    assert group is not None and "on every group" in group.text() and "grant it" not in group.text()
+    anyone = Grant("User:*", ("READ",), ResourcePattern("TOPIC", "t"))
+    assert anyone.wildcard and not Grant(CLIENT, ("ALTER",), ResourcePattern("CLUSTER", "kafka-cluster")).wildcard

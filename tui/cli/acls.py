@@ -138,15 +138,11 @@ def _with_hint(e: AclsRefused, args: argparse.Namespace, action: str, principal:
 
 
 def _admin_properties(args: argparse.Namespace) -> Path | None:
-    """The lab's admin.properties: beside the --command-config given (a lab's client.properties), or the lab's own."""
-    from kafkatop.backends.lab.security import ADMIN_PROPERTIES
-    from kafkatop.tui.cli.grant_lines import lab_admin_properties
+    """The lab's admin.properties: beside the --command-config given (a lab's client.properties), the lab's own, or
+    that of the lab at the --bootstrap-server given."""
+    from kafkatop.tui.cli.grant_lines import admin_properties
 
-    given = getattr(args, "command_config", None)
-    if given:
-        beside = Path(given).absolute().parent / ADMIN_PROPERTIES
-        return beside if beside.is_file() and beside != Path(given).absolute() else None
     try:
-        return lab_admin_properties(args)
+        return admin_properties(args)
     except KafkatopError:
         return None

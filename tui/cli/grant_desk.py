@@ -12,7 +12,7 @@ from typing import Literal
 from kafkatop.backends.insight.grants import principal_of
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.ports import AclAdmin
-from kafkatop.tui.cli.grant_lines import acl_flags, lab_admin_properties
+from kafkatop.tui.cli.grant_lines import acl_flags, admin_properties
 from kafkatop.tui.live.granting import Granting
 
 TIMEOUT_S = 10.0  # CreateAcls is answered once the controller has written the bindings
@@ -26,7 +26,7 @@ def granting(
     from kafkatop.tui.cli.common import client_settings
 
     principal = principal_of(connection.client_settings)
-    admin = lab_admin_properties(args) if kind == "lab" else None
+    admin = admin_properties(args)  # a lab's, also when attached to it by its address
     by, grantor = connection, principal
     if admin is not None:
         admin_settings = client_settings(argparse.Namespace(command_config=str(admin)))

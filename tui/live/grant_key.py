@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kafkatop.backends.insight.grants import refusals
+from kafkatop.backends.insight.grants import refusals, wildcard_text
 from kafkatop.backends.model.acls import Grant, camel
 from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, granting_of
 from kafkatop.tui.live.messages import ActionFinished, ContextOpened
@@ -64,10 +64,17 @@ class GrantKeeping(ContextSwitching):
         if granting is None or granting.acls is None:
             self.notify("ACLs cannot be added from here", severity="warning", timeout=5)
             return
+        wide = [g for g in grants if g.wildcard]  # Kafka's `*`: more than was refused, never granted by a key
+        if len(wide) == len(grants):
+            self.notify(wildcard_text(wide[0], granting.flags), severity="warning", timeout=12)
+            return
+        grants = tuple(g for g in grants if not g.wildcard)
         bindings = [b for g in grants for b in g.bindings()]
         listed = "\n".join(f"  ALLOW {b.entry.principal} {camel(b.entry.operation)} on {b.pattern.short}, any host"
                            for b in bindings)  # fmt: skip
         detail = f"{listed}\nadded as {granting.grantor}, as this line does:\n  {granting.line(grants)}"
+        if wide:
+            detail += f"\nnot {', '.join(g.pattern.short for g in wide)}: Kafka's wildcard, more than was refused"
         done = "granted: " + refusals(grants).replace(" may not ", " may now ")
 
         def go(yes: bool | None) -> None:

@@ -36,7 +36,7 @@ class Granting:
         except KafkatopError as e:
             if "CLUSTER_AUTHORIZATION_FAILED" in str(e):
                 raise KafkatopError(f"{self.grantor} may not add ACLs (Alter on the cluster): ask an admin to run: "
-                                    f"{grant_lines(grants)}") from None  # fmt: skip
+                                    f"{self.line(grants)}") from None  # fmt: skip
             raise
         finally:
             admin.close()
@@ -68,15 +68,18 @@ def flags_of(app: object) -> tuple[str, ...]:
     return granting.flags if granting is not None else ()
 
 
+def _m_key(grants: Sequence[Grant], app: object) -> str:
+    """` · M grants it` where M can: ACLs can be added here, and what was refused is not Kafka's wildcard."""
+    granting = granting_of(app)
+    can = granting is not None and granting.acls is not None and any(not g.wildcard for g in grants)
+    return " · M grants it" if can else ""
+
+
 def refused_text(error: Refused, app: object) -> str:
     """A refusal as a pane says it: who may not do what, the line that grants it here, and M."""
-    granting = granting_of(app)
-    key = " · M grants it" if granting is not None and granting.acls is not None else ""
-    return error.text(flags_of(app)) + key
+    return error.text(flags_of(app)) + _m_key(error.grants, app)
 
 
 def grants_text(error: str, grants: Sequence[Grant], app: object) -> str:
     """A refusal met without an exception (a delivery report, a consumer's error), as refused_text says it."""
-    granting = granting_of(app)
-    key = " · M grants it" if granting is not None and granting.acls is not None else ""
-    return refusal_text(error, grants, flags_of(app)) + key
+    return refusal_text(error, grants, flags_of(app)) + _m_key(grants, app)

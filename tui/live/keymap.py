@@ -231,7 +231,8 @@ ACTIONS: tuple[LiveAction, ...] = (
     LiveAction("grant", ("M",), "app.grant", "Grant refused",
         help="grant what Kafka's authorizer refused last (once a refusal named it): a confirmation lists the ACL "
              "bindings and who adds them (on a lab with an authorizer, User:admin, its super user), then they are "
-             "added",
+             "added — exactly what was refused, never Kafka's wildcard `*` (said, with the line to grant it on "
+             "purpose)",
         section="ACLs", palette="Grant what the authorizer refused", needs="granting", writes=True, asks_first=True,
         footer=True),
     LiveAction("processes", ("0",), "processes", "Processes",
