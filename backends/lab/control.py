@@ -93,10 +93,13 @@ class LogTail:
 
 # --- a lab cluster that this kafkatop supervises -------------------------------------------------------------------
 class LabControl:
-    """A lab cluster: nodes from the supervisor's state, CPU and memory of their JVMs, and their log tails."""
+    """A lab cluster: nodes from the supervisor's state, CPU and memory of their JVMs, and their log tails.
+    `refusal`: why nothing may be done here (a read-only context), said by every action, which does nothing;
+    `not_running`: said of each node that does not run (in read-only, who may start it)."""
 
-    def __init__(self, cluster: LabCluster) -> None:
+    def __init__(self, cluster: LabCluster, *, refusal: str | None = None, not_running: str | None = None) -> None:
         self.cluster = cluster
+        self._refusal, self._not_running = refusal, not_running
         self._pids: frozenset[int] = frozenset()
         self._configs: frozenset[str] = frozenset()
         # One long-lived source: CPU % is measured between its consecutive readings of the same process.
@@ -173,12 +176,23 @@ class LabControl:
             cpu_percent=proc.cpu_percent if proc is not None else None,
             rss_bytes=proc.rss_bytes if proc is not None else None,
             uptime_s=uptime,
-            detail=status.detail or storage_problem(lines),
+            detail=self._detail(status, lines),
             log_tail=lines,
             actions=actions_for(status.state),
         )
 
+    def _detail(self, status: NodeStatus, lines: tuple[str, ...]) -> str | None:
+        found = status.detail or storage_problem(lines)
+        if status.pid is not None or self._not_running is None:
+            return found
+        return f"{found}; {self._not_running}" if found else self._not_running
+
+    def _refuse(self, what: str) -> None:
+        if self._refusal is not None:
+            raise ControlError(f"{self._refusal}: {what} writes to the cluster; nothing was done")
+
     def _check(self, name: str, action: str) -> str:
+        self._refuse(f"{action} {name}")
         node = self.cluster.node(name)  # a SupervisorError names the cluster's nodes
         state = self.cluster.refresh().node(node.name).state
         if action not in actions_for(state):
@@ -198,10 +212,12 @@ class LabControl:
         self.cluster.restart(self._check(name, "restart"))
 
     def add_broker(self) -> str:
+        self._refuse("adding a broker")
         return self.cluster.add_broker().name
 
     def add_connect(self) -> str:
         """One more Kafka Connect worker (LabCluster.add_connect); its name."""
+        self._refuse("adding a Kafka Connect worker")
         return self.cluster.add_connect().name
 
     def close(self) -> None:

@@ -2,8 +2,9 @@
 servers, a client properties file, its ZooKeeper), each possibly read-only, with a colour for the header.
 
 They are `[contexts.NAME]` tables in the user's `$XDG_CONFIG_HOME/kafkatop/config.toml` and in the project's
-`kafkatop.toml`; the project's win on a shared name. `default-context = "NAME"` at the top of either names the one
-used when no cluster is given. A context holds no secret: it names a client properties file (`command-config`),
+`kafkatop.toml`; the project's win on a shared name, except that a context the user made read-only stays read-only (a
+project's file, often someone else's, cannot make it writable). `default-context = "NAME"` at the top of either names
+the one used when no cluster is given. A context holds no secret: it names a client properties file (`command-config`),
 whose own permissions guard its passwords (standard library only)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 import stat
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -54,6 +55,9 @@ class ClusterContext:
     description: str = ""
     schema_registry: RegistrySettings | None = None  # its Schema Registry (schema-registry, schema-registry-config)
     formats: tuple[tuple[str, TopicFormat], ...] = ()  # [contexts.NAME.formats.TOPIC]: its topics' formats
+    # What to tell whoever uses it (its file readable by others, read-only kept over a project's redefinition): the
+    # live view shows them on screen, where stderr is hidden.
+    warnings: tuple[str, ...] = ()
 
     @property
     def kind(self) -> Literal["lab", "attach"]:
@@ -153,10 +157,12 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         state_dir = str((path.parent / Path(state_dir).expanduser()).resolve())
     registry = None
     if "schema-registry" in table or "schema-registry-config" in table:
-        url, config = text("schema-registry"), text("schema-registry-config")
+        # Its own name: the registry's properties are not the Kafka client's (command-config), whose SASL/TLS stay.
+        url, registry_config = text("schema-registry"), text("schema-registry-config")
         if url is None:
             raise BadInput(f'{where}: schema-registry-config goes with schema-registry = "http://HOST:8081"')
-        registry = parse_registry({"url": url} | ({"config": config} if config else {}), path, f"[contexts.{name}]")
+        given = {"url": url} | ({"config": registry_config} if registry_config else {})
+        registry = parse_registry(given, path, f"[contexts.{name}]")
     formats = tuple(parse_formats(table.get("formats"), path, f"contexts.{name}.formats").items())
     return ClusterContext(
         name, path, lab=lab, state_dir=state_dir, bootstrap_server=bootstrap, command_config=config,
@@ -167,7 +173,8 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
 
 
 def read_contexts(files: Sequence[Path]) -> Contexts:
-    """The contexts of `files` that exist, later files over earlier ones (the user's file, then the project's)."""
+    """The contexts of `files` that exist, later files over earlier ones (the user's file, then the project's), but
+    read-only wins: a context read-only in one file stays so when a later one redefines it without."""
     merged: dict[str, ClusterContext] = {}
     default: str | None = None
     default_from = Path()
@@ -185,26 +192,36 @@ def read_contexts(files: Sequence[Path]) -> Contexts:
         path = path.absolute()
         read.append(path)
         found, named = parse_contexts(data, path)
+        exposed = any(c.command_config for c in found.values()) and _readable_by_others(path)
         for name, context in found.items():
-            was = merged.get(name)
-            if was is not None and was.read_only and not context.read_only:
-                warnings.append(
-                    f"{path}: [contexts.{name}] replaces the one in {was.defined_in}, which was read-only; this one is "
-                    "not (add read-only = true to keep it so)"
-                )
-        merged.update(found)
+            if exposed:  # told with each of its contexts, where stderr is hidden (the live view)
+                context = _warned(context, f"{path} is readable by other users and names client properties files: "
+                                           f"`chmod 600 {path}` (and keep those files 600 too)")  # fmt: skip
+            merged[name] = _over(merged.get(name), context)
+            warnings += merged[name].warnings
         if named is not None:
             default, default_from = named, path
-        if any(c.command_config for c in found.values()) and _readable_by_others(path):
-            warnings.append(
-                f"{path} is readable by other users and names client properties files: `chmod 600 {path}` "
-                "(and keep those files 600 too)"
-            )
     if default is not None and default not in merged:
         raise BadInput(
             f"{default_from}: {DEFAULT_KEY} = {default!r}: no such context (defined: {', '.join(merged) or 'none'})"
         )
-    return Contexts(tuple(merged.values()), default, tuple(read), tuple(warnings))
+    return Contexts(tuple(merged.values()), default, tuple(read), tuple(dict.fromkeys(warnings)))  # each said once
+
+
+def _over(was: ClusterContext | None, context: ClusterContext) -> ClusterContext:
+    """`context` in place of `was`, the same name defined in an earlier file; read-only is kept."""
+    if was is None or not was.read_only or context.read_only:
+        return context
+    return _warned(
+        replace(context, read_only=True),
+        f"{context.defined_in}: [contexts.{context.name}] redefines the one in {was.defined_in} without read-only; "
+        f"it stays read-only (a project's file cannot make a read-only context writable: drop read-only = true "
+        f"from {was.defined_in} to write to it)",
+    )
+
+
+def _warned(context: ClusterContext, warning: str) -> ClusterContext:
+    return replace(context, warnings=(*context.warnings, warning))
 
 
 def _readable_by_others(path: Path) -> bool:

@@ -169,3 +169,42 @@ async def test_quitting_while_the_new_context_mounts_ends_cleanly(
         await pilot_until(pilot, lambda: app.settings.context == "b", "b handed over", timeout_s=10)
         await pilot.press("q")  # the new screen may be half mounted: the app ends without an error
     assert app.return_code in (0, None)
+
+
+# --- start-up warnings on screen (issue 38, point 8) -----------------------------------------------------------------
+def _toasts(app: KafkatopApp) -> list[str]:
+    """The notices drawn on the screen shown, as their text."""
+    from textual.widgets._toast import Toast
+
+    return [str(t.render()) for t in app.screen.query(Toast)]
+
+
+@pytest.mark.parametrize("first", ["b", "a"], ids=["started in b", "switched to b"])
+async def test_a_context_kept_read_only_is_said_on_screen_at_start_and_on_a_switch(
+    clusters: dict[str, MockCluster], tmp_path: Path, first: str
+) -> None:
+    """The user's `[contexts.b]` is read-only; a project file (its folder's name is markup, which must stay text)
+    redefines it without: it stays read-only, and the warning that said so on stderr, hidden once the live view takes
+    the terminal, is a notice on screen — when the view starts in b, and when `w` switches to b."""
+    user = tmp_path / "config" / "kafkatop" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text(f'[contexts.b]\nbootstrap-server = "{clusters["b"].bootstrap_servers}"\nread-only = true\n')
+    project = tmp_path / "[bold red]x" / "kafkatop.toml"
+    project.parent.mkdir()
+    project.write_text(f'[contexts.a]\nbootstrap-server = "{clusters["a"].bootstrap_servers}"\n\n'
+                       f'[contexts.b]\nbootstrap-server = "{clusters["b"].bootstrap_servers}"\n')  # fmt: skip
+    kept = f"{project}: [contexts.b] redefines the one in {user} without read-only; it stays read-only"
+    args = build_parser().parse_args(["--context", first, "--config", str(project)])
+    apply_context(args)
+    with ExitStack() as stack:
+        app = compose_app(args, stack, terminal=False)
+        async with app.run_test(size=(160, 40), notifications=True) as pilot:  # toasts drawn
+            if first == "a":
+                await pilot_until(pilot, lambda: _shows(app, clusters["a"]), "context a's cluster")
+                assert not app._notifications  # noqa: SLF001 - a has nothing to warn about
+                await _switch(pilot, app, "b", clusters["b"])
+            assert app.settings.read_only
+            await pilot_until(pilot, lambda: any(kept in t for t in _toasts(app)), "the warning on screen")
+            (warning,) = [n for n in app._notifications if kept in n.message]  # noqa: SLF001
+            assert (warning.severity, warning.markup, warning.timeout >= 30) == ("warning", False, True)
+            assert "[bold red]x" in warning.message  # the folder's name as written

@@ -16,9 +16,11 @@ import pytest
 from kafkatop.backends.lab.spec import SpecError, load_spec_file
 from kafkatop.backends.model.contexts import COLOURS, ClusterContext, parse_contexts, read_contexts
 from kafkatop.backends.model.errors import BadInput
+from kafkatop.tui.cli.common import client_settings
 from kafkatop.tui.cli.contexts import apply_context, load_contexts, user_file
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.cli.parser import build_parser
+from kafkatop.tui.cli.startup_warnings import kept
 
 LAB_AND_ATTACH = """\
     default-context = "staging"
@@ -357,3 +359,68 @@ def test_a_reader_that_goes_away_ends_the_command_without_a_traceback(files: Fil
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=30) == 1, err
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+# --- contexts hold what they say (issue 38, point 8) ------------------------------------------------------------------
+def test_a_context_with_a_registry_config_keeps_its_command_config(files: Files) -> None:
+    """The registry's properties are the registry client's; the Kafka client's SASL and TLS stay in command-config."""
+    write(files.project.parent / "client.properties", "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
+          'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="u" '
+          'password="p";\n')  # fmt: skip
+    write(files.project.parent / "registry.properties", "basic.auth.user.info=u:p\n")
+    write(files.project, """\
+        [contexts.secured]
+        bootstrap-server = "kafka:9093"
+        command-config = "client.properties"
+        schema-registry = "https://registry:8081"
+        schema-registry-config = "registry.properties"
+    """)  # fmt: skip
+    context = read_contexts([files.project]).get("secured")
+    assert context.command_config == str(files.project.parent / "client.properties")
+    assert context.schema_registry is not None
+    assert context.schema_registry.properties_file == str(files.project.parent / "registry.properties")
+    args = parse("describe", "--context", "secured")
+    apply_context(args)
+    settings = client_settings(args)  # what every Kafka client of the command is made with
+    assert (settings["security.protocol"], settings["sasl.mechanisms"], settings["sasl.username"]) == (
+        "SASL_SSL", "SCRAM-SHA-512", "u")  # fmt: skip
+
+
+READ_ONLY_USERS = '[contexts.ro]\nbootstrap-server = "prod:9092"\nread-only = true\n'
+
+
+@pytest.mark.parametrize("redefined", ["", "read-only = false\n"], ids=["read-only left out", "read-only = false"])
+def test_a_project_file_cannot_make_a_users_read_only_context_writable(
+    files: Files, capsys: pytest.CaptureFixture[str], redefined: str
+) -> None:
+    write(files.user, READ_ONLY_USERS)
+    write(files.project, f'[contexts.ro]\nbootstrap-server = "prod:9092"\ncolour = "red"\n{redefined}')
+    contexts = read_contexts([files.user, files.project])
+    ro = contexts.get("ro")
+    assert ro.read_only and ro.colour == "#ff0000" and ro.defined_in == files.project  # the project's, read-only
+    (warning,) = ro.warnings
+    assert contexts.warnings == (warning,)
+    assert str(files.project) in warning and str(files.user) in warning and "stays read-only" in warning, warning
+    # The command line refuses a write in it, says why on stderr, and keeps the warning for the live view's screen.
+    assert main(["create-topic", "t", "--partitions", "1", "--replication-factor", "1", "--context", "ro"]) == 2
+    err = capsys.readouterr().err
+    assert "stays read-only" in err and "context 'ro' is read-only: `create-topic`" in err, err
+    args = parse("--context", "ro")
+    apply_context(args)
+    assert args.read_only and kept(args) == (warning,)
+
+
+def test_a_project_file_may_make_a_context_read_only_and_a_user_file_may_not_undo_it(files: Files) -> None:
+    write(files.user, '[contexts.ro]\nbootstrap-server = "prod:9092"\n')
+    write(files.project, READ_ONLY_USERS)
+    assert read_contexts([files.user, files.project]).get("ro").read_only
+    assert read_contexts([files.user, files.project]).warnings == ()
+    assert read_contexts([files.project, files.user]).get("ro").read_only  # whichever file comes later
+
+
+def test_a_files_permission_warning_goes_with_each_of_its_contexts(files: Files) -> None:
+    write(files.user, '[contexts.a]\nbootstrap-server = "h:1"\ncommand-config = "c.properties"\n'
+          '[contexts.b]\nbootstrap-server = "h:2"\n', 0o644)  # fmt: skip
+    contexts = read_contexts([files.user])
+    (warning,) = contexts.warnings  # said once on stderr…
+    assert contexts.get("a").warnings == contexts.get("b").warnings == (warning,)  # …and with whichever is shown

@@ -39,10 +39,13 @@ from kafkatop.spark.counter import SparkCounts
 from kafkatop.tui.cli.common import build_spec, client_settings, state_root
 from kafkatop.tui.cli.compose_acls import acl_admin
 from kafkatop.tui.cli.compose_connect import connect_cluster
+from kafkatop.tui.cli.compose_lab import lab_cluster, lab_command, lab_opening, lab_startup, stop_lab
 from kafkatop.tui.cli.compose_schemas import schema_ports
+from kafkatop.tui.cli.contexts import read_only_reason
 from kafkatop.tui.cli.ending import Ending, say
 from kafkatop.tui.cli.exits import UsageError, err
 from kafkatop.tui.cli.grant_desk import granting
+from kafkatop.tui.cli.startup_warnings import kept
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
@@ -72,6 +75,7 @@ class Chosen:
     consoles: Consoles | None = None  # None: the consoles of any cluster
     elections: LeaderElectionsFactory | None = None  # None: Kafka's own ElectLeaders
     kind: Literal["lab", "attach", "demo"] = "attach"
+    warnings: tuple[str, ...] = ()  # what opening it found (a lab's nodes not running), shown once on screen
 
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
@@ -152,30 +156,29 @@ def _attach(args: argparse.Namespace, connection: KafkaConnection, stack: ExitSt
     return Chosen(connection, poll_cluster, control, ensemble, f"attached to {connection}", args.zookeeper)
 
 
-def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, lab: LabCluster) -> Chosen:
-    """A lab cluster of kafkatop's: started (or adopted) now, stopped on the way out unless --detach."""
+def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, lab: LabCluster, first: bool) -> Chosen:
+    """A lab cluster of kafkatop's, shown as found: started only when none of its nodes runs and it may write
+    (compose_lab.py). `first`: opened now; shown again after a switch back, it is neither started nor adopted anew (a
+    lab this kafkatop started is still stopped on the way out)."""
     from kafkatop.backends.lab.control import LabControl
 
     snap = lab.snapshot()
-    lab.adopted = any(n.pid is not None for n in snap.nodes)  # found running: left as found on the way out
+    refusal = read_only_reason(args)
+    opening = lab_opening(snap, refusal, lab_command("up", snap.name, lab.state_dir.parent))
+    if first:
+        lab.adopted = opening.adopted  # found running, or read-only: left as found on the way out
     connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
     zookeeper = args.zookeeper or snap.zookeeper_connect
-    control = LabControl(lab)
+    control = LabControl(lab, refusal=refusal, not_running=opening.not_running)
     mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
     title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
     admin = _admin(args, connection, stack)
     if snap.security != "plaintext":
         title += f" · {snap.security.upper()}"
-    wanted = build_spec(args).features  # --elr, --share-groups: a lab formatted before gets them once it serves
-
-    def startup() -> None:
-        from kafkatop.tui.cli.lab_features import set_lab_features
-
-        lab.up()
-        set_lab_features(connection, snap.mode, wanted)  # its own timeout: the poll's is a couple of seconds
-
+    # --elr, --share-groups: a lab formatted before gets them once it serves
+    startup = lab_startup(lab, connection, opening, build_spec(args).features) if first else None
     return Chosen(connection, admin.poll, control, _ensemble(zookeeper, connection), title, zookeeper, startup=startup,
-                  kind="lab")  # fmt: skip
+                  kind="lab", warnings=opening.warnings if first else ())  # fmt: skip
 
 
 def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
@@ -233,7 +236,8 @@ def compose_sources(
     args: argparse.Namespace, stack: ExitStack, *, terminal: bool = True, lab: LabCluster | None = None
 ) -> tuple[Sources, Settings, LabCluster | None]:
     """One cluster's sources, as `args` name it (a context's options already filled in); `stack` closes them. A lab
-    is the one given (already opened in this run) or opened (started, if need be) now: the caller stops it."""
+    is the one given (already opened in this run) or opened now, and started only when none of its nodes runs
+    (compose_lab.py): the caller stops what was started."""
     settings = client_settings(args)
     if args.bootstrap_server:
         connection = KafkaConnection.parse(args.bootstrap_server, settings)  # a bad address: refused here
@@ -241,12 +245,12 @@ def compose_sources(
             _need_terminal()
         chosen = _attach(args, connection, stack)
     else:
-        make = _lab_cluster(args, terminal=terminal) if lab is None and not args.demo else None
+        make = lab_cluster(args, terminal=terminal) if lab is None and not args.demo else None
         if terminal:
             _need_terminal()
         if make is not None:
             lab = make()
-        chosen = _lab(args, settings, stack, lab) if lab is not None else _demo(args, stack)
+        chosen = _lab(args, settings, stack, lab, make is not None) if lab is not None else _demo(args, stack)
     connection = chosen.connection
     watch = None
     if chosen.zookeeper:
@@ -292,7 +296,7 @@ def compose_sources(
     return sources, Settings(
         poll_interval_s=args.interval, banner=chosen.banner, mode=chosen.kind, context=name,
         colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
-        typed_name=typed,
+        typed_name=typed, warnings=(*kept(args), *chosen.warnings),
     ), lab  # fmt: skip
 
 
@@ -331,43 +335,6 @@ def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> Spar
     return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log")
 
 
-def _lab_cluster(args: argparse.Namespace, *, terminal: bool) -> Callable[[], LabCluster] | None:
-    """How to get the lab cluster to run, every input checked first (as `kafkatop up` reads them): an existing one by
-    name, else a new one from a Kafka install (offered for download); None: the demo. Nothing written until called."""
-    from kafkatop.backends.lab.cluster import LabCluster
-    from kafkatop.backends.lab.install import KafkaInstall, find_kafka
-    from kafkatop.backends.lab.state import lab_dir
-    from kafkatop.tui.cli.install import find_or_offer
-
-    spec = build_spec(args).validate()  # a bad kafkatop.toml is refused even when the demo would run instead
-    root: Path = state_root(args)
-    # A given --kafka-home is checked even when the cluster exists: a typo must not run some other Kafka silently.
-    install: KafkaInstall | None = find_kafka(args.kafka_home) if args.kafka_home else None
-    state_dir = lab_dir(root, spec.name)
-    if (state_dir / "cluster.json").exists() and install is None:
-        return lambda: LabCluster.open(state_dir)
-    if install is None:
-        if terminal and not _terminal():
-            return None  # the live view refuses at once for want of a terminal: nothing to offer
-        # On a terminal: asked whether to download Kafka (or run the demo); headless (a benchmark), the demo, said.
-        install = find_or_offer(args, spec.mode, demo_instead=True, interactive=terminal)
-        if install is None:
-            return None
-    found = install
-
-    def create() -> LabCluster:
-        cluster, notes = LabCluster.create_or_open(root, found, spec)
-        for note in notes:
-            print(note)
-        return cluster
-
-    return create
-
-
-def _terminal() -> bool:
-    return sys.stdout.isatty() and sys.stdin.isatty()
-
-
 def _need_terminal() -> None:
     """The live view draws on a terminal and reads its keys from one: refuse at once, before anything starts."""
     if not sys.stdout.isatty():
@@ -380,21 +347,3 @@ def _need_terminal() -> None:
             "the live view reads its keys (q quits) from a terminal, and stdin is not one (< /dev/null, a pipe?); "
             "run it in a terminal without redirecting its input"
         )
-
-
-def stop_lab(lab: LabCluster, detach: bool) -> None:
-    from kafkatop.backends.lab.state import default_state_root
-
-    name = lab.spec.name
-    root = lab.state_dir.parent
-    down = f"kafkatop down --name {name}" + ("" if root == default_state_root() else f" --state-dir {root}")
-    if detach or lab.adopted:
-        lab.release()
-        say(f"lab cluster {name!r} left running ({'--detach' if detach else 'as found'}); stop it with `{down}`")
-        return
-    ours = lab.started_here()
-    if not ours:
-        say(f"lab cluster {name!r} left running: this kafkatop did not start it (`{down}`)")
-        return
-    say(f"stopping {', '.join(ours)} of lab cluster {name!r}, started here (--detach leaves them running) …")
-    lab.close()

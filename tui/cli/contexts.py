@@ -16,6 +16,7 @@ from kafkatop.backends.model.contexts import ClusterContext, Contexts, read_cont
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 from kafkatop.tui.cli.parser_connect import CONNECT_WRITES
+from kafkatop.tui.cli.startup_warnings import keep
 
 USER_FILE = Path("kafkatop") / "config.toml"
 # Commands that start, grow or stop a lab: an attached default context does not apply to them.
@@ -104,7 +105,16 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
     args.context_colour = context.colour
     args.context_read_only = context.read_only
     args.read_only = bool(getattr(args, "read_only", False)) or context.read_only
+    keep(args, *context.warnings)  # said with its file's (load_contexts): the live view shows them again, on screen
     return context
+
+
+def read_only_reason(args: argparse.Namespace) -> str | None:
+    """Why nothing may be written here, as the start of a line (`context 'ro' is read-only`); None: it may."""
+    if not getattr(args, "read_only", False):
+        return None
+    name = getattr(args, "context_name", None)
+    return f"context {name!r} is read-only" if getattr(args, "context_read_only", False) else "--read-only"
 
 
 # --- read-only: what each command writes ------------------------------------------------------------------------------
@@ -165,13 +175,12 @@ WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
 
 def refuse_writes(args: argparse.Namespace) -> None:
     """In a read-only context (or with --read-only) a command that would write exits 2 here, before it connects."""
-    if not getattr(args, "read_only", False) or args.command is None:
+    who = read_only_reason(args)
+    if who is None or args.command is None:
         return
     what = WRITES[args.command](args)
     if what is None:
         return
-    name = getattr(args, "context_name", None)
-    who = f"context {name!r} is read-only" if getattr(args, "context_read_only", False) else "--read-only"
     raise UsageError(f"{who}: `{args.command}` writes to the cluster ({what}); nothing was sent")
 
 

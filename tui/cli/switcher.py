@@ -1,7 +1,9 @@
 """The live view's contexts, from the composition root's side: the cluster it started with, then every context of
 kafkatop.toml and ~/.config/kafkatop/config.toml; `open(name)` builds that cluster's sources as `kafkatop --context
 NAME` would, `close(name)` closes them. A lab opened (or started) here stays up while the view looks elsewhere, and is
-stopped when kafkatop quits, as the lab it started with."""
+stopped when kafkatop quits, as the lab it started with: only what this kafkatop started, a lab found running (or
+read-only) being left as found (compose_lab.py). A context switched to brings its own start-up warnings, kept for the
+screen (startup_warnings.py), never said on stderr under it."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.contexts import apply_context, load_contexts
+from kafkatop.tui.cli.startup_warnings import on_screen
 from kafkatop.tui.live.sources import ContextChoice, Settings, Sources
 
 if TYPE_CHECKING:
@@ -94,6 +97,8 @@ class ContextSwitcher:
             settings = _named(settings, name if len(self._choices) > 1 else None)
         with self._lock:
             self._open[name] = session
+        if name == self.first:
+            on_screen(self._args)  # the view takes the terminal next: opened again later, it says nothing there
         return sources, settings
 
     def close(self, name: str) -> None:
@@ -115,6 +120,7 @@ class ContextSwitcher:
             setattr(ns, dest, None)
         ns.demo = ns.read_only = False
         ns.context = name
+        on_screen(ns, fresh=True)  # its warnings are kept for the view to show (Settings.warnings), not the first's
         if apply_context(ns, quiet=True) is None:  # stderr is the live view's terminal now
             raise KafkatopError(f"context {name!r} is no longer defined")
         return ns

@@ -1,6 +1,7 @@
 """Contexts in the live view: the picker (`w`), and the switch to another context without restarting — its sources
 built in a worker by the composition root (tui/cli/switcher.py), the old ones closed after the new screen is up, and
-each context's timeline and history kept for when the view comes back to it."""
+each context's timeline and history kept for when the view comes back to it; and each context's start-up warnings,
+shown once it is on screen."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.widgets.pane import LivePane
 
+WARNING_S = 30.0  # a start-up warning stays on screen this long: read as the view opens, not in a blink
+
 
 class ContextSwitching(App[None]):
     """The app's half that switches contexts (KafkatopApp is the other)."""
@@ -34,6 +37,16 @@ class ContextSwitching(App[None]):
     _kept: dict[str | None, tuple[Feed, LiveView]]  # the contexts not shown: their timeline and history
     _pollers: dict[str, Poller]
     _panes: list[LivePane]
+
+    # --- start-up warnings: what the command line said on stderr before the screen hid it -------------------------
+    def on_mount(self) -> None:
+        self.show_warnings()
+
+    def show_warnings(self) -> None:
+        """The shown context's start-up warnings (Settings.warnings: a context kept read-only, a lab shown as found,
+        a file others can read), as notices that stay: text, never markup. Once per context shown."""
+        for warning in self.settings.warnings:
+            self.notify(warning, title="warning", severity="warning", timeout=WARNING_S, markup=False)
 
     @property
     def shutting_down(self) -> bool:
@@ -80,4 +93,5 @@ class ContextSwitching(App[None]):
         if not base._result_callbacks:  # noqa: SLF001 - the app's first screen was never pushed, so has none
             base._push_result_callback(base, None)  # noqa: SLF001 - what switch_screen gives the screen it puts up
         self.switch_screen(MainScreen(self.settings.mode))  # its panes, mounted, start the new pollers
+        self.show_warnings()
         self.run_worker(partial(switcher.close, str(old)), group="close-context", thread=True, exit_on_error=False)
