@@ -3,8 +3,10 @@
 A poll asks every worker `GET /` at once (version, commit, Kafka cluster id: whether each answers), then one of
 those that answered `GET /connectors?expand=status&expand=info`: every connector with its status and config in one
 request, however many there are. The actions are one request each to the first worker that answers (rest.py). The
-`*_answer` methods return a worker's JSON answer as it came (for `kafkatop connect … --json`); the others parse it
-(answers.py).
+`*_answer` methods return a worker's JSON answer as it came (for `kafkatop connect … --json`), but for the secrets in
+a connector's config, hidden here, before anything reads them (masking.py); the others parse it (answers.py). Which
+settings a plugin declares PASSWORD is asked once per plugin class (`GET /connector-plugins/CLASS/config`), not per
+connector or per poll.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from __future__ import annotations
 import ssl
 import time
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from kafkatop.backends.connect.answers import (
@@ -23,6 +26,21 @@ from kafkatop.backends.connect.answers import (
     status_of,
     validation_of,
     worker_of,
+)
+from kafkatop.backends.connect.masking import (
+    SHORTEST_SCRUBBED,
+    UNKNOWN,
+    PasswordKeys,
+    class_of,
+    has_trace,
+    masked_connectors,
+    masked_definitions,
+    masked_info,
+    masked_validation,
+    password_keys_of,
+    scrubbed,
+    scrubbed_status,
+    secrets_in,
 )
 from kafkatop.backends.connect.rest import NoAnswer, Workers, none_answered, refusal, worker_name
 from kafkatop.backends.model.connect import (
@@ -38,6 +56,9 @@ from kafkatop.backends.model.connect import (
 from kafkatop.backends.model.errors import KafkatopError
 
 EXPANDED = "/connectors?expand=status&expand=info"
+# A plugin whose definitions could not be read (a worker without it, or without the endpoint, older than 3.2) is
+# asked again after this long; meanwhile its connectors show only Connect's own settings.
+DEFINITIONS_RETRY_S = 60.0
 
 
 def _segment(text: str) -> str:
@@ -59,6 +80,9 @@ class ConnectClient:
     ) -> None:
         self._workers = Workers(tuple(urls), user_info=user_info, ssl_context=ssl_context, timeout_s=timeout_s)
         self._pool: ThreadPoolExecutor | None = None
+        # Each plugin class's PASSWORD settings, and when they were read (the poll's worker and an action's may both
+        # ask: at worst one plugin is asked twice).
+        self._passwords: dict[str, tuple[PasswordKeys, float]] = {}
 
     @property
     def urls(self) -> tuple[str, ...]:
@@ -125,20 +149,60 @@ class ConnectClient:
 
     # --- reads ------------------------------------------------------------------------------------------------------
     def connectors_answer(self, *, prefer: Sequence[str] = ()) -> dict[str, Any]:
-        """`GET /connectors?expand=status&expand=info` as the worker answered it (its key order kept)."""
+        """`GET /connectors?expand=status&expand=info` as the worker answered it (its key order kept), its secrets
+        hidden."""
         if prefer and self.urls[self._workers.first] not in prefer:
             self._workers.first = self.urls.index(prefer[0])
         body = self._workers.call("GET", EXPANDED).body
         if not isinstance(body, dict):
             raise ConnectError(f"{self.answered} answered /connectors with something that is not Connect's answer")
-        return body
+        return masked_connectors(body, self.password_keys)
+
+    def password_keys(self, class_name: str) -> PasswordKeys:
+        """The settings the plugin `class_name` declares PASSWORD: asked once, and again only after a failure."""
+        kept = self._passwords.get(class_name)
+        if kept is not None and (kept[0].known or time.monotonic() - kept[1] < DEFINITIONS_RETRY_S):
+            return kept[0]
+        keys = UNKNOWN
+        if class_name:
+            try:
+                keys = password_keys_of(self._aside(self._definitions(class_name)))
+            except KafkatopError:
+                pass  # not known: the connector's config shows Connect's own settings only, until it is
+        self._passwords[class_name] = (keys, time.monotonic())
+        return keys
+
+    def _aside(self, path: str) -> Any:
+        """`GET path` for a request being served: which worker answered that one, and which it passed over, stay
+        what its caller reads."""
+        said = self._workers.first, self._workers.passed
+        try:
+            return self._workers.call("GET", path).body
+        finally:
+            self._workers.first, self._workers.passed = said
 
     def status_answer(self, name: str) -> Any:
-        return self._workers.call("GET", f"/connectors/{_segment(name)}/status").body
+        """`GET /connectors/NAME/status`, its traces without the connector's secrets."""
+        return self._without_secrets(name, self._workers.call("GET", f"/connectors/{_segment(name)}/status").body)
 
     def info_answer(self, name: str) -> Any:
-        """`GET /connectors/NAME`: its name, config, tasks and type."""
-        return self._workers.call("GET", f"/connectors/{_segment(name)}").body
+        """`GET /connectors/NAME`: its name, config (its secrets hidden), tasks and type."""
+        body = self._workers.call("GET", f"/connectors/{_segment(name)}").body
+        return masked_info(body, self.password_keys(class_of(body)))
+
+    def _without_secrets(self, name: str, status: Any) -> Any:
+        """A status answer whose traces may quote the connector's secrets: taken out, its config asked for them (only
+        when there is a trace). A config that cannot be read leaves the traces as they are: the call answered."""
+        if not has_trace(status):
+            return status
+        try:
+            info = self._aside(f"/connectors/{_segment(name)}")
+        except KafkatopError:
+            return status
+        config = info.get("config") if isinstance(info, Mapping) else None
+        if not isinstance(config, Mapping):
+            return status
+        return scrubbed_status(status, secrets_in(config, self.password_keys(class_of(info))))
 
     def status(self, name: str) -> Connector:
         """One connector with its tasks, each with its worker and a failed one's trace, and its config."""
@@ -154,14 +218,20 @@ class ConnectClient:
 
     def plugin_config_answer(self, class_name: str) -> Any:
         """`GET /connector-plugins/CLASS/config`: the definition of each of its settings."""
-        return self._workers.call("GET", f"/connector-plugins/{_segment(class_name)}/config").body
+        return masked_definitions(self._workers.call("GET", self._definitions(class_name)).body)
+
+    @staticmethod
+    def _definitions(class_name: str) -> str:
+        return f"/connector-plugins/{_segment(class_name)}/config"
 
     def validate_answer(self, config: Mapping[str, str]) -> Any:
+        """The worker's validation, each secret's value hidden (in its errors too)."""
         class_name = config.get("connector.class", "").strip()
         if not class_name:
             raise ConnectRefused("the config has no connector.class: nothing to validate it against")
-        return self._workers.call("PUT", f"/connector-plugins/{_segment(class_name)}/config/validate",
-                                  dict(config)).body  # fmt: skip
+        path = f"/connector-plugins/{_segment(class_name)}/config/validate"
+        with self._hiding(config, class_name):
+            return masked_validation(self._workers.call("PUT", path, dict(config)).body)
 
     def validate(self, config: Mapping[str, str]) -> Validation:
         return validation_of(self.validate_answer(config), self.answered)
@@ -174,8 +244,25 @@ class ConnectClient:
 
     # --- writes -----------------------------------------------------------------------------------------------------
     def create_answer(self, name: str, config: Mapping[str, str]) -> Any:
-        """`POST /connectors`: the connector as created (its name, config, tasks, type)."""
-        return self._workers.call("POST", "/connectors", {"name": name, "config": dict(config)}).body
+        """`POST /connectors`: the connector as created (its name, config with its secrets hidden, tasks, type). The
+        config is sent as given: never one read back from a worker, whose secrets kafkatop has hidden."""
+        class_name = config.get("connector.class", "").strip()
+        with self._hiding(config, class_name):
+            body = self._workers.call("POST", "/connectors", {"name": name, "config": dict(config)}).body
+        return masked_info(body, self.password_keys(class_name))
+
+    @contextmanager
+    def _hiding(self, config: Mapping[str, str], class_name: str) -> Iterator[None]:
+        """A worker's refusal of `config`, its secrets taken out: Connect may quote a value it refuses."""
+        try:
+            yield
+        except KafkatopError as e:
+            quoted = {k: v for k, v in config.items() if len(v) >= SHORTEST_SCRUBBED and v in str(e)}
+            secrets = secrets_in(quoted, self.password_keys(class_name)) if quoted else ()  # asked only then
+            if secrets:
+                said = scrubbed(str(e), secrets)
+                raise (ConnectRefused(said) if isinstance(e, ConnectRefused) else ConnectError(said)) from None
+            raise
 
     def create(self, name: str, config: Mapping[str, str]) -> None:
         self.create_answer(name, config)
@@ -194,7 +281,9 @@ class ConnectClient:
         restarting (state RESTARTING); without, 204 and no body (None)."""
         query = urllib.parse.urlencode({"includeTasks": str(include_tasks).lower(),
                                         "onlyFailed": str(only_failed).lower()})  # fmt: skip
-        return self._workers.call("POST", f"/connectors/{_segment(name)}/restart?{query}").body
+        return self._without_secrets(
+            name, self._workers.call("POST", f"/connectors/{_segment(name)}/restart?{query}").body
+        )
 
     def restart(self, name: str, *, include_tasks: bool = False, only_failed: bool = False) -> None:
         self.restart_answer(name, include_tasks=include_tasks, only_failed=only_failed)

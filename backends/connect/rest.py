@@ -29,6 +29,7 @@ from typing import Any
 from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connect import ConnectError, ConnectRefused
 from kafkatop.backends.model.errors import BadInput, KafkatopError
+from kafkatop.backends.model.json_text import loads
 
 REBALANCE_RETRY_S = 1.0  # the wait before asking again after a 409 of a rebalance: a rebalance takes ~1-3 s
 _REBALANCE_WORDS = ("rebalance",)
@@ -232,8 +233,8 @@ def _decode(status: int, raw: bytes) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
-    except ValueError:
+        return loads(raw)
+    except ValueError:  # TooDeep too: nested deeper than any answer of Connect's
         text = raw.decode("utf-8", errors="replace")
         if status == 404 and "<html" in text.lower():
             raise NoAnswer("is starting: it answers 404 until its REST API is up (10-20 s after a start)") from None

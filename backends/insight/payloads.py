@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from kafkatop.backends.insight.record_path import looks_like_path, parse_path
-from kafkatop.backends.model.consoles import HIDDEN_CATEGORIES as HIDDEN
 from kafkatop.backends.model.consoles import escape_payload
 from kafkatop.backends.model.formats import AUTO, WIRE_MAGIC, Decoded, Format, JsonValue, RecordField, TopicFormat
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.messages import SearchRequest
+from kafkatop.backends.model.text import HIDDEN_CATEGORIES as HIDDEN
 
 PayloadKind = Literal["null", "empty", "json", "text", "binary"]
 
@@ -56,8 +57,8 @@ def _json_value(text: str) -> object | None:
     if not stripped or stripped[0] not in "{[":
         return None
     try:
-        value: object = json.loads(text)
-    except ValueError:
+        value: object = loads(text)
+    except ValueError:  # TooDeep too
         return None
     return value
 
@@ -121,9 +122,9 @@ def plain_value(data: bytes | None) -> JsonValue:
         return None
     if data.lstrip()[:1] in (b"{", b"["):
         try:
-            value: JsonValue = json.loads(data)
+            value: JsonValue = loads(data)
             return value
-        except (ValueError, RecursionError):
+        except ValueError:
             pass
     try:
         return data.decode("utf-8")
@@ -158,9 +159,9 @@ def _text(data: bytes | None) -> JsonValue:
 
 def _json(which: RecordField, data: bytes, decode: Decode) -> JsonValue:
     try:
-        value: JsonValue = json.loads(data)
+        value: JsonValue = loads(data)
         return value
-    except (ValueError, RecursionError):
+    except ValueError:
         return decode(which, data).value  # the codec says what it makes of it
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from kafkatop.backends.model.consoles import escape_payload
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.formats import FormatError, RecordField
+from kafkatop.backends.model.json_text import TooDeep, loads
 from kafkatop.backends.model.produce import BadLine, Header, ProducerRecord
 
 # kafka-console-producer.sh's --property names, with their defaults as its help says them.
@@ -198,7 +199,9 @@ def json_record(line: bytes, number: int, encodes: frozenset[RecordField] = froz
         return None
     try:
         # kcat -J prints bytes that are not UTF-8 as they are: carried as surrogates, they go out as they came.
-        obj = json.loads(line.decode("utf-8", "surrogateescape"))
+        obj = loads(line.decode("utf-8", "surrogateescape"))
+    except TooDeep as e:  # json.loads would raise RecursionError near 1,000 levels
+        raise BadLine(number, e.msg) from None
     except json.JSONDecodeError as e:
         raise BadLine(number, f"not JSON ({e.msg} at column {e.colno}): one record per line, as `kafkatop consume "
                       "--json` prints them") from None  # fmt: skip

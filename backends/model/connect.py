@@ -3,7 +3,8 @@ runs on, the plugins a worker has, a config's validation per field, and a connec
 Standard library only; the adapter is backends/connect/.
 
 A snapshot keeps the REST API's own answer beside the parsed view (`Connector.raw`) so that `kafkatop connect
-list --json` can print exactly what the workers said.
+list --json` can print exactly what the workers said — but for the secrets of a connector's config, which neither
+holds: the adapter hides them (HIDDEN) as it reads the answer (backends/connect/masking.py).
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ class Connector:
     state: str
     worker_id: str  # the worker running the connector itself (its tasks may run elsewhere)
     tasks: tuple[ConnectTask, ...]
-    config: tuple[tuple[str, str], ...]
+    config: tuple[tuple[str, str], ...]  # each secret's value HIDDEN ("[hidden]")
     trace: str | None = None
-    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # the REST answer for it
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # the REST answer, secrets hidden
 
     @property
     def running(self) -> int:

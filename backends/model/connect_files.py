@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kafkatop.backends.model.connect import ConnectRefused
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.properties import parse_properties
+from kafkatop.backends.model.secrets import HIDDEN
 
 MAX_FILE_BYTES = 1 << 20  # a connector's config is a few KiB; a larger file is not one
 
@@ -39,7 +41,7 @@ def _value(where: str, key: str, value: object) -> str:
 
 def _from_json(text: str, where: str) -> tuple[str | None, dict[str, str]]:
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as e:
         raise ConnectRefused(f"{where}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
     if not isinstance(data, dict):
@@ -89,6 +91,11 @@ def parse_connector_file(text: str, where: str) -> ConnectorFile:
         raise ConnectRefused(f"{where}: {problem}")
     if not config.get("connector.class"):
         raise ConnectRefused(f"{where}: no connector.class: name the plugin, e.g. connector.class=FileStreamSource")
+    hidden = sorted(k for k, v in config.items() if v.strip() == HIDDEN)
+    if hidden:  # a config copied from what kafkatop shows: sent, the mark would become the password
+        raise ConnectRefused(f"{where}: {', '.join(hidden)} {'is' if len(hidden) == 1 else 'are'} {HIDDEN}, the mark "
+                             "kafkatop shows in place of a secret, not the secret: write the value itself, or a "
+                             "config provider's reference (${file:PATH:KEY})")  # fmt: skip
     return ConnectorFile(name.strip(), tuple((k, v) for k, v in config.items() if k != "name"))
 
 
@@ -120,7 +127,7 @@ def read_offsets_file(path: str | Path) -> list[dict[str, object]]:
     `PATCH /connectors/NAME/offsets` body); ConnectRefused naming the file when it is not that."""
     p = Path(path).expanduser()
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = loads(p.read_text(encoding="utf-8"))
     except OSError as e:
         raise ConnectRefused(f"{p}: cannot read it ({e.strerror or e})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:

@@ -33,6 +33,7 @@ from kafkatop.backends.model.formats import (
     TopicFormat,
     format_named,
 )
+from kafkatop.backends.model.json_text import loads
 
 REGISTRY_KEYS = frozenset({"url", "config"})
 _FIELD_KEYS = ("", "-schema", "-subject", "-message-type")
@@ -143,7 +144,7 @@ def _field_of(data: object) -> FieldFormat:
 def read_remembered(state_root: Path, cluster: str) -> dict[str, TopicFormat]:
     """The formats picked for `cluster`'s topics; a file that cannot be read is as none (it is a convenience)."""
     try:
-        data = json.loads((state_root / REMEMBERED).read_text(encoding="utf-8"))
+        data = loads((state_root / REMEMBERED).read_text(encoding="utf-8"))
         topics = data.get(cluster, {}) if isinstance(data, dict) else {}
         return {t: TopicFormat(_field_of(f.get("key")), _field_of(f.get("value"))) for t, f in topics.items()}
     except (OSError, ValueError, AttributeError, TypeError):
@@ -154,7 +155,7 @@ def remember(state_root: Path, cluster: str, topic: str, fmt: TopicFormat) -> No
     """Keep `fmt` for `cluster`'s `topic`: read, change and replace the file whole (never half written)."""
     path = state_root / REMEMBERED
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             data = {}
     except (OSError, ValueError):

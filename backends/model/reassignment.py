@@ -11,6 +11,7 @@ from enum import StrEnum
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import BadInput, KafkatopError
+from kafkatop.backends.model.json_text import loads
 
 TopicPartitionKey = tuple[str, int]
 
@@ -106,7 +107,7 @@ def parse_plan_json(text: str, where: str) -> dict[TopicPartitionKey, tuple[int,
         )
 
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as e:
         raise refuse(f"not JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("partitions"), list):

@@ -32,6 +32,7 @@ from fastavro.schema import SchemaParseException, UnknownType
 from fastavro.validation import ValidationError, validate
 
 from kafkatop.backends.model.formats import FormatError, JsonValue
+from kafkatop.backends.model.json_text import loads
 
 _LOGICAL = ("bytes", "fixed", "logicalType")
 _TIMESTAMPS = ("timestamp-millis", "timestamp-micros", "local-timestamp-millis", "local-timestamp-micros")
@@ -81,7 +82,7 @@ class AvroSchema:
 def parse_avro(text: str, where: str) -> AvroSchema:
     """A schema's text (an .avsc's, or the registry's); FormatError says why it cannot be one."""
     try:
-        schema = json.loads(text)
+        schema = loads(text)
     except ValueError as e:
         raise FormatError(f"{where} is not JSON: {e}") from None
     try:

@@ -21,7 +21,6 @@ protobuf.py, json_schema.py; the wire format: wire.py.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -37,6 +36,7 @@ from kafkatop.backends.model.formats import (
     TopicFormat,
     wire_schema_id,
 )
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.schemas.avro import AvroSchema
 from kafkatop.backends.schemas.files import SchemaFiles
 from kafkatop.backends.schemas.plain import decode_plain, encode_plain, shown, structured
@@ -143,7 +143,7 @@ class SchemaCodec:
             if fmt is Format.AVRO:
                 schema: AvroSchema = self.files.avro(field)[0]
                 return structured(fmt, read_avro_exactly(payload, schema), schema_id, note=note)
-            value = json.loads(payload)
+            value = loads(payload)
             problem = self.files.json_schema(field)[0].problem(value)
             error = None if problem is None else f"does not match {where}: {problem}"
             return structured(fmt, value, schema_id, note=note, error=error)

@@ -4,7 +4,6 @@ by the path of the first field that does not fit."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +13,7 @@ from jsonschema import exceptions, validators
 from referencing import Registry
 
 from kafkatop.backends.model.formats import FormatError, JsonValue
+from kafkatop.backends.model.json_text import loads
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,7 @@ class JsonSchemaCheck:
 def json_schema_of(text: str, where: str, registry: Registry | None = None) -> JsonSchemaCheck:
     """A schema's text (a file's, or the registry's); FormatError says why it cannot be one."""
     try:
-        schema = json.loads(text)
+        schema = loads(text)
     except ValueError as e:
         raise FormatError(f"{where} is not JSON: {e}") from None
     if not isinstance(schema, dict | bool):

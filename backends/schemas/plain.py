@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 
 from kafkatop.backends.insight.payloads import SHOWN_BYTES, hex_dump, text_of
 from kafkatop.backends.model.formats import Decoded, Format, FormatError, JsonValue
+from kafkatop.backends.model.json_text import loads
 
 
 def structured(
@@ -58,8 +58,8 @@ def decode_plain(fmt: Format, data: bytes | None) -> Decoded:
         return Decoded(fmt, text, text)
     if fmt is Format.JSON:
         try:
-            return structured(fmt, json.loads(data))
-        except (ValueError, RecursionError) as e:
+            return structured(fmt, loads(data))
+        except ValueError as e:
             return shown(fmt, data, error=f"not JSON: {e}")
     return _auto(data)
 
@@ -69,8 +69,8 @@ def _auto(data: bytes) -> Decoded:
         text = text_of(data)
         if text is not None and text.lstrip()[:1] in ("{", "["):
             try:
-                return structured(Format.AUTO, json.loads(text))
-            except (ValueError, RecursionError):
+                return structured(Format.AUTO, loads(text))
+            except ValueError:
                 pass
     return shown(Format.AUTO, data)
 
@@ -79,7 +79,7 @@ def encode_plain(fmt: Format, text: str) -> bytes:
     """STRING and AUTO as UTF-8; JSON as typed, once it parses; HEX and BASE64 parsed."""
     if fmt is Format.JSON:
         try:
-            json.loads(text)
+            loads(text)
         except ValueError as e:
             raise FormatError(f"not JSON: {e}") from None
     elif fmt is Format.HEX:

@@ -13,7 +13,6 @@ mean the record is not of that schema.
 from __future__ import annotations
 
 import io
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from confluent_kafka.schema_registry.common.avro import _schema_loads, parse_sch
 
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import WIRE_HEADER, Decoded, Format, JsonValue, RecordField
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.schemas.avro import AvroSchema, jsonable
 from kafkatop.backends.schemas.json_schema import JsonSchemaCheck, registered_json_schema
 from kafkatop.backends.schemas.plain import shown, structured
@@ -137,7 +137,7 @@ class WireReader:
         if isinstance(loaded, WriterFile):
             _, indexes, payload = wire_indexes(data)
             return read_message(payload, loaded.message_class(indexes)), None
-        value = json.loads(data[WIRE_HEADER:])
+        value = loads(data[WIRE_HEADER:])
         problem = loaded.problem(value)
         return value, None if problem is None else f"does not match schema id {writer.schema_id}: {problem}"
 

@@ -13,7 +13,6 @@ serializer sees it, so that a FormatError names the field that does not fit.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +26,7 @@ from google.protobuf import message_factory
 
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, JsonValue, RecordField
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.schemas.avro import AvroSchema, avro_value, write_avro
 from kafkatop.backends.schemas.files import SchemaFiles
 from kafkatop.backends.schemas.json_schema import JsonSchemaCheck, registered_json_schema
@@ -46,7 +46,7 @@ def _latest_of(subject: str) -> dict[str, Any]:
 
 def parse_json(text: str) -> JsonValue:
     try:
-        value: JsonValue = json.loads(text)
+        value: JsonValue = loads(text)
     except ValueError as e:
         raise FormatError(f"not JSON: {e}") from None
     return value

@@ -11,6 +11,7 @@ from typing import Any
 
 from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.zookeeper import PartitionState
 
 BROKER_IDS = "/brokers/ids"
@@ -43,7 +44,7 @@ def _json_object(path: str, data: bytes | None) -> dict[str, Any]:
     if data is None:
         raise MalformedZnode(path, "no data")
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise MalformedZnode(path, "data is not UTF-8 text") from None
     except json.JSONDecodeError as e:

@@ -4,18 +4,16 @@ more; basic auth travels in its header; TLS checks the workers' CA and presents 
 
 Where a behaviour of Connect cannot be had on demand from a real worker (a 409 mid-rebalance, a worker behind basic
 auth or TLS), `ScriptedWorker` stands in: a double, an http.server answering recorded 4.1 answers
-(tests/fixtures/connect/) or the one under test. Real workers: test_connect_kafka.py."""
+(tests/fixtures/connect/) or the one under test (tests/doubles/connect_worker.py). Real workers:
+test_connect_kafka.py."""
 
 from __future__ import annotations
 
 import json
 import socket
 import ssl
-import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -27,66 +25,9 @@ from kafkatop.backends.lab.certs import cert_pem, key_pem, new_ca, new_server_ce
 from kafkatop.backends.model.connect import ConnectError, ConnectRefused
 from kafkatop.backends.zookeeper.server import free_port
 from kafkatop.tui.cli.main import main
+from tests.doubles.connect_worker import ScriptedWorker, plugin_configs, recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "connect"
 REBALANCE = "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"  # connect-runtime 4.1
-
-
-@dataclass
-class Seen:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-
-@dataclass
-class ScriptedWorker:
-    """A double of a Connect worker: answers[(method, path)] is a list of (status, body), the first used up each
-    time, the last one kept. Every request is recorded."""
-
-    answers: dict[tuple[str, str], list[tuple[int, bytes]]]
-    seen: list[Seen] = field(default_factory=list)
-    tls: ssl.SSLContext | None = None
-
-    def __post_init__(self) -> None:
-        worker = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                worker.seen.append(Seen(self.command, self.path, dict(self.headers), self.rfile.read(length)))
-                script = worker.answers.get((self.command, self.path)) or [(404, b'{"error_code":404,"message":"?"}')]
-                status, body = script.pop(0) if len(script) > 1 else script[0]
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_PUT = do_POST = do_DELETE = _answer  # noqa: N815 — http.server's names
-
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 — http.server's name
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        if self.tls is not None:
-            self.server.socket = self.tls.wrap_socket(self.server.socket, server_side=True)
-        self.thread = threading.Thread(target=self.server.serve_forever, name="test-scripted-worker", daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        scheme = "https" if self.tls is not None else "http"
-        return f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def recorded(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
 
 
 @pytest.fixture
@@ -94,7 +35,7 @@ def worker() -> Iterator[ScriptedWorker]:
     created = b'{"name":"c","config":{},"tasks":[],"type":"source"}'
     w = ScriptedWorker({("GET", "/"): [(200, recorded("root.json"))],
                         ("GET", "/connectors?expand=status&expand=info"): [(200, recorded("connectors_expanded.json"))],
-                        ("POST", "/connectors"): [(201, created)]})  # fmt: skip
+                        ("POST", "/connectors"): [(201, created)], **plugin_configs()})  # fmt: skip
     yield w
     w.close()
 

@@ -38,6 +38,7 @@ def command_config(tmp_path: Path, protocol: str) -> Path:
         f'username="kafkatop" password="{CANARY}";\n'
         f"ssl.key.password={CANARY}\n"
     )
+    path.chmod(0o600)  # as a secrets file should be (others reading it would be one more line, said once)
     return path
 
 

@@ -288,6 +288,7 @@ def test_a_bad_command_config_exits_2_with_one_line(
     path = tmp_path / "client.properties"
     if content is not None:
         path.write_text(content)
+        path.chmod(0o600)  # as a secrets file should be: others reading it would be one more line, said once
     code = main(["describe", "--bootstrap-server", "127.0.0.1:1", "--command-config", str(path), "--timeout", "1"])
     out, err = capsys.readouterr()
     assert code == 2

@@ -167,5 +167,6 @@ def test_a_registry_properties_file_others_can_read_is_said(
                   str(props)], tmp_path)  # fmt: skip
     say_open_secrets(args)
     err = capsys.readouterr().err
-    expected = f"kafkatop: {props} is readable by other users and holds basic.auth.user.info: `chmod 600 {props}`\n"
+    expected = (f"kafkatop: {props} holds basic.auth.user.info and is readable by group and others (mode 0644): "
+                f"`chmod 600 {props}`\n")  # fmt: skip
     assert err == (expected if said else "") and "secret" not in err

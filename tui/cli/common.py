@@ -17,6 +17,7 @@ from kafkatop.backends.model.client_properties import translate_client_propertie
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.tui.cli.exits import UsageError, err
+from kafkatop.tui.cli.secret_files import check_secrets_file
 
 # The lab's own modules (the supervisor, psutil) are imported by the functions that use them: the demo and an
 # attached cluster never load them, and the live view's first frame comes sooner.
@@ -105,7 +106,9 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
         return {}
     flag = "--command-config " if given else ""
     try:
-        translated = translate_client_properties(read_client_properties(path))
+        props = read_client_properties(path)
+        check_secrets_file(args, path, props)  # others may read it? said once, never a value
+        translated = translate_client_properties(props)
         settings = dict(translated.settings)
         if translated.stores:
             from kafkatop.backends.kafka.keystores import store_settings

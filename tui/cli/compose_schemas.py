@@ -9,7 +9,6 @@ a subject known to the registry), and says once on stderr where a format it uses
 from __future__ import annotations
 
 import argparse
-import stat
 import tomllib
 from collections.abc import Iterable
 from contextlib import ExitStack
@@ -36,11 +35,11 @@ from kafkatop.backends.model.formats import (
     TopicFormat,
     format_named,
 )
-from kafkatop.backends.model.properties import parse_properties
 from kafkatop.backends.ports import RecordCodec, SchemaRegistry
 from kafkatop.tui.cli.common import state_root
 from kafkatop.tui.cli.contexts import load_contexts, project_file, user_file
 from kafkatop.tui.cli.exits import err
+from kafkatop.tui.cli.secret_files import check_properties_file
 
 if TYPE_CHECKING:
     from kafkatop.backends.schemas.registry import ConfluentRegistry
@@ -168,26 +167,11 @@ def unreadable(e: KafkatopError) -> str:
     return f"{e.source} cannot be read ({e.reason})" if isinstance(e, SourceUnavailable) else str(e)
 
 
-def _readable_by_others(path: Path) -> bool:
-    try:
-        return bool(path.stat().st_mode & (stat.S_IRGRP | stat.S_IROTH))
-    except OSError:
-        return False
-
-
 def say_open_secrets(args: argparse.Namespace) -> None:
-    """A registry properties file that holds a secret and others may read: said once, as for contexts files."""
+    """A registry properties file that holds a secret and others may read: said once (secret_files.py)."""
     settings = registry_settings(args)
-    path = None if settings is None or settings.properties_file is None else Path(settings.properties_file).absolute()
-    if path is None or not _readable_by_others(path):
-        return
-    try:
-        keys = parse_properties(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return  # said when the registry's client reads it
-    secrets = [key for key in ("basic.auth.user.info", "ssl.key.password") if keys.get(key, "").strip()]
-    if secrets:
-        err(f"{path} is readable by other users and holds {' and '.join(secrets)}: `chmod 600 {path}`")
+    if settings is not None and settings.properties_file is not None:
+        check_properties_file(args, settings.properties_file)
 
 
 def _registry(settings: RegistrySettings | None, stack: ExitStack) -> ConfluentRegistry | None:
@@ -208,6 +192,7 @@ def schema_ports(
     to Kafka: a FormatError says what cannot be used."""
     from kafkatop.backends.schemas.codec import SchemaCodec
 
+    say_open_secrets(args)
     registry = _registry(registry_settings(args), stack)
     formats = topic_formats(args)
     topic = getattr(args, "topic", None)

@@ -28,6 +28,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.partitions import KEY_WARNING, partition_count_problem
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
@@ -50,7 +51,7 @@ def read_election_file(path: str) -> list[TopicPartition]:
     """kafka-leader-election.sh's --path-to-json-file: {"partitions": [{"topic": "t", "partition": 0}, …]}."""
     flag = f"--path-to-json-file {path}"
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise UsageError(f"{flag}: cannot read it ({e.strerror or e})") from None
     except (ValueError, UnicodeDecodeError) as e:
