@@ -154,6 +154,7 @@ async def test_every_tab_and_dialog_shows_hostile_names_as_text(planted: MockClu
             await pilot_until(pilot, lambda: app.snapshot is not None and len(app.snapshot.groups) == len(NAMES),
                               "the hostile groups polled")  # fmt: skip
             await check_screen(pilot, NAMES["closing-tag"])  # a topic of that name
+            assert " leader " in screen_text(app)  # a 10 KB topic name is cut: the columns after it are on screen
             await pilot.press("5")
             table = groups.query_one("#groups", LineTable)
             await pilot_until(pilot, lambda: table.row_count == len(NAMES), "the groups listed")

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from kafkatop.backends.model.text import printable, unprintable
-from kafkatop.tui.live.text import ESCAPE_STYLE, Label, Static, Table, shown, shown_visual
+from kafkatop.tui.live.text import CELL_WIDTH, ESCAPE_STYLE, Label, Static, Table, name_cell, shown, shown_visual
 from tests.fixtures.hostile import NAMES, RAW_CONTROLS
 
 LIVE = Path(__file__).resolve().parents[2] / "tui" / "live"
@@ -41,6 +41,11 @@ def test_shown_escapes_a_str_on_one_line_and_styles_the_escapes_apart() -> None:
     text = shown("a\nb\x1b[2J")
     assert text.plain == "a\\nb\\x1b[2J"
     assert [(s.start, s.end, s.style) for s in text.spans] == [(1, 3, ESCAPE_STYLE), (4, 8, ESCAPE_STYLE)]
+
+
+def test_a_tables_cell_is_one_line_cut_to_its_width() -> None:
+    assert name_cell(NAMES["long"]) == "L" * (CELL_WIDTH - 1) + "…"
+    assert name_cell("a\nb") == "a\\nb"
 
 
 def test_shown_keeps_a_composed_texts_lines_and_styles() -> None:

@@ -19,7 +19,7 @@ from rich.text import Span, Text
 from textual import widgets
 from textual.visual import VisualType
 
-from kafkatop.backends.model.text import escaped, unprintable
+from kafkatop.backends.model.text import escaped, printable, unprintable
 
 ESCAPE_STYLE = "dim reverse"  # an escape, told from the same characters typed
 
@@ -90,7 +90,7 @@ Cell = TypeVar("Cell")
 
 class DataTable(widgets.DataTable[Cell], Generic[Cell]):
     """Textual's DataTable, whose str cells (which it would read as markup) and Text cells show control characters
-    escaped, on one line."""
+    escaped, each on one line."""
 
     def add_row(self, *cells: Cell, height: int | None = 1, key: str | None = None, label: Any = None) -> Any:
         return super().add_row(*(_cell(c) for c in cells), height=height, key=key, label=label)
@@ -100,7 +100,8 @@ class DataTable(widgets.DataTable[Cell], Generic[Cell]):
 
 
 def _cell(value: Any) -> Any:
-    return shown_visual(value)
+    """A DataTable's cell: one line (a row is), escaped."""
+    return shown(value, lines=False) if isinstance(value, (str, Text)) else value
 
 
 class RichLog(widgets.RichLog):
@@ -125,10 +126,20 @@ class Table(table.Table):
     escaped."""
 
     def add_row(self, *renderables: RenderableType | None, style: Any = None, end_section: bool = False) -> None:
-        super().add_row(*(_cell(r) for r in renderables), style=style, end_section=end_section)
+        cells = (shown(r) if isinstance(r, (str, Text)) else r for r in renderables)  # a Text keeps its lines
+        super().add_row(*cells, style=style, end_section=end_section)
 
 
-def cut(text: str, width: int) -> str:
-    """`text` cut to `width` characters with an ellipsis, for a name too long for its place (a 10 KB group id in a
-    dialog's title)."""
+# The widest a table's cell is drawn: a name of 10,000 characters (any client may choose one) would push every other
+# column off the screen. The cell is cut with an ellipsis; the whole name is in the row's dialogs and in `/`.
+CELL_WIDTH = 64
+
+
+def cut(text: str, width: int = CELL_WIDTH) -> str:
+    """`text` cut to `width` characters with an ellipsis (a name too long for its place)."""
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def name_cell(name: str) -> str:
+    """A name as a table's cell shows it: escaped, on one line, cut to CELL_WIDTH."""
+    return cut(printable(name))

@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from kafkatop.backends.model.text import printable, unprintable
-from kafkatop.tui.live.text import shown
+from kafkatop.tui.live.text import CELL_WIDTH, cut, shown
 from kafkatop.tui.live.widgets.filter import matches
 
 LineCells = Sequence[str | Text]
@@ -244,7 +244,7 @@ class LineTable(RowCursor):
         for k in keys:
             for i, t in enumerate(texts[k]):
                 if len(t) > widths[i]:
-                    widths[i] = len(t)
+                    widths[i] = min(len(t), CELL_WIDTH)  # a longer one is cut, its whole in `/` and the dialogs
         before, top, count, looks = self._strips, self.scroll_offset.y, len(self._keys), (self._widths, self._shown)
         self._strips = {}
         self._keys, self._texts, self._widths = keys, texts, widths
@@ -288,12 +288,14 @@ class LineTable(RowCursor):
             cell, width = cells[i], self._widths[i]
             pieces: Sequence[tuple[str, Style]]
             if isinstance(cell, str):
-                cell = printable(cell)
+                cell = cut(printable(cell), width)
                 pieces, used = ((cell, base),), len(cell)
-            elif not cell.spans and not unprintable(cell.plain):  # one style: no need for Rich to divide it
-                pieces, used = ((cell.plain, _on(base, cell.style)),), cell.cell_len
+            elif not cell.spans and not unprintable(cell.plain) and len(cell.plain) <= width:  # one style: no need
+                pieces, used = ((cell.plain, _on(base, cell.style)),), cell.cell_len  # for Rich to divide it
             else:
-                cell = shown(cell)
+                cell = shown(cell, lines=False)  # a row is one line: a newline in a cell is an escape too
+                if cell.cell_len > width:
+                    cell.truncate(width, overflow="ellipsis")
                 pieces = [(seg.text, _on(base, seg.style)) for seg in cell.render(console, end="")]
                 used = cell.cell_len
             for text, style in ((" ", base), *pieces, (" " * (width - used + 1), base)):

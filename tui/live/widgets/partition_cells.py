@@ -13,8 +13,8 @@ from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot, Metric
 from kafkatop.backends.model.cluster import Partition, Topic, TopicPartition
-from kafkatop.backends.model.text import printable
 from kafkatop.tui.format import rate, sparkline
+from kafkatop.tui.live.text import name_cell
 
 COLUMNS = (
     "topic", "partition", "leader", "replicas", "isr", "min isr", "elr", "low", "high", "messages", "isr history",
@@ -108,7 +108,7 @@ def partition_row(
     fault = OFFLINE if p.offline else UNDER_MIN_ISR if under_min_isr else UNDER_REPLICATED if p.under_replicated else ""
     style = f"{fault} reverse" if changed else fault
     return (
-        ((printable(p.topic), fault),),  # a mock's topic may be named anything; Kafka's are not
+        ((name_cell(p.topic), fault),),  # a mock's topic may be named anything, Kafka's 249 characters
         ((str(p.id), fault),),
         _leader(p.leader, p.offline, p.leader_is_preferred, style),
         _ids(p.replicas, p.offline_replicas),
@@ -162,7 +162,7 @@ def topic_widths(topic: Topic, parts: Sequence[Partition]) -> tuple[int, ...]:
     )
     min_isr = topic.min_insync_replicas
     return (
-        len(printable(topic.name)),
+        len(name_cell(topic.name)),
         _digits(extent.largest_id),
         leader,
         max(map(_ids_width, extent.replica_lists), default=0),

@@ -10,6 +10,7 @@ from rich.text import Text
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
 from kafkatop.tui.format import rate, sparkline
+from kafkatop.tui.live.text import shown
 from kafkatop.tui.live.widgets.filter import matches
 from kafkatop.tui.live.widgets.partition_cells import (
     OFFLINE,
@@ -124,7 +125,7 @@ def _topic_row(t: Topic, lag: int | None, history: HistorySnapshot | None) -> tu
     messages = t.messages
     rates = history.topic_records_per_s(t.name)[-TREND_WIDTH:] if history is not None else ()
     return (
-        Text(t.name, style=OFFLINE if offline else UNDER_REPLICATED if urp else ""),
+        shown(t.name, style=OFFLINE if offline else UNDER_REPLICATED if urp else ""),  # before Rich drops a CR
         str(len(t.partitions)),
         str(t.replication_factor),
         Text(str(urp), style=UNDER_REPLICATED if urp else "dim"),
