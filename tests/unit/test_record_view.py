@@ -12,6 +12,7 @@ from rich.console import Console
 from kafkatop.backends.model.formats import Decoded, Format
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
 from kafkatop.backends.model.text import printable
+from kafkatop.tui.live.text import shown_visual
 from kafkatop.tui.live.widgets.record_schema import SchemaWanted, schema_wanted
 from kafkatop.tui.live.widgets.record_view import (
     ShownRecord,
@@ -126,3 +127,15 @@ def test_h_opens_the_values_schema_else_the_keys_or_says_why_there_is_none() -> 
     assert opened(plain) == ("orders-0 @ 7: neither its key nor its value carries a schema id (Confluent's wire "
                              "format): no schema to open")  # fmt: skip
     assert opened(ShownRecord(RECORD)) == "orders-0 @ 7 is shown as its bytes (no formats here): no schema to open"
+
+
+def test_a_registrys_error_text_in_the_detail_reaches_the_terminal_escaped() -> None:
+    """Issue 38: a registry's error holding OSC 52 and OSC 0 (the clipboard, the title) set both, shown in Messages'
+    detail as a Text in a Group; the detail as the widget is given it (`shown_visual`) holds no ESC or BEL."""
+    error = "Subject not found \x1b]52;c;cHduZWQ=\x07\x1b]0;PWNED\x07"
+    failed = Decoded(Format.AVRO, "", None, error=error)
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(shown_visual(record_detail(ShownRecord(RECORD, None, failed),
+                                                                                     1_700_000_060)))  # fmt: skip
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+    assert "Subject not found \\x1b]52;c;cHduZWQ=" in out.getvalue()

@@ -3,11 +3,12 @@ from Kafka, Connect, a registry or a file — as the live view shows it: never r
 characters shown as escapes (\\x1b, \\u202e, dimmed, so that a name that holds them is told from one that holds the
 backslashes), never sent to the terminal, which would act on them (set its title, its clipboard, rewrite a line).
 
-One way, used everywhere: the live view takes its text widgets from here, never from textual.widgets
+One way, used everywhere: the live view takes its text widgets from here, never from Textual or Rich
 (tests/unit/test_text_from_outside.py checks it). `Label` and `Static` are Textual's with markup off, escaping what
-they are given, a str or a Rich Text, as `KeyedTable` (tables.py) escapes its cells and `MessageLog` its lines; the
-line-drawn tables (line_table.py, the partition table) escape their cells with `printable`, and every notice is
-escaped by the app (KafkatopApp.notify). `shown` is the same for any other place a Text is drawn."""
+they are given, a str, a Rich Text or a Group of them; `DataTable`, `RichLog` and Rich's `Table` escape their cells
+and lines. The line-drawn tables (line_table.py, the partition table) escape their cells with `printable` and cut them
+to CELL_WIDTH, and every notice is escaped by the app (KafkatopApp.notify). `shown` is the same for any other place a
+Text is drawn."""
 
 from __future__ import annotations
 
