@@ -110,8 +110,9 @@ def _resolve(root: RootParser, ns: argparse.Namespace) -> argparse.Namespace:
             if dest not in root.live_view_dests:
                 takers = sorted(name for name, p in root.commands.items() if dest in p.late_defaults)
                 first = next(name for name in root.commands if name in takers)  # in the help's order
-                fail(f"{flag} is an option of {', '.join(takers)}, not of the live view: give the command, e.g. "
-                     f"`kafkatop {first} {flag} …`")  # fmt: skip
+                which = "every command" if len(takers) == len(root.commands) else ", ".join(takers)
+                fail(f"{flag} is an option of {which}, not of the live view: give the command, e.g. `kafkatop {first} "
+                     f"{flag} …`")  # fmt: skip
             setattr(ns, dest, value)
             continue
         if dest not in target.late_defaults:
