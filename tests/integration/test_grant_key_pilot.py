@@ -77,10 +77,10 @@ def app_on(mock_cluster: MockCluster, acls: RecordingAcls, read_only: bool = Fal
     return KafkatopApp(sources, Settings(poll_interval_s=0.5, read_only=read_only)), consoles
 
 
-async def refused_send(pilot: Any, app: KafkatopApp) -> str:
-    """Sends one line to t, refused by the mock's TOPIC_AUTHORIZATION_FAILED; the producer's status once said."""
+async def refused_send(pilot: Any, app: KafkatopApp, topic: str = "t") -> str:
+    """Sends one line to `topic`, refused by the mock's TOPIC_AUTHORIZATION_FAILED; the producer's status once said."""
     await pilot.press("3")  # Produce
-    app.query_one("#produce-topic", Input).value = "t"
+    app.query_one("#produce-topic", Input).value = topic
     field_ = app.query_one("#produce-line", Input)
     field_.focus()
     field_.value = "hello"
@@ -207,15 +207,7 @@ async def test_m_never_grants_kafkas_wildcard(mock_cluster: MockCluster) -> None
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
-            await pilot.press("3")
-            app.query_one("#produce-topic", Input).value = "*"
-            field_ = app.query_one("#produce-line", Input)
-            field_.focus()
-            field_.value = "hello"
-            await pilot.press("enter")
-            status = app.query_one("#produce-status", Static)
-            await pilot_until(pilot, lambda: "not delivered" in str(status.render()), "the refusal")
-            said = str(status.render())
+            said = await refused_send(pilot, app, "*")
             assert "grant it" not in said and "M grants it" not in said, said
             assert "Topic:* is Kafka's wildcard: an ACL on it would allow Write on every topic" in said, said
             assert "to allow that on purpose: kafkatop acls --add --allow-principal User:ANONYMOUS --operation " \

@@ -105,6 +105,16 @@ async def check_screen(pilot: Any, *shown: str) -> None:
         assert seen(name)[:24] in text, (name, text)
 
 
+async def on_every_row(pilot: Any, rows: int, key: str, opens: type, leave: str) -> None:
+    """`key` on each of the first `rows` rows of the focused table: the screen it opens checked, then left."""
+    for row in range(rows):
+        await pilot.press("j" if row else "g")
+        await pilot.press(key)
+        await pilot_until(pilot, lambda: isinstance(pilot.app.screen, opens), f"{key} opens {opens.__name__}")
+        await check_screen(pilot)
+        await pilot.press(leave)
+
+
 async def messages_and_consoles(pilot: Any) -> None:
     """Messages: each record of `orders` and its detail; Produce: a hostile line sent; Consume: the records read."""
     app: KafkatopApp = pilot.app
@@ -115,12 +125,7 @@ async def messages_and_consoles(pilot: Any) -> None:
     panel = app.query_one(MessagesPanel)
     await pilot_until(pilot, lambda: panel.page is not None and len(panel.page.records) == len(SHORT), "the page")
     await check_screen(pilot, *(NAMES[k] for k in ("closing-tag", "style", "click")))  # the others as bytes
-    for record in range(len(SHORT)):
-        await pilot.press("j" if record else "g")
-        await pilot.press("enter")
-        await pilot_until(pilot, lambda: isinstance(app.screen, RecordScreen), "the record's detail")
-        await check_screen(pilot)
-        await pilot.press("escape")
+    await on_every_row(pilot, len(SHORT), "enter", RecordScreen, "escape")  # each record's detail
     await pilot.press("3")
     app.query_one("#produce-topic", Input).value = TOPIC
     app.query_one("#produce-line", Input).focus()
@@ -189,12 +194,7 @@ async def test_every_tab_and_dialog_shows_hostile_names_as_text(planted: MockClu
             await pilot.press("W")
             await pilot_until(pilot, lambda: seen(NAMES["closing-tag"]) in screen_text(app), "the ACLs tab")
             await check_screen(pilot)
-            for principal in range(len(SHORT)):
-                await pilot.press("j" if principal else "g")
-                await pilot.press("V")
-                await pilot_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "V asks first")
-                await check_screen(pilot)
-                await pilot.press("n")
+            await on_every_row(pilot, len(SHORT), "V", ConfirmScreen, "n")  # each principal's binding
             await pilot.press("H")
             await pilot_until(pilot, lambda: seen(NAMES["style"]) in screen_text(app), "the Schemas tab")
             await check_screen(pilot)
