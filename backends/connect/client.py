@@ -62,7 +62,14 @@ DEFINITIONS_RETRY_S = 60.0
 
 
 def _segment(text: str) -> str:
-    """A connector's or plugin's name as one path segment (Connect decodes it)."""
+    """A connector's or plugin's name as one path segment (Connect decodes it). A name holding '/' has none: the
+    workers' Jetty refuses an encoded '/' in a path (HTTP 400, "Ambiguous URI path separator"), so it is refused here,
+    saying so, rather than with Jetty's page."""
+    if "/" in text:
+        raise ConnectRefused(
+            f"connector {text!r} holds '/', which Kafka Connect's REST API cannot address (its Jetty refuses an "
+            "encoded '/' in a path): name it without one"
+        )
     return urllib.parse.quote(text, safe="")
 
 
@@ -247,6 +254,7 @@ class ConnectClient:
         """`POST /connectors`: the connector as created (its name, config with its secrets hidden, tasks, type). The
         config is sent as given: never one read back from a worker, whose secrets kafkatop has hidden."""
         class_name = config.get("connector.class", "").strip()
+        _segment(name)  # a name no later request could address is refused before it is created
         with self._hiding(config, class_name):
             body = self._workers.call("POST", "/connectors", {"name": name, "config": dict(config)}).body
         return masked_info(body, self.password_keys(class_name))

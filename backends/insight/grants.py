@@ -14,7 +14,6 @@ topic.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -22,6 +21,7 @@ from typing import Literal
 from kafkatop.backends.model.acls import CLUSTER_NAME, Grant, ResourcePattern, camel
 from kafkatop.backends.model.client_properties import ClientPropertiesError, parse_jaas
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.text import shell_line
 
 # Kafka's authorization errors, and the resource type each says was refused.
 AUTHORIZATION_ERRORS = {
@@ -217,7 +217,7 @@ def refusals(grants: Sequence[Grant]) -> str:
 def grant_lines(grants: Sequence[Grant], flags: Sequence[str] = ()) -> str:
     """The `kafkatop acls --add …` line of each grant, with `flags` (how to reach the cluster as one who may add
     ACLs), joined by && to paste as one."""
-    tail = f" {shlex.join(flags)}" if flags else ""
+    tail = f" {shell_line(flags)}" if flags else ""
     return " && ".join(g.command_line() + tail for g in grants)
 
 

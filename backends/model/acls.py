@@ -10,10 +10,10 @@ the `kafkatop acls --add …` line that grants it.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 from kafkatop.backends.model.errors import BadInput
+from kafkatop.backends.model.text import shell_line
 
 # Kafka's codes, as the protocol carries them (DescribeAcls/CreateAcls/DeleteAcls).
 RESOURCE_TYPES = {"UNKNOWN": 0, "ANY": 1, "TOPIC": 2, "GROUP": 3, "CLUSTER": 4, "TRANSACTIONAL_ID": 5,
@@ -201,4 +201,4 @@ class Grant:
             words += [option[self.pattern.resource_type], self.pattern.name]
         if self.pattern.pattern_type == "PREFIXED":
             words += ["--resource-pattern-type", "prefixed"]
-        return shlex.join(words)
+        return shell_line(words)  # a name with a control character as $'…': the line still names it at a terminal

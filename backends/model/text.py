@@ -10,7 +10,9 @@ for reading, not for turning back into the original."""
 
 from __future__ import annotations
 
+import shlex
 import unicodedata
+from collections.abc import Sequence
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -45,3 +47,18 @@ def printable(text: str, *, lines: bool = False) -> str:
 def unprintable(text: str, *, lines: bool = False) -> bool:
     """Whether `printable` would change `text`."""
     return not text.isprintable() and any((c not in "\n\t" or not lines) and escaped(c) != c for c in text)
+
+
+def shell_word(text: str) -> str:
+    """`text` as one word of a POSIX shell line that a terminal may show and a user may paste: shlex's quoting, or,
+    where it holds a hidden character, bash's $'…' with that character's escape (\\x1b, \\u202e), which bash, zsh and
+    ksh read back as the character itself — a line printed at a terminal still names what it names."""
+    if not unprintable(text):
+        return shlex.quote(text)
+    body = "".join("\\\\" if c == "\\" else "\\'" if c == "'" else escaped(c) for c in text)
+    return f"$'{body}'"
+
+
+def shell_line(words: Sequence[str]) -> str:
+    """`shlex.join`, each word as `shell_word` writes it."""
+    return " ".join(shell_word(w) for w in words)

@@ -86,3 +86,24 @@ async def test_o_orders_by_the_next_column() -> None:
         assert table._keys == ["c", "b", "a"]
         await pilot.press("o")  # as given
         assert table._keys == ["b", "a", "c"] and table.header == ("group", "state", "lag")
+
+
+async def test_the_highlighted_row_stays_above_a_horizontal_scrollbar_and_a_long_name_is_cut() -> None:
+    """A name wider than the table (any client may name a group with 10,000 characters) is cut to CELL_WIDTH, and
+    the row the cursor moves to is never the one a horizontal scrollbar covers (issue 38, at 80x24)."""
+    from kafkatop.tui.live.text import CELL_WIDTH
+
+    app = TableApp()
+    async with app.run_test(size=(40, 8)) as pilot:
+        table = app.query_one(LineTable)
+        table.set_rows({f"{'L' * 10_240}{i}": (f"{'L' * 10_240}{i}", "Empty", str(i)) for i in range(20)})
+        table.focus()
+        await pilot.pause()
+        assert table.virtual_size.width == CELL_WIDTH + len("Empty") + len("lag") + 6  # cut, then padded
+        for _ in range(12):
+            await pilot.press("j")
+            await pilot.pause()
+            top = table.scroll_offset.y
+            shown_rows = table.scrollable_content_region.height - 1  # the header aside
+            assert top <= table.cursor_row < top + shown_rows, (table.cursor_row, top, shown_rows)
+        assert table.scrollable_content_region.height < table.size.height  # the scrollbar is there

@@ -212,3 +212,16 @@ def test_the_client_is_the_connect_cluster_port() -> None:
             assert isinstance(ours, property), name
             continue
         assert list(inspect.signature(ours).parameters) == list(inspect.signature(port).parameters), name
+
+
+def test_a_connector_name_holding_a_slash_is_refused_before_any_request() -> None:
+    """Jetty answers an encoded '/' in a path with its HTML 400 page (seen on Kafka 4.1): a name any client may
+    choose (`x[/b]y`) is refused in one line, and not created either (issue 38). No worker listens at port 1: nothing
+    is asked."""
+    from kafkatop.backends.connect.client import ConnectClient
+    from kafkatop.backends.model.connect import ConnectRefused
+
+    client = ConnectClient(["http://127.0.0.1:1"], timeout_s=0.1)
+    for act in (lambda: client.delete("x[/b]y"), lambda: client.create("a/b", {"connector.class": "FileStreamSink"})):
+        with pytest.raises(ConnectRefused, match=r"holds '/', which Kafka Connect's REST API cannot address"):
+            act()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from kafkatop.backends.insight.grants import (
     refused,
 )
 from kafkatop.backends.model.acls import OPERATIONS, RESOURCE_TYPES, Grant, ResourcePattern
+from kafkatop.backends.model.text import printable
 from kafkatop.tui.cli.grant_lines import acl_flags, error_line
 
 CLIENT = "User:client"
@@ -247,3 +249,17 @@ def test_a_wildcard_is_never_offered_as_a_grant() -> None:
     assert group is not None and "on every group" in group.text() and "grant it" not in group.text()
     anyone = Grant("User:*", ("READ",), ResourcePattern("TOPIC", "t"))
     assert anyone.wildcard and not Grant(CLIENT, ("ALTER",), ResourcePattern("CLUSTER", "kafka-cluster")).wildcard
+
+
+def test_a_grant_line_still_names_a_hostile_group_when_printed_at_a_terminal() -> None:
+    """A group named with ESC and U+202E: its line is written with bash's $'…', printable as it is (a terminal's
+    escaping changes nothing), and a shell reads the group's own name back from it (issue 38)."""
+    group = "e\x1b[31mvil\u202e'\\"
+    settings = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.username": "client"}
+    found = refused("GROUP_AUTHORIZATION_FAILED", "describe group", settings, group=group)
+    assert found is not None
+    line = found.text(("--name", "lab")).split("grant it: ", 1)[1]
+    assert printable(line) == line
+    words = subprocess.run(["bash", "-c", 'printf "%s\\0" ' + line.removeprefix("kafkatop ")], capture_output=True,
+                           check=True, timeout=10).stdout.split(b"\0")  # fmt: skip
+    assert group.encode() in words and words[words.index(b"--group") + 1] == group.encode()

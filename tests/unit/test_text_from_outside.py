@@ -13,12 +13,24 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from kafkatop.backends.model.text import printable, unprintable
-from kafkatop.tui.live.text import CELL_WIDTH, ESCAPE_STYLE, Label, Static, Table, name_cell, shown, shown_visual
+from kafkatop.tui.live.text import (
+    CELL_WIDTH,
+    ESCAPE_STYLE,
+    Input,
+    Label,
+    Select,
+    Static,
+    Table,
+    name_cell,
+    shown,
+    shown_visual,
+)
 from tests.fixtures.hostile import NAMES, RAW_CONTROLS
 
 LIVE = Path(__file__).resolve().parents[2] / "tui" / "live"
 # Textual's widgets that read markup, or draw a str or a Text without escaping it: tui/live/text.py has safe ones.
-UNSAFE_WIDGETS = {"Label", "Static", "DataTable", "RichLog", "Log", "Pretty", "Digits"}
+UNSAFE_WIDGETS = {"Label", "Static", "DataTable", "RichLog", "Log", "Pretty", "Digits", "Input", "Select"}
+BORDER_TITLES = {"border_title", "border_subtitle"}  # Textual reads a str given to these as markup
 
 
 @pytest.mark.parametrize("kind", list(NAMES))
@@ -70,12 +82,17 @@ async def test_the_text_widgets_never_read_markup() -> None:
         def compose(self) -> ComposeResult:
             yield Label("[/]")
             yield Static("[@click=app.quit]q[/]\x1b]0;t\x07")
+            yield Input("s\x1b]0;t\x07")
+            yield Select([("[/]", 1), ("\x1b]0;t\x07", 2)], allow_blank=False)
 
     async with Shown().run_test() as pilot:
-        assert [str(w.render()) for w in pilot.app.query("Label, Static")] == [
+        assert [str(w.render()) for w in pilot.app.query("Label, Static").exclude("Select *")] == [
             "[/]",
             "[@click=app.quit]q[/]\\x1b]0;t\\x07",
         ]
+        field = pilot.app.query_one(Input)
+        assert field.value == "s\x1b]0;t\x07" and field._value.plain == "s\\x1b]0;t\\x07"  # noqa: SLF001 - as drawn
+        assert [str(p) for p, _ in pilot.app.query_one(Select)._options] == ["[/]", "\\x1b]0;t\\x07"]  # noqa: SLF001
 
 
 def _imports(path: Path) -> list[tuple[str, str, int]]:
@@ -95,6 +112,15 @@ def test_the_live_view_takes_its_text_widgets_from_one_place() -> None:
         for module, name, line in _imports(path):
             if (module == "textual.widgets" and name in UNSAFE_WIDGETS) or (module, name) == ("rich.table", "Table"):
                 wrong.append(f"{path.relative_to(LIVE)}:{line}: {module}.{name} (take it from tui/live/text.py)")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and t.attr in BORDER_TITLES for t in node.targets
+            ):
+                safe = isinstance(node.value, ast.Constant) or (
+                    isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "shown"
+                )
+                if not safe:
+                    wrong.append(f"{path.relative_to(LIVE)}:{node.lineno}: a border's title not through shown()")
         source = path.read_text(encoding="utf-8")
         for needle in ("from_markup", "markup=True", "from_ansi"):
             if needle in source:

@@ -9,7 +9,7 @@ from typing import Protocol, cast
 from textual import events, on
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets import Input, TabbedContent, TabPane, Tabs
+from textual.widgets import TabbedContent, TabPane, Tabs
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.nodes import NodeAction
@@ -22,7 +22,7 @@ from kafkatop.tui.live.schema_actions import SchemaKeys
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import DataTable
+from kafkatop.tui.live.text import DataTable, Input
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.connect import ConnectPanel

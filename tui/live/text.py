@@ -6,12 +6,13 @@ backslashes), never sent to the terminal, which would act on them (set its title
 One way, used everywhere: the live view takes its text widgets from here, never from Textual or Rich
 (tests/unit/test_text_from_outside.py checks it). `Label` and `Static` are Textual's with markup off, escaping what
 they are given, a str, a Rich Text or a Group of them; `DataTable`, `RichLog` and Rich's `Table` escape their cells
-and lines. The line-drawn tables (line_table.py, the partition table) escape their cells with `printable` and cut them
-to CELL_WIDTH, and every notice is escaped by the app (KafkatopApp.notify). `shown` is the same for any other place a
-Text is drawn."""
+and lines, `Select` its options, `Input` what it draws of its value. The line-drawn tables (line_table.py, the
+partition table) escape their cells with `printable` and cut them to CELL_WIDTH, and every notice is escaped by the
+app (KafkatopApp.notify). `shown` is the same for any other place a Text is drawn (a border's title)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Generic, Self, TypeVar, cast
 
 from rich import table
@@ -55,10 +56,12 @@ def shown(value: str | Text, style: str = "", *, lines: bool | None = None) -> T
 
 
 def shown_visual(value: VisualType) -> VisualType:
-    """What a text widget is given, made safe: a str or a Text as `shown` makes it, a Group of them part by part;
-    anything else as it is — a Table here escapes its cells, Syntax is given text that went through `printable`."""
+    """What a text widget is given, made safe: a str or a Text as `shown` makes it — its lines kept (a widget's text
+    is often several: an error, a list of problems; a dialog's title, one line, says so itself) —, a Group of them
+    part by part; anything else as it is: a Table here escapes its cells, Syntax is given text that went through
+    `printable`."""
     if isinstance(value, (str, Text)):
-        return shown(value)
+        return shown(value, lines=True)
     if isinstance(value, Group):
         return Group(*(cast(RenderableType, shown_visual(part)) for part in value.renderables), fit=value.fit)
     return value
@@ -122,6 +125,37 @@ class RichLog(widgets.RichLog):
         return super().write(safe, width, expand, shrink, scroll_end, animate)
 
 
+class Input(widgets.Input):
+    """Textual's Input, whose value is drawn with its control characters escaped (a subject, a topic or a config
+    value from outside, put in a field to be edited): the value itself, what is typed and used, is left as it is."""
+
+    @property
+    def _value(self) -> Text:  # Textual's: what the field draws
+        if self.password or not unprintable(self.value):
+            return super()._value
+        drawn = shown(self.value, lines=False)
+        drawn.no_wrap, drawn.overflow, drawn.end = True, "ignore", ""
+        return drawn
+
+
+SelectValue = TypeVar("SelectValue")
+
+
+class Select(widgets.Select[SelectValue], Generic[SelectValue]):
+    """Textual's Select, whose options' str prompts (which its list would read as markup: a topic's name) show
+    control characters escaped."""
+
+    def __init__(self, options: Iterable[tuple[RenderableType, SelectValue]], *args: Any, **kwargs: Any) -> None:
+        super().__init__(_prompts(options), *args, **kwargs)
+
+    def set_options(self, options: Iterable[tuple[RenderableType, SelectValue]]) -> None:
+        super().set_options(_prompts(options))
+
+
+def _prompts(options: Iterable[tuple[RenderableType, Any]]) -> list[tuple[RenderableType, Any]]:
+    return [(shown(p, lines=False) if isinstance(p, (str, Text)) else p, v) for p, v in options]
+
+
 class Table(table.Table):
     """Rich's Table, whose str cells (which it would read as markup) and Text cells show control characters
     escaped."""
@@ -134,6 +168,10 @@ class Table(table.Table):
 # The widest a table's cell is drawn: a name of 10,000 characters (any client may choose one) would push every other
 # column off the screen. The cell is cut with an ellipsis; the whole name is in the row's dialogs and in `/`.
 CELL_WIDTH = 64
+
+
+# The most of a name a dialog's line quotes (a 10 KB one would push the dialog's keys off the screen).
+DIALOG_NAME = 200
 
 
 def cut(text: str, width: int = CELL_WIDTH) -> str:

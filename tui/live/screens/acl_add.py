@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from kafkatop.backends.model.acls import (
     CLUSTER_NAME,
@@ -32,7 +32,7 @@ from kafkatop.backends.model.acls import (
     principal_named,
 )
 from kafkatop.backends.model.errors import BadInput
-from kafkatop.tui.live.text import Label, Static, shown
+from kafkatop.tui.live.text import Input, Label, Static
 
 # The resource types a binding names, as kafka-acls.sh's options spell them (--topic, --transactional-id …).
 RESOURCE_TYPES = {"topic": "TOPIC", "group": "GROUP", "cluster": "CLUSTER", "transactional-id": "TRANSACTIONAL_ID",
@@ -235,7 +235,7 @@ class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
     def _submit(self) -> None:
         bindings, problems = bindings_of(self.form)
         errors = self.query_one("#dialog-errors", Static)
-        errors.update(shown("\n".join(problems), lines=True))
+        errors.update("\n".join(problems))
         if bindings:
             self.dismiss(bindings)
 

@@ -14,11 +14,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.partitions import KEY_WARNING, check_new_total
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Static
 
 
 @dataclass

@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Input
 
 from kafkatop.backends.insight.grants import Refused
 from kafkatop.backends.model.configs import (
@@ -35,7 +34,7 @@ from kafkatop.backends.ports import ConfigAdmin
 from kafkatop.tui.live.granting import GrantsMet, refused_text
 from kafkatop.tui.live.screens.config_table import ConfigTable, detail
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.text import DataTable, Label, Static
+from kafkatop.tui.live.text import DataTable, Input, Label, Static
 
 KEYS = "Enter edit · x delete · / filter · o set here/all · r reload · Esc close"
 

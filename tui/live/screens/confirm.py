@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
-from kafkatop.tui.live.text import Label, shown
+from kafkatop.tui.live.text import Input, Label, shown
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -27,7 +27,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Label(self.question, id="dialog-title")
+            yield Label(shown(self.question, lines=False), id="dialog-title")  # one line: a name's newline escaped
             if self.detail:
                 yield Label(shown(self.detail, lines=True), id="dialog-detail")  # lines of its own
             if self.typed is not None:

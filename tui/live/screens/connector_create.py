@@ -14,13 +14,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from kafkatop.backends.model.connect import Validation
 from kafkatop.backends.model.connect_files import ConnectorFile, read_connector_file
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Static
 
 ABOUT = (
     'Connect\'s JSON ({"name": …, "config": {…}}) or connect-standalone\'s .properties; a relative path is from where '

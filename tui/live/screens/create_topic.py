@@ -6,10 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from kafkatop.backends.model.topics import NewTopicRequest, check_new_topic
-from kafkatop.tui.live.text import Label, Static, shown
+from kafkatop.tui.live.text import Input, Label, Static
 
 
 class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
@@ -42,7 +42,7 @@ class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
 
     def validate(self) -> NewTopicRequest | None:
         request, problems = check_new_topic(*self._values(), live_brokers=self.live_brokers)
-        self.query_one("#dialog-errors", Static).update(shown("\n".join(problems), lines=True))
+        self.query_one("#dialog-errors", Static).update("\n".join(problems))
         self.query_one("#dialog-errors").set_class(bool(problems), "shown")
         return request
 

@@ -13,14 +13,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Select
+from textual.widgets import Button, Checkbox
 
 from kafkatop.backends.checks.durability.report import format_report
 from kafkatop.backends.model.consoles import Acks
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings, Fault
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Select, Static
 
 
 @dataclass

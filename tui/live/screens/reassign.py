@@ -16,13 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input
 
 from kafkatop.backends.insight.reassign_plan import check_targets, propose
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.reassignment import PartitionMove, ReassignmentPlan
-from kafkatop.tui.live.text import DataTable, Label, Static
+from kafkatop.tui.live.text import DataTable, Input, Label, Static
 
 KEYS = "Enter edit a row · r run · Tab next field · Esc close"
 

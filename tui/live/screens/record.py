@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
-from kafkatop.tui.live.text import Static
+from kafkatop.tui.live.text import Static, shown
 
 
 class RecordScreen(ModalScreen[None]):
@@ -39,7 +39,7 @@ class RecordScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         box = VerticalScroll(id="record-box")
-        box.border_title = self.box_title
+        box.border_title = shown(self.box_title, lines=False)  # it names the record's topic or connector
         with box:
             yield Static(self.detail(False), id="record-detail")
 

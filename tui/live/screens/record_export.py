@@ -14,12 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from kafkatop.backends.insight.record_json import as_json
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.messages import BrowsedRecord
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Static
 
 
 def default_path(records: Sequence[BrowsedRecord]) -> str:

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Select
+from textual.widgets import Button
 
 from kafkatop.backends.model.formats import (
     FORMAT_NAMES,
@@ -24,7 +24,7 @@ from kafkatop.backends.model.formats import (
     TopicFormat,
     format_named,
 )
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Select, Static
 
 FIELDS: tuple[RecordField, ...] = ("key", "value")
 

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from kafkatop.backends.model.consoles import OffsetMove, ResetPlan
-from kafkatop.tui.live.text import Label, Static, Table
+from kafkatop.tui.live.text import DIALOG_NAME, Label, Static, Table, cut
 
 
 def _plural(n: int, what: str) -> str:
@@ -33,7 +33,7 @@ def reset_summary(plan: ResetPlan, done: bool = False) -> str:
     moved, clamped = len(plan.changed), len(plan.clamped)
     topics = ", ".join(plan.topics)
     text = (
-        f"group '{plan.group}' {plan.option} on {topics}: "
+        f"group '{cut(plan.group, DIALOG_NAME)}' {plan.option} on {topics}: "
         f"{_plural(len(plan.moves), 'partition')}, {moved} {'moved' if done else 'to move'}"
     )
     if clamped:
@@ -80,7 +80,7 @@ class ResetPreviewScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         plan = self.plan
         with Vertical(id="reset-dialog"):
-            yield Label(f"Reset the offsets of group '{plan.group}'?", id="reset-title")
+            yield Label(f"Reset the offsets of group '{cut(plan.group, DIALOG_NAME)}'?", id="reset-title")
             yield Static(
                 Text(f"--reset-offsets {plan.option} --dry-run: nothing changes until you confirm", style="dim"),
                 id="reset-option",
@@ -116,7 +116,7 @@ class ResetPreviewScreen(ModalScreen[bool]):
             return
         from kafkatop.tui.live.screens.confirm import ConfirmScreen
 
-        question = f"Reset the offsets of group '{self.plan.group}' ({reset_summary(self.plan)})?"
+        question = f"Reset the offsets of group '{cut(self.plan.group, DIALOG_NAME)}' ({reset_summary(self.plan)})?"
         self.app.push_screen(
             ConfirmScreen(question, yes="Reset", typed=self.typed), lambda yes: self.dismiss(bool(yes))
         )

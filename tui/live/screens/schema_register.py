@@ -19,14 +19,14 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input, Select, TextArea
+from textual.widgets import Button, TextArea
 
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import SchemaType
 from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import SchemaRegistry
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Select, Static
 
 TYPES: tuple[SchemaType, ...] = get_args(SchemaType)
 BY_SUFFIX: dict[str, SchemaType] = {".avsc": "AVRO", ".avro": "AVRO", ".proto": "PROTOBUF", ".json": "JSON"}

@@ -123,7 +123,7 @@ class ConnectPanel(LivePane, Vertical):
     def compose(self) -> ComposeResult:
         yield Static(self.missing, id="connect-workers")
         yield LineTable(CONNECTOR_COLUMNS, dropped_first=DROPPED_FIRST, id="connectors")
-        yield LineTable(TASK_COLUMNS, filterable=False, id="connect-tasks")
+        yield LineTable(TASK_COLUMNS, filterable=False, uncut=("trace",), id="connect-tasks")
         yield Static(Text(KEYS, style="dim"), id="connect-keys")
 
     def on_mount(self) -> None:

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Checkbox, Input
+from textual.widgets import Button, Checkbox
 
 from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
@@ -23,7 +23,7 @@ from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import DataTable, Static
+from kafkatop.tui.live.text import DataTable, Input, Static
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog

@@ -16,9 +16,8 @@ from textual.containers import Horizontal
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widget import Widget
-from textual.widgets import Input
 
-from kafkatop.tui.live.text import Label
+from kafkatop.tui.live.text import Input, Label
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Select
+from textual.widgets import Button
 
 from kafkatop.backends.insight.group_lines import epochs_text
 from kafkatop.backends.insight.history import HistorySnapshot
@@ -21,7 +21,7 @@ from kafkatop.backends.ports import Consoles
 from kafkatop.tui.format import sparkline
 from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen, reset_summary
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import Label, Static
+from kafkatop.tui.live.text import Input, Label, Select, Static
 from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask

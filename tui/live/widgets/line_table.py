@@ -60,6 +60,12 @@ class RowCursor(ScrollView, can_focus=True):
     def row_count(self) -> int:
         raise NotImplementedError
 
+    @property
+    def body_height(self) -> int:
+        """The rows on screen: the height but the header's line and a horizontal scrollbar's (a wide row's), which
+        would hide the highlighted row under it."""
+        return self.scrollable_content_region.height - 1
+
     def rows_size(self, size: Size) -> None:
         """The rows' size (header included), its scrollbars updated now."""
         if size != self.virtual_size:
@@ -94,7 +100,7 @@ class RowCursor(ScrollView, can_focus=True):
         """Marks for the next frame only the lines that show something else than `before` (the rows drawn, of `count`
         rows, at the same scroll offset): new rows that change nothing on screen draw nothing, and Textual composes a
         frame of the lines marked, not of the whole table."""
-        top, lines = self.scroll_offset.y, max(0, self.size.height - 1)
+        top, lines = self.scroll_offset.y, max(0, self.body_height)
         changed = [
             i for i in range(top, top + lines)
             if i == self.cursor_row or (i < count if i >= self.row_count else before.get(i) != self.row_strip(i))
@@ -108,7 +114,7 @@ class RowCursor(ScrollView, can_focus=True):
     def watch_cursor_row(self, old: int, new: int) -> None:
         self._strips.pop(old, None)
         self._strips.pop(new, None)
-        body = max(1, self.size.height - 1)
+        body = max(1, self.body_height)
         top = self.scroll_offset.y
         if new < top:
             self.scroll_to(y=new, animate=False)
@@ -121,7 +127,7 @@ class RowCursor(ScrollView, can_focus=True):
             self.cursor_row = max(0, min(self.row_count - 1, self.cursor_row + delta))
 
     def action_page(self, direction: int) -> None:
-        self.action_cursor(direction * max(1, self.size.height - 2))
+        self.action_cursor(direction * max(1, self.body_height - 1))
 
     def on_click(self, event: events.Click) -> None:
         index = self.scroll_offset.y + event.y - 1
@@ -184,11 +190,19 @@ class LineTable(RowCursor):
         """Enter on a row."""
 
     def __init__(
-        self, columns: Sequence[str], *, filterable: bool = True, dropped_first: Sequence[str] = (), **kwargs: Any
+        self,
+        columns: Sequence[str],
+        *,
+        filterable: bool = True,
+        dropped_first: Sequence[str] = (),
+        uncut: Sequence[str] = (),
+        **kwargs: Any,
     ) -> None:
-        """`dropped_first`: the columns left out, in this order, while the rows are wider than the table."""
+        """`dropped_first`: the columns left out, in this order, while the rows are wider than the table; `uncut`:
+        those whose cells are not cut to CELL_WIDTH (a trace's first line, read by scrolling; names are cut)."""
         super().__init__(**kwargs)
         self.columns = tuple(columns)
+        self._cut_at = tuple(10**9 if c in uncut else CELL_WIDTH for c in self.columns)
         self.dropped_first = tuple(dropped_first)
         self.sort_column: int | None = None  # `o`: the rows ordered by this column (numbers largest first)
         self._shown = tuple(range(len(self.columns)))  # the columns that fit
@@ -244,7 +258,7 @@ class LineTable(RowCursor):
         for k in keys:
             for i, t in enumerate(texts[k]):
                 if len(t) > widths[i]:
-                    widths[i] = min(len(t), CELL_WIDTH)  # a longer one is cut, its whole in `/` and the dialogs
+                    widths[i] = min(len(t), self._cut_at[i])  # a longer one is cut, its whole in `/` and the dialogs
         before, top, count, looks = self._strips, self.scroll_offset.y, len(self._keys), (self._widths, self._shown)
         self._strips = {}
         self._keys, self._texts, self._widths = keys, texts, widths

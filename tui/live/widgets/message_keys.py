@@ -7,13 +7,13 @@ a worker while the page stays as it is; `h` opens the highlighted record's schem
 from __future__ import annotations
 
 from textual.widget import Widget
-from textual.widgets import Input
 
 from kafkatop.backends.model.formats import TopicFormat
 from kafkatop.backends.model.messages import BrowsedRecord, Page, SearchProgress
 from kafkatop.backends.ports import RecordCodec
 from kafkatop.tui.live.screens.record_export import ExportScreen, default_path, write_jsonl
 from kafkatop.tui.live.screens.record_format import FormatScreen
+from kafkatop.tui.live.text import Input
 from kafkatop.tui.live.widgets.pane import ask
 from kafkatop.tui.live.widgets.record_schema import schema_wanted
 from kafkatop.tui.live.widgets.record_table import RecordTable

@@ -21,7 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Checkbox, Input, Select
+from textual.widgets import Button, Checkbox
 from textual.worker import Worker, get_current_worker
 
 from kafkatop.backends.insight.seek import parse_seek
@@ -41,7 +41,7 @@ from kafkatop.backends.model.messages import (
 from kafkatop.backends.ports import MessageBrowser, RecordCodec
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import DataTable, Static
+from kafkatop.tui.live.text import DataTable, Input, Select, Static
 from kafkatop.tui.live.widgets.message_keys import Decoded, FormatsAndExport
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.record_schema import schema_wanted

@@ -10,12 +10,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Select
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import shown
+from kafkatop.tui.live.text import Select, shown
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.partition_cells import UNDER_MIN_ISR

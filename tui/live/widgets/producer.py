@@ -25,7 +25,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Select
+from textual.widgets import Button, Checkbox
 
 from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
@@ -43,7 +43,7 @@ from kafkatop.backends.model.formats import Format, RegisteredSchema, TopicForma
 from kafkatop.backends.ports import Consoles, RecordCodec, SchemaRegistry
 from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import Label, RichLog, Static
+from kafkatop.tui.live.text import Input, Label, RichLog, Select, Static
 from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.producer_fields import (

@@ -19,13 +19,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, Checkbox, ProgressBar, Select
+from textual.widgets import Button, Checkbox, ProgressBar
 
 from kafkatop.backends.model.spark import SparkServiceError, SparkStatus, TopicCounts, watermark_check
 from kafkatop.backends.ports import SparkCounts
 from kafkatop.tui.format import data_size
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import DataTable, Static
+from kafkatop.tui.live.text import DataTable, Select, Static
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.spark_status import SparkStatusLine
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from textual.binding import Binding
 from textual.suggester import Suggester
-from textual.widgets import Input
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.tui.live.text import Input
 
 _SEPARATORS = re.compile(r"[,\s]+")
 PLACEHOLDER_TOPICS = 3  # topics named in the placeholder; the rest are counted
