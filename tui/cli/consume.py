@@ -21,7 +21,7 @@ from kafkatop.backends.kafka.browser import MessageBrowser
 from kafkatop.backends.model.formats import RecordField
 from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek
 from kafkatop.tui.cli.common import connection
-from kafkatop.tui.cli.compose_schemas import flagged, say_open_secrets, say_where_from, schema_ports
+from kafkatop.tui.cli.compose_schemas import flagged, say_where_from, schema_ports
 from kafkatop.tui.cli.consume_formats import RecordDecoding
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 from kafkatop.tui.cli.terminal import escaped_bytes, escaped_json, escapes
@@ -117,7 +117,6 @@ def cmd_consume(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         fields = decoded_fields(args)
         codec, registry = schema_ports(args, stack, fields)  # a schema that cannot be used: refused before reading
-        say_open_secrets(args)
         say_where_from(args, sorted(fields), "read")
         decoding = RecordDecoding(codec, args.topic, registry, fields, exact=args.json)
 

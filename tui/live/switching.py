@@ -44,9 +44,9 @@ class ContextSwitching(App[None]):
 
     def show_warnings(self) -> None:
         """The shown context's start-up warnings (Settings.warnings: a context kept read-only, a lab shown as found,
-        a file others can read), as notices that stay: text, never markup. Once per context shown."""
+        a file others can read), as notices that stay (text: KafkatopApp.notify). Once per context shown."""
         for warning in self.settings.warnings:
-            self.notify(warning, title="warning", severity="warning", timeout=WARNING_S, markup=False)
+            self.notify(warning, title="warning", severity="warning", timeout=WARNING_S)
 
     @property
     def shutting_down(self) -> bool:
