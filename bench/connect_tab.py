@@ -3,7 +3,7 @@
 The connectors are the answer recorded on a real Kafka 4.1 lab (`GET /connectors?expand=status&expand=info`,
 tests/fixtures/connect/connectors_expanded.json: a FileStreamSource, a FileStreamSink, a sink whose task FAILED),
 read by the adapter's own parser and scaled up to 200 connectors of 4 tasks over two workers. Each snapshot goes
-through the app as a poll's would (`ConnectPolled`), in a headless Textual app at 160×45 with the Connect tab on
+through the app as a poll's would (`Polled`), in a headless Textual app at 160×45 with the Connect tab on
 screen. Timed: from posting the message until the app is idle again with the new frame drawn. Three kinds:
 - first: the tables built (200 connector rows, the highlighted connector's tasks), once, after an empty view;
 - steady: a poll where nothing changed (a new snapshot, equal): no frame needed, timed until the app is idle;
@@ -32,7 +32,7 @@ from kafkatop.backends.connect.answers import connectors_of, worker_of
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot, ConnectTask
 from kafkatop.tui.live.app import KafkatopApp
-from kafkatop.tui.live.messages import ConnectPolled
+from kafkatop.tui.live.messages import Polled
 from kafkatop.tui.live.sources import Settings, Sources
 
 TARGET_MS = 50.0
@@ -108,11 +108,11 @@ async def measure(runs: int) -> dict[str, list[float]]:
                 ("failover", connect_snapshot(4.0 + run, lost=WORKERS[1])),
             ):
                 if kind == "first":
-                    app.post_message(ConnectPolled(replace(snap, connectors=())))
+                    app.post_message(Polled("connect", replace(snap, connectors=())))
                     await pilot.pause()
                 drawn.clear()
                 t0 = time.perf_counter()
-                app.post_message(ConnectPolled(snap))
+                app.post_message(Polled("connect", snap))
                 await pilot.pause()
                 idle = time.perf_counter()
                 assert drawn or kind == "steady", f"{kind}: no frame was drawn"

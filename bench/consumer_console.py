@@ -30,7 +30,7 @@ Each run is a fresh child process (so its peak RSS and ru_maxrss are its own), w
      - frames: the screen's compositor refresh, wrapped (bench/common/frames.py) — how many, the worst gap between
        two, how long each took. Textual draws only when something changed, and a headless app does not encode its
        frames for a terminal: the hook does that encoding too (render_segments), as a real terminal needs it;
-     - each ConsolesDrained the consumer panel handled (show_drained wrapped): records, dropped, the consumer's
+     - each consoles' Polled the consumer panel handled (show_drained wrapped): records, dropped, the consumer's
        `received`, time in the panel, and how old the newest record shown was (now minus its timestamp);
      - RSS every 100 ms (psutil) and ru_maxrss; CPU time per thread (UI, consumer, producer, librdkafka);
      - what the worst lag spikes overlapped: loop callbacks that ran ≥ 20 ms (with the UI thread's CPU time during

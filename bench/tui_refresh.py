@@ -1,7 +1,7 @@
 """Benchmark: one refresh of the partition table at 1,000 partitions (target ≤ 50 ms).
 
 A recorded 1,000-partition snapshot (50 topics × 20 partitions, RF 3) goes through the app as a poll result would
-(`ClusterPolled`), in a headless Textual app at 160×50. Timed: from posting the message until the app is idle again
+(`Polled`), in a headless Textual app at 160×50. Timed: from posting the message until the app is idle again
 with the new frame rendered (Pilot.pause waits for that). Three kinds of refresh:
 - first: the table is built (1,000 rows added);
 - steady: a poll where nothing changed;
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, Partition, Topic
 from kafkatop.tui.live.app import KafkatopApp
-from kafkatop.tui.live.messages import ClusterPolled
+from kafkatop.tui.live.messages import Polled
 from kafkatop.tui.live.sources import Settings, Sources
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
@@ -70,7 +70,7 @@ async def measure(runs: int) -> tuple[dict[str, list[float]], dict[str, list[flo
             ):
                 drawn.clear()
                 t0, c0 = time.perf_counter(), time.process_time()
-                app.post_message(ClusterPolled(snap))
+                app.post_message(Polled("cluster", snap))
                 await pilot.pause()
                 assert drawn, "no frame was drawn"
                 times[kind].append((drawn[-1] - t0) * 1000)

@@ -29,7 +29,7 @@ class Drain:
 
 
 def drains_seen(panel: Any) -> list[Drain]:
-    """Each ConsolesDrained the consumer panel handled (show_drained wrapped: a measuring hook only)."""
+    """Each consoles' Polled the consumer panel handled (show_drained wrapped: a measuring hook only)."""
     seen: list[Drain] = []
     original = panel.show_drained
 
@@ -50,7 +50,7 @@ def drains_seen(panel: Any) -> list[Drain]:
 class HubDrains:
     """Each Consoles.drain() the app's drain worker made: (start, end, records) — a measuring hook only.
 
-    `returned[id(first record)]` says when the drain that handed out that record returned, so a ConsolesDrained the
+    `returned[id(first record)]` says when the drain that handed out that record returned, so a consoles' Polled the
     panel handles can be matched to the drain it came from (the app passes the same record objects on).
     """
 

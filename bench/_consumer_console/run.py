@@ -61,8 +61,8 @@ class RunResult:
     flush_s: float = 0.0  # first produce until every delivery report arrived
     catch_up_s: float | None = None  # last produce until the consumer had received every delivered message
     received: int = 0  # the consumer's own count (ConsumerView.received, as the last drain reported it)
-    drained: int = 0  # records handed to the UI in ConsolesDrained
-    dropped: int = 0  # ConsolesDrained.dropped: records the pool let go of (its buffer was full)
+    drained: int = 0  # records handed to the UI in consoles' Polled
+    dropped: int = 0  # the consoles' Polled activity's `dropped`: records the pool let go of (its buffer was full)
     left_buffered: int = 0  # records still in the pool's buffer at the end
     window_s: float = 0.0  # first produce until caught up (+0.3 s)
     flow_s: float = 0.0  # first to last drain that brought records to the panel
@@ -310,7 +310,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             gc.collect()
             result.full_gc_ms = (time.perf_counter() - t0) * 1000
             # Quiet the app before run_test's teardown: it prunes the screens while the app still handles messages,
-            # and a ConsolesDrained or ClusterPolled arriving then would find no widgets (NoMatches).
+            # and a Polled arriving then would find no widgets (NoMatches).
             await asyncio.to_thread(consoles.close)
             app.hold()
             await app.workers.wait_for_complete()

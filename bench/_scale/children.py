@@ -106,7 +106,6 @@ async def _table(runs: int) -> dict[str, Any]:
     figures before issue 30 were taken (the Pilot's own waiting is inside that window)."""
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.feed import Feed
-    from kafkatop.tui.live.messages import ClusterPolled
     from kafkatop.tui.live.sources import Settings, Sources
     from kafkatop.tui.live.widgets import partitions as module
 
@@ -138,11 +137,11 @@ async def _table(runs: int) -> dict[str, Any]:
         times = frames_drawn(app)
         table = app.query_one(module.PartitionTable)
         summary = app.query_one("#topic-summary")
-        posted: list[ClusterPolled] = []
+        posted: list[Any] = []
         feed = Feed(posted.append)  # as the app's poll worker hands a poll on: history and timeline with it
         clock = 10.0
 
-        def delivered(snap: Any) -> ClusterPolled:
+        def delivered(snap: Any) -> Any:
             feed.cluster(snap)
             return posted.pop()
 

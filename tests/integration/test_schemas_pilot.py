@@ -23,12 +23,13 @@ from kafkatop.backends.model.recording import Recorded, Recording, RecordingHead
 from kafkatop.backends.schemas.registry import ConfluentRegistry
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.commands import offered
-from kafkatop.tui.live.keymap import ACTIONS, SCHEMAS, by_id
+from kafkatop.tui.live.keymap import ACTIONS, by_id
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.schema_register import RegisterSchemaScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS
+from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPanel
 from kafkatop.tui.live.widgets.line_table import LineTable
-from kafkatop.tui.live.widgets.schemas import NO_REGISTRY, SchemasPanel
 from tests.conftest import pilot_until
 from tests.doubles.schema_registry import SchemaRegistryDouble
 from tests.fixtures.schema_views import CUSTOMER_JSON, ORDER_V1, ORDER_V2, ORDER_V3, PAYMENT_DESCRIPTOR, PAYMENT_V1

@@ -17,7 +17,7 @@ from kafkatop.backends.model.acls import AclsSnapshot, AuthorizerInfo
 from kafkatop.backends.model.codec import decode, encode
 from kafkatop.backends.model.recording import PAYLOADS, Recorded, SourceFailed
 from kafkatop.tui.live.feed import Feed
-from kafkatop.tui.live.messages import AclsPolled, PollFailed
+from kafkatop.tui.live.messages import Polled, PollFailed
 from kafkatop.tui.live.screens.acl_add import AclForm, bindings_of, bindings_text
 from kafkatop.tui.live.widgets.acls import NO_AUTHORIZER, acl_rows, header_text
 from kafkatop.tui.live.widgets.status_bar import status_text
@@ -128,7 +128,8 @@ def test_the_acls_are_recorded_when_they_change_and_read_back_equal() -> None:
     assert [(e.kind, e.at) for e in recorder.entries] == [("acls", T0), ("acls", T0 + 6)]
     data = json.loads(json.dumps(encode(recorder.entries[0].payload, PAYLOADS["acls"])))
     assert decode(PAYLOADS["acls"], data) == acls_snapshot(at=T0)
-    assert [m.snapshot.at for m in posted if isinstance(m, AclsPolled)] == [T0, T0 + 3, T0 + 6]  # each shown
+    shown = [m.snapshot.at for m in posted if isinstance(m, Polled) and m.source == "acls"]
+    assert shown == [T0, T0 + 3, T0 + 6]  # each shown
 
 
 def test_bindings_that_cannot_be_read_again_stay_on_screen_with_their_time() -> None:
@@ -138,7 +139,7 @@ def test_bindings_that_cannot_be_read_again_stay_on_screen_with_their_time() -> 
     refused = AclsSnapshot((), STANDARD, "User:admin", "may not Describe the Cluster", T0 + 3)
     feed.acls(refused)
     shown = posted[-1]
-    assert isinstance(shown, AclsPolled)
+    assert isinstance(shown, Polled) and shown.source == "acls"
     assert shown.snapshot.bindings == BINDINGS and shown.snapshot.at == T0 and shown.snapshot.error == refused.error
     assert "the bindings below as read at 22:13:20" in header_text(shown.snapshot).plain
 
@@ -148,7 +149,7 @@ def test_a_replay_delivers_the_acls_and_their_failures_through_the_same_path() -
     feed = Feed(posted.append)
     feed.replayed(Recorded(T0, "acls", acls_snapshot(at=T0)))
     feed.replayed(Recorded(T0 + 3, "acls-failed", SourceFailed("DescribeAcls to 127.0.0.1:9092: timed out")))
-    assert isinstance(posted[0], AclsPolled) and posted[0].snapshot == acls_snapshot(at=T0)
+    assert isinstance(posted[0], Polled) and posted[0].source == "acls" and posted[0].snapshot == acls_snapshot(at=T0)
     assert isinstance(posted[1], PollFailed) and (posted[1].source, posted[1].at) == ("acls", T0 + 3)
 
 

@@ -22,7 +22,7 @@ from kafkatop.backends.model.recording import (
     SourceFailed,
 )
 from kafkatop.tui.live.feed import Feed
-from kafkatop.tui.live.messages import ConnectPolled, PollFailed
+from kafkatop.tui.live.messages import Polled, PollFailed
 from tests.fixtures.connect_views import WORKER_IDS, connect_snapshot, unreachable
 
 T0 = 1_700_000_000.0
@@ -71,14 +71,14 @@ def test_the_feed_records_without_the_rest_answers_and_keeps_the_last_connectors
     assert recorded == connect_snapshot(at=T0) and all(c.raw == {} for c in recorded.connectors)
     assert recorder.entries[1].payload == unreachable(T0 + 2)  # as polled: no connectors
 
-    shown = [m.snapshot for m in posted if isinstance(m, ConnectPolled)]
+    shown = [m.snapshot for m in posted if isinstance(m, Polled) and m.source == "connect"]
     assert shown[0] == connect_snapshot(at=T0)
     kept = shown[1]
     assert kept.taken_at == T0 and kept.connectors == shown[0].connectors  # the last read, with its time
     assert kept.problem is not None and kept.problem.startswith("no Connect worker answered")
     assert [w.reachable for w in kept.workers] == [False, False]
     last = posted[-1]
-    assert isinstance(last, ConnectPolled) and last.timeline is not None
+    assert isinstance(last, Polled) and last.source == "connect" and last.timeline is not None
     assert {e.node for e in last.timeline.events} == set(WORKER_IDS)  # each worker lost, named
 
 
@@ -88,5 +88,5 @@ def test_a_replay_delivers_connect_and_its_failures_through_the_same_path() -> N
     polled = replace(connect_snapshot(at=T0), connectors=connect_snapshot(at=T0).connectors[:1])
     feed.replayed(Recorded(T0, "connect", polled))
     feed.replayed(Recorded(T0 + 2, "connect-failed", SourceFailed("no Connect worker answered: …")))
-    assert isinstance(posted[0], ConnectPolled) and posted[0].snapshot == polled
+    assert isinstance(posted[0], Polled) and posted[0].source == "connect" and posted[0].snapshot == polled
     assert isinstance(posted[1], PollFailed) and (posted[1].source, posted[1].at) == ("connect", T0 + 2)

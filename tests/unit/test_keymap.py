@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from kafkatop.tui.live import keymap
-from kafkatop.tui.live.main_screen import MainScreen
+from kafkatop.tui.live.main_screen import OWNERS, MainScreen
+from kafkatop.tui.live.tabs import TABS
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.messages import MessagesPanel
 from kafkatop.tui.live.widgets.spark import SparkPanel
@@ -31,14 +32,21 @@ def test_readmes_key_table_is_the_registrys() -> None:
 def test_every_screen_action_has_its_method_and_no_key_is_bound_twice() -> None:
     seen: dict[str, str] = {}
     for a in keymap.SCREEN_ACTIONS:
-        name = a.action.split("(")[0]
-        target = name.removeprefix("app.")
-        owner = "app" if name.startswith("app.") else MainScreen
-        assert owner == "app" or hasattr(MainScreen, f"action_{target}"), f"{a.id}: MainScreen has no action_{target}"
+        namespace, _, target = a.name.rpartition(".")
+        owner = "app" if namespace == "app" else OWNERS[a.owner] if a.owner is not None else MainScreen
+        assert owner == "app" or hasattr(owner, f"action_{target}"), f"{a.id}: {owner} has no action_{target}"
         for key in a.keys:
             assert key not in seen, f"{key} is bound to both {seen[key]} and {a.id}"
             seen[key] = a.id
     assert [b.key for b in MainScreen.BINDINGS] == [k for a in keymap.SCREEN_ACTIONS for k in a.keys]
+
+
+def test_a_tabs_keys_run_on_the_tab_that_declares_them() -> None:
+    """A tab's screen keys are routed to its keys object (MainScreen.action_key); the view's own run on the screen."""
+    for tab in TABS:
+        for a in (a for a in keymap.ACTIONS if a.id in {t.id for t in tab.actions} and a.scope == "screen"):
+            assert a.owner == tab.id and a.bound == f"key({a.id!r})", a.id
+    assert keymap.by_id("help").bound == "help" and keymap.by_id("help").owner is None
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,8 @@ A dialog's module is imported when it is first opened: the view's start compiles
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
-
-from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from kafkatop.backends.insight.elections import finished_text, plan_topic, started_text
 from kafkatop.backends.model.cluster import TopicPartition
@@ -24,11 +21,9 @@ from kafkatop.backends.model.reassignment import ReassignmentPlan
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
 from kafkatop.backends.ports import LeaderElections, Reassignments
-from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.acting import Acting
 from kafkatop.tui.live.reassigning import follow_reassignment
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.state import LiveView
 
 if TYPE_CHECKING:
     from kafkatop.tui.live.screens.reassign import ReassignRequest
@@ -41,24 +36,8 @@ NODE_ACTIONS: dict[NodeAction, str] = {
 }
 
 
-class Host(Protocol):
-    """What the actions need of the app."""
-
-    sources: Sources
-    settings: Settings
-    view: LiveView
-    feed: Feed
-
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = True) -> None: ...  # fmt: skip
-
-    def push_screen(self, screen: Screen[Any], callback: Any = None) -> Any: ...
-
-    def act(self, what: str, call: Callable[[], object]) -> None: ...
-
-
 class ClusterActions:
-    def __init__(self, app: Host) -> None:
+    def __init__(self, app: Acting) -> None:
         self.app = app
         self.reassigning: ReassignmentPlan | None = None  # the plan kafkatop is following, if one
 
@@ -157,6 +136,19 @@ class ClusterActions:
             detail = f"{len(about.partitions)} partition(s), {messages} message(s). This cannot be undone."
         question = f"Delete topic {topic!r} and all its messages?"
         app.push_screen(ConfirmScreen(question, detail=detail, typed=app.settings.typed_name), answered)
+
+    def transactions(self) -> None:
+        """i: the transactions not ended yet, read again every 2 s (the screen's own worker)."""
+        from kafkatop.tui.live.screens.transactions import TransactionsScreen
+
+        app = self.app
+        reader = app.sources.transactions
+        if reader is None:
+            app.notify("i lists the transactions of a live Kafka cluster: the demo's mock answers no ListTransactions "
+                       "and a replay asks nothing; run a lab (or attach to a Kafka 3.0+) to see them",
+                       severity="warning", timeout=6)  # fmt: skip
+            return
+        app.push_screen(TransactionsScreen(reader, lambda: app.view.cluster.brokers_alive if app.view.cluster else ()))
 
     def durability(self, topic: str | None) -> None:
         app = self.app

@@ -1,16 +1,17 @@
-"""The kafkatop live view: starts a poller per source (polling.py), turns what the workers deliver into one LiveView
+"""The kafkatop live view: starts a poller per source (feed.py's SOURCES), turns what they deliver into one LiveView
 that every pane draws itself from, and runs the user's actions in a worker. The screen (main_screen.py) holds the
-layout, the tabs and the keys; every source and actuator comes in through `Sources` (ports), blocking in workers."""
+layout, the tabs and the keys; every source and actuator comes in through `Sources` (ports), blocking in workers.
+The contexts (switching.py) and `M` (grant_key.py) are objects the app owns."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from textual import on, work
+from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -22,33 +23,31 @@ from kafkatop.backends.model.text import printable
 from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.collector import after_the_frame
 from kafkatop.tui.live.commands import LiveCommands
-from kafkatop.tui.live.feed import Feed
-from kafkatop.tui.live.grant_key import GrantKeeping
+from kafkatop.tui.live.feed import SOURCE, SOURCES, Feed
+from kafkatop.tui.live.grant_key import GRANT, GrantKeeper
+from kafkatop.tui.live.granting import GrantsMet
 from kafkatop.tui.live.main_screen import MainScreen
 from kafkatop.tui.live.messages import (
-    AclsPolled,
     ActionFinished,
-    ClusterPolled,
-    ConnectPolled,
-    ConsolesDrained,
-    EnsemblePolled,
-    NodesPolled,
+    ContextOpened,
     OperationRecorded,
+    Polled,
     PollFailed,
     ReplayProgressed,
 )
-from kafkatop.tui.live.polling import Poller
+from kafkatop.tui.live.polling import Polling
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.switching import ContextSwitch
 from kafkatop.tui.live.widgets.pane import LivePane, failure_text, grants_of
 from kafkatop.tui.live.widgets.replay import ReplayBar
 
 
-class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
+class KafkatopApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "kafkatop"
-    COMMANDS = GrantKeeping.COMMANDS | {LiveCommands}
+    COMMANDS = App.COMMANDS | {LiveCommands}
 
     def __init__(
         self,
@@ -59,16 +58,20 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
         switcher: Switcher | None = None,
     ) -> None:
         super().__init__()
-        self.switcher, self._kept = switcher, {}
-        self.sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
-        self.settings = settings if settings is not None else Settings()
+        self.switcher, self.contexts = switcher, ContextSwitch(self, MainScreen)
         self.replay, self.clock = replay, (replay.clock if replay is not None else clock)
-        self.view = LiveView()
-        self.last_action: ActionFinished | None = None
+        self.grants, self.last_action = GrantKeeper(self), cast(ActionFinished | None, None)
+        sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
         # Fed by the workers (the timeline and history are thread-safe and bounded); the panes draw their snapshots.
-        self.feed = Feed(self.post_message, self.sources.recorder if replay is None else None)
+        feed = Feed(self.post_message, sources.recorder if replay is None else None)
+        self.adopt(sources, settings if settings is not None else Settings(), feed, LiveView())
+
+    def adopt(self, sources: Sources, settings: Settings, feed: Feed, view: LiveView) -> None:
+        """A context's sources, feed and view: polled and drawn once its screen's panes are mounted."""
+        self.sources, self.settings, self.feed, self.view = sources, settings, feed, view
+        self.polls = Polling(self)
+        self._panes: list[LivePane] = []
         self.cluster_actions = ClusterActions(self)
-        self._pollers, self._panes = {}, []
 
     def get_default_screen(self) -> MainScreen:
         return MainScreen("replay" if self.replay is not None else self.settings.mode)
@@ -79,6 +82,9 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
         super().notify(printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout,
                        markup=False)  # fmt: skip
 
+    def on_mount(self) -> None:
+        self.contexts.show_warnings()  # what the command line said on stderr before the screen hid it
+
     # --- what tests, the screen and the command line read ----------------------------------------------------------
     @property
     def main_screen(self) -> MainScreen:
@@ -86,6 +92,12 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
         screen = self.screen_stack[0]
         assert isinstance(screen, MainScreen)
         return screen
+
+    @property
+    def shutting_down(self) -> bool:
+        """Quitting: the screens are being taken down (children before their parents), and a worker's last message
+        has nothing to draw on."""
+        return not self.is_running or not self.screen_stack
 
     @property
     def snapshot(self) -> ClusterSnapshot | None:
@@ -101,14 +113,11 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
             return self.replay.sources()
         return self.sources.present() | ({"switcher"} if self.switcher is not None else set())
 
-    def hold(self) -> None:
-        """No further poll (a screenshot held still)."""
-        for poller in self._pollers.values():
-            poller.hold()
+    def hold(self) -> None:  # no further poll (a screenshot held still, a context switched away from)
+        self.polls.hold()
 
     def poll_now(self, source: str) -> None:
-        if source in self._pollers:
-            self._pollers[source].now()
+        self.polls.now(source)
 
     def panes_mounted(self, panes: list[LivePane]) -> None:
         """The screen is up: each of its panes is handed every LiveView from here on, and the sources start."""
@@ -120,32 +129,21 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
         if name != self.view.selected_node:
             self._show(selected_node=name)
 
+    def switch_context(self, name: str) -> None:
+        self.contexts.switch(name)
+
+    def on_context_opened(self, message: ContextOpened) -> None:
+        self.grants.forget()
+        self.contexts.opened(message)
+
     # --- start: a poller per source ------------------------------------------------------------------------------
     def _start(self) -> None:
         if self.replay is not None:
             self.run_worker(self._play, group="replay", thread=True, exit_on_error=False)
             return
-        s, src, feed = self.settings, self.sources, self.feed
-        if src.startup is not None:
-            self.act("cluster started", src.startup)
-        self._add_poller("cluster", s.poll_interval_s, lambda: feed.cluster(src.poll_cluster()))
-        if (control := src.control) is not None:
-            self._add_poller("nodes", s.poll_interval_s, lambda: feed.nodes(control.poll()))
-        if (poll_ensemble := src.poll_ensemble) is not None:
-            self._add_poller("ensemble", s.ensemble_interval_s, lambda: feed.ensemble(poll_ensemble()))
-        if (consoles := src.consoles) is not None:
-            self._add_poller("consoles", s.drain_interval_s, lambda: feed.drain(consoles))
-        if (connect := src.connect) is not None:
-            self._add_poller("connect", s.connect_interval_s, lambda: feed.connect(connect.poll()))
-        if (acls := src.acls) is not None:
-            self._add_poller("acls", s.acls_interval_s, lambda: feed.acls(acls.poll()))
-        if src.zookeeper is not None:
-            watch = partial(feed.follow_zookeeper, src.zookeeper, lambda: get_current_worker().is_cancelled)
-            self.run_worker(watch, group="watch-zookeeper", thread=True, exit_on_error=False)
-
-    def _add_poller(self, source: str, interval_s: float, poll: Callable[[], None]) -> None:
-        poller = self._pollers[source] = Poller(self, source, interval_s, poll)
-        poller.now()
+        if self.sources.startup is not None:
+            self.act("cluster started", self.sources.startup)
+        self.polls.start(self.sources, self.settings, self.feed)
 
     def _play(self) -> None:
         assert self.replay is not None
@@ -166,28 +164,18 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
         shown = self.view.timeline
         return current if current is not None and (shown is None or current.revision > shown.revision) else shown
 
-    def on_cluster_polled(self, message: ClusterPolled) -> None:
+    def on_polled(self, message: Polled) -> None:
         if self.shutting_down:
             return
-        if message.snapshot.mode == "zk":
+        snapshot, problem = message.snapshot, SOURCE[message.source].problem
+        if isinstance(snapshot, ClusterSnapshot) and snapshot.mode == "zk":
             self.main_screen.zookeeper_mode()
-        timeline = self._timeline(message.timeline)
-        self._show(cluster=message.snapshot, history=message.history, failure=None, timeline=timeline)
-
-    def on_nodes_polled(self, message: NodesPolled) -> None:
-        self._show(nodes=message.snapshot, timeline=self._timeline(message.timeline))
-
-    def on_ensemble_polled(self, message: EnsemblePolled) -> None:
-        self._show(ensemble=message.snapshot, ensemble_problem=None, timeline=self._timeline(message.timeline))
-
-    def on_connect_polled(self, message: ConnectPolled) -> None:
-        self._show(connect=message.snapshot, connect_problem=None, timeline=self._timeline(message.timeline))
-
-    def on_acls_polled(self, message: AclsPolled) -> None:
-        self._show(acls=message.snapshot, acls_problem=None)
-
-    def on_consoles_drained(self, message: ConsolesDrained) -> None:
-        self._show(consoles=message.activity, timeline=self._timeline(message.timeline))
+        changes: dict[str, object] = {message.source: snapshot, "timeline": self._timeline(message.timeline)}
+        if problem is not None:
+            changes[problem] = None  # read again: its problem is over
+        if message.history is not None:
+            changes["history"] = message.history
+        self._show(**changes)
 
     def on_operation_recorded(self, message: OperationRecorded) -> None:
         if message.timeline is not self.view.timeline:
@@ -204,10 +192,8 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED) or self.shutting_down:
             return
         error = event.worker.error if state is WorkerState.ERROR else None
-        poller = self._pollers.get(group.removeprefix("poll-"))
-        if poller is not None and event.worker is poller.worker:  # not a poll of a context switched away from
-            poller.finished()
-            if error is not None and poller.source not in ("nodes", "consoles"):  # those two keep theirs
+        if (poller := self.polls.ended(event.worker)) is not None:
+            if error is not None and SOURCE[poller.source].problem is not None:  # the others' panes keep theirs
                 self.on_poll_failed(PollFailed(poller.source, failure_text(error), self.clock()))
         elif error is not None and group in ("switch", "close-context"):
             title = "context not switched" if group == "switch" else ""
@@ -218,10 +204,9 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
 
     def on_poll_failed(self, message: PollFailed) -> None:
         self.feed.failed(message.source, message.reason, message.at)
-        if message.source == "cluster":
-            self._show(failure=message.reason, failed_at=message.at)  # the last good data stays, with its age
-        else:  # ensemble_problem, connect_problem, acls_problem: their panes say it
-            self._show(**{f"{message.source}_problem": message.reason})
+        problem = SOURCE[message.source].problem
+        if problem is not None:  # the last good data stays; the cluster's with its age
+            self._show(**{problem: message.reason}, **({"failed_at": message.at} if problem == "failure" else {}))
 
     # --- the user's actions: one worker; each end told as a notice and on the timeline ----------------------------
     def act(self, what: str, call: Callable[[], object]) -> None:
@@ -240,11 +225,23 @@ class KafkatopApp(GrantKeeping):  # ContextSwitching, and M (grant_key.py)
     def on_action_finished(self, message: ActionFinished) -> None:
         if self.shutting_down:
             return
+        self.grants.finished(message)
         self.feed.action_done(ActionDone(message.what, message.error), self.clock())
         self.last_action = message
         if message.error:
             self.notify(message.error, title="failed", severity="error", timeout=8)
         else:
             self.notify(message.what, timeout=3)
-        for source in ("nodes", "cluster", "connect", "acls"):
-            self.poll_now(source)
+        for source in SOURCES:
+            if source.after_actions:
+                self.poll_now(source.name)
+
+    # --- M: the last refusal's grants (grant_key.py) -----------------------------------------------------------------
+    def on_grants_met(self, message: GrantsMet) -> None:
+        self.grants.met(message.grants)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return bool(self.grants.grants_met) if action == GRANT else True
+
+    def action_grant(self) -> None:
+        self.grants.grant()

@@ -10,7 +10,8 @@ from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from kafkatop.tui.live.keymap import SCREEN_ACTIONS, Mode
+from kafkatop.tui.live.action import Mode
+from kafkatop.tui.live.keymap import SCREEN_ACTIONS
 
 
 @runtime_checkable
@@ -38,7 +39,7 @@ def offered(screen: Here) -> list[Command]:
         Command(
             a.palette,
             (f"{a.shown_keys}: {a.help}" if a.keys else a.help).replace("`", ""),
-            partial(screen.run_command, a.action),
+            partial(screen.run_command, a.bound),
         )  # fmt: skip
         for a in SCREEN_ACTIONS
         if a.palette is not None and a.applies(mode, tab, sources, read_only)

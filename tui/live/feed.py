@@ -3,13 +3,18 @@
 Each delivery is recorded first (when recording), then observed by the failover timeline and the history, laid over
 ZooKeeper's pushed state in ZooKeeper mode (insight/merge.py), and posted as one message. Called from worker threads:
 the timeline and the history are thread-safe, and the messages are posted, never drawn, here.
+
+SOURCES is the table of what the view polls: a new source is one row (its name, the port it reads, its interval, its
+snapshot's type, its delivery here) plus its LiveView field; the app's pollers, the recording and the replay read it.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from types import UnionType
+from typing import Any, Generic, TypeVar, cast
 
 from textual.message import Message
 
@@ -34,18 +39,11 @@ from kafkatop.backends.model.recording import (
     ZooKeeperPush,
 )
 from kafkatop.backends.model.zookeeper import ZkEvent
-from kafkatop.backends.ports import Consoles, EnsembleView, Recorder, ZooKeeperWatch
-from kafkatop.tui.live.messages import (
-    AclsPolled,
-    ActionFinished,
-    ClusterPolled,
-    ConnectPolled,
-    ConsolesDrained,
-    EnsemblePolled,
-    NodesPolled,
-    OperationRecorded,
-    PollFailed,
-)
+from kafkatop.backends.ports import EnsembleView, Recorder, ZooKeeperWatch
+from kafkatop.tui.live.messages import ActionFinished, OperationRecorded, Polled, PollFailed
+from kafkatop.tui.live.sources import Settings, Sources
+
+S = TypeVar("S")
 
 ZOOKEEPER_WAIT_S = 0.5  # how long the watch waits for events before it looks whether it should stop
 ZOOKEEPER_RETRY_S = 2.0  # between attempts to connect the watches
@@ -86,7 +84,7 @@ class Feed:
         snapshot = self._cluster_view()
         assert snapshot is not None
         self.history.observe_cluster(snapshot)
-        self._post(ClusterPolled(summarized(snapshot), self.history.snapshot(), self.timeline.snapshot()))
+        self._post(Polled("cluster", summarized(snapshot), self.timeline.snapshot(), self.history.snapshot()))
 
     def zookeeper(self, push: ZooKeeperPush, at: float | None = None) -> None:
         """ZooKeeper mode: a broker deregistering, a controller moving, a leader or ISR changing, as the watches
@@ -99,18 +97,18 @@ class Feed:
         if snapshot is None:
             return  # the watches lost ZooKeeper before the first poll: nothing to show yet
         self.history.observe_changes(snapshot)
-        self._post(ClusterPolled(summarized(snapshot), self.history.snapshot(), self.timeline.snapshot()))
+        self._post(Polled("cluster", summarized(snapshot), self.timeline.snapshot(), self.history.snapshot()))
 
     def nodes(self, snapshot: NodesSnapshot, at: float | None = None) -> None:
         self._record(snapshot.taken_at if at is None else at, "nodes", snapshot)
         self.timeline.observe_nodes(snapshot)
-        self._post(NodesPolled(snapshot, self.timeline.snapshot()))
+        self._post(Polled("nodes", snapshot, self.timeline.snapshot()))
 
     def ensemble(self, view: EnsembleView, at: float | None = None) -> None:
         self._record(view.taken_at if at is None else at, "ensemble", view)
         if isinstance(view, QuorumSnapshot):
             self.timeline.observe_quorum(view)
-        self._post(EnsemblePolled(view, self.timeline.snapshot()))
+        self._post(Polled("ensemble", view, self.timeline.snapshot()))
 
     def connect(self, polled: ConnectSnapshot, at: float | None = None) -> None:
         """Kafka Connect's workers, connectors and tasks. When no worker answered, the last connectors read stay on
@@ -124,7 +122,7 @@ class Feed:
             self._connect = polled
         elif self._connect is not None:
             shown = replace(self._connect, workers=polled.workers, problem=polled.problem)
-        self._post(ConnectPolled(shown, self.timeline.snapshot()))
+        self._post(Polled("connect", shown, self.timeline.snapshot()))
 
     def acls(self, polled: AclsSnapshot, at: float | None = None) -> None:
         """The ACLs and the authorizer; recorded when they changed (a poll every few seconds finds them the same).
@@ -138,19 +136,13 @@ class Feed:
             self._acls = polled
         elif self._acls is not None and not polled.bindings:
             shown = replace(polled, bindings=self._acls.bindings, at=self._acls.at)
-        self._post(AclsPolled(shown))
-
-    def drain(self, consoles: Consoles) -> None:
-        """What the consoles did since the last drain (their poller's call), delivered if they did anything."""
-        activity = consoles.drain()
-        if activity is not None:
-            self.consoles(activity)
+        self._post(Polled("acls", shown))
 
     def consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
         at = time.time() if at is None else at
         self._record(at, "consoles", activity)
         self.timeline.observe_consoles(activity, at)
-        self._post(ConsolesDrained(activity, self.timeline.snapshot()))
+        self._post(Polled("consoles", activity, self.timeline.snapshot(), delta=True))
 
     def action(self, taken: ActionTaken, at: float | None = None) -> None:
         """A node action of the user's, before it runs (its effects are seen after it)."""
@@ -168,9 +160,7 @@ class Feed:
 
     def failed(self, source: str, reason: str, at: float) -> None:
         """A poll failed (told on the UI thread): only recorded here; the app shows it."""
-        kind: RecordKind = "cluster-failed" if source == "cluster" else "ensemble-failed"
-        kind = "connect-failed" if source == "connect" else "acls-failed" if source == "acls" else kind
-        self._record(at, kind, SourceFailed(reason))
+        self._record(at, cast(RecordKind, f"{source}-failed"), SourceFailed(reason))
 
     def action_done(self, done: ActionDone, at: float) -> None:
         self._record(at, "action-finished", done)
@@ -204,18 +194,8 @@ class Feed:
     # --- a replay: what was recorded, through the same path ----------------------------------------------------
     def replayed(self, entry: Recorded) -> None:
         p, at = entry.payload, entry.at
-        if isinstance(p, ClusterSnapshot):
-            self.cluster(p, at)
-        elif isinstance(p, ZooKeeperPush):
+        if isinstance(p, ZooKeeperPush):
             self.zookeeper(p, at)
-        elif isinstance(p, NodesSnapshot):
-            self.nodes(p, at)
-        elif isinstance(p, ConnectSnapshot):
-            self.connect(p, at)
-        elif isinstance(p, AclsSnapshot):
-            self.acls(p, at)
-        elif isinstance(p, ConsoleActivity):
-            self.consoles(p, at)
         elif isinstance(p, ActionTaken):
             self.action(p, at)
         elif isinstance(p, OperationStep):
@@ -225,7 +205,44 @@ class Feed:
         elif isinstance(p, SourceFailed):
             self._post(PollFailed(entry.kind.removesuffix("-failed"), p.reason, at))
         else:
-            self.ensemble(p, at)
+            next(s for s in SOURCES if isinstance(p, s.delivers)).deliver(self, p, at)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSource(Generic[S]):
+    """A source the live view polls: a row of SOURCES, which the app's pollers, the recording and the replay iterate."""
+
+    name: str  # its poller (`poll-<name>`), its record kind (and `<name>-failed`), the LiveView field it fills
+    reads: Callable[[Sources], Callable[[], S | None] | None]  # the port's call (None: nothing new); None: no such port
+    interval_s: Callable[[Settings], float]
+    delivers: type | UnionType  # its snapshot's type: a recorded payload of this type is replayed to it
+    deliver: Callable[[Feed, S, float | None], None]  # the Feed's: recorded, observed, posted as one Polled
+    problem: str | None = None  # the LiveView field saying why its last poll failed; None: its pane keeps its own
+    after_actions: bool = False  # polled again as soon as a user's action ends
+
+
+def _port(port: Callable[[Sources], object | None], call: str) -> Callable[[Sources], Any]:
+    """The bound `call` of the port `port` reads from the view's Sources, where it has one."""
+    return lambda sources: getattr(found, call) if (found := port(sources)) is not None else None
+
+
+# fmt: off
+SOURCES: tuple[LiveSource[Any], ...] = (
+    LiveSource("cluster", lambda s: s.poll_cluster, lambda s: s.poll_interval_s, ClusterSnapshot, Feed.cluster,
+               problem="failure", after_actions=True),
+    LiveSource("nodes", _port(lambda s: s.control, "poll"), lambda s: s.poll_interval_s, NodesSnapshot, Feed.nodes,
+               after_actions=True),
+    LiveSource("ensemble", lambda s: s.poll_ensemble, lambda s: s.ensemble_interval_s, EnsembleView, Feed.ensemble,
+               problem="ensemble_problem"),
+    LiveSource("consoles", _port(lambda s: s.consoles, "drain"), lambda s: s.drain_interval_s, ConsoleActivity,
+               Feed.consoles),
+    LiveSource("connect", _port(lambda s: s.connect, "poll"), lambda s: s.connect_interval_s, ConnectSnapshot,
+               Feed.connect, problem="connect_problem", after_actions=True),
+    LiveSource("acls", _port(lambda s: s.acls, "poll"), lambda s: s.acls_interval_s, AclsSnapshot, Feed.acls,
+               problem="acls_problem", after_actions=True),
+)
+# fmt: on
+SOURCE = {s.name: s for s in SOURCES}
 
 
 def summarized(snapshot: ClusterSnapshot) -> ClusterSnapshot:

@@ -8,74 +8,26 @@ from textual.message import Message
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
-from kafkatop.backends.model.acls import AclsSnapshot, Grant
+from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.backends.model.connect import ConnectSnapshot
-from kafkatop.backends.model.consoles import ConsoleActivity
-from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
-from kafkatop.backends.ports import EnsembleView
 from kafkatop.tui.live.sources import Settings, Sources
 
 
 @dataclass
-class ClusterPolled(Message):
-    """A new view of the cluster: a metadata poll, or ZooKeeper's pushed state over the last one."""
+class Polled(Message):
+    """A source's delivery (polling.py's SOURCES): a poll's snapshot — for the cluster, ZooKeeper's pushed state laid
+    over the last one too — and the timeline and history it moved, both built in the worker."""
 
-    snapshot: ClusterSnapshot
-    history: HistorySnapshot | None = None  # built in the worker: the UI thread only draws it
+    source: str  # its name in SOURCES: the LiveView field it fills
+    snapshot: object  # that source's snapshot (the consoles': what they did since the last drain)
     timeline: TimelineSnapshot | None = None
+    history: HistorySnapshot | None = None
+    delta: bool = False  # what happened since the last one (the consoles'): each taken, never collapsed
 
     def can_replace(self, message: Message) -> bool:
-        # A backlog of snapshots collapses to the newest: only the latest state matters.
-        return isinstance(message, ClusterPolled)
-
-
-@dataclass
-class NodesPolled(Message):
-    snapshot: NodesSnapshot
-    timeline: TimelineSnapshot | None = None
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, NodesPolled)
-
-
-@dataclass
-class EnsemblePolled(Message):
-    snapshot: EnsembleView
-    timeline: TimelineSnapshot | None = None
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, EnsemblePolled)
-
-
-@dataclass
-class ConnectPolled(Message):
-    """Kafka Connect's workers, connectors and tasks, as its REST API answered."""
-
-    snapshot: ConnectSnapshot
-    timeline: TimelineSnapshot | None = None
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, ConnectPolled)
-
-
-@dataclass
-class AclsPolled(Message):
-    """The cluster's ACL bindings and its authorizer, or why they could not be read (the snapshot's `error`)."""
-
-    snapshot: AclsSnapshot
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, AclsPolled)
-
-
-@dataclass
-class ConsolesDrained(Message):
-    """What the producer and consumers did since the last drain, batched into one UI update."""
-
-    activity: ConsoleActivity
-    timeline: TimelineSnapshot | None = None
+        # A backlog of a source's snapshots collapses to the newest: only the latest state matters.
+        return isinstance(message, Polled) and message.source == self.source and not self.delta
 
 
 @dataclass
@@ -90,7 +42,7 @@ class OperationRecorded(Message):
 class PollFailed(Message):
     """A source could not be read (a replay of a failure; live failures come from the worker's end)."""
 
-    source: str  # the poller's: "cluster", "ensemble", "connect", "acls"
+    source: str  # its name in SOURCES
     reason: str
     at: float
 

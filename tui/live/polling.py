@@ -1,4 +1,4 @@
-"""The one poll loop of the live view: each source is polled by a `Poller`.
+"""The one poll loop of the live view: each source of feed.py's SOURCES that the view has is polled by a `Poller`.
 
 A poll runs in a thread worker (group `poll-<source>`) that calls the source and posts its message. Polls of one
 source never overlap, and the next one is scheduled `interval_s` after the last one ended, so a slow source slows its
@@ -9,10 +9,15 @@ app's single handler of worker state changes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from textual.app import App
 from textual.timer import Timer
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
+
+from kafkatop.tui.live.feed import SOURCES, Feed, LiveSource
+from kafkatop.tui.live.sources import Settings, Sources
 
 
 class Poller:
@@ -71,3 +76,42 @@ class Poller:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+
+class Polling:
+    """The pollers of one context's sources: started once its screen is up, held when it is switched away from."""
+
+    def __init__(self, app: App[None]) -> None:
+        self.app = app
+        self.pollers: dict[str, Poller] = {}
+
+    def start(self, sources: Sources, settings: Settings, feed: Feed) -> None:
+        for source in SOURCES:
+            if (poll := source.reads(sources)) is not None:
+                poller = Poller(self.app, source.name, source.interval_s(settings), partial(_poll, source, poll, feed))
+                self.pollers[source.name] = poller
+                poller.now()
+        if (zookeeper := sources.zookeeper) is not None:  # ZooKeeper mode: what its watches push, as it comes
+            watch = partial(feed.follow_zookeeper, zookeeper, lambda: get_current_worker().is_cancelled)
+            self.app.run_worker(watch, group="watch-zookeeper", thread=True, exit_on_error=False)
+
+    def now(self, source: str) -> None:
+        if source in self.pollers:
+            self.pollers[source].now()
+
+    def hold(self) -> None:
+        for poller in self.pollers.values():
+            poller.hold()
+
+    def ended(self, worker: Worker[Any]) -> Poller | None:
+        """The poller whose poll `worker` was (not one of a context switched away from), told that it ended."""
+        poller = self.pollers.get((worker.group or "").removeprefix("poll-"))
+        if poller is None or worker is not poller.worker:
+            return None
+        poller.finished()
+        return poller
+
+
+def _poll(source: LiveSource[Any], poll: Callable[[], object | None], feed: Feed) -> None:
+    if (polled := poll()) is not None:  # None: nothing new (the consoles did nothing)
+        source.deliver(feed, polled, None)

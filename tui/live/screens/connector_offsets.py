@@ -1,7 +1,7 @@
 """`O` in Connect: a connector's offsets (KIP-875, `GET /connectors/{name}/offsets`) — a source's partitions and
 positions as its plugin writes them (any JSON), a sink's topic-partitions and the offsets it committed. Connect resets
 them only while the connector is STOPPED: `x` says so otherwise; once stopped it asks first, then the screen is
-dismissed with True and the reset runs as the user's action (connect_actions.py)."""
+dismissed with True and the reset runs as the user's action (tabs/connect/keys.py)."""
 
 from __future__ import annotations
 

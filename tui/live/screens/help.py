@@ -8,7 +8,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from kafkatop.tui.live.keymap import key_rows
+from kafkatop.tui.live.action import LiveAction
 
 INTRO = """\
 # kafkatop
@@ -73,13 +73,13 @@ SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "ACLs", "Sch
             "View")  # fmt: skip
 
 
-def help_text(tabs: str, refusal: str | None = None) -> str:
-    """The help, its keys from the action registry (keymap.py): a section's table, then what it needs said. In a
+def help_text(tabs: str, rows: list[tuple[LiveAction, str, str]], refusal: str | None = None) -> str:
+    """The help, its keys from the action registry (`rows`: keymap.key_rows()): a section's table, then what it needs
+    said. In a
     read-only context (`refusal`) the keys that write say they are refused here."""
     parts = [INTRO.format(tabs=tabs)]
     if refusal is not None:
         parts.append(f"**{refusal}**: the keys marked *refused here* write to the cluster and do nothing.\n")
-    rows = list(key_rows())
     for section in SECTIONS:
         mine = [(keys, f"*refused here* — {text}" if refusal is not None and a.writes else text)
                 for a, keys, text in rows if a.section == section]  # fmt: skip
@@ -107,17 +107,17 @@ def tab_key(number: int, title: str) -> str:
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
-    def __init__(self, tabs: list[str], refusal: str | None = None) -> None:
-        """`tabs`: the titles of the tabs on show, in order (the number keys count these); `refusal`: why the keys
-        that write do nothing here (a read-only context)."""
+    def __init__(self, tabs: list[str], rows: list[tuple[LiveAction, str, str]], refusal: str | None = None) -> None:
+        """`tabs`: the titles of the tabs on show, in order (the number keys count these); `rows`: the keys, as
+        keymap.key_rows() says them; `refusal`: why the keys that write do nothing here (a read-only context)."""
         super().__init__()
-        self.tabs = tabs
+        self.tabs, self.rows = tabs, rows
         self.refusal = refusal
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             tabs = " · ".join(f"`{tab_key(i, t)}` {t}" for i, t in enumerate(self.tabs, start=1))
-            yield Markdown(help_text(tabs, self.refusal))
+            yield Markdown(help_text(tabs, self.rows, self.refusal))
 
     def action_close(self) -> None:
         self.dismiss(None)

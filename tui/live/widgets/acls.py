@@ -2,7 +2,7 @@
 pattern type, then the operations allowed or denied and from which hosts) or, `W` again, by resource; above them the
 authorizer, its super users and who kafkatop is here — or why there are no bindings to show: no authorizer (the demo
 has none), not allowed, unreachable. `/` filters by principal, resource or operation. Its keys (keymap.py, section
-ACLs) add a binding and remove the highlighted one (acl_actions.py)."""
+ACLs) add a binding and remove the highlighted one (tabs/acls/keys.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from kafkatop.backends.model.acls import AclBinding, AclsSnapshot, AuthorizerInfo, camel
-from kafkatop.tui.live.keymap import Mode
+from kafkatop.tui.live.action import Mode
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.text import Static, shown
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable

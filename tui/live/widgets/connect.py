@@ -2,7 +2,7 @@
 topics), the highlighted connector's tasks with the worker each runs on (Enter: a failed one's trace), and the
 workers asked — or why there is nothing to show: the demo has no Connect, a lab without workers says how to add one,
 workers that do not answer are named. Its keys (keymap.py, section Connect) act on the highlighted connector
-(connect_actions.py)."""
+(tabs/connect/keys.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from textual.containers import Vertical
 
 from kafkatop.backends.insight.timeline.connect import worker_key
 from kafkatop.backends.model.connect import Connector, ConnectSnapshot
-from kafkatop.tui.live.keymap import Mode
+from kafkatop.tui.live.action import Mode
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.text import Static
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable

@@ -42,7 +42,7 @@ class PartitionTable(RowCursor):
     # (eligible.leader.replicas.version ≥ 1: Kafka 4.1's default, never the mock's or a Kafka before 4.0).
     DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
     # `o` is the pane's (PartitionsPane): the rows ordered and the summary saying how repainted in one frame.
-    BINDINGS = [Binding("enter", "screen.browse", "Browse messages", show=False)]
+    BINDINGS = [Binding("enter", "screen.key('browse')", "Browse messages", show=False)]  # the Messages tab's `b`
     ORDERS = ORDERS
     DEFAULT_CSS = """
     PartitionTable > .partition-table--header { text-style: bold; }

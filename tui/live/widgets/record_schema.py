@@ -1,7 +1,8 @@
 """A record's link to its schema: `h` in Messages (and on Enter's record screen) opens the Schemas tab on the subject
 and version its value — else its key — was written with, as the registry named them when the record was decoded; by
 the schema id alone when it named none (the Schemas panel asks which subject holds it). The panel says here why a
-record has nothing to open; the main screen (schema_actions.py) shows the tab, or how to configure a registry."""
+record has nothing to open; the Schemas tab's keys (tabs/schemas/keys.py) show the tab, or how to configure a
+registry."""
 
 from __future__ import annotations
 

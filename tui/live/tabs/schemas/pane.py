@@ -26,10 +26,25 @@ from kafkatop.backends.insight.schema_text import schema_text
 from kafkatop.backends.model.formats import RegisteredSchema, SchemasSnapshot, SchemaType, Subject
 from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import SchemaRegistry
-from kafkatop.tui.live.keymap import bindings
+from kafkatop.tui.live.action import LiveAction, bindings
 from kafkatop.tui.live.text import Static
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import Asking, ask
+
+# The pane's own keys (active while it has focus), in the Schemas tab's keys (keys.py).
+# fmt: off
+PANE_ACTIONS: tuple[LiveAction, ...] = (
+    LiveAction("schema-older", ("left_square_bracket",), "version(1)", "Older version",
+        help="Schemas: the highlighted subject's older version",
+        section="Schemas", scope="schemas", needs="schemas"),
+    LiveAction("schema-newer", ("right_square_bracket",), "version(-1)", "Newer version",
+        help="Schemas: its newer version",
+        section="Schemas", scope="schemas", needs="schemas"),
+    LiveAction("schemas-read", ("r",), "read", "Read again",
+        help="Schemas: read the registry again",
+        section="Schemas", scope="schemas", needs="schemas"),
+)
+# fmt: on
 
 SUBJECT_COLUMNS = ("subject", "versions", "latest", "id", "type", "compatibility")
 DROPPED_FIRST = ("versions", "id")  # what a narrow terminal leaves out first (latest says how many, mostly)
@@ -140,7 +155,7 @@ def schema_view(schema: RegisteredSchema, latest: bool) -> RenderableType:
 class SchemasPanel(Asking, Vertical):
     """The registry's subjects, the highlighted one's versions and a version's schema; see the module's docstring."""
 
-    BINDINGS = bindings("schemas")
+    BINDINGS = bindings(PANE_ACTIONS, "schemas")
 
     def __init__(self, registry: SchemaRegistry | None, refusal: str | None = None) -> None:
         super().__init__()

@@ -1,61 +1,57 @@
-"""What the ACLs tab's keys do (keymap.py, section ACLs): `W` shows the tab (and in it, groups the bindings by
+"""What the ACLs tab's keys do (section ACLs): `W` shows the tab (and in it, groups the bindings by
 principal or by resource); `Y` adds bindings from a dialog; `V` removes the highlighted binding after a confirmation
 naming it. Each write runs in the app's action worker, told on the timeline as an operation and, at its end, as a
 notice (ActionFinished); the tab's next poll shows it. In a read-only context the screen refuses `Y` and `V` before
-they get here (keymap's `writes`).
-
-AclKeys is the main screen's side: the tab among its tabs and the keys' methods, mixed into MainScreen (its module is
-at its size)."""
+they get here (keymap's `writes`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
-
-from textual.app import ComposeResult
-from textual.screen import Screen
-from textual.widgets import TabPane
 
 from kafkatop.backends.model.acls import AclBinding, AclBindingFilter
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.ports import AclAdmin
-from kafkatop.tui.live.actions import Host
-from kafkatop.tui.live.keymap import ACLS, Mode
+from kafkatop.tui.live.action import ANY, LiveAction
 from kafkatop.tui.live.screens.acl_add import bindings_text
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.tabs.tab import TabScreen
 from kafkatop.tui.live.widgets.acls import NO_RECORDING, NO_SOURCE, AclsPanel
 
+ACLS = "tab-acls"
+_HERE = frozenset({ACLS})
 
-class AclKeys(Screen[None]):
-    """The main screen's ACLs: what it composes and the keys' actions (keymap's `acls_tab`, `acls`)."""
+# fmt: off
+ACTIONS: tuple[LiveAction, ...] = (
+    # ACLs: W (who may do what), Y adds, V removes (reVoke): letters no other key holds, and none a slip away from a
+    # key that acts at once (w opens the contexts, v asks before its durability check, y and the others are free).
+    LiveAction("acls-tab", ("W",), "acls_tab", "ACLs",
+        help="the ACLs tab: every ACL binding by principal (its resources with their pattern type, the operations "
+             "allowed or denied, the hosts), the authorizer, its super users and who kafkatop is (read every 3 s); "
+             "in the tab, `W` again: by resource",
+        section="ACLs", palette="ACLs: by principal, or by resource", modes=ANY),
+    LiveAction("acl-add", ("Y",), "acls('add')", "Add ACL",
+        help="ACLs: add a binding (principal, allow or deny, operations, resource, pattern type, host; or "
+             "kafka-acls.sh's producer or consumer): a field Kafka would refuse says why and nothing is sent",
+        section="ACLs", palette="Add an ACL binding", tabs=_HERE, needs="acls", writes=True, asks_first=True),
+    LiveAction("acl-remove", ("V",), "acls('remove')", "Remove ACL",
+        help="ACLs: remove the highlighted binding (a confirmation names it)",
+        section="ACLs", palette="Remove the highlighted ACL binding", tabs=_HERE, needs="acls", writes=True,
+        asks_first=True),
+)
+# fmt: on
 
-    mode: Mode
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]:
-        raise NotImplementedError  # the main screen's
-
-    def show_tab(self, tab_id: str) -> None:
-        raise NotImplementedError  # the main screen's
-
-    def acls_tab(self, present: frozenset[str]) -> ComposeResult:
-        """The tab, where there are ACLs to show (`present`: the app's sources, or those a replay recorded), or the
-        demo, to say it has none (a lab and an attached cluster always have an AclAdmin)."""
-        if "acls" in present or self.mode == "demo":
-            with TabPane("ACLs", id=ACLS):
-                yield AclsPanel(self.mode, "acls" in present, cast(Host, self.app).settings.refusal)
+class AclKeys:
+    def __init__(self, screen: TabScreen) -> None:
+        self.screen = screen
+        self.app = screen.host
 
     def action_acls_tab(self) -> None:
-        AclActions(cast(Host, self.app), self).run("tab")
+        self.run("tab")
 
     def action_acls(self, what: str) -> None:
-        AclActions(cast(Host, self.app), self).run(what)
-
-
-class AclActions:
-    def __init__(self, app: Host, screen: AclKeys) -> None:
-        self.app = app
-        self.screen = screen
+        self.run(what)
 
     @property
     def panel(self) -> AclsPanel | None:

@@ -1,4 +1,4 @@
-"""What the Schemas tab's keys do (keymap.py, section Schemas): `H` shows the tab (in it: reads the registry again);
+"""What the Schemas tab's keys do (section Schemas): `H` shows the tab (in it: reads the registry again);
 `I` registers a schema from a dialog, whose own worker sends it, so that the registry's refusal is said there with
 the text kept (screens/schema_register.py); the tab then reads the registry again, the new version highlighted. In a
 read-only context the screen refuses `I` before it gets here (keymap's `writes`).
@@ -7,74 +7,69 @@ read-only context the screen refuses `I` before it gets here (keymap's `writes`)
 version, or on what holds its schema id; without a registry, a notice says how to give one.
 
 A live view without a registry keeps the tab out of the tab bar until `H` asks for it: it then says how to give one.
-A replay has no tab: the registry is asked while the tab is shown, never recorded.
-
-SchemaKeys is the main screen's side: the tabs after Connect (the ACLs', then this one) and the keys' methods, mixed
-into MainScreen (its module is at its size)."""
+A replay has no tab: the registry is asked while the tab is shown, never recorded."""
 
 from __future__ import annotations
 
-from typing import cast
-
-from textual import on
-from textual.app import ComposeResult
-from textual.widgets import TabbedContent, TabPane
-
-from kafkatop.tui.live.acl_actions import AclKeys
-from kafkatop.tui.live.actions import Host
-from kafkatop.tui.live.keymap import SCHEMAS
+from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, PANE_ACTIONS, SchemasPanel
+from kafkatop.tui.live.tabs.tab import TabScreen
 from kafkatop.tui.live.widgets.record_schema import SchemaWanted
-from kafkatop.tui.live.widgets.schemas import NO_REGISTRY, SchemasPanel
+
+SCHEMAS = "tab-schemas"
+_HERE = frozenset({SCHEMAS})
+
+# fmt: off
+ACTIONS: tuple[LiveAction, ...] = (
+    # Schemas: H (scHemas) and I (regIster): of the letters no other key holds; I asks first, in a dialog.
+    LiveAction("schemas-tab", ("H",), "schemas_tab", "Schemas",
+        help="the Schemas tab: a Schema Registry's subjects (versions, the latest, its schema id and type, the "
+             "compatibility level), the highlighted subject's versions and the schema itself (Avro and JSON Schema "
+             "as JSON, Protobuf as .proto); read when the tab is shown; without a registry, how to give one",
+        section="Schemas", palette="Schemas: a Schema Registry's subjects"),
+    LiveAction("schema-register", ("I",), "schemas('register')", "Register schema",
+        help="Schemas: register a schema under a subject (AVRO, PROTOBUF or JSON; from a file or pasted): Avro and "
+             "JSON Schema must parse as JSON before anything is sent; the registry's refusal (incompatible, invalid) "
+             "is said in the dialog, the text kept",
+        section="Schemas", palette="Register a schema under a subject", tabs=_HERE, needs="schemas", writes=True,
+        asks_first=True),
+    *PANE_ACTIONS,
+)
+# fmt: on
 
 
-class SchemaKeys(AclKeys):
-    """The main screen's Schemas: what it composes and the keys' actions (keymap's `schemas_tab`, `schemas`)."""
-
-    def last_tabs(self, present: frozenset[str]) -> ComposeResult:
-        """The tabs after Connect: ACLs (`W`), Schemas (`H`)."""
-        yield from self.acls_tab(present)
-        yield from self.schemas_tab()
-
-    def schemas_tab(self) -> ComposeResult:
-        if self.mode != "replay":
-            app = cast(Host, self.app)
-            with TabPane("Schemas", id=SCHEMAS):
-                yield SchemasPanel(app.sources.schemas, app.settings.refusal)
-
-    def on_mount(self) -> None:
-        # MainScreen's own on_mount runs first (Textual calls each class's handler in turn).
-        if self.mode != "replay" and cast(Host, self.app).sources.schemas is None:
-            self.query_one(TabbedContent).hide_tab(SCHEMAS)  # `H` shows it, saying how to give a registry
+class SchemaKeys:
+    def __init__(self, screen: TabScreen) -> None:
+        self.screen = screen
 
     @property
     def schemas_panel(self) -> SchemasPanel | None:
-        return next(iter(self.query(SchemasPanel)), None)
+        return next(iter(self.screen.query(SchemasPanel)), None)
 
     def action_schemas_tab(self) -> None:
         panel = self.schemas_panel
         if panel is None:
-            self.notify("a replay has no Schemas tab: the registry is read while the tab is shown, never recorded",
-                        timeout=5)  # fmt: skip
+            self.screen.notify("a replay has no Schemas tab: the registry is read while the tab is shown, never "
+                               "recorded", timeout=5)  # fmt: skip
             return
-        tabs = self.query_one(TabbedContent)
+        tabs = self.screen.tabs
         if tabs.active == SCHEMAS:
             panel.read()
             return
         tabs.show_tab(SCHEMAS)  # a view without a registry: in the tab bar from now on
-        self.show_tab(SCHEMAS)
+        self.screen.show_tab(SCHEMAS)
 
-    @on(SchemaWanted)
-    def _record_schema(self, wanted: SchemaWanted) -> None:
+    def record_schema(self, wanted: SchemaWanted) -> None:
         """`h` in Messages: the tab on the record's subject and version, else on what holds its schema id."""
-        app, panel = cast(Host, self.app), self.schemas_panel
+        app, panel = self.screen.host, self.schemas_panel
         if panel is None:
             return  # a replay: its browser reads no record
         if app.sources.schemas is None:
             app.notify(f"the {wanted.which}'s schema id {wanted.schema_id}: {NO_REGISTRY}", severity="warning",
                        timeout=8)  # fmt: skip
             return
-        self.query_one(TabbedContent).show_tab(SCHEMAS)  # in the tab bar from now on, if it was not
-        self.show_tab(SCHEMAS)
+        self.screen.tabs.show_tab(SCHEMAS)  # in the tab bar from now on, if it was not
+        self.screen.show_tab(SCHEMAS)
         if wanted.subject is not None:
             panel.open(wanted.subject, wanted.version)
         else:
@@ -82,7 +77,7 @@ class SchemaKeys(AclKeys):
 
     def action_schemas(self, what: str) -> None:
         """`I`: the register dialog; on success a notice, and the tab read again with the subject highlighted."""
-        app, panel = cast(Host, self.app), self.schemas_panel
+        app, panel = self.screen.host, self.schemas_panel
         registry = app.sources.schemas
         if app.settings.refusal is not None:
             app.notify(f"{app.settings.refusal}: registering a schema writes to the registry", severity="warning",
@@ -93,7 +88,7 @@ class SchemaKeys(AclKeys):
             return
         from kafkatop.tui.live.screens.schema_register import Registered, RegisterSchemaScreen
 
-        in_tab = self.query_one(TabbedContent).active == SCHEMAS
+        in_tab = self.screen.tabs.active == SCHEMAS
         subject = panel.selected_subject if in_tab else None
 
         def registered(done: Registered | None) -> None:

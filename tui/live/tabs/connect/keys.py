@@ -1,4 +1,4 @@
-"""What the Connect tab's keys do (keymap.py, section Connect): a connector created from a file, paused, resumed,
+"""What the Connect tab's keys do (section Connect): a connector created from a file, paused, resumed,
 stopped, restarted or deleted; its offsets shown and reset; the workers' plugins. Each asks what it needs first (a
 dialog, a confirmation where it destroys), then runs in the app's action worker, told on the timeline as an operation
 and, at its end, as a notice (ActionFinished); the reads (offsets, plugins, a file's validation) are asked by their
@@ -7,7 +7,6 @@ screens (`ask`). As actions.py, a dialog's module is imported when it is first o
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
 
 from kafkatop.backends.insight.timeline.connect import worker_key
 from kafkatop.backends.model.connect import Connector
@@ -15,10 +14,52 @@ from kafkatop.backends.model.connect_files import ConnectorFile
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.ports import ConnectCluster
-from kafkatop.tui.live.actions import Host
-from kafkatop.tui.live.keymap import CONNECT, Mode
+from kafkatop.tui.live.action import ANY, LiveAction
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.tabs.tab import TabScreen
 from kafkatop.tui.live.widgets.connect import NO_SOURCE, ConnectPanel
+
+CONNECT = "tab-connect"
+_HERE = frozenset({CONNECT})
+
+# fmt: off
+ACTIONS: tuple[LiveAction, ...] = (
+    # Kafka Connect: capitals, as the keys of the process table and the topics leave none of the words' letters.
+    LiveAction("connect-tab", ("N",), "connect_tab", "Connect",
+        help="the Connect tab: connectors, their tasks and the worker each runs on, the workers (Kafka Connect's "
+             "REST API, read every 2 s); Enter on a connector: its tasks, on a task: its trace",
+        section="Connect", modes=ANY),
+    LiveAction("connect-create", ("A",), "connect('create')", "Add connector",
+        help="Connect: add a connector from a file (Connect's JSON, or connect-standalone's .properties), validated "
+             "first: the worker's errors are shown per field and nothing is created",
+        section="Connect", palette="Create a connector from a file", tabs=_HERE, needs="connect", writes=True,
+        asks_first=True),
+    LiveAction("connect-pause", ("Z",), "connect('pause')", "Pause connector",
+        help="Connect: pause the highlighted connector and its tasks",
+        section="Connect", palette="Pause the highlighted connector", tabs=_HERE, needs="connect", writes=True),
+    LiveAction("connect-resume", ("U",), "connect('resume')", "Resume connector",
+        help="Connect: resume it (paused or stopped)",
+        section="Connect", palette="Resume the highlighted connector", tabs=_HERE, needs="connect", writes=True),
+    LiveAction("connect-stop", ("S",), "connect('stop')", "Stop connector",
+        help="Connect: stop it: its tasks shut down, its config stays (its offsets can then be reset)",
+        section="Connect", palette="Stop the highlighted connector", tabs=_HERE, needs="connect", writes=True),
+    LiveAction("connect-restart", ("B",), "connect('restart')", "Restart connector",
+        help="Connect: restart it, asking first whether with its tasks or only what failed",
+        section="Connect", palette="Restart the highlighted connector", tabs=_HERE, needs="connect", writes=True,
+        asks_first=True),
+    LiveAction("connect-delete", ("D",), "connect('delete')", "Delete connector",
+        help="Connect: delete the highlighted connector (a confirmation names it)",
+        section="Connect", palette="Delete the highlighted connector", tabs=_HERE, needs="connect", writes=True,
+        asks_first=True),
+    LiveAction("connect-offsets", ("O",), "connect_view('offsets')", "Connector offsets",
+        help="Connect: the highlighted connector's offsets (KIP-875); once it is stopped, `x` there resets them "
+             "(asks first; refused in a read-only context)",
+        section="Connect", palette="The highlighted connector's offsets", tabs=_HERE, needs="connect"),
+    LiveAction("connect-plugins", ("L",), "connect_view('plugins')", "Connect plugins",
+        help="Connect: the plugins the workers have (connectors, converters, transformations) and their versions",
+        section="Connect", palette="Kafka Connect's plugins", tabs=_HERE, needs="connect"),
+)
+# fmt: on
 
 KEYS = {"pause": "Z", "resume": "U", "stop": "S", "restart": "B", "delete": "D", "offsets": "O"}
 # The actions that ask nothing first: the word of the notice, and what the timeline says it did.
@@ -29,19 +70,21 @@ PLAIN = {
 }
 
 
-class Where(Protocol):
-    """What they need of the main screen: where the user is, and a tab brought to the front."""
+class ConnectKeys:
+    """Three action names, as a read-only context refuses those that write and a replay those that ask the workers."""
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]: ...
-
-    def show_tab(self, tab_id: str) -> None: ...
-
-
-class ConnectActions:
-    def __init__(self, app: Host, screen: Where, panel: ConnectPanel) -> None:
-        self.app = app
+    def __init__(self, screen: TabScreen) -> None:
         self.screen = screen
-        self.panel = panel
+        self.app = screen.host
+
+    @property
+    def panel(self) -> ConnectPanel:
+        return self.screen.query_one(ConnectPanel)
+
+    def action_connect(self, what: str = "tab") -> None:
+        self.run(what)
+
+    action_connect_tab = action_connect_view = action_connect
 
     def run(self, what: str) -> None:
         app = self.app

@@ -1,0 +1,103 @@
+"""What one action of the live view is: its keys, its words, where it applies, whether it writes to the cluster, and
+the tab whose keys object runs it. The keymap (keymap.py) lists the view's own; each tab declares its own beside it
+(tabs/<tab>/keys.py). Panes bind theirs from here, never from the keymap, which is made from the tabs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding, BindingType
+
+# How the live view was started: a lab cluster kafkatop runs, a cluster it attached to, the demo, a recording.
+Mode = Literal["lab", "attach", "demo", "replay"]
+LIVE: frozenset[Mode] = frozenset({"lab", "attach", "demo"})
+ANY: frozenset[Mode] = LIVE | {"replay"}
+
+# Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
+Scope = Literal["app", "screen", "tables", "messages", "spark", "schemas"]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveAction:
+    id: str
+    keys: tuple[str, ...]  # Textual's key names; the first is the one shown
+    action: str  # the Textual action run in `scope` ("node('kill')" runs action_node("kill"))
+    label: str  # the footer's word, and the binding's description
+    help: str  # one line for the help screen and README
+    section: str  # the help screen's heading
+    palette: str | None = None  # the command palette's title; None: not offered there
+    scope: Scope = "screen"
+    tabs: frozenset[str] = frozenset()  # the tabs it applies in (the palette offers it only there); empty: every tab
+    modes: frozenset[Mode] = LIVE
+    needs: str | None = None  # the Sources member it needs; without it, the palette does not offer it
+    writes: bool = False  # changes the cluster (a process signalled, a topic, a record, a group, a leader, replicas)
+    asks_first: bool = False  # a dialog or a confirmation comes before anything is done
+    footer: bool = False
+    # The keys object that runs it (MainScreen.keys): a tab's id (its Tab declares it), or "replay" or "contexts";
+    # None: the screen itself, or the pane of its scope.
+    owner: str | None = None
+
+    @property
+    def bound(self) -> str:
+        """The Textual action a key runs: a tab's own goes through the screen's router (MainScreen.action_key)."""
+        return f"key({self.id!r})" if self.owner is not None else self.action
+
+    @property
+    def name(self) -> str:
+        """The action's name without its parameters: `node` of `node('kill')`."""
+        return self.action.split("(")[0]
+
+    @property
+    def shown_keys(self) -> str:
+        """The keys as README and the help screen write them."""
+        return " ".join(f"`{_KEY_NAMES.get(k, k)}`" for k in self.keys)
+
+    def acts(self, mode: Mode, present: frozenset[str], read_only: bool) -> bool:
+        """Whether its key acts here (the screen's check_action): the replay's keys only in a replay, those that act
+        on a cluster only live, none that writes in a read-only context (its key says why, keymap.refused), the
+        context switcher where there are contexts."""
+        if self.modes == {"replay"}:
+            return mode == "replay"
+        if self.writes and read_only:
+            return False
+        if self.id == "switch-context":
+            return "switcher" in present
+        return mode != "replay" if self.modes <= LIVE else True
+
+    def applies(self, mode: Mode, tab: str | None, sources: frozenset[str], read_only: bool = False) -> bool:
+        """Whether it does something here and now (the palette's test)."""
+        return (
+            mode in self.modes
+            and not (read_only and self.writes)
+            and (not self.tabs or tab in self.tabs)
+            and (self.needs is None or self.needs in sources or mode == "replay")
+        )
+
+
+_KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "escape": "Escape",
+    "enter": "Enter",
+    "plus": "+",
+    "minus": "-",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "less_than_sign": "<",
+    "greater_than_sign": ">",
+    "ctrl+c": "ctrl+c",
+}
+
+
+def bindings(actions: Iterable[LiveAction], scope: Scope = "screen") -> list[BindingType]:
+    """The Textual bindings of `scope`: a key beyond an action's first is a hidden alias (ctrl+c for q)."""
+    made: list[BindingType] = []
+    for a in actions:
+        if a.scope != scope or not a.keys or not a.action:
+            continue
+        first, *more = a.keys
+        made.append(Binding(first, a.bound, a.label, show=a.footer))
+        made.extend(Binding(k, a.bound, a.label, show=False, system=True) for k in more)
+    return made

@@ -1,0 +1,17 @@
+"""ACLs: the bindings by principal or by resource, the authorizer and who kafkatop is. In the view where there are ACLs
+to show (the app's sources, or those a replay recorded), and in the demo, to say it has none."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.acls.keys import ACLS, ACTIONS, AclKeys
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.acls import AclsPanel
+
+TAB = Tab(
+    ACLS,
+    "ACLs",
+    showing(lambda c: AclsPanel(c.mode, "acls" in c.present, c.settings.refusal)),
+    ACTIONS,
+    AclKeys,
+    composed=lambda c: "acls" in c.present or c.mode == "demo",
+)

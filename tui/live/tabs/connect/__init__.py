@@ -1,0 +1,17 @@
+"""Connect: Kafka Connect's connectors, their tasks and workers. Out of the tab bar for an attached cluster or a replay
+without Connect; a lab or the demo shows it, to say why it has none."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.connect.keys import ACTIONS, CONNECT, ConnectKeys
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.connect import ConnectPanel
+
+TAB = Tab(
+    CONNECT,
+    "Connect",
+    showing(lambda c: ConnectPanel(c.mode, "connect" in c.present)),
+    ACTIONS,
+    ConnectKeys,
+    hidden=lambda c: "connect" not in c.present and c.mode not in ("lab", "demo"),
+)

@@ -1,0 +1,8 @@
+"""Log: the highlighted process's log; only where kafkatop sees the processes (a lab, the demo)."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.nodes import NodeLog
+
+TAB = Tab("tab-log", "Log", showing(lambda _: NodeLog()), hidden=lambda c: "control" not in c.present)

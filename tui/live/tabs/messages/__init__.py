@@ -1,0 +1,16 @@
+"""Messages: a partition's records, page by page, decoded, searched and exported, read in no group. After the nine
+tabs with digits: `b` shows it from anywhere (a lab's tenth tab has no digit)."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.messages.keys import ACTIONS, MESSAGES, MessageKeys
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.messages import MessagesPanel
+
+TAB = Tab(
+    MESSAGES,
+    "Messages",
+    showing(lambda c: MessagesPanel(c.sources.browser, clock=c.clock, codec=c.sources.codec)),
+    ACTIONS,
+    MessageKeys,
+)

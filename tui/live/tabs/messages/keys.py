@@ -1,0 +1,68 @@
+"""The Messages tab's keys: `b` shows it (from Partitions on the highlighted partition's newest records); the
+browser's own keys are its pane's (scope "messages", bound in widgets/messages.py)."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
+from kafkatop.tui.live.tabs.tab import TabScreen
+from kafkatop.tui.live.widgets.messages import MessagesPanel
+from kafkatop.tui.live.widgets.partitions import PartitionTable
+
+MESSAGES = "tab-messages"
+_P = frozenset({PARTITIONS})
+
+# fmt: off
+ACTIONS: tuple[LiveAction, ...] = (
+    LiveAction("browse", ("b",), "browse", "Browse messages",
+        help="the Messages tab; from Partitions (or Enter on a row) the highlighted partition's newest "
+             "records",
+        section="Messages", palette="Browse the highlighted partition", tabs=_P, needs="browser"),
+    LiveAction("page-back", ("left_square_bracket",), "page(-1)", "Previous page",
+        help="previous page",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("page-on", ("right_square_bracket",), "page(1)", "Next page",
+        help="next page",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("log-start", ("less_than_sign",), "seek('beginning')", "Beginning",
+        help="the partition's log start",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("log-end", ("greater_than_sign",), "seek('end')", "End",
+        help="the partition's log end",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("search", ("f",), "find", "Search",
+        help="search key, value and headers: a text or a regex, in the bytes and the decoded key and value; or a path "
+             "over the decoded value (`.customer.id == 42`, `.name ~ \"ali\"`, `key.id == 7`), as `/` takes too",
+        section="Messages", scope="messages", needs="browser", footer=True),
+    LiveAction("formats", ("F",), "formats", "Formats",
+        help="the topic's key and value formats (auto, string, json, avro, protobuf, json-schema, hex, base64) and "
+             "a schema file or registry subject; remembered, read by the browser, nothing written to the cluster",
+        section="Messages", scope="messages", needs="codec", asks_first=True),
+    # h (its scHema), beside H (the Schemas tab): the record's own, not the subject highlighted there last.
+    LiveAction("record-schema", ("h",), "record_schema", "Its schema",
+        help="the highlighted record's schema (its value's, else its key's) in the Schemas tab: the subject and "
+             "version the registry named, else its schema id's; also on Enter's record screen",
+        section="Messages", scope="messages", needs="browser"),
+    LiveAction("export", ("y",), "export", "Export",
+        help="export the page, or the search's matches, to a file as `kafkatop consume --json` prints them (asks "
+             "the path; replaces a file only when asked again)",
+        section="Messages", scope="messages", needs="browser", asks_first=True),
+    LiveAction("from", ("o",), "from_field", "From…",
+        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time",
+        section="Messages", scope="messages", needs="browser"),
+)
+# fmt: on
+
+
+class MessageKeys:
+    def __init__(self, screen: TabScreen) -> None:
+        self.screen = screen
+
+    def action_browse(self) -> None:
+        """b (and Enter in Partitions): the highlighted partition's newest records in Messages; elsewhere, the tab."""
+        selected = None
+        if self.screen.tabs.active == PARTITIONS:
+            selected = self.screen.query_one(PartitionTable).selected_partition
+        self.screen.show_tab(MESSAGES)
+        if selected is not None:
+            self.screen.query_one(MessagesPanel).open(selected.topic, selected.partition)

@@ -1,0 +1,18 @@
+"""Partitions: every partition's leader, replicas and ISR (or one row per topic), the keys that act on a topic."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from textual.widget import Widget
+
+from kafkatop.tui.live.tabs.partitions.keys import ACTIONS, PARTITIONS, PartitionKeys
+from kafkatop.tui.live.tabs.tab import Tab, TabContext
+from kafkatop.tui.live.widgets.partitions import PartitionsPane
+
+
+def _panes(_: TabContext) -> Iterator[Widget]:
+    yield PartitionsPane()
+
+
+TAB = Tab(PARTITIONS, "Partitions", _panes, ACTIONS, PartitionKeys)

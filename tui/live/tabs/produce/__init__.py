@@ -1,0 +1,13 @@
+"""Produce: the producer console (acks, idempotence, key, headers, formats); opens in its topic field."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.producer import ProducerPanel
+
+TAB = Tab(
+    "tab-produce",
+    "Produce",
+    showing(lambda c: ProducerPanel(c.sources.consoles, c.settings.refusal, c.sources.codec, c.sources.schemas)),
+    work_field="#produce-topic",
+)

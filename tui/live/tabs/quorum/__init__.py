@@ -1,0 +1,9 @@
+"""Quorum: the KRaft quorum's voters and their lag, or ZooKeeper's ensemble (the tab is then called so); hidden
+where there is neither (the demo's mock)."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.ensemble import EnsemblePane
+
+TAB = Tab("tab-quorum", "Quorum", showing(lambda _: EnsemblePane()), hidden=lambda c: "poll_ensemble" not in c.present)

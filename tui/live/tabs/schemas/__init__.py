@@ -1,0 +1,18 @@
+"""Schemas: a Schema Registry's subjects, versions and schemas. A replay has none (the registry is read while the tab
+is shown, never recorded); a live view without a registry keeps it out of the tab bar until `H` asks for it."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.schemas.keys import ACTIONS, SCHEMAS, SchemaKeys
+from kafkatop.tui.live.tabs.schemas.pane import SchemasPanel
+from kafkatop.tui.live.tabs.tab import Tab, showing
+
+TAB = Tab(
+    SCHEMAS,
+    "Schemas",
+    showing(lambda c: SchemasPanel(c.sources.schemas, c.settings.refusal)),
+    ACTIONS,
+    SchemaKeys,
+    composed=lambda c: c.mode != "replay",
+    hidden=lambda c: c.sources.schemas is None,
+)

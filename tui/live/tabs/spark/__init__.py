@@ -1,0 +1,9 @@
+"""Spark: a topic counted per partition by PySpark (a separate Spark process), once or live."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.tabs.spark.keys import ACTIONS, SPARK, SparkKeys
+from kafkatop.tui.live.tabs.tab import Tab, showing
+from kafkatop.tui.live.widgets.spark import SparkPanel
+
+TAB = Tab(SPARK, "Spark", showing(lambda c: SparkPanel(c.sources.spark, clock=c.clock)), ACTIONS, SparkKeys)

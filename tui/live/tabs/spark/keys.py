@@ -1,0 +1,32 @@
+"""The Spark tab's keys: the palette's count from anywhere; `g` and `l` are its pane's (scope "spark")."""
+
+from __future__ import annotations
+
+from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.tab import TabScreen
+from kafkatop.tui.live.widgets.spark import SparkPanel
+
+SPARK = "tab-spark"
+
+# fmt: off
+ACTIONS: tuple[LiveAction, ...] = (
+    LiveAction("spark-count", (), "spark_count", "Count",
+        help="the Spark tab, counting the picked topic per partition (`g` there)",
+        section="Spark", palette="Count the topic with Spark", needs="spark"),
+    LiveAction("count", ("g",), "count", "Count",
+        help="count the picked topic per partition with Spark",
+        section="Spark", scope="spark", needs="spark", footer=True),
+    LiveAction("live-counts", ("l",), "live", "Live counts",
+        help="live counts from a streaming query",
+        section="Spark", scope="spark", needs="spark", footer=True),
+)
+# fmt: on
+
+
+class SparkKeys:
+    def __init__(self, screen: TabScreen) -> None:
+        self.screen = screen
+
+    def action_spark_count(self) -> None:
+        self.screen.show_tab(SPARK)
+        self.screen.query_one(SparkPanel).action_count()
