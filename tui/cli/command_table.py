@@ -87,6 +87,8 @@ def when(test: Callable[[argparse.Namespace], bool], what: str) -> Writes:
 
 @dataclass(frozen=True, slots=True)
 class Command:
+    """One headless command: all that its parser, the help, the dispatch and read-only need to know of it."""
+
     name: str
     texts: Mapping[str, str]  # add_parser's help, and its description and epilog where it has them
     options: tuple[Callable[[Parser], None], ...]  # each adds some of its options, in the help's order
@@ -174,7 +176,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def named(name: str) -> Command:
-    return next(c for c in COMMANDS if c.name == name)
+    return {c.name: c for c in COMMANDS}[name]  # read at each call: a test may add a row
 
 
 def lab_only(command: str | None) -> bool:
