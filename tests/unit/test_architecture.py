@@ -108,6 +108,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
     modules = {
         "kafkatop.tui.cli.main",
         "kafkatop.tui.cli.parser",
+        "kafkatop.tui.cli.command_table",
         *(
             f"kafkatop.tui.cli.parser_{family}"
             for family in ("common", "lab", "topics", "clients", "checks", "connect", "users", "acls")

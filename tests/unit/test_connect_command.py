@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.model.client_properties import translate_client_properties
+from kafkatop.tui.cli.command_table import named
 from kafkatop.tui.cli.connect import auth, check_options, typed_name, worker_urls
-from kafkatop.tui.cli.contexts import WRITES, apply_context
+from kafkatop.tui.cli.contexts import apply_context
 from kafkatop.tui.cli.exits import UsageError
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.cli.main import parse as parse_command_line
@@ -71,7 +72,7 @@ def test_a_bad_url_is_refused_by_the_parser_without_quoting_a_password(capsys: p
     ],
 )  # fmt: skip
 def test_what_writes(argv: list[str], writes: bool) -> None:
-    assert (WRITES["connect"](parse(*argv, "--connect-url", URL)) is not None) is writes
+    assert (named("connect").writes(parse(*argv, "--connect-url", URL)) is not None) is writes
 
 
 # --- which workers ----------------------------------------------------------------------------------------------------

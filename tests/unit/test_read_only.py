@@ -1,4 +1,4 @@
-"""Read-only (`--read-only`, or a context's `read-only = true`): every command is classified in WRITES, each one that
+"""Read-only (`--read-only`, or a context's `read-only = true`): every command's row says what it writes, each one that
 writes is refused with exit 2 before it connects, the ones that only read go on, and every key of the live view that
 writes is refused too. Behind a counting proxy, tests/integration/test_read_only_proxy.py shows nothing is sent."""
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-# LAB_ONLY: up, down, status, add-broker, add-connect act on a lab, and take no --bootstrap-server
-from kafkatop.tui.cli.contexts import LAB_ONLY, WRITES, apply_context, refuse_writes
+# lab_only: up, down, status, add-broker, add-connect act on a lab, and take no --bootstrap-server
+from kafkatop.tui.cli.command_table import COMMANDS, lab_only, named
+from kafkatop.tui.cli.contexts import apply_context, refuse_writes
 from kafkatop.tui.cli.exits import UsageError
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.cli.parser import build_parser
@@ -94,7 +95,7 @@ def cluster_flags(argv: list[str], address: str = NOWHERE) -> list[str]:
     commands name no address."""
     if argv[0] == "connect":
         return ["--connect-url", f"http://{address}"]
-    return [] if argv[0] in LAB_ONLY else ["--bootstrap-server", address]
+    return [] if lab_only(argv[0]) else ["--bootstrap-server", address]
 
 
 def read_only_contexts_file(path: Path, address: str = NOWHERE) -> Path:
@@ -108,14 +109,13 @@ def read_only_contexts_file(path: Path, address: str = NOWHERE) -> Path:
 
 
 def context_flags(argv: list[str]) -> list[str]:
-    return ["--context", "ro-lab" if argv[0] in LAB_ONLY else "ro"]
+    return ["--context", "ro-lab" if lab_only(argv[0]) else "ro"]
 
 
 # --- (a) every command is classified ----------------------------------------------------------------------------------
 def test_every_command_is_classified_as_writing_or_not() -> None:
     commands = set(build_parser().commands)
-    assert commands - set(WRITES) == set(), "a new command: say in WRITES (tui/cli/contexts.py) what it writes"
-    assert set(WRITES) - commands == set(), "WRITES names a command the parser no longer has"
+    assert commands == {c.name for c in COMMANDS}  # each from its row (tui/cli/command_table.py), with its writes
 
 
 def test_the_lists_here_name_every_command() -> None:
@@ -167,7 +167,7 @@ def test_a_read_only_default_context_refuses_a_write(isolated: Path, capsys: pyt
 def test_read_only_lets_a_read_through(isolated: Path, argv: list[str]) -> None:
     args = build_parser().parse_args([*argv, "--read-only", *cluster_flags(argv)])
     assert args.read_only
-    assert WRITES[args.command](args) is None
+    assert named(args.command).writes(args) is None
     refuse_writes(args)  # no refusal: the command would run, reading
 
 
@@ -182,7 +182,7 @@ def test_a_read_only_context_lets_a_read_through(isolated: Path, argv: list[str]
 @pytest.mark.parametrize("argv", [argv for _, argv in WRITE_INVOCATIONS], ids=[i for i, _ in WRITE_INVOCATIONS])
 def test_without_read_only_nothing_is_refused(isolated: Path, argv: list[str]) -> None:
     args = build_parser().parse_args([*argv, *cluster_flags(argv)])
-    assert WRITES[args.command](args) is not None  # classified as a write…
+    assert named(args.command).writes(args) is not None  # classified as a write…
     refuse_writes(args)  # …and let through when not read-only
 
 

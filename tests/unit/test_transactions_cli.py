@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkatop.tui.cli.contexts import WRITES
+from kafkatop.tui.cli.command_table import named
 from kafkatop.tui.cli.exits import UsageError
 from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.cli.transactions import check_options
@@ -53,7 +53,7 @@ def test_what_an_action_cannot_take_is_bad_input(argv: list[str], says: str) -> 
 def test_each_actions_own_options_are_taken(argv: list[str]) -> None:
     args = build_parser().parse_args(["transactions", *argv])
     check_options(args)
-    assert (WRITES["transactions"](args) is not None) == (argv[0] == "abort")
+    assert (named("transactions").writes(args) is not None) == (argv[0] == "abort")
 
 
 @pytest.mark.parametrize(

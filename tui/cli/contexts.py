@@ -7,20 +7,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from kafkatop.backends.model.contexts import ClusterContext, Contexts, read_contexts
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.tui.cli.command_table import lab_only, named
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
-from kafkatop.tui.cli.parser_connect import CONNECT_WRITES
 from kafkatop.tui.cli.startup_warnings import keep
 
 USER_FILE = Path("kafkatop") / "config.toml"
-# Commands that start, grow or stop a lab: an attached default context does not apply to them.
-LAB_ONLY = frozenset({"up", "down", "status", "add-broker", "add-connect"})
 # What names a cluster on the command line: with one of these, the default context stays out of the way.
 _CHOOSERS = (("bootstrap_server", "--bootstrap-server"), ("name", "--name"), ("demo", "--demo"),
              ("replay", "--replay"))  # fmt: skip
@@ -69,7 +66,7 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
     if name is None:
         return None
     context = contexts.get(name)
-    if given is None and context.kind == "attach" and args.command in LAB_ONLY:
+    if given is None and context.kind == "attach" and lab_only(args.command):
         return None  # `kafkatop up` with an attached cluster as the default: up is about the lab
     if chosen:
         raise UsageError(f"--context {name} names its cluster ({context.where}): leave out {', '.join(chosen)}")
@@ -83,7 +80,7 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
                 raise UsageError(f"--context {name}'s lab lives in {context.state_dir}: leave out --state-dir")
             args.state_dir = context.state_dir
     else:
-        if args.command in LAB_ONLY:
+        if lab_only(args.command):
             raise UsageError(
                 f"context {name!r} is an attached cluster ({context.where}); `{args.command}` acts on a lab cluster "
                 "of kafkatop's: give a lab context or --name"
@@ -118,67 +115,12 @@ def read_only_reason(args: argparse.Namespace) -> str | None:
 
 
 # --- read-only: what each command writes ------------------------------------------------------------------------------
-def _when(test: Callable[[argparse.Namespace], bool], what: str) -> Callable[[argparse.Namespace], str | None]:
-    return lambda args: what if test(args) else None
-
-
-def _always(what: str) -> Callable[[argparse.Namespace], str | None]:
-    return lambda args: what
-
-
-def _never(args: argparse.Namespace) -> str | None:
-    return None
-
-
-# Every command, and what it writes to the cluster as given (None: it only reads). tests/unit/test_read_only.py
-# fails when a command is missing here.
-WRITES: dict[str, Callable[[argparse.Namespace], str | None]] = {
-    "up": _always("starts the lab's processes"),
-    "down": _always("stops the lab's processes"),
-    "status": _never,
-    "kill": _always("sends SIGKILL to a process of the cluster"),
-    "stop": _always("stops a process of the cluster"),
-    "start": _always("starts a process of the cluster"),
-    "restart": _always("restarts a process of the cluster"),
-    "add-broker": _always("adds a broker"),
-    "add-connect": _always("adds a Kafka Connect worker"),
-    "create-topic": _always("creates a topic"),
-    "describe": _never,
-    "install": _never,
-    "configs": _when(lambda a: bool(a.alter or a.delete_config), "--alter/--delete change configs"),
-    "reassign": _when(
-        lambda a: bool(a.execute or a.cancel or a.status),
-        "--execute/--cancel move replicas, and --status clears the reassignment's throttle once done (--list reads)",
-    ),
-    "groups": _when(lambda a: bool(a.delete or a.delete_offsets), "--delete/--delete-offsets delete groups' data"),
-    "consume": _never,  # it joins no group: nothing is committed
-    "produce": _always("produces records"),
-    "durability": _always("produces records and kills a leader"),
-    "counts": _never,
-    "chaos": _always("kills and stops brokers"),
-    "elect-leaders": _when(lambda a: not a.dry_run, "elects leaders (--dry-run only asks)"),
-    "add-partitions": _when(lambda a: not a.dry_run, "adds partitions (--dry-run only validates)"),
-    "contexts": _never,
-    "features": _never,
-    "share-groups": _when(
-        lambda a: bool(a.delete or a.delete_offsets), "--delete/--delete-offsets delete share groups' data"
-    ),
-    "transactions": _when(lambda a: a.transactions_command == "abort", "abort writes an abort marker"),
-    "connect": _when(
-        lambda a: a.connect_command in CONNECT_WRITES or bool(a.reset) or bool(a.alter),
-        "create, pause, resume, stop, restart and delete change connectors, offsets --reset and --alter their offsets",
-    ),
-    "acls": _when(lambda a: bool(a.add or a.remove), "--add/--remove change ACLs (--list reads)"),
-    "users": _when(lambda a: a.add is not None or a.delete is not None, "--add/--delete change SCRAM credentials"),
-}
-
-
 def refuse_writes(args: argparse.Namespace) -> None:
     """In a read-only context (or with --read-only) a command that would write exits 2 here, before it connects."""
     who = read_only_reason(args)
     if who is None or args.command is None:
         return
-    what = WRITES[args.command](args)
+    what = named(args.command).writes(args)  # its row in tui/cli/command_table.py
     if what is None:
         return
     raise UsageError(f"{who}: `{args.command}` writes to the cluster ({what}); nothing was sent")

@@ -267,20 +267,3 @@ def cmd_add_connect(args: argparse.Namespace) -> int:
     cluster.release()
     print(f"{status.name} added: {status.state.value} pid {status.pid}, REST on http://127.0.0.1:{status.node.port}")
     return 0
-
-
-COMMANDS = {
-    "up": cmd_up,
-    "down": cmd_down,
-    "status": cmd_status,
-    "kill": cmd_node,
-    "stop": cmd_node,
-    "start": cmd_node,
-    "restart": cmd_node,
-    "add-broker": cmd_add_broker,
-    "add-connect": cmd_add_connect,
-}
-
-
-def run(args: argparse.Namespace) -> int:
-    return COMMANDS[args.command](args)

@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 BEFORE = "before."  # the top level's dests: what was given before the command
+Fail = Callable[[str], NoReturn]
+# A command's last step on what was parsed: it may take words left unrecognized (extras) or refuse with `fail`.
+Settle = Callable[[argparse.Namespace, list[str], Fail], None]
 
 
 # --- the parser -----------------------------------------------------------------------------------------------------
@@ -32,6 +35,7 @@ class Parser(argparse.ArgumentParser):
         self.required_options: list[str] = []  # dests that must be given, before or after the command
         self.flags: dict[str, str] = {}  # dest -> its long flag, for messages
         self.definitions: list[tuple[tuple[str, ...], dict[str, Any]]] = []  # to offer before the command too
+        self.settle: Settle | None = None
 
     def error(self, message: str) -> NoReturn:
         """One line, as every refusal of kafkatop's: what was wrong, and where the options are listed."""
@@ -81,7 +85,7 @@ class RootParser(Parser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         ns, extras = super().parse_known_args(args, namespace)
-        return _resolve(self, ns), extras
+        return _resolve(self, ns, extras), extras
 
     def offer_command_options(self) -> None:
         """Every command's options, hidden from the top level's help, so they may come before the command."""
@@ -95,15 +99,15 @@ class RootParser(Parser):
                     known.update(flags)
 
 
-def _resolve(root: RootParser, ns: argparse.Namespace) -> argparse.Namespace:
+def _resolve(root: RootParser, ns: argparse.Namespace, extras: list[str]) -> argparse.Namespace:
     """Merge what came before the command into the command's options; refuse what it does not take, or two
-    different values; fill in the defaults."""
+    different values; fill in the defaults; then the command's own last step (`Parser.settle`)."""
     command: str | None = getattr(ns, "command", None)
     before = {dest.removeprefix(BEFORE): value for dest, value in vars(ns).items() if dest.startswith(BEFORE)}
     for dest in before:
         delattr(ns, BEFORE + dest)
     target: Parser = root if command is None else root.commands[command]
-    fail: Callable[[str], NoReturn] = target.error
+    fail: Fail = target.error
     for dest, value in before.items():
         flag = root.flags.get(dest, dest)
         if command is None:
@@ -135,15 +139,8 @@ def _resolve(root: RootParser, ns: argparse.Namespace) -> argparse.Namespace:
             if dest in target.required_options:
                 fail(f"{target.flags[dest]} is required")
             setattr(ns, dest, default)
-    if command == "create-topic":
-        named = getattr(ns, "topic_name", None)
-        if named is not None and ns.topic is not None and named != ns.topic:
-            fail(f"two topics: {named!r} and --topic {ns.topic!r}; give one (--topic NAME)")
-        ns.topic = ns.topic if ns.topic is not None else named
-        if ns.topic is None:
-            fail("--topic is required (or the topic's name after create-topic)")
-        if hasattr(ns, "topic_name"):
-            delattr(ns, "topic_name")
+    if target.settle is not None:
+        target.settle(ns, extras, fail)
     return ns
 
 

@@ -1,32 +1,16 @@
-"""The command line: every option of the live view, and the table of commands whose options the sibling modules
-define — parser_lab.py (the lab cluster, install), parser_topics.py (topics, partitions, configs, reassignments,
-elections), parser_clients.py (groups, consume, counts), parser_checks.py (durability, chaos), parser_connect.py (Kafka
-Connect); the options they share:
-parser_common.py. Standard library only, so `kafkatop --help` answers at once. How an option given before the command
-is merged: tui/cli/options.py; the value types: tui/cli/values.py."""
+"""The command line: every option of the live view, and a subparser for each row of tui/cli/command_table.py (its
+options come from the sibling modules: parser_lab.py, the lab cluster and install; parser_topics.py, topics,
+partitions, configs, reassignments, elections, features, transactions; parser_clients.py, groups, share groups,
+consume, produce, counts; parser_checks.py, durability and chaos; parser_connect.py, Kafka Connect; parser_users.py,
+SCRAM users; parser_acls.py, ACLs; the options they share, and contexts: parser_common.py). Standard library only, so
+`kafkatop --help` answers at once. How an option given before the command is merged: tui/cli/options.py; the value
+types: tui/cli/values.py."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from kafkatop.tui.cli import command_table
 from kafkatop.tui.cli.options import Parser, RootParser
-from kafkatop.tui.cli.parser_acls import ACLS, add_acls
-from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, add_chaos, add_durability
-from kafkatop.tui.cli.parser_clients import (
-    CONSUME,
-    COUNTS,
-    GROUPS,
-    PRODUCE,
-    SHARE_GROUPS,
-    add_consume,
-    add_counts,
-    add_groups,
-    add_produce,
-    add_share_groups,
-)
 from kafkatop.tui.cli.parser_common import (
-    CONTEXTS,
-    add_contexts,
     allow_remote_listeners,
     command_config,
     control_chars,
@@ -34,42 +18,6 @@ from kafkatop.tui.cli.parser_common import (
     registry_options,
     timeout_option,
 )
-from kafkatop.tui.cli.parser_connect import CONNECT, add_connect
-from kafkatop.tui.cli.parser_lab import (
-    ADD_BROKER,
-    ADD_CONNECT,
-    DOWN,
-    INSTALL,
-    NODE_ACTIONS,
-    STATUS,
-    UP,
-    add_add_broker,
-    add_add_connect,
-    add_down,
-    add_install,
-    add_node,
-    add_status,
-    add_up,
-)
-from kafkatop.tui.cli.parser_topics import (
-    ADD_PARTITIONS,
-    CONFIGS,
-    CREATE_TOPIC,
-    DESCRIBE,
-    ELECT_LEADERS,
-    FEATURES,
-    REASSIGN,
-    TRANSACTIONS,
-    add_add_partitions,
-    add_configs,
-    add_create_topic,
-    add_describe,
-    add_elect_leaders,
-    add_features,
-    add_reassign,
-    add_transactions,
-)
-from kafkatop.tui.cli.parser_users import USERS, add_users
 from kafkatop.tui.cli.values import PORT, SECONDS, host_ports, number, spark_master, text
 
 
@@ -77,14 +25,8 @@ def build_parser() -> RootParser:
     p = RootParser(
         prog="kafkatop",
         description="Run, watch and understand a Kafka cluster. Without a command: the live view.",
-        epilog="Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker, add-connect; topics: "
-        "create-topic, describe, add-partitions; operations: elect-leaders, reassign, configs, groups, share-groups, "
-        "consume, produce; acls (as kafka-acls.sh), users (SCRAM users, quotas); durability, chaos; counts (Spark); "
-        "features; transactions; connect "
-        "(Kafka Connect); install "
-        "(download Apache Kafka); contexts (named clusters, --context NAME). "
-        "`kafkatop COMMAND --help` for each. A command's options may come before or after it, with the same "
-        "meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
+        epilog=f"{command_table.overview()}. `kafkatop COMMAND --help` for each. A command's options may come before "
+        "or after it, with the same meaning. Exit status: 0 done, 1 failed, 2 bad input, 130 interrupted.",
     )
     p.option(
         "--bootstrap-server", metavar="HOST:PORT[,…]", type=host_ports, help="attach to this cluster",
@@ -117,41 +59,14 @@ def build_parser() -> RootParser:
     registry_options(p)
     p.live_view_dests = set(p.late_defaults)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-
-    def command(name: str, **kwargs: Any) -> Parser:
-        parser: Parser = sub.add_parser(name, **kwargs)
-        p.commands[name] = parser
-        return parser
-
-    # The order is the help's: lab cluster, topics, then the rest as they came.
-    add_up(command("up", **UP))
-    add_down(command("down", **DOWN))
-    add_status(command("status", **STATUS))
-    for action, what in NODE_ACTIONS:
-        add_node(command(action, help=what), action)
-    add_add_broker(command("add-broker", **ADD_BROKER))
-    add_add_connect(command("add-connect", **ADD_CONNECT))
-    add_create_topic(command("create-topic", **CREATE_TOPIC))
-    add_describe(command("describe", **DESCRIBE))
-    add_install(command("install", **INSTALL))
-    add_configs(command("configs", **CONFIGS))
-    add_reassign(command("reassign", **REASSIGN))
-    add_groups(command("groups", **GROUPS))
-    add_share_groups(command("share-groups", **SHARE_GROUPS))
-    add_consume(command("consume", **CONSUME))
-    add_produce(command("produce", **PRODUCE))
-    add_durability(command("durability", **DURABILITY))
-    add_counts(command("counts", **COUNTS))
-    add_chaos(command("chaos", **CHAOS))
-    add_elect_leaders(command("elect-leaders", **ELECT_LEADERS))
-    add_add_partitions(command("add-partitions", **ADD_PARTITIONS))
-    add_features(command("features", **FEATURES))
-    add_transactions(command("transactions", **TRANSACTIONS))
-    add_contexts(command("contexts", **CONTEXTS))
-    add_connect(command("connect", **CONNECT))
-    add_users(command("users", **USERS))
-    add_acls(command("acls", **ACLS))
-    for parser in p.commands.values():
+    for c in command_table.COMMANDS:
+        parser: Parser = sub.add_parser(
+            c.name, help=c.texts["help"], description=c.texts.get("description"), epilog=c.texts.get("epilog")
+        )
+        p.commands[c.name] = parser
+        parser.settle = c.settle
+        for add in c.options:
+            add(parser)
         control_chars(parser)
     p.offer_command_options()
     return p

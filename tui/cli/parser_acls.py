@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from kafkatop.tui.cli.options import Parser
-from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.parser_common import json_option, timeout_option
 from kafkatop.tui.cli.values import text
 
 PATTERN_TYPES = ("literal", "prefixed", "match", "any")
@@ -39,8 +39,6 @@ def pattern_type(value: str) -> str:
 
 
 def add_acls(a: Parser) -> None:
-    lab_options(a, spec_file=False)
-    client_options(a)
     a.option("--list", action="store_true", help="list ACLs: every one, or those of the resources named")
     a.option("--add", action="store_true", help="add ACLs")
     a.option("--remove", action="store_true", help="remove ACLs (asks first unless --force)")

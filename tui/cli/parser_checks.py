@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from kafkatop.tui.cli.options import Parser
-from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.parser_common import json_option, timeout_option
 from kafkatop.tui.cli.values import COUNT, SECONDS, fraction, fraction_or_none, number, text, whole
 
 DURABILITY: dict[str, str] = {
@@ -29,8 +29,6 @@ DURABILITY: dict[str, str] = {
 
 
 def add_durability(dur: Parser) -> None:
-    lab_options(dur, spec_file=False)
-    client_options(dur)
     dur.option("--topic", metavar="NAME", type=text("a topic name"), help="a replicated topic (RF 3 for a real test)",
                shown="required, except with --connect")  # fmt: skip
     dur.option("--connect", action="store_true", help="check a Kafka Connect pipeline instead: a FileStreamSource "
@@ -82,8 +80,6 @@ CHAOS: dict[str, str] = {
 
 
 def add_chaos(chaos: Parser) -> None:
-    lab_options(chaos, spec_file=False)
-    client_options(chaos)
     chaos.option("--topic", required=True, metavar="NAME", type=text("a topic name"),
                  help="a replicated topic (RF 3 for a real test)")  # fmt: skip
     chaos.option("--steps", type=whole(1, 50, "a count"), default=5, metavar="K", help="steps to take, 1 to 50")

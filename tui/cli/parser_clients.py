@@ -4,7 +4,7 @@ by Spark) — standard library only, so `kafkatop --help` answers at once."""
 from __future__ import annotations
 
 from kafkatop.tui.cli.options import Parser
-from kafkatop.tui.cli.parser_common import client_options, format_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.parser_common import format_options, json_option, timeout_option
 from kafkatop.tui.cli.values import COUNT, offset, spark_master, text, whole
 
 GROUPS: dict[str, str] = {
@@ -20,8 +20,6 @@ GROUPS: dict[str, str] = {
 
 
 def add_groups(g: Parser) -> None:
-    lab_options(g, spec_file=False)
-    client_options(g)
     g.option("--group", action="append", metavar="GROUP", type=text("a group id"), help="a group; repeatable",
              shown="all, with --all-groups")  # fmt: skip
     g.option("--all-groups", action="store_true", help="every group")
@@ -68,8 +66,6 @@ SHARE_GROUPS: dict[str, str] = {
 
 
 def add_share_groups(s: Parser) -> None:
-    lab_options(s, spec_file=False)
-    client_options(s)
     s.option("--group", action="append", metavar="GROUP", type=text("a group id"), help="a share group; repeatable",
              shown="all, with --all-groups")  # fmt: skip
     s.option("--all-groups", action="store_true", help="every share group")
@@ -111,8 +107,6 @@ CONSUME: dict[str, str] = {
 
 
 def add_consume(c: Parser) -> None:
-    lab_options(c, spec_file=False)
-    client_options(c)
     c.option("--topic", required=True, metavar="TOPIC", type=text("a topic name"), help="the topic to read")
     c.option("--partition", type=whole(0, what="a partition number"), metavar="P", help="one partition",
              shown="all")  # fmt: skip
@@ -168,8 +162,6 @@ PRODUCE: dict[str, str] = {
 
 
 def add_produce(p: Parser) -> None:
-    lab_options(p, spec_file=False)
-    client_options(p)
     p.option("--topic", required=True, metavar="TOPIC", type=text("a topic name"), help="the topic to write to")
     p.option("--file", metavar="FILE", type=text("a file"), help="read the records from FILE", shown="stdin")
     json_option(p, "read JSON lines as `kafkatop consume --json` prints them (kcat -J's fields): an import")
@@ -203,8 +195,6 @@ COUNTS: dict[str, str] = {
 
 
 def add_counts(counts: Parser) -> None:
-    lab_options(counts, spec_file=False)
-    client_options(counts)
     counts.option("--topic", required=True, metavar="NAME", type=text("a topic name"), help="the topic to count")
     counts.option("--master", type=spark_master, default="local[*]", metavar="URL",
                   help="local[*] (this machine's cores), local[N], or spark://HOST:7077")  # fmt: skip

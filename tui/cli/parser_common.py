@@ -21,6 +21,12 @@ def lab_options(p: Parser, spec_file: bool = True) -> None:
         p.option("--config", metavar="FILE", type=text("a file"), help="cluster spec", shown="./kafkatop.toml if any")
 
 
+def cluster_options(p: Parser) -> None:
+    """Which cluster a command asks: a lab by name, or an attached one."""
+    lab_options(p, spec_file=False)
+    client_options(p)
+
+
 def context_options(p: Parser) -> None:
     p.option("--context", metavar="NAME", type=text("a context's name"), help="a cluster named in kafkatop.toml or "
              "~/.config/kafkatop/config.toml ([contexts.NAME]; `kafkatop contexts` lists them)",

@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
-from kafkatop.tui.cli.options import Parser
+import argparse
+
+from kafkatop.tui.cli.options import Fail, Parser
 from kafkatop.tui.cli.parser_common import command_config, json_option, lab_options, timeout_option
 from kafkatop.tui.cli.values import connect_url, text
 
-CONNECT_ACTIONS = ("list", "status", "create", "validate", "pause", "resume", "stop", "restart", "delete", "offsets",
-                   "plugins")  # fmt: skip
-# The actions that change a connector (offsets writes only with --reset): tui/cli/contexts.py's WRITES.
-CONNECT_WRITES = frozenset({"create", "pause", "resume", "stop", "restart", "delete"})
+# Each action, and whether it changes a connector (offsets writes only with --reset or --alter): read-only refuses it.
+CONNECT_ACTIONS: dict[str, bool] = {
+    "list": False, "status": False, "create": True, "validate": False, "pause": True, "resume": True, "stop": True,
+    "restart": True, "delete": True, "offsets": False, "plugins": False,
+}  # fmt: skip
 
 CONNECT: dict[str, str] = {
     "help": "Kafka Connect: list, create, pause, resume, stop, restart and delete connectors; offsets; plugins",
@@ -33,7 +36,7 @@ CONNECT: dict[str, str] = {
 
 
 def add_connect(c: Parser) -> None:
-    c.add_argument("connect_command", choices=CONNECT_ACTIONS, metavar="ACTION",
+    c.add_argument("connect_command", choices=tuple(CONNECT_ACTIONS), metavar="ACTION",
                    help=f"one of {', '.join(CONNECT_ACTIONS)}")  # fmt: skip
     c.add_argument("target", nargs="?", metavar="NAME|FILE|CLASS",
                    help="the connector (status, pause, resume, stop, restart, delete, offsets), the file (create, "
@@ -52,3 +55,14 @@ def add_connect(c: Parser) -> None:
     c.option("--yes", action="store_true", help="delete, offsets --reset: without asking")
     json_option(c, "list, status, create, validate, offsets, plugins: the worker's JSON answer as it is")
     timeout_option(c, 15.0, "per request, per worker asked")
+
+
+def connect_writes(args: argparse.Namespace) -> bool:
+    return CONNECT_ACTIONS[args.connect_command] or bool(args.reset) or bool(args.alter)
+
+
+def settle_connect(args: argparse.Namespace, extras: list[str], fail: Fail) -> None:
+    """argparse takes a command's positionals in one go, so the NAME of `connect status --json NAME` (an option
+    between the action and its name) comes back unrecognized: it is the action's, when it lacks one."""
+    if args.target is None and len(extras) == 1 and not extras[0].startswith("-"):
+        args.target = extras.pop()

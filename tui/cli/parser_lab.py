@@ -10,7 +10,6 @@ from kafkatop.tui.cli.parser_common import (
     allow_remote_listeners,
     client_options,
     json_option,
-    lab_options,
     timeout_option,
 )
 from kafkatop.tui.cli.values import COUNT, PORT, key_value, text, whole
@@ -18,18 +17,15 @@ from kafkatop.tui.cli.values import COUNT, PORT, key_value, text, whole
 UP: dict[str, str] = {"help": "start (or attach to) a lab cluster from a Kafka install"}
 DOWN: dict[str, str] = {"help": "stop every node of a lab cluster (brokers first)"}
 STATUS: dict[str, str] = {"help": "the nodes of a lab cluster: state, pid, port, CPU, memory"}
-NODE_ACTIONS: tuple[tuple[str, str], ...] = (
-    ("kill", "SIGKILL a node, as kill -9"),
-    ("stop", "stop a node cleanly (SIGTERM: controlled shutdown)"),
-    ("start", "start a stopped or killed node"),
-    ("restart", "stop, then start a node"),
-)
+KILL: dict[str, str] = {"help": "SIGKILL a node, as kill -9"}
+STOP: dict[str, str] = {"help": "stop a node cleanly (SIGTERM: controlled shutdown)"}
+START: dict[str, str] = {"help": "start a stopped or killed node"}
+RESTART: dict[str, str] = {"help": "stop, then start a node"}
 ADD_BROKER: dict[str, str] = {"help": "add one more broker to a running lab cluster"}
 ADD_CONNECT: dict[str, str] = {"help": "add one more Kafka Connect worker to a running lab cluster"}
 
 
 def add_up(up: Parser) -> None:
-    lab_options(up)
     up.option("--kafka-home", metavar="DIR", type=text("a Kafka install folder"), help="Kafka install",
               shown="$KAFKA_HOME, PATH, usual places")  # fmt: skip
     up.option("--mode", choices=("zk", "kraft"), help="ZooKeeper or KRaft", shown="zk on Kafka 3.x, kraft on 4.x")
@@ -81,37 +77,29 @@ def add_up(up: Parser) -> None:
 
 
 def add_down(down: Parser) -> None:
-    lab_options(down)
     down.option("--delete", action="store_true", help="also delete its state directory (configs, data, logs)")
 
 
 def add_status(status: Parser) -> None:
-    lab_options(status)
     json_option(status, "machine-readable: the cluster and a row per node")
 
 
-def add_node(node: Parser, action: str) -> None:
-    """kill, stop, start or restart (NODE_ACTIONS); kill and stop may signal a broker of an attached cluster."""
-    lab_options(node)
+def add_node(node: Parser, *, signals: bool) -> None:
+    """kill, stop, start or restart, after the lab's options; kill and stop (`signals`) may signal a broker of an
+    attached cluster."""
     node.add_argument("node", metavar="NODE", type=text("a node"),
                       help="broker-2, 2, zookeeper, controller-101, connect-1")  # fmt: skip
     client_options(node)
     node.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
                 help="find the broker via a ZooKeeper", shown="none")  # fmt: skip
-    if action in ("kill", "stop"):
+    if signals:
         node.option("--yes", action="store_true", help="signal a broker of an attached cluster (--bootstrap-server "
                     "or --zookeeper) without asking")  # fmt: skip
-    timeout_option(node, 120.0, "start timeout")
+    start_timeout(node)
 
 
-def add_add_broker(add: Parser) -> None:
-    lab_options(add)
-    timeout_option(add, 120.0, "start timeout")
-
-
-def add_add_connect(add: Parser) -> None:
-    lab_options(add)
-    timeout_option(add, 120.0, "start timeout")
+def start_timeout(p: Parser) -> None:
+    timeout_option(p, 120.0, "start timeout")
 
 
 INSTALL: dict[str, str] = {

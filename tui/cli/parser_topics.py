@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from kafkatop.tui.cli.options import Parser
-from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.options import Fail, Parser
+from kafkatop.tui.cli.parser_common import json_option, timeout_option
 from kafkatop.tui.cli.values import COUNT, key_value, text, whole
 
 CREATE_TOPIC: dict[str, str] = {"help": "create a topic (as kafka-topics.sh --create)"}
@@ -15,8 +15,6 @@ DESCRIBE: dict[str, str] = {"help": "partitions, leaders, replicas, ISR (as kafk
 
 
 def add_create_topic(create: Parser) -> None:
-    lab_options(create, spec_file=False)
-    client_options(create)
     create.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic to create",
                   shown="the NAME after create-topic")  # fmt: skip
     create.add_argument("topic_name", nargs="?", metavar="NAME", type=text("a topic name"), default=argparse.SUPPRESS,
@@ -28,9 +26,19 @@ def add_create_topic(create: Parser) -> None:
     timeout_option(create, 30.0, "request timeout")
 
 
+def settle_create_topic(args: argparse.Namespace, extras: list[str], fail: Fail) -> None:
+    """The topic: --topic NAME, or the NAME after create-topic; one of them, once."""
+    named = getattr(args, "topic_name", None)
+    if named is not None and args.topic is not None and named != args.topic:
+        fail(f"two topics: {named!r} and --topic {args.topic!r}; give one (--topic NAME)")
+    args.topic = args.topic if args.topic is not None else named
+    if args.topic is None:
+        fail("--topic is required (or the topic's name after create-topic)")
+    if hasattr(args, "topic_name"):
+        delattr(args, "topic_name")
+
+
 def add_describe(describe: Parser) -> None:
-    lab_options(describe, spec_file=False)
-    client_options(describe)
     describe.option("--topic", metavar="NAME", type=text("a topic name"), help="one topic", shown="all")
     describe.option("--zookeeper", metavar="HOST:PORT[/chroot]", type=text("HOST:PORT"),
                     help="read a ZooKeeper-mode cluster's znodes", shown="ask the brokers")  # fmt: skip
@@ -47,8 +55,6 @@ ADD_PARTITIONS: dict[str, str] = {
 
 
 def add_add_partitions(add: Parser) -> None:
-    lab_options(add, spec_file=False)
-    client_options(add)
     add.option("--topic", required=True, metavar="NAME", type=text("a topic name"), help="the topic")
     add.option("--partitions", type=COUNT, required=True, metavar="N", help="the new total, above the current count")
     add.option("--dry-run", action="store_true", help="let Kafka validate it (validate_only), and change nothing")
@@ -68,8 +74,6 @@ CONFIGS: dict[str, str] = {
 
 
 def add_configs(configs: Parser) -> None:
-    lab_options(configs, spec_file=False)
-    client_options(configs)
     configs.option("--topic", metavar="NAME", type=text("a topic name"), help="a topic's configs",
                    shown="one of --topic, --broker, --broker-defaults")  # fmt: skip
     configs.option("--broker", metavar="ID", type=whole(0, what="a broker id"), help="a broker's configs",
@@ -104,8 +108,6 @@ REASSIGN: dict[str, str] = {
 
 
 def add_reassign(r: Parser) -> None:
-    lab_options(r, spec_file=False)
-    client_options(r)
     r.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic whose replicas to move",
              shown="none")  # fmt: skip
     r.option("--brokers", "--replicas", dest="brokers", metavar="ID,ID,…", type=text("broker ids, e.g. 1,2,3"),
@@ -137,8 +139,6 @@ FEATURES: dict[str, str] = {
 
 
 def add_features(features: Parser) -> None:
-    lab_options(features, spec_file=False)
-    client_options(features)
     json_option(features, "the features as JSON")
     timeout_option(features, 10.0, "to ask a broker")
 
@@ -161,8 +161,6 @@ def _election_type(value: str) -> str:
 
 
 def add_elect_leaders(elect: Parser) -> None:
-    lab_options(elect, spec_file=False)
-    client_options(elect)
     elect.option("--election-type", required=True, type=_election_type, choices=("preferred", "unclean"),
                  help="preferred: back to the first replica; unclean: a leader for a partition that has none, in "
                  "sync or not")  # fmt: skip
@@ -202,8 +200,6 @@ TRANSACTIONS: dict[str, str] = {
 def add_transactions(t: Parser) -> None:
     t.add_argument("transactions_command", choices=TRANSACTIONS_ACTIONS, metavar="ACTION",
                    help=f"one of {', '.join(TRANSACTIONS_ACTIONS)} (as kafka-transactions.sh's commands)")  # fmt: skip
-    lab_options(t, spec_file=False)
-    client_options(t)
     t.option("--transactional-id", metavar="ID", type=text("a transactional id"),
              help="describe: the transactional id", shown="none")  # fmt: skip
     t.option("--duration-filter", type=whole(0, what="milliseconds"), metavar="MS",

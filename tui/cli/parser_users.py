@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kafkatop.tui.cli.options import Parser
-from kafkatop.tui.cli.parser_common import client_options, json_option, lab_options, timeout_option
+from kafkatop.tui.cli.parser_common import json_option, timeout_option
 from kafkatop.tui.cli.values import text, whole
 
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")  # model/users.py's, here so --help loads no model
@@ -49,8 +49,6 @@ class RefusePassword(argparse.Action):
 
 
 def add_users(u: Parser) -> None:
-    lab_options(u, spec_file=False)
-    client_options(u)
     u.option("--list", action="store_true", help="each SCRAM user with its mechanisms and iterations, and the "
              "quotas, as kafka-configs.sh --describe", shown="on, without --add or --delete")  # fmt: skip
     u.option("--user", metavar="NAME", type=text("a user name"), help="with --list: this user only (its quotas, "

@@ -6,6 +6,17 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def converted(value: str, convert: Callable[[str], T], expected: str) -> T:
+    """`value` as `convert` reads it (int, float), or refused: "expected <expected>; not '<value>'"."""
+    try:
+        return convert(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {expected}; not {value!r}") from None
 
 
 # --- types: each says what it expected ------------------------------------------------------------------------------
@@ -23,24 +34,17 @@ def text(what: str) -> Callable[[str], str]:
 
 def offset(value: str) -> int:
     """An offset: N, or -N for N records before the end (as kcat's -o -N)."""
-    try:
-        return int(value.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an offset (1200, or -50 for 50 before the end); not {value!r}"
-                                         ) from None  # fmt: skip
+    return converted(value, int, "an offset (1200, or -50 for 50 before the end)")
 
 
 def whole(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
     """A whole number in [low, high]."""
-    bounds = f"from {low} to {high}" if high is not None else f"{low} or more"
+    expected = f"{what}, " + (f"from {low} to {high}" if high is not None else f"{low} or more")
 
     def parse(value: str) -> int:
-        try:
-            n = int(value.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; not {value!r}") from None
+        n = converted(value, int, expected)
         if n < low or (high is not None and n > high):
-            raise argparse.ArgumentTypeError(f"expected {what}, {bounds}; not {n}")
+            raise argparse.ArgumentTypeError(f"expected {expected}; not {n}")
         return n
 
     parse.__name__ = what
@@ -51,16 +55,13 @@ def number(
     *, above: float | None = 0.0, at_least: float | None = None, what: str = "seconds"
 ) -> Callable[[str], float]:
     """A number above `above` (or at least `at_least`)."""
-    bounds = f"at least {at_least:g}" if at_least is not None else f"above {above:g}"
+    expected = f"a number of {what} " + (f"at least {at_least:g}" if at_least is not None else f"above {above:g}")
 
     def parse(value: str) -> float:
-        try:
-            x = float(value.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number of {what} {bounds}; not {value!r}") from None
+        x = converted(value, float, expected)
         low_ok = x >= at_least if at_least is not None else above is None or x > above
         if not low_ok or x != x or x == float("inf"):
-            raise argparse.ArgumentTypeError(f"expected a number of {what} {bounds}; not {value!r}")
+            raise argparse.ArgumentTypeError(f"expected {expected}; not {value!r}")
         return x
 
     parse.__name__ = what
@@ -73,12 +74,10 @@ SECONDS = number()
 
 
 def fraction(value: str) -> float:
-    try:
-        x = float(value.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 such as 0.3; not {value!r}") from None
+    expected = "a fraction from 0 to 1 such as 0.3"
+    x = converted(value, float, expected)
     if not 0.0 <= x <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 such as 0.3; not {value!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}; not {value!r}")
     return x
 
 
