@@ -221,3 +221,14 @@ def test_every_package_is_installed() -> None:
             rel = init.parent.relative_to(ROOT / top).parts
             found.add(".".join((name, *rel)))
     assert listed == found
+
+
+def test_the_app_and_the_main_screen_derive_from_textual_alone() -> None:
+    """No kafkatop class between App/Screen and the app/main screen: what they do is in objects they own, not parents
+    that call their child."""
+    from kafkatop.tui.live.app import KafkatopApp
+    from kafkatop.tui.live.main_screen import MainScreen
+
+    for cls in (KafkatopApp, MainScreen):
+        ours = [c.__qualname__ for c in cls.__mro__ if c.__module__.startswith("kafkatop.")]
+        assert ours == [cls.__qualname__], f"{cls.__qualname__} derives from {ours[1:]}"

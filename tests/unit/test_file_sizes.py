@@ -27,3 +27,9 @@ def test_no_file_holds_more_than_one_idea() -> None:
 def test_the_app_is_thin() -> None:
     lines = _lines(ROOT / "tui" / "live" / "app.py")
     assert lines <= APP_LIMIT, f"tui/live/app.py has {lines} lines: its layout, keys and actions belong elsewhere"
+
+
+def test_the_main_screen_is_thin() -> None:
+    """The screen composes the tabs and routes keys: each tab's pane and keys are in its slice (tui/live/tabs/)."""
+    lines = _lines(ROOT / "tui" / "live" / "main_screen.py")
+    assert lines <= APP_LIMIT, f"tui/live/main_screen.py has {lines} lines: a tab's pane and keys belong in its slice"
