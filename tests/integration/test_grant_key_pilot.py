@@ -160,7 +160,7 @@ async def test_m_refuses_where_it_must(mock_cluster: MockCluster) -> None:
     ro, consoles = app_on(mock_cluster, RecordingAcls(), read_only=True)
     try:
         async with ro.run_test(size=(160, 45)) as pilot:
-            ro.met(app.grants_met)
+            ro.grants.met(app.grants.grants_met)
             ro.action_grant()
             await pilot.pause()
             assert "read-only" in list(ro._notifications)[-1].message and not isinstance(ro.screen, ConfirmScreen)

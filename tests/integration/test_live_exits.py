@@ -49,12 +49,12 @@ if sys.argv[1] == "stuck":
     LinuxDriver.close = lambda self: threading.Event().wait()
 if sys.argv[1] == "error":
     from kafkatop.tui.live.app import KafkatopApp
-    shown = KafkatopApp.on_nodes_polled
+    shown = KafkatopApp.on_polled
     def failing(self, message):
         shown(self, message)
-        if all(n.state.value == "up" for n in message.snapshot.nodes):
+        if message.source == "nodes" and all(n.state.value == "up" for n in message.snapshot.nodes):
             raise RuntimeError("a bug in a pane")
-    KafkatopApp.on_nodes_polled = failing
+    KafkatopApp.on_polled = failing
 sys.exit(main(sys.argv[2:]))
 """
 
