@@ -258,7 +258,7 @@ class ConfigsScreen(Dialog[None]):
             self._leave_field()
             self._status("left the field; what was typed is kept: Enter on the row brings it back")
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def action_filter(self) -> None:
         field = self.query_one("#configs-filter", Input)

@@ -17,6 +17,7 @@ from kafkatop.tui.live.text import Input, Label, shown
 
 class ConfirmScreen(Dialog[bool]):
     BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "yes", "Yes")]
+    AUTO_FOCUS = "#typed, #no"  # the name to type, else Cancel: an Enter typed out of habit cancels
 
     def __init__(self, question: str, yes: str = "Delete", detail: str = "", typed: str | None = None) -> None:
         super().__init__(False)
@@ -39,12 +40,6 @@ class ConfirmScreen(Dialog[bool]):
                 yield Button(f"{self.yes} (y)" if self.typed is None else self.yes, variant="error", id="yes",
                              disabled=self.typed is not None)  # fmt: skip
                 yield Button("Cancel (n)" if self.typed is None else "Cancel", id="no")
-
-    def on_mount(self) -> None:
-        if self.typed is not None:
-            self.query_one("#typed", Input).focus()
-        else:
-            self.query_one("#no", Button).focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#yes", Button).disabled = event.value.strip() != self.typed

@@ -27,6 +27,7 @@ def choice_text(choice: ContextChoice, current: bool) -> Text:
 
 class ContextsScreen(Dialog[str | None]):
     BINDINGS = [Binding("escape,q,w", "cancel", "Stay")]
+    AUTO_FOCUS = "#contexts"
 
     def __init__(self, choices: tuple[ContextChoice, ...], current: str | None) -> None:
         super().__init__(None)
@@ -40,10 +41,8 @@ class ContextsScreen(Dialog[str | None]):
             yield Label("Enter: switch (its timeline is kept) · Escape: stay", id="dialog-keys")
 
     def on_mount(self) -> None:
-        options = self.query_one(OptionList)
         at = next((i for i, c in enumerate(self.choices) if c.name == self.current), 0)  # ↓ goes to the next one
-        options.highlighted = at
-        options.focus()
+        self.query_one(OptionList).highlighted = at
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)

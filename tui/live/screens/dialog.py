@@ -1,7 +1,8 @@
-"""What every modal dialog of the live view shares: the answer Escape gives (`cancelled`: None, or False to a
-question), the frame (#dialog in app.tcss: a title on one line, the buttons' row ending in Cancel) and the line
-that says what is wrong with a field (#dialog-errors). A dialog names the widget it opens in with Textual's
-AUTO_FOCUS, and binds Escape to `cancel` (a dialog whose Escape first leaves a field binds its own action)."""
+"""What the modal dialogs of the live view share: `Dialog`, the answer Escape and a Cancel button give (`cancelled`:
+None, or False to a question) and the line that says what is wrong with a field (#dialog-errors); the frame of the
+small ones (#dialog in app.tcss: a title on one line, the buttons' row ending in Cancel), while a screen of plans,
+tables or reports keeps a box of its own. A dialog binds its keys, Escape to `cancel` (or to an action of its own
+that first leaves a field, then cancels), and names the widget it opens in with Textual's AUTO_FOCUS."""
 
 from __future__ import annotations
 

@@ -168,4 +168,4 @@ class DurabilityScreen(Dialog[None]):
             self.check.cancel()  # it starts a broker it took down again before it returns
             self._show_progress("cancelling: starting again what the check took down…")
             return
-        self.dismiss(None)
+        self.action_cancel()

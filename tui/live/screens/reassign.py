@@ -51,6 +51,7 @@ class ReassignScreen(Dialog[ReassignRequest | None]):
         Binding("escape", "back", "Back"),
         Binding("r", "run", "Run"),
     ]
+    AUTO_FOCUS = "#reassign-plan"
 
     def __init__(self, cluster: ClusterSnapshot, topic: str) -> None:
         super().__init__(None)
@@ -91,7 +92,6 @@ class ReassignScreen(Dialog[ReassignRequest | None]):
             table.add_column(column, key=column)
         self.query_one("#reassign-edit").display = False
         self._propose()
-        table.focus()
 
     # --- the plan ---------------------------------------------------------------------------------------------
     def _propose(self) -> None:
@@ -200,7 +200,7 @@ class ReassignScreen(Dialog[ReassignRequest | None]):
         elif isinstance(self.focused, Input):
             self.query_one("#reassign-plan", DataTable).focus()
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def action_run(self) -> None:
         throttle = self._throttle()
