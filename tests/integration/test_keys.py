@@ -111,7 +111,9 @@ async def test_number_keys_count_the_tabs_on_show(demo: Any) -> None:
         commands = [c.title for c in offered(app.main_screen)]
         assert "Show Spark" in commands and "Show ZooKeeper / quorum" not in commands
         await pilot.press("1")
-        app.main_screen.action_key("spark-count")  # the palette's "Count the topic with Spark": the Spark tab, from anywhere
+        app.main_screen.action_key(
+            "spark-count"
+        )  # the palette's "Count the topic with Spark": the Spark tab, from anywhere
         await pilot.pause()
         assert active(app) == "tab-spark"
 

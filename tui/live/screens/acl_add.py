@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.suggester import SuggestFromList
 from textual.widgets import Button
 
@@ -32,6 +32,7 @@ from kafkatop.backends.model.acls import (
     principal_named,
 )
 from kafkatop.backends.model.errors import BadInput
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
 
 # The resource types a binding names, as kafka-acls.sh's options spell them (--topic, --transactional-id …).
@@ -158,12 +159,13 @@ def bindings_text(bindings: tuple[AclBinding, ...]) -> str:
 FIELDS = ("principal", "permission", "operations", "resource", "name", "pattern", "host", "convenience", "group")
 
 
-class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
+class AddAclScreen(Dialog[tuple[AclBinding, ...] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#acl-principal"
 
     def __init__(self, principals: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> None:
         """`principals`, `names`: completions (the principals of the bindings shown, the topics and groups)."""
-        super().__init__()
+        super().__init__(None)
         self.principals = principals
         self.names = names
 
@@ -173,8 +175,7 @@ class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
 
     def compose(self) -> ComposeResult:
         f = self._field
-        with Vertical(id="dialog", classes="acl-add"):
-            yield Label("Add an ACL binding", id="dialog-title")
+        with frame("Add an ACL binding", "acl-add"):
             with Horizontal(classes="row"):
                 yield Label("principal")
                 yield f("principal", "principal", "", "User:alice", self.principals)
@@ -200,13 +201,11 @@ class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
             yield Label(Text(operations_hint("topic"), style="dim"), id="dialog-detail")
             yield Static("", id="acl-preview")
             yield Static("", id="dialog-errors")
-            with Horizontal(classes="buttons"):  # compact, so every field's error fits 80x24
-                yield Button("Add (Enter)", variant="primary", id="add", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            # compact, so every field's error fits 80x24
+            yield buttons(Button("Add (Enter)", variant="primary", id="add", compact=True), compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#acl-preview", Static).display = False  # a line only once the fields make bindings
-        self.query_one("#acl-principal", Input).focus()
 
     @property
     def form(self) -> AclForm:
@@ -222,22 +221,10 @@ class AddAclScreen(ModalScreen[tuple[AclBinding, ...] | None]):
         preview.display = bool(bindings)
         self.query_one("#dialog-detail", Label).update(Text(operations_hint(form.resource), style="dim"))
 
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "add":
-            self._submit()
-        else:
-            self.dismiss(None)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#add")
     def _submit(self) -> None:
         bindings, problems = bindings_of(self.form)
-        errors = self.query_one("#dialog-errors", Static)
-        errors.update("\n".join(problems))
+        self.say("\n".join(problems))
         if bindings:
             self.dismiss(bindings)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -11,13 +11,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.partitions import KEY_WARNING, check_new_total
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
 
 
@@ -27,11 +27,12 @@ class PartitionsValidated(Message):
     error: str | None  # Kafka's refusal, or the demo's; None: Kafka would accept it
 
 
-class AddPartitionsScreen(ModalScreen[int | None]):
+class AddPartitionsScreen(Dialog[int | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("y", "add", "Add", show=False)]
+    AUTO_FOCUS = "#new-total"
 
     def __init__(self, topic: str, current: int, validate: Callable[[int], None] | None = None) -> None:
-        super().__init__()
+        super().__init__(None)
         self.topic = topic
         self.current = current
         self.validate = validate  # CreatePartitions with validate_only; raises Kafka's refusal
@@ -39,30 +40,19 @@ class AddPartitionsScreen(ModalScreen[int | None]):
         self.asking: int | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="add-partitions"):
-            yield Label(f"Add partitions to topic {self.topic}", id="dialog-title")
+        with frame(f"Add partitions to topic {self.topic}", "add-partitions"):
             with Horizontal(classes="row"):
                 yield Label(f"{self.current} partition(s) now; new total")
                 yield Input(str(self.current + 1), id="new-total", classes="number")
             yield Static(Text(f"Warning: {KEY_WARNING}.", style="yellow"), id="dialog-detail")
             yield Static("", id="dialog-errors")
             yield Static("", id="partitions-state")
-            with Horizontal(classes="buttons"):
-                yield Button("Check (Enter)", variant="primary", id="add")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#new-total", Input).focus()
+            yield buttons(Button("Check (Enter)", variant="primary", id="add"))
 
     def _state(self, text: str, style: str = "") -> None:
         state = self.query_one("#partitions-state", Static)
         state.update(Text(text, style=style))
         state.set_class(bool(text), "shown")
-
-    def _errors(self, problem: str | None) -> None:
-        errors = self.query_one("#dialog-errors", Static)
-        errors.update(problem or "")
-        errors.set_class(bool(problem), "shown")
 
     @on(Input.Changed, "#new-total")
     def _changed(self) -> None:
@@ -71,20 +61,12 @@ class AddPartitionsScreen(ModalScreen[int | None]):
             self.query_one("#add", Button).label = "Check (Enter)"
             self._state("")
 
-    def on_input_submitted(self) -> None:
-        self.action_add()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "add":
-            self.action_add()
-        else:
-            self.dismiss(None)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#add")
     def action_add(self) -> None:
         """First Enter: checked here, then by Kafka; once Kafka accepts it, Enter or y adds the partitions."""
         total, problem = check_new_total(self.topic, self.current, self.query_one("#new-total", Input).value)
-        self._errors(problem)
+        self.say(problem or "")
         if total is None:
             return
         if self.validated == total:
@@ -127,10 +109,7 @@ class AddPartitionsScreen(ModalScreen[int | None]):
             self._state("")  # changed meanwhile: checked again at the next Enter
             return
         if message.error is not None:
-            self._errors(message.error)
+            self.say(message.error)
             self._state("")
             return
         self._accepted(message.total)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

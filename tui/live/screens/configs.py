@@ -34,6 +34,7 @@ from kafkatop.backends.ports import ConfigAdmin
 from kafkatop.tui.live.granting import GrantsMet, refused_text
 from kafkatop.tui.live.screens.config_table import ConfigTable, detail
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import DataTable, Input, Label, Static
 
 KEYS = "Enter edit · x delete · / filter · o set here/all · r reload · Esc close"
@@ -66,7 +67,7 @@ def _failure(e: BaseException, screen: ModalScreen[None]) -> str:
     return str(e) if isinstance(e, KafkatopError) else f"{type(e).__name__}: {e}"
 
 
-class ConfigsScreen(ModalScreen[None]):
+class ConfigsScreen(Dialog[None]):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("slash", "filter", "Filter"),
@@ -74,6 +75,7 @@ class ConfigsScreen(ModalScreen[None]):
         Binding("o", "only_set_here", "Only set here"),
         Binding("r", "reload", "Reload"),
     ]
+    AUTO_FOCUS = "#configs-table"
 
     def __init__(
         self,
@@ -83,7 +85,7 @@ class ConfigsScreen(ModalScreen[None]):
         refusal: str | None = None,
     ) -> None:
         """`changed(said)`: told of each change made (from a worker thread), e.g. to put it on the timeline."""
-        super().__init__()
+        super().__init__(None)
         self.admin = admin
         self.resource = resource
         self.changed = changed
@@ -111,7 +113,6 @@ class ConfigsScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#configs-filter").display = False
         self.query_one("#configs-edit").display = False
-        self.query_one(ConfigTable).focus()
         self._read()
 
     # --- reading ------------------------------------------------------------------------------------------------
@@ -257,7 +258,7 @@ class ConfigsScreen(ModalScreen[None]):
             self._leave_field()
             self._status("left the field; what was typed is kept: Enter on the row brings it back")
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def action_filter(self) -> None:
         field = self.query_one("#configs-filter", Input)

@@ -8,26 +8,26 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.widgets import Button
 
+from kafkatop.tui.live.screens.dialog import Dialog, frame
 from kafkatop.tui.live.text import Input, Label, shown
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape,n", "no", "Cancel"), Binding("y", "yes", "Yes")]
+class ConfirmScreen(Dialog[bool]):
+    BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "yes", "Yes")]
+    AUTO_FOCUS = "#typed, #no"  # the name to type, else Cancel: an Enter typed out of habit cancels
 
     def __init__(self, question: str, yes: str = "Delete", detail: str = "", typed: str | None = None) -> None:
-        super().__init__()
+        super().__init__(False)
         self.question = question
         self.yes = yes
         self.detail = detail
         self.typed = typed  # the name to type before it is done; None: y does it
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(shown(self.question, lines=False), id="dialog-title")  # one line: a name's newline escaped
+        with frame(self.question):
             if self.detail:
                 yield Label(shown(self.detail, lines=True), id="dialog-detail")  # lines of its own
             if self.typed is not None:
@@ -40,12 +40,6 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(f"{self.yes} (y)" if self.typed is None else self.yes, variant="error", id="yes",
                              disabled=self.typed is not None)  # fmt: skip
                 yield Button("Cancel (n)" if self.typed is None else "Cancel", id="no")
-
-    def on_mount(self) -> None:
-        if self.typed is not None:
-            self.query_one("#typed", Input).focus()
-        else:
-            self.query_one("#no", Button).focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#yes", Button).disabled = event.value.strip() != self.typed
@@ -62,6 +56,3 @@ class ConfirmScreen(ModalScreen[bool]):
     def action_yes(self) -> None:
         if self.typed is None:
             self.dismiss(True)
-
-    def action_no(self) -> None:
-        self.dismiss(False)

@@ -13,11 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 
 from kafkatop.backends.model.connect import ConnectorPlugin
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Label, Static, Table
 
 ORDER = ("source", "sink", "converter", "header_converter", "transformation", "predicate")
@@ -38,11 +38,12 @@ def plugins_table(plugins: tuple[ConnectorPlugin, ...]) -> Table:
     return table
 
 
-class ConnectPluginsScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q", "close", "Close")]
+class ConnectPluginsScreen(Dialog[None]):
+    BINDINGS = [Binding("escape,q", "cancel", "Close")]
+    AUTO_FOCUS = "#connect-plugins-list"
 
     def __init__(self, connect: ConnectCluster) -> None:
-        super().__init__()
+        super().__init__(None)
         self.connect = connect
 
     def compose(self) -> ComposeResult:
@@ -54,7 +55,6 @@ class ConnectPluginsScreen(ModalScreen[None]):
             yield Label("↑/↓ PgUp/PgDn scroll · Escape close", classes="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#connect-plugins-list").focus()
         self._read()
 
     @work(thread=True, exclusive=True, group="connect-plugins", exit_on_error=False)
@@ -74,6 +74,3 @@ class ConnectPluginsScreen(ModalScreen[None]):
         connectors = sum(1 for p in message.plugins if p.type in ("source", "sink"))
         said = f"{len(message.plugins)} plugin(s), {connectors} of them connectors"
         self.query_one("#connect-plugins-status", Static).update(Text(said, style="dim"))
-
-    def action_close(self) -> None:
-        self.dismiss(None)

@@ -11,15 +11,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from kafkatop.backends.model.connect import Validation
 from kafkatop.backends.model.connect_files import ConnectorFile, read_connector_file
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
 
 ABOUT = (
@@ -51,30 +51,25 @@ def problems_text(file: ConnectorFile, validation: Validation) -> Text:
     return text
 
 
-class CreateConnectorScreen(ModalScreen[ConnectorFile | None]):
+class CreateConnectorScreen(Dialog[ConnectorFile | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("y", "create", "Create", show=False)]
+    AUTO_FOCUS = "#connector-file"
 
     def __init__(self, connect: ConnectCluster) -> None:
-        super().__init__()
+        super().__init__(None)
         self.connect = connect
         self.valid: ConnectorFile | None = None  # validated by a worker, awaiting Enter or y
         self.asked: str | None = None  # the path being read and validated
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="connector-create"):
-            yield Label("Create a Kafka Connect connector from a file", id="dialog-title")
+        with frame("Create a Kafka Connect connector from a file", "connector-create"):
             with Horizontal(classes="row"):
                 yield Label("file")
                 yield Input(placeholder="connector.json or connector.properties", id="connector-file")
             yield Label(Text(ABOUT, style="dim"), id="dialog-detail")
             with VerticalScroll(id="connector-check"):
                 yield Static("", id="connector-state")
-            with Horizontal(classes="buttons"):
-                yield Button("Check (Enter)", variant="primary", id="check")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#connector-file", Input).focus()
+            yield buttons(Button("Check (Enter)", variant="primary", id="check"))
 
     def _state(self, text: Text | str) -> None:
         self.query_one("#connector-state", Static).update(text)
@@ -86,16 +81,8 @@ class CreateConnectorScreen(ModalScreen[ConnectorFile | None]):
             self.query_one("#check", Button).label = "Check (Enter)"
             self._state("")
 
-    def on_input_submitted(self) -> None:
-        self.action_create()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "check":
-            self.action_create()
-        else:
-            self.dismiss(None)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#check")
     def action_create(self) -> None:
         """First Enter: read the file and have a worker validate it; once it validates, Enter or y creates it."""
         if self.valid is not None:
@@ -137,6 +124,3 @@ class CreateConnectorScreen(ModalScreen[ConnectorFile | None]):
         button.label = "Create (y)"
         button.variant = "warning"
         button.focus()  # y is a key again (in the field it would be typed)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -15,12 +15,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 
 from kafkatop.backends.model.connect import Connector, ConnectorOffset
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Label, Static
 
 NOT_STOPPED = "Connect resets a connector's offsets only while it is STOPPED: close this, press S to stop it, then O, x"
@@ -51,15 +51,16 @@ def offsets_text(connector: Connector, offsets: tuple[ConnectorOffset, ...]) -> 
     return text
 
 
-class ConnectorOffsetsScreen(ModalScreen[bool | None]):
-    BINDINGS = [Binding("escape,q", "close", "Close"), Binding("x", "reset", "Reset offsets"),
+class ConnectorOffsetsScreen(Dialog[bool | None]):
+    BINDINGS = [Binding("escape,q", "cancel", "Close"), Binding("x", "reset", "Reset offsets"),
                 Binding("r", "reload", "Reload")]  # fmt: skip
+    AUTO_FOCUS = "#connector-offsets-list"
 
     def __init__(
         self, connect: ConnectCluster, connector: Connector, refusal: str | None, typed: str | None,
         state: Callable[[], str | None] | None = None,
     ) -> None:  # fmt: skip
-        super().__init__()
+        super().__init__(None)
         self.connect = connect
         self.connector = connector
         self.refusal = refusal  # a read-only context: why nothing is reset
@@ -76,7 +77,6 @@ class ConnectorOffsetsScreen(ModalScreen[bool | None]):
             yield Label("x reset (the connector STOPPED) · r reload · Escape close", classes="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#connector-offsets-list").focus()
         self.action_reload()
 
     @work(thread=True, exclusive=True, group="connector-offsets", exit_on_error=False)
@@ -112,6 +112,3 @@ class ConnectorOffsetsScreen(ModalScreen[bool | None]):
 
         question = f"Reset the offsets of connector {name!r}?"
         self.app.push_screen(ConfirmScreen(question, yes="Reset", detail=detail, typed=self.typed), answered)
-
-    def action_close(self) -> None:
-        self.dismiss(None)

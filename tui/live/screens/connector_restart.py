@@ -4,35 +4,36 @@ only_failed), or None."""
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.widgets import Button
 
 from kafkatop.backends.model.connect import Connector
+from kafkatop.tui.live.screens.dialog import Dialog, frame
 from kafkatop.tui.live.text import Label
 
 CHOICES = {"connector": (False, False), "tasks": (True, False), "failed": (True, True)}
 
 
-class RestartConnectorScreen(ModalScreen[tuple[bool, bool] | None]):
+class RestartConnectorScreen(Dialog[tuple[bool, bool] | None]):
     BINDINGS = [
         Binding("escape,n", "cancel", "Cancel"),
         Binding("c", "choose('connector')", "Connector only", show=False),
         Binding("a", "choose('tasks')", "With its tasks", show=False),
         Binding("f", "choose('failed')", "Only what failed", show=False),
     ]
+    AUTO_FOCUS = "#cancel"  # an Enter typed out of habit restarts nothing
 
     def __init__(self, connector: Connector) -> None:
-        super().__init__()
+        super().__init__(None)
         self.connector = connector
 
     def compose(self) -> ComposeResult:
         c = self.connector
         failed = c.failed + (c.state == "FAILED")
-        with Vertical(id="dialog", classes="connector-restart"):
-            yield Label(f"Restart connector {c.name}?", id="dialog-title")
+        with frame(f"Restart connector {c.name}?", "connector-restart"):
             yield Label(f"It is {c.state}; {c.running} of {len(c.tasks)} task(s) RUNNING, {c.failed} FAILED. The "
                         "connector alone leaves its tasks as they are; only what failed restarts the connector if it "
                         "failed and each failed task.", id="dialog-detail")  # fmt: skip
@@ -42,17 +43,11 @@ class RestartConnectorScreen(ModalScreen[tuple[bool, bool] | None]):
                 yield Button("Connector (c)", id="connector")
                 yield Button("+ tasks (a)", variant="warning", id="tasks")
                 yield Button("Failed (f)", variant="warning", id="failed", disabled=not failed)
-                yield Button("Cancel (n)", id="cancel")
+                yield Button("Cancel (n)", id="cancel", classes="cancel")
 
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()  # an Enter typed out of habit restarts nothing
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(CHOICES.get(str(event.button.id)))
+    @on(Button.Pressed, "#connector, #tasks, #failed")
+    def _chosen(self, event: Button.Pressed) -> None:
+        self.action_choose(str(event.button.id))
 
     def action_choose(self, how: str) -> None:
         self.dismiss(CHOICES[how])
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -5,11 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from kafkatop.tui.live.screens.dialog import Dialog, frame
 from kafkatop.tui.live.sources import ContextChoice
 from kafkatop.tui.live.text import Label
 
@@ -26,29 +25,24 @@ def choice_text(choice: ContextChoice, current: bool) -> Text:
     return text
 
 
-class ContextsScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape,q,w", "stay", "Stay")]
+class ContextsScreen(Dialog[str | None]):
+    BINDINGS = [Binding("escape,q,w", "cancel", "Stay")]
+    AUTO_FOCUS = "#contexts"
 
     def __init__(self, choices: tuple[ContextChoice, ...], current: str | None) -> None:
-        super().__init__()
+        super().__init__(None)
         self.choices = choices
         self.current = current
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label("Switch to a context", id="dialog-title")
+        with frame("Switch to a context"):
             yield OptionList(*(Option(choice_text(c, c.name == self.current), id=c.name) for c in self.choices),
                              id="contexts")  # fmt: skip
             yield Label("Enter: switch (its timeline is kept) · Escape: stay", id="dialog-keys")
 
     def on_mount(self) -> None:
-        options = self.query_one(OptionList)
         at = next((i for i, c in enumerate(self.choices) if c.name == self.current), 0)  # ↓ goes to the next one
-        options.highlighted = at
-        options.focus()
+        self.query_one(OptionList).highlighted = at
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.dismiss(event.option.id)
-
-    def action_stay(self) -> None:
-        self.dismiss(None)

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.widgets import Button
 
 from kafkatop.backends.model.topics import NewTopicRequest, check_new_topic
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
 
 
-class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
+class CreateTopicScreen(Dialog[NewTopicRequest | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#topic-name"
 
     def __init__(self, live_brokers: int | None, default_rf: int = 3) -> None:
-        super().__init__()
+        super().__init__(None)
         self.live_brokers = live_brokers
         self.default_rf = min(default_rf, live_brokers) if live_brokers else default_rf
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label("Create topic", id="dialog-title")
+        with frame("Create topic"):
             yield Input(placeholder="name, e.g. purchases", id="topic-name")
             with Horizontal(classes="row"):
                 yield Label("partitions")
@@ -31,9 +32,7 @@ class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
                 yield Input(str(self.default_rf), id="replication-factor", classes="number")
             yield Input(placeholder="configs: min.insync.replicas=2 cleanup.policy=compact", id="configs")
             yield Static("", id="dialog-errors")
-            with Horizontal(classes="buttons"):
-                yield Button("Create", variant="primary", id="create")
-                yield Button("Cancel", id="cancel")
+            yield buttons(Button("Create", variant="primary", id="create"))
 
     def _values(self) -> tuple[str, str, str, str]:
         return tuple(  # type: ignore[return-value]
@@ -42,23 +41,12 @@ class CreateTopicScreen(ModalScreen[NewTopicRequest | None]):
 
     def validate(self) -> NewTopicRequest | None:
         request, problems = check_new_topic(*self._values(), live_brokers=self.live_brokers)
-        self.query_one("#dialog-errors", Static).update("\n".join(problems))
-        self.query_one("#dialog-errors").set_class(bool(problems), "shown")
+        self.say("\n".join(problems))
         return request
 
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "create":
-            self._submit()
-        else:
-            self.dismiss(None)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#create")
     def _submit(self) -> None:
         request = self.validate()
         if request is not None:
             self.dismiss(request)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

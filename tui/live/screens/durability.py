@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox
 
 from kafkatop.backends.checks.durability.report import format_report
@@ -20,6 +19,7 @@ from kafkatop.backends.model.consoles import Acks
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings, Fault
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Input, Label, Select, Static
 
 
@@ -47,11 +47,11 @@ def _fraction(text: str, what: str) -> float | None:
         raise ValueError(f"{what}: {text!r} is not a fraction such as 0.3 (or none)") from None
 
 
-class DurabilityScreen(ModalScreen[None]):
+class DurabilityScreen(Dialog[None]):
     BINDINGS = [Binding("escape", "close", "Close")]
 
     def __init__(self, make_check: DurabilityRunFactory, topic: str | None, can_restart: bool = True) -> None:
-        super().__init__()
+        super().__init__(None)
         self.make_check = make_check
         self.topic = topic or ""
         self.can_restart = can_restart
@@ -168,4 +168,4 @@ class DurabilityScreen(ModalScreen[None]):
             self.check.cancel()  # it starts a broker it took down again before it returns
             self._show_progress("cancelling: starting again what the check took down…")
             return
-        self.dismiss(None)
+        self.action_cancel()

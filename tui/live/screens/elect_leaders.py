@@ -11,12 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from kafkatop.backends.insight.elections import (
@@ -29,6 +28,7 @@ from kafkatop.backends.insight.elections import (
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Label, Static, Table
 
 LogEndReader = Callable[[Mapping[TopicPartition, int]], tuple[dict[TopicPartition, int], list[str]]]
@@ -120,7 +120,7 @@ def plan_summary(plan: ElectionPlan) -> Text:
     return text
 
 
-class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
+class ElectLeadersScreen(Dialog[ElectionPlan | None]):
     BINDINGS = [
         Binding("enter,y", "confirm", "Elect"),
         Binding("escape,n", "cancel", "Cancel"),
@@ -131,6 +131,7 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
         Binding("u", "kind('UNCLEAN')", "Unclean", show=False),
         Binding("e", "kind('PREFERRED')", "Preferred", show=False),
     ]
+    AUTO_FOCUS = "#elect-plan-box"  # ↑/↓ scroll a long plan; Enter elects, Escape cancels
 
     def __init__(
         self,
@@ -143,7 +144,7 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
         note: str | None = None,
         typed: str | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(None)
         self.typed = typed  # an unclean election on a cluster not kafkatop's: its name, typed, confirms it
         self.snapshot = snapshot
         self.election_type = election_type
@@ -174,11 +175,10 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
             yield Static("", id="elect-summary")
             with Horizontal(classes="buttons"):
                 yield Button("Elect (Enter/y)", variant="primary", id="elect-yes")
-                yield Button("Cancel (Esc/n)", id="elect-no")
+                yield Button("Cancel (Esc/n)", id="elect-no", classes="cancel")
 
     def on_mount(self) -> None:
         self._replan()  # an unclean plan starts reading the new leaders' log ends here
-        self.query_one("#elect-plan-box").focus()  # ↑/↓ scroll a long plan; Enter elects, Escape cancels
 
     def _show(self) -> None:
         kind = self.election_type
@@ -243,13 +243,7 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
         self.election_type = ElectionType(kind)
         self._replan()
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "elect-yes":
-            self.action_confirm()
-        else:
-            self.dismiss(None)
-
+    @on(Button.Pressed, "#elect-yes")
     def action_confirm(self) -> None:
         plan = self.plan
         if not plan.moving:
@@ -275,6 +269,3 @@ class ElectLeadersScreen(ModalScreen[ElectionPlan | None]):
                           typed=self.typed),
             answered,
         )  # fmt: skip
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

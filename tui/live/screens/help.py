@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.screens.dialog import Dialog
 
 INTRO = """\
 # kafkatop
@@ -104,13 +104,13 @@ def tab_key(number: int, title: str) -> str:
     return str(number) if number <= 9 else BEYOND_NINE.get(title, "ctrl+p")
 
 
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+class HelpScreen(Dialog[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close")]
 
     def __init__(self, tabs: list[str], rows: list[tuple[LiveAction, str, str]], refusal: str | None = None) -> None:
         """`tabs`: the titles of the tabs on show, in order (the number keys count these); `rows`: the keys, as
         keymap.key_rows() says them; `refusal`: why the keys that write do nothing here (a read-only context)."""
-        super().__init__()
+        super().__init__(None)
         self.tabs, self.rows = tabs, rows
         self.refusal = refusal
 
@@ -118,6 +118,3 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             tabs = " · ".join(f"`{tab_key(i, t)}` {t}" for i, t in enumerate(self.tabs, start=1))
             yield Markdown(help_text(tabs, self.rows, self.refusal))
-
-    def action_close(self) -> None:
-        self.dismiss(None)

@@ -15,12 +15,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 
 from kafkatop.backends.insight.reassign_plan import check_targets, propose
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.reassignment import PartitionMove, ReassignmentPlan
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import DataTable, Input, Label, Static
 
 KEYS = "Enter edit a row · r run · Tab next field · Esc close"
@@ -46,14 +46,15 @@ def _parse_ids(text: str, what: str) -> tuple[int, ...]:
     return ids
 
 
-class ReassignScreen(ModalScreen[ReassignRequest | None]):
+class ReassignScreen(Dialog[ReassignRequest | None]):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("r", "run", "Run"),
     ]
+    AUTO_FOCUS = "#reassign-plan"
 
     def __init__(self, cluster: ClusterSnapshot, topic: str) -> None:
-        super().__init__()
+        super().__init__(None)
         self.cluster = cluster
         self.topic = topic
         found = cluster.topic(topic)
@@ -91,7 +92,6 @@ class ReassignScreen(ModalScreen[ReassignRequest | None]):
             table.add_column(column, key=column)
         self.query_one("#reassign-edit").display = False
         self._propose()
-        table.focus()
 
     # --- the plan ---------------------------------------------------------------------------------------------
     def _propose(self) -> None:
@@ -200,7 +200,7 @@ class ReassignScreen(ModalScreen[ReassignRequest | None]):
         elif isinstance(self.focused, Input):
             self.query_one("#reassign-plan", DataTable).focus()
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def action_run(self) -> None:
         throttle = self._throttle()

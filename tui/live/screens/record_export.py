@@ -10,15 +10,15 @@ import os
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from kafkatop.backends.insight.record_json import as_json
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.messages import BrowsedRecord
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
 
 
@@ -40,63 +40,45 @@ def write_jsonl(path: str, records: Sequence[BrowsedRecord], replace: bool) -> i
     return len(records)
 
 
-class ExportScreen(ModalScreen[tuple[str, bool] | None]):
+class ExportScreen(Dialog[tuple[str, bool] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#export-path"
 
     def __init__(self, what: str, default: str) -> None:
         """`what`: the records exported, in words ("the page: 50 records of orders-0, offsets 190–239")."""
-        super().__init__()
+        super().__init__(None)
         self.what = what
         self.default = default
         self._replacing: str | None = None  # the path the user was told exists: Export again replaces it
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="record-export"):
-            yield Label(f"Export {self.what}", id="dialog-title")
+        with frame(f"Export {self.what}", "record-export"):
             yield Label(Text("to a file of JSON lines, as `kafkatop consume --json` prints them (`kafkatop produce "
                              "--json` reads them back)", style="dim"), id="dialog-detail")  # fmt: skip
             yield Input(self.default, placeholder="the file to write", id="export-path")
             yield Static("", id="dialog-errors")
-            with Horizontal(classes="buttons"):
-                yield Button("Export", variant="primary", id="export")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#export-path", Input).focus()
+            yield buttons(Button("Export", variant="primary", id="export"))
 
     def on_input_changed(self) -> None:
-        self._say("")
+        self.say("")
         self._replacing = None
         self.query_one("#export", Button).label = "Export"
 
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "export":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def _say(self, problem: str) -> None:
-        self.query_one("#dialog-errors", Static).update(problem)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#export")
     def _submit(self) -> None:
         typed = self.query_one("#export-path", Input).value.strip()
         if not typed:
-            self._say("give the file to write, e.g. ./orders.jsonl")
+            self.say("give the file to write, e.g. ./orders.jsonl")
             return
         path = os.path.expanduser(typed)
         if os.path.isdir(path):
-            self._say(f"{typed} is a directory: give a file in it, e.g. {os.path.join(typed, 'records.jsonl')}")
+            self.say(f"{typed} is a directory: give a file in it, e.g. {os.path.join(typed, 'records.jsonl')}")
             return
         exists = os.path.exists(path)
         if exists and self._replacing != path:
             self._replacing = path
-            self._say(f"{typed} exists: Enter again (or Replace) replaces it, Escape keeps it")
+            self.say(f"{typed} exists: Enter again (or Replace) replaces it, Escape keeps it")
             self.query_one("#export", Button).label = "Replace"
             return
         self.dismiss((path, exists))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.containers import Horizontal
 from textual.widgets import Button
 
 from kafkatop.backends.model.formats import (
@@ -24,23 +24,24 @@ from kafkatop.backends.model.formats import (
     TopicFormat,
     format_named,
 )
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Select, Static
 
 FIELDS: tuple[RecordField, ...] = ("key", "value")
 
 
-class FormatScreen(ModalScreen[TopicFormat | None]):
+class FormatScreen(Dialog[TopicFormat | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#value-format"
 
     def __init__(self, topic: str, current: TopicFormat, use: Callable[[FormatScreen, TopicFormat], None]) -> None:
-        super().__init__()
+        super().__init__(None)
         self.topic = topic
         self.current = current
         self.use = use  # the formats to the codec, in a worker: then dismiss(formats), or refused(why)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="record-format"):
-            yield Label(f"Formats of topic {self.topic}", id="dialog-title")
+        with frame(f"Formats of topic {self.topic}", "record-format"):
             for which in FIELDS:  # two lines each: the schema file's path takes the rest of the first
                 now = self.current.of(which)
                 with Horizontal(classes="row"):
@@ -61,15 +62,7 @@ class FormatScreen(ModalScreen[TopicFormat | None]):
                              "records without the wire format. Remembered for the topic.", style="dim"),
                         id="dialog-detail")  # fmt: skip
             yield Static("", id="dialog-errors")
-            with Horizontal(classes="buttons"):
-                yield Button("Use", variant="primary", id="use")
-                yield Button("Cancel", id="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#value-format", Select).focus()
-
-    def _said(self, problem: str) -> None:
-        self.query_one("#dialog-errors", Static).update(problem)
+            yield buttons(Button("Use", variant="primary", id="use"))
 
     def formats(self) -> TopicFormat | None:
         """The formats as chosen, or None after saying what is wrong."""
@@ -83,31 +76,21 @@ class FormatScreen(ModalScreen[TopicFormat | None]):
                     raise FormatError("a schema file or a subject, not both")
                 chosen[which] = FieldFormat(fmt, schema_file, subject, message_type)
             except FormatError as e:
-                self._said(f"{which}: {e}")
+                self.say(f"{which}: {e}")
                 return None
         return TopicFormat(chosen["key"], chosen["value"])
 
-    def on_input_submitted(self) -> None:
-        self._use()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "use":
-            self._use()
-        else:
-            self.dismiss(None)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#use")
     def _use(self) -> None:
         fmt = self.formats()
         if fmt is None:
             return
-        self._said("")
+        self.say("")
         self.query_one("#use", Button).disabled = True
         self.use(self, fmt)
 
     def refused(self, reason: str) -> None:
         """The codec could not use the formats: why, and the dialog as it was."""
         self.query_one("#use", Button).disabled = False
-        self._said(reason)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.say(reason)

@@ -6,13 +6,14 @@ Escape or n cancels; nothing changes before."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button
 
 from kafkatop.backends.model.consoles import OffsetMove, ResetPlan
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import DIALOG_NAME, Label, Static, Table, cut
 
 
@@ -62,7 +63,7 @@ def plan_table(plan: ResetPlan) -> Table:
     return table
 
 
-class ResetPreviewScreen(ModalScreen[bool]):
+class ResetPreviewScreen(Dialog[bool]):
     """The reset's plan; dismissed with True to execute it, False to leave the offsets as they are."""
 
     BINDINGS = [
@@ -71,9 +72,10 @@ class ResetPreviewScreen(ModalScreen[bool]):
         Binding("escape", "cancel", "Cancel"),
         Binding("n", "cancel", "Cancel", show=False),
     ]
+    AUTO_FOCUS = "#reset-plan-box"  # ↑/↓ scroll a long plan; Enter confirms, Escape cancels
 
     def __init__(self, plan: ResetPlan, typed: str | None = None) -> None:
-        super().__init__()
+        super().__init__(False)
         self.plan = plan
         self.typed = typed  # on a cluster not kafkatop's: its name, typed, confirms the reset
 
@@ -90,7 +92,7 @@ class ResetPreviewScreen(ModalScreen[bool]):
             yield Static(self._summary(), id="reset-summary")
             with Horizontal(classes="buttons"):
                 yield Button("Reset (Enter/y)", variant="error", id="reset-yes")
-                yield Button("Cancel (Esc/n)", id="reset-no")
+                yield Button("Cancel (Esc/n)", id="reset-no", classes="cancel")
 
     def _summary(self) -> Text:
         text = Text(reset_summary(self.plan))
@@ -100,16 +102,7 @@ class ResetPreviewScreen(ModalScreen[bool]):
             text.append(f"\nKafka will refuse it now: {self.plan.refused}", style="bold red")
         return text
 
-    def on_mount(self) -> None:
-        self.query_one("#reset-plan-box").focus()  # ↑/↓ scroll a long plan; Enter confirms, Escape cancels
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "reset-yes":
-            self.action_confirm()
-        else:
-            self.dismiss(False)
-
+    @on(Button.Pressed, "#reset-yes")
     def action_confirm(self) -> None:
         if self.typed is None:
             self.dismiss(True)
@@ -120,6 +113,3 @@ class ResetPreviewScreen(ModalScreen[bool]):
         self.app.push_screen(
             ConfirmScreen(question, yes="Reset", typed=self.typed), lambda yes: self.dismiss(bool(yes))
         )
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)

@@ -15,9 +15,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Button, TextArea
 
@@ -26,6 +25,7 @@ from kafkatop.backends.model.formats import SchemaType
 from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import SchemaRegistry
+from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Select, Static
 
 TYPES: tuple[SchemaType, ...] = get_args(SchemaType)
@@ -78,7 +78,7 @@ def read_schema_file(path: str) -> str:
         raise KafkatopError(f"file: {path}: {e.strerror or e}") from None
 
 
-class RegisterSchemaScreen(ModalScreen[Registered | None]):
+class RegisterSchemaScreen(Dialog[Registered | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(
@@ -89,7 +89,7 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
         schema_type: SchemaType | None = None,
     ) -> None:
         """`subjects`: completions (the registry's subjects); `subject`, `schema_type`: the highlighted subject's."""
-        super().__init__()
+        super().__init__(None)
         self.registry = registry
         self.subjects = subjects
         self.subject = subject
@@ -97,8 +97,7 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
         self.sending = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="schema-register"):
-            yield Label("Register a schema", id="dialog-title")
+        with frame("Register a schema", "schema-register"):
             with Horizontal(classes="row"):
                 yield Label("subject")
                 yield Input(self.subject, placeholder="orders-value", id="schema-subject", compact=True,
@@ -112,9 +111,7 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
             yield Label(Text(ABOUT, style="dim"), id="dialog-detail")
             yield TextArea(id="schema-paste", placeholder="or paste the schema here", soft_wrap=True)
             yield Static("", id="dialog-errors")
-            with Horizontal(classes="buttons"):
-                yield Button("Register", variant="primary", id="register", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            yield buttons(Button("Register", variant="primary", id="register", compact=True), compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#schema-file" if self.subject else "#schema-subject", Input).focus()
@@ -125,7 +122,7 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
         return next((t for t in TYPES if t == value), self.schema_type)
 
     def _say(self, text: str, style: str = "bold red") -> None:
-        self.query_one("#dialog-errors", Static).update(Text(" ".join(printable(text).split()), style=style))
+        self.say(Text(" ".join(printable(text).split()), style=style))
 
     @on(Input.Changed, "#schema-file")
     def _file_typed(self, event: Input.Changed) -> None:
@@ -134,16 +131,8 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
         if kind is not None:
             self.query_one("#schema-type", Select).value = kind
 
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "register":
-            self._submit()
-        else:
-            self.dismiss(None)
-
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#register")
     def _submit(self) -> None:
         """What can be checked here is (the file's text by the worker, before it sends); then the worker sends."""
         if self.sending:
@@ -187,6 +176,3 @@ class RegisterSchemaScreen(ModalScreen[Registered | None]):
             self.dismiss(message.registered)
         else:
             self._say(f"not registered: {message.error}")
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

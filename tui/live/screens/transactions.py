@@ -13,12 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 
 from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.transactions import OpenTransactions, TransactionDescription
 from kafkatop.backends.ports import TransactionReader
+from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import DataTable, Label, Static
 
 REFRESH_S = 2.0
@@ -61,11 +61,12 @@ def row(t: TransactionDescription, now_ms: int) -> tuple[str | Text, ...]:
     )
 
 
-class TransactionsScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "back", "Back"), Binding("r", "reload", "Reload")]
+class TransactionsScreen(Dialog[None]):
+    BINDINGS = [Binding("escape", "cancel", "Back"), Binding("r", "reload", "Reload")]
+    AUTO_FOCUS = "#transactions-table"
 
     def __init__(self, reader: TransactionReader, brokers: Callable[[], Sequence[Broker]]) -> None:
-        super().__init__()
+        super().__init__(None)
         self.reader = reader
         self.brokers = brokers  # the live view's brokers, as last polled: ListTransactions goes to each
 
@@ -79,12 +80,8 @@ class TransactionsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*COLUMNS)
-        self.query_one(DataTable).focus()
         self._read()
         self.set_interval(REFRESH_S, self._read)
-
-    def action_back(self) -> None:
-        self.dismiss(None)
 
     def action_reload(self) -> None:
         self._read()

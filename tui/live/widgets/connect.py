@@ -202,6 +202,6 @@ class ConnectPanel(LivePane, Vertical):
         if not trace:
             self.notify(f"{what} is {state}: no trace (a FAILED one has its Java stack trace)", timeout=4)
             return
-        from kafkatop.tui.live.screens.connect_trace import TraceScreen
+        from kafkatop.tui.live.screens.record import RecordScreen
 
-        self.app.push_screen(TraceScreen(trace_text(trace), f"{what}: {state} — Escape closes"))
+        self.app.push_screen(RecordScreen(trace_text(trace), f"{what}: {state} — Escape closes", word_wrap=False))
