@@ -22,12 +22,11 @@ from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput, KafkatopError, SourceUnavailable
 from kafkatop.backends.protocol.acls import (
-    API_CREATE_ACLS,
-    API_DELETE_ACLS,
-    API_DESCRIBE_ACLS,
     CLUSTER_AUTHORIZATION_FAILED,
+    CREATE_ACLS,
+    DELETE_ACLS,
+    DESCRIBE_ACLS,
     SECURITY_DISABLED,
-    SPOKEN,
     acl_error,
     create_acls_body,
     decode_create_acls,
@@ -37,13 +36,12 @@ from kafkatop.backends.protocol.acls import (
     describe_acls_body,
 )
 from kafkatop.backends.protocol.configs import (
-    API_METADATA,
-    METADATA_VERSIONS,
+    METADATA,
     decode_metadata_brokers,
     metadata_brokers_body,
 )
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
-from kafkatop.backends.protocol.wire import ProtocolError, response_reader
+from kafkatop.backends.protocol.wire import Api, ProtocolError, response_reader
 
 T = TypeVar("T")
 
@@ -122,8 +120,7 @@ class KafkaAcls:
             return
 
         def run(conn: BrokerConnection) -> None:
-            version = self._version(conn, API_CREATE_ACLS, "CreateAcls")
-            results = decode_create_acls(conn.request(API_CREATE_ACLS, version, create_acls_body(bindings)))
+            results = decode_create_acls(self._call_api(conn, CREATE_ACLS, create_acls_body(bindings)))
             if len(results) != len(bindings):
                 raise ProtocolError(f"CreateAcls answered {len(results)} results for {len(bindings)} ACLs")
             failed = [(b, code, message) for b, (code, message) in zip(bindings, results, strict=True) if code]
@@ -139,8 +136,7 @@ class KafkaAcls:
             return ()
 
         def run(conn: BrokerConnection) -> tuple[AclBinding, ...]:
-            version = self._version(conn, API_DELETE_ACLS, "DeleteAcls")
-            results = decode_delete_acls(conn.request(API_DELETE_ACLS, version, delete_acls_body(filters)))
+            results = decode_delete_acls(self._call_api(conn, DELETE_ACLS, delete_acls_body(filters)))
             failed: list[tuple[int, str | None, AclBinding | None]] = [
                 (r.error_code, r.error_message, None) for r in results if r.error_code
             ]
@@ -208,26 +204,24 @@ class KafkaAcls:
                 raise SourceUnavailable("kafka", str(e)) from None
         raise SourceUnavailable("kafka", f"no broker answered ({'; '.join(reasons)})")
 
-    def _version(self, conn: BrokerConnection, api_key: int, name: str) -> int:
-        if api_key not in conn.api_versions().versions:
+    def _call_api(self, conn: BrokerConnection, api: Api, body: bytes) -> bytes:
+        if api.key not in conn.api_versions().versions:
             raise AclsRefused(
-                f"{conn.address} does not offer {name}: ACLs need a Kafka broker with an authorizer (the librdkafka "
-                "mock cluster of kafkatop's demo has none: `kafkatop up --security sasl_ssl --authorizer`)",
+                f"{conn.address} does not offer {api.name}: ACLs need a Kafka broker with an authorizer (the "
+                "librdkafka mock cluster of kafkatop's demo has none: `kafkatop up --security sasl_ssl --authorizer`)",
                 "UNSUPPORTED",
             )
-        return conn.version_for(api_key, name, SPOKEN)
+        return conn.call(api, body)[1]
 
     def _describe(self, conn: BrokerConnection, matching: AclBindingFilter) -> tuple[AclBinding, ...]:
-        version = self._version(conn, API_DESCRIBE_ACLS, "DescribeAcls")
-        answer = decode_describe_acls(conn.request(API_DESCRIBE_ACLS, version, describe_acls_body(matching)))
+        answer = decode_describe_acls(self._call_api(conn, DESCRIBE_ACLS, describe_acls_body(matching)))
         if answer.error_code:
             raise self._refused("DescribeAcls", "Describe", [(answer.error_code, answer.error_message, None)])
         return answer.bindings
 
     def _broker_id(self, conn: BrokerConnection) -> int:
         """The id of the broker at the other end (another's when it advertises another address)."""
-        version = conn.version_for(API_METADATA, "Metadata", METADATA_VERSIONS)
-        payload = conn.request(API_METADATA, version, metadata_brokers_body(version))
+        version, payload = conn.call(METADATA, metadata_brokers_body)
         brokers = decode_metadata_brokers(response_reader(payload), version)
         if not brokers:
             raise ProtocolError("Metadata named no broker")

@@ -14,9 +14,7 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.model.users import UserQuota
 from kafkatop.backends.protocol.client_quotas import (
-    API_DESCRIBE_CLIENT_QUOTAS,
-    FLEXIBLE_FROM,
-    SPOKEN,
+    DESCRIBE_CLIENT_QUOTAS,
     decode_response,
     request_body,
 )
@@ -58,9 +56,7 @@ def describe_client_quotas(connection: KafkaConnection, timeout_s: float) -> tup
     require_supported(connection, "DescribeClientQuotas", "kafka-configs.sh --describe --entity-type users")
 
     def ask(conn: BrokerConnection) -> tuple[UserQuota, ...]:
-        version = conn.version_for(API_DESCRIBE_CLIENT_QUOTAS, "DescribeClientQuotas", SPOKEN)
-        body = request_body((), False, version)
-        payload = conn.request(API_DESCRIBE_CLIENT_QUOTAS, version, body, flexible=version >= FLEXIBLE_FROM)
+        version, payload = conn.call(DESCRIBE_CLIENT_QUOTAS, lambda v: request_body((), False, v))
         answer = decode_response(payload, version)
         if answer.error_code:
             name = error_name(answer.error_code)

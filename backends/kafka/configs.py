@@ -25,12 +25,9 @@ from kafkatop.backends.model.configs import (
 )
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.configs import (
-    API_DESCRIBE_CONFIGS,
-    API_INCREMENTAL_ALTER_CONFIGS,
-    API_METADATA,
-    DESCRIBE_CONFIGS_VERSIONS,
-    INCREMENTAL_ALTER_CONFIGS_VERSIONS,
-    METADATA_VERSIONS,
+    DESCRIBE_CONFIGS,
+    INCREMENTAL_ALTER_CONFIGS,
+    METADATA,
     BrokerAddress,
     decode_describe_configs,
     decode_incremental_alter_configs,
@@ -42,6 +39,7 @@ from kafkatop.backends.protocol.configs import (
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
 from kafkatop.backends.protocol.security import SecurityError, unsupported
 from kafkatop.backends.protocol.wire import (
+    Api,
     ProtocolError,
     Reader,
     error_name,
@@ -127,29 +125,26 @@ class _Exchange:
     def brokers(self) -> list[BrokerAddress]:
         if self._brokers is None:
             conn = self.any_broker()
-            version = self.version(conn, API_METADATA, "Metadata", METADATA_VERSIONS)
+            version = self.version(conn, METADATA)
             body = metadata_brokers_body(version)
-            self._brokers = self.exchange(conn, API_METADATA, version, body, decode_metadata_brokers)
+            self._brokers = self.exchange(conn, METADATA, version, body, decode_metadata_brokers)
         return self._brokers
 
     def exchange(
-        self, conn: BrokerConnection, api_key: int, version: int, body: bytes, decode: Callable[[Reader, int], T]
+        self, conn: BrokerConnection, api: Api, version: int, body: bytes, decode: Callable[[Reader, int], T]
     ) -> T:
         """One request and its decoded response; a socket or protocol failure becomes a ConfigError."""
-        flexible = {API_METADATA: 9, API_DESCRIBE_CONFIGS: 4, API_INCREMENTAL_ALTER_CONFIGS: 1}[api_key] <= version
         try:
-            payload = conn.request(api_key, version, body, flexible=flexible)
-            return decode(response_reader(payload, flexible=flexible), version)
+            payload = conn.send(api, version, body)
+            return decode(response_reader(payload, flexible=api.flexible(version)), version)
         except (OSError, TimeoutError, ProtocolError) as e:
             raise self._fail(conn.address, e) from None
 
-    def version(self, conn: BrokerConnection, api_key: int, name: str, spoken: tuple[int, int]) -> int:
+    def version(self, conn: BrokerConnection, api: Api) -> int:
         try:
-            if api_key in (API_DESCRIBE_CONFIGS, API_INCREMENTAL_ALTER_CONFIGS) and (
-                api_key not in conn.api_versions().versions
-            ):
+            if api in (DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS) and api.key not in conn.api_versions().versions:
                 raise ConfigError(f"{conn.address} {_NO_DESCRIBE_CONFIGS}", code="UNSUPPORTED")
-            return conn.version_for(api_key, name, spoken)
+            return conn.version_for(api)
         except Unsupported as e:
             raise ConfigError(str(e), code="UNSUPPORTED") from None
         except (OSError, TimeoutError, ProtocolError) as e:
@@ -204,9 +199,9 @@ class ConfigAdmin:
 
     def _describe(self, ex: _Exchange, resource: ConfigResource) -> ResourceConfigs:
         conn = self._connection_for(ex, resource)
-        version = ex.version(conn, API_DESCRIBE_CONFIGS, "DescribeConfigs", DESCRIBE_CONFIGS_VERSIONS)
+        version = ex.version(conn, DESCRIBE_CONFIGS)
         body = describe_configs_body(resource, version)
-        answer = ex.exchange(conn, API_DESCRIBE_CONFIGS, version, body, decode_describe_configs)
+        answer = ex.exchange(conn, DESCRIBE_CONFIGS, version, body, decode_describe_configs)
         if answer.error_code:
             code = error_name(answer.error_code)
             if code == "UNKNOWN_TOPIC_OR_PARTITION":
@@ -232,13 +227,11 @@ class ConfigAdmin:
             if problems := check_change(current, to_set, to_delete, known):
                 raise ConfigRefused(f"Cannot change {resource}: " + "; ".join(problems), resource=resource)
             conn = self._connection_for(ex, resource)
-            version = ex.version(
-                conn, API_INCREMENTAL_ALTER_CONFIGS, "IncrementalAlterConfigs", INCREMENTAL_ALTER_CONFIGS_VERSIONS
-            )
+            version = ex.version(conn, INCREMENTAL_ALTER_CONFIGS)
             for validate_only in (True, False):
                 body = incremental_alter_configs_body(resource, to_set, to_delete, validate_only, version)
                 code, message = ex.exchange(
-                    conn, API_INCREMENTAL_ALTER_CONFIGS, version, body, decode_incremental_alter_configs
+                    conn, INCREMENTAL_ALTER_CONFIGS, version, body, decode_incremental_alter_configs
                 )
                 if code:
                     name = error_name(code)

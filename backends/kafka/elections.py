@@ -29,10 +29,8 @@ from kafkatop.backends.model.elections import ElectionError, ElectionResult, Ele
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
 from kafkatop.backends.protocol.list_offsets import (
-    API_LIST_OFFSETS,
-    LIST_OFFSETS_VERSIONS,
+    LIST_OFFSETS,
     decode_list_offsets,
-    flexible,
     list_offsets_body,
 )
 from kafkatop.backends.protocol.security import unsupported
@@ -167,11 +165,11 @@ class LeaderElector:
             asked[tp.topic].append(tp.partition)
         with BrokerConnection(host, port, deadline, self.connection.client_settings) as conn:
             try:
-                version = conn.version_for(API_LIST_OFFSETS, "ListOffsets", LIST_OFFSETS_VERSIONS)
+                version = conn.version_for(LIST_OFFSETS)
             except Unsupported as e:
                 raise ProtocolError(str(e)) from None
             body = list_offsets_body(version, asked)
-            payload = conn.request(API_LIST_OFFSETS, version, body, flexible=flexible(version))
+            payload = conn.send(LIST_OFFSETS, version, body)
         found, errors = {}, []
         for p in decode_list_offsets(payload, version).partitions:
             tp = TopicPartition(p.topic, p.partition)

@@ -13,9 +13,8 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported
 from kafkatop.backends.protocol.describe_topic_partitions import (
-    API_DESCRIBE_TOPIC_PARTITIONS,
+    DESCRIBE_TOPIC_PARTITIONS,
     PARTITION_LIMIT,
-    SPOKEN,
     Cursor,
     Elr,
     decode_elr_page,
@@ -44,7 +43,7 @@ def read_elr(
             continue
         try:
             with BrokerConnection(broker.host, broker.port, deadline, connection.client_settings) as conn:
-                version = conn.version_for(API_DESCRIBE_TOPIC_PARTITIONS, "DescribeTopicPartitions", SPOKEN)
+                version = conn.version_for(DESCRIBE_TOPIC_PARTITIONS)
                 return elr_pages(conn, version, topics, page_size)
         except Unsupported:
             return None  # every broker of a cluster speaks the same protocol: asking another changes nothing
@@ -62,7 +61,7 @@ def elr_pages(
     asked = set(topics)
     for _ in range(MAX_PAGES):
         body = request_body(topics, cursor, page_size)
-        page = decode_elr_page(conn.request(API_DESCRIBE_TOPIC_PARTITIONS, version, body))
+        page = decode_elr_page(conn.send(DESCRIBE_TOPIC_PARTITIONS, version, body))
         unknown = {topic for topic, _ in page.elr} - asked
         if unknown:  # not an answer to this request
             raise ProtocolError(f"DescribeTopicPartitions answered for topics not asked: {', '.join(sorted(unknown))}")

@@ -26,7 +26,10 @@ from kafkatop.backends.model.cluster import Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.features import FeatureLevels
 from kafkatop.backends.protocol.connection import KeptConnections, Unsupported, os_reason
-from kafkatop.backends.protocol.describe_topic_partitions import API_DESCRIBE_TOPIC_PARTITIONS, SPOKEN, Elr
+from kafkatop.backends.protocol.describe_topic_partitions import (
+    DESCRIBE_TOPIC_PARTITIONS,
+    Elr,
+)
 from kafkatop.backends.protocol.security import unsupported
 from kafkatop.backends.protocol.wire import ProtocolError
 
@@ -132,7 +135,7 @@ class ElrPoll:
                     return ElrRead(features, None)
                 if not asked:
                     return ElrRead(features, ElrFound({}, clear))
-                version = conn.version_for(API_DESCRIBE_TOPIC_PARTITIONS, "DescribeTopicPartitions", SPOKEN)
+                version = conn.version_for(DESCRIBE_TOPIC_PARTITIONS)
                 return ElrRead(features, ElrFound(elr_pages(conn, version, asked), clear))
             except Unsupported:
                 # Every broker of a cluster speaks the same protocol: asking another changes nothing.

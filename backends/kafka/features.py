@@ -13,8 +13,7 @@ from kafkatop.backends.model.features import Feature, FeatureLevels
 from kafkatop.backends.protocol.api_versions import ApiVersions, api_versions_body, decode_api_versions
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
 from kafkatop.backends.protocol.update_features import (
-    API_UPDATE_FEATURES,
-    SPOKEN,
+    UPDATE_FEATURES,
     FeatureUpdate,
     decode_response,
     request_body,
@@ -102,9 +101,9 @@ def update_features(
 
 
 def _send(conn: BrokerConnection, updates: tuple[FeatureUpdate, ...], deadline: float) -> None:
-    version = conn.version_for(API_UPDATE_FEATURES, "UpdateFeatures", SPOKEN)
+    version = conn.version_for(UPDATE_FEATURES)
     timeout_ms = max(1, int((deadline - time.monotonic()) * 1000))
-    answer = decode_response(conn.request(API_UPDATE_FEATURES, version, request_body(updates, timeout_ms)), version)
+    answer = decode_response(conn.send(UPDATE_FEATURES, version, request_body(updates, timeout_ms)), version)
     refused: list[tuple[str | None, int, str | None]] = []
     if answer.error_code:
         refused.append((None, answer.error_code, answer.error_message))

@@ -20,10 +20,8 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
 from kafkatop.backends.protocol.offset_delete import (
-    API_FIND_COORDINATOR,
-    API_OFFSET_DELETE,
-    FIND_COORDINATOR_VERSIONS,
-    OFFSET_DELETE_VERSIONS,
+    FIND_COORDINATOR,
+    OFFSET_DELETE,
     decode_find_coordinator,
     decode_offset_delete,
     find_coordinator_body,
@@ -100,9 +98,8 @@ def delete_offsets(
     for host, port in connection.addresses:
         try:
             with BrokerConnection(host, port, deadline, settings) as conn:
-                version = conn.version_for(API_FIND_COORDINATOR, "FindCoordinator", FIND_COORDINATOR_VERSIONS)
-                body = find_coordinator_body([group], version)
-                reader = response_reader(conn.request(API_FIND_COORDINATOR, version, body))
+                version, payload = conn.call(FIND_COORDINATOR, lambda v: find_coordinator_body([group], v))
+                reader = response_reader(payload)
                 (found,) = decode_find_coordinator(reader, version, [group])
             if found.error_code:
                 said = error_name(found.error_code) + (f": {found.error_message}" if found.error_message else "")
@@ -112,10 +109,7 @@ def delete_offsets(
                     error_name(found.error_code), "delete offsets", connection, nothing, group=group
                 ) or KafkatopError(f"{nothing}: {said}")
             with BrokerConnection(found.host, found.port, deadline, settings) as conn:
-                version = conn.version_for(API_OFFSET_DELETE, "OffsetDelete", OFFSET_DELETE_VERSIONS)
-                payload = conn.request(
-                    API_OFFSET_DELETE, version, offset_delete_body(group, partitions), flexible=False
-                )
+                _, payload = conn.call(OFFSET_DELETE, offset_delete_body(group, partitions))
             response = decode_offset_delete(response_reader(payload, flexible=False))
         except Unsupported as e:
             raise KafkatopError(str(e)) from None

@@ -25,18 +25,15 @@ from dataclasses import dataclass, field
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection, KeptConnections, Unsupported, os_reason
 from kafkatop.backends.protocol.consumer_groups import (
-    API_CONSUMER_GROUP_DESCRIBE,
-    CONSUMER_GROUP_DESCRIBE_VERSIONS,
+    CONSUMER_GROUP_DESCRIBE,
     ConsumerGroupDescription,
     consumer_group_describe_body,
     decode_consumer_group_describe,
 )
 from kafkatop.backends.protocol.groups import (
-    API_DESCRIBE_GROUPS,
-    API_OFFSET_FETCH,
-    DESCRIBE_GROUPS_VERSIONS,
+    DESCRIBE_GROUPS,
+    OFFSET_FETCH,
     OFFSET_FETCH_BATCHED_FROM,
-    OFFSET_FETCH_VERSIONS,
     CommittedOffset,
     DescribedGroup,
     decode_describe_groups,
@@ -45,14 +42,13 @@ from kafkatop.backends.protocol.groups import (
     offset_fetch_body,
 )
 from kafkatop.backends.protocol.offset_delete import (
-    API_FIND_COORDINATOR,
+    FIND_COORDINATOR,
     FIND_COORDINATOR_BATCHED_FROM,
-    FIND_COORDINATOR_VERSIONS,
     decode_find_coordinator,
     find_coordinator_body,
 )
 from kafkatop.backends.protocol.security import unsupported
-from kafkatop.backends.protocol.wire import ProtocolError, error_name, response_reader
+from kafkatop.backends.protocol.wire import Api, ProtocolError, error_name, response_reader
 
 # Answers that say the group's coordinator is elsewhere, or not ready: found again, and asked again within the poll.
 COORDINATOR_MOVED = frozenset({14, 15, 16})  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
@@ -198,10 +194,10 @@ class BatchedGroupReader:
             return partitions
         return {t: partitions[t] for t in self._committed_on[group] if t in partitions}
 
-    def _request(self, conn: BrokerConnection, api: int, name: str, version: int, body: bytes) -> bytes:
+    def _request(self, conn: BrokerConnection, api: Api, version: int, body: bytes) -> bytes:
         with self._counting:  # coordinators are asked on several threads
-            self._requests[name] += 1
-        return conn.request(api, version, body)
+            self._requests[api.name] += 1
+        return conn.send(api, version, body)
 
     def _find(self, groups: list[str], brokers: list[tuple[str, int]], deadline: float) -> dict[str, str]:
         """Finds the coordinators not known yet; returns the groups that have none, with why."""
@@ -213,17 +209,11 @@ class BatchedGroupReader:
             try:
                 # A connection of its own: the coordinators' connections are used by their threads meanwhile.
                 with BrokerConnection(host, port, deadline, self.settings) as conn:
-                    version = conn.version_for(API_FIND_COORDINATOR, "FindCoordinator", FIND_COORDINATOR_VERSIONS)
+                    version = conn.version_for(FIND_COORDINATOR)
                     batches = [unknown] if version >= FIND_COORDINATOR_BATCHED_FROM else [[g] for g in unknown]
                     failures: dict[str, str] = {}
                     for batch in batches:
-                        payload = self._request(
-                            conn,
-                            API_FIND_COORDINATOR,
-                            "FindCoordinator",
-                            version,
-                            find_coordinator_body(batch, version),
-                        )
+                        payload = self._request(conn, FIND_COORDINATOR, version, find_coordinator_body(batch, version))
                         for c in decode_find_coordinator(response_reader(payload), version, batch):
                             if c.error_code:
                                 failures[c.key] = f"no coordinator: {error_name(c.error_code)}"
@@ -265,14 +255,12 @@ class BatchedGroupReader:
     def _describe_consumer(self, conn: BrokerConnection, groups: list[str], out: _Round) -> None:
         """The coordinator's KIP-848 groups, in one ConsumerGroupDescribe."""
         try:
-            version = conn.version_for(
-                API_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe", CONSUMER_GROUP_DESCRIBE_VERSIONS
-            )
+            version = conn.version_for(CONSUMER_GROUP_DESCRIBE)
         except Unsupported as e:  # a broker listing KIP-848 groups answers it; one that does not, said per group
             out.failures.update(dict.fromkeys(groups, str(e)))
             return
         body = consumer_group_describe_body(groups)
-        payload = self._request(conn, API_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe", version, body)
+        payload = self._request(conn, CONSUMER_GROUP_DESCRIBE, version, body)
         for d in decode_consumer_group_describe(response_reader(payload), version):
             if d.error_code in COORDINATOR_MOVED and d.group_id not in out.moved:
                 out.moved.append(d.group_id)
@@ -292,7 +280,7 @@ class BatchedGroupReader:
         try:
             conn = self._connections.get(node, host, port, deadline)
             try:
-                version = conn.version_for(API_OFFSET_FETCH, "OffsetFetch", OFFSET_FETCH_VERSIONS)
+                version = conn.version_for(OFFSET_FETCH)
             except Unsupported:
                 out.offsets_readable = False
                 raise
@@ -302,7 +290,7 @@ class BatchedGroupReader:
                 batches = [{g: self._named(g, partitions)} for g in groups]
             for batch in batches:
                 body = offset_fetch_body(version, batch)
-                payload = self._request(conn, API_OFFSET_FETCH, "OffsetFetch", version, body)
+                payload = self._request(conn, OFFSET_FETCH, version, body)
                 asked = next(iter(batch)) if len(batch) == 1 else None
                 for answer in decode_offset_fetch(response_reader(payload), version, asked):
                     if answer.error_code in COORDINATOR_MOVED:
@@ -317,12 +305,12 @@ class BatchedGroupReader:
             wanted = [g for g, kind in describe.items() if kind == "classic" and g not in out.moved]
             if wanted:
                 try:
-                    dversion = conn.version_for(API_DESCRIBE_GROUPS, "DescribeGroups", DESCRIBE_GROUPS_VERSIONS)
+                    dversion = conn.version_for(DESCRIBE_GROUPS)
                 except Unsupported:
                     out.describable = False
                 else:
                     body = describe_groups_body(wanted)
-                    payload = self._request(conn, API_DESCRIBE_GROUPS, "DescribeGroups", dversion, body)
+                    payload = self._request(conn, DESCRIBE_GROUPS, dversion, body)
                     for d in decode_describe_groups(response_reader(payload)):
                         if d.error_code in COORDINATOR_MOVED and d.group_id not in out.moved:
                             out.moved.append(d.group_id)

@@ -14,8 +14,7 @@ from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
 from kafkatop.backends.protocol.consumer_groups import (
-    API_LIST_GROUPS,
-    LIST_GROUPS_VERSIONS,
+    LIST_GROUPS,
     ListedGroup,
     decode_list_groups,
     list_groups_body,
@@ -56,10 +55,8 @@ def _ask(connection: KafkaConnection, broker: Broker, deadline: float) -> list[L
     assert broker.host is not None and broker.port is not None
     try:
         with BrokerConnection(broker.host, broker.port, deadline, connection.client_settings) as conn:
-            version = conn.version_for(API_LIST_GROUPS, "ListGroups", LIST_GROUPS_VERSIONS)
-            code, groups = decode_list_groups(
-                response_reader(conn.request(API_LIST_GROUPS, version, list_groups_body(version))), version
-            )
+            version, payload = conn.call(LIST_GROUPS, list_groups_body)
+            code, groups = decode_list_groups(response_reader(payload), version)
     except Unsupported as e:
         return e
     except OSError as e:

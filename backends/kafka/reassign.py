@@ -25,9 +25,8 @@ from kafkatop.backends.model.reassignment import (
 )
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
 from kafkatop.backends.protocol.reassignments import (
-    API_ALTER_PARTITION_REASSIGNMENTS,
-    API_LIST_PARTITION_REASSIGNMENTS,
-    SPOKEN,
+    ALTER_PARTITION_REASSIGNMENTS,
+    LIST_PARTITION_REASSIGNMENTS,
     AlterResponse,
     ListResponse,
     alter_body,
@@ -36,7 +35,7 @@ from kafkatop.backends.protocol.reassignments import (
     list_body,
 )
 from kafkatop.backends.protocol.security import SecurityError
-from kafkatop.backends.protocol.wire import ProtocolError, error_name, response_reader
+from kafkatop.backends.protocol.wire import Api, ProtocolError, error_name, response_reader
 
 TOOL = "kafka-reassign-partitions.sh"
 # The configs kafka-reassign-partitions.sh --throttle sets, and --verify removes once done.
@@ -76,17 +75,17 @@ class ReassignAdmin:
             addresses.insert(0, (controller.host, controller.port))
         return addresses
 
-    def _send(self, api_key: int, name: str, body: Callable[[int], bytes]) -> bytes:
-        require_supported(self.connection, name, TOOL)
+    def _send(self, api: Api, body: Callable[[int], bytes]) -> bytes:
+        require_supported(self.connection, api.name, TOOL)
         deadline = time.monotonic() + self.timeout_s
         reasons = []
         for host, port in self._addresses():
             address = f"{host}:{port}"
             try:
                 with BrokerConnection(host, port, deadline, self.connection.client_settings) as conn:
-                    version = conn.version_for(api_key, name, SPOKEN)
+                    version = conn.version_for(api)
                     timeout_ms = max(1000, int((deadline - time.monotonic()) * 1000) - 500)
-                    return conn.request(api_key, version, body(timeout_ms))
+                    return conn.send(api, version, body(timeout_ms))
             except Unsupported as e:
                 raise ReassignmentError(f"{e}: {TOOL} cannot do it either on this cluster") from None
             except (SecurityError, ProtocolError) as e:
@@ -95,12 +94,10 @@ class ReassignAdmin:
                 reasons.append(f"{address}: no answer within {self.timeout_s:g} s")
             except OSError as e:
                 reasons.append(f"{address}: {os_reason(e, self.timeout_s)}")
-        raise ReassignmentError(f"cannot send {name}: " + "; ".join(reasons))
+        raise ReassignmentError(f"cannot send {api.name}: " + "; ".join(reasons))
 
     def _alter(self, targets: Mapping[TopicPartitionKey, Sequence[int] | None]) -> AlterResponse:
-        payload = self._send(
-            API_ALTER_PARTITION_REASSIGNMENTS, "AlterPartitionReassignments", lambda ms: alter_body(targets, ms)
-        )
+        payload = self._send(ALTER_PARTITION_REASSIGNMENTS, lambda ms: alter_body(targets, ms))
         response = decode_alter(response_reader(payload))
         if response.error_code:
             said = "Kafka refused the reassignment"
@@ -142,9 +139,7 @@ class ReassignAdmin:
 
     def ongoing(self, topics: Mapping[str, Sequence[int]] | None = None) -> dict[TopicPartitionKey, Ongoing]:
         """The reassignments in progress (of these partitions, or all)."""
-        payload = self._send(
-            API_LIST_PARTITION_REASSIGNMENTS, "ListPartitionReassignments", lambda ms: list_body(topics, ms)
-        )
+        payload = self._send(LIST_PARTITION_REASSIGNMENTS, lambda ms: list_body(topics, ms))
         response: ListResponse = decode_list(response_reader(payload))
         if response.error_code:
             said = "Kafka did not list reassignments"

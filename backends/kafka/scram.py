@@ -29,9 +29,8 @@ from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.model.users import ScramCredential
 from kafkatop.backends.protocol.connection import BrokerConnection, require_supported
 from kafkatop.backends.protocol.scram_credentials import (
-    API_DESCRIBE_USER_SCRAM_CREDENTIALS,
+    DESCRIBE_USER_SCRAM_CREDENTIALS,
     RESOURCE_NOT_FOUND,
-    SPOKEN,
     decode_response,
     request_body,
     scram_error_name,
@@ -59,9 +58,8 @@ def describe_scram_credentials(
     require_supported(connection, "DescribeUserScramCredentials", "kafka-configs.sh --describe --entity-type users")
 
     def ask(conn: BrokerConnection) -> tuple[ScramCredential, ...]:
-        conn.version_for(API_DESCRIBE_USER_SCRAM_CREDENTIALS, "DescribeUserScramCredentials", SPOKEN)
-        body = request_body(None if users is None else tuple(users))
-        answer = decode_response(conn.request(API_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, body))
+        _, payload = conn.call(DESCRIBE_USER_SCRAM_CREDENTIALS, request_body(None if users is None else tuple(users)))
+        answer = decode_response(payload)
         refused = [(answer.error_code, answer.error_message)] if answer.error_code else []
         refused += [(r.error_code, r.error_message) for r in answer.results
                     if r.error_code and r.error_code != RESOURCE_NOT_FOUND]  # fmt: skip

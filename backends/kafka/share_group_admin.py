@@ -38,8 +38,7 @@ class ShareGroupAdmin(ShareGroupReader):
 
         def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, str | None | int]:
             where = (coordinator.node_id, coordinator.host, coordinator.port)
-            api = (wire.API_DELETE_GROUPS, "DeleteGroups", wire.DELETE_GROUPS_VERSIONS)
-            _, payload = self._ask(*where, api, lambda _: wire.delete_groups_body(groups), deadline)
+            _, payload = self._ask(*where, wire.DELETE_GROUPS, wire.delete_groups_body(groups), deadline)
             answered: dict[str, str | None | int] = {}
             for g, code in wire.decode_delete_groups(payload):
                 answered[g] = code if code in RETRIABLE else (group_error(code) if code else None)
@@ -56,10 +55,8 @@ class ShareGroupAdmin(ShareGroupReader):
 
         def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, ShareOffsetsDeleted | int]:
             where = (coordinator.node_id, coordinator.host, coordinator.port)
-            api = (wire.API_DELETE_SHARE_GROUP_OFFSETS, "DeleteShareGroupOffsets",
-                   wire.DELETE_SHARE_GROUP_OFFSETS_VERSIONS)  # fmt: skip
-            _, payload = self._ask(*where, api, lambda _: wire.delete_share_group_offsets_body(group_id, asked),
-                                   deadline)  # fmt: skip
+            body = wire.delete_share_group_offsets_body(group_id, asked)
+            _, payload = self._ask(*where, wire.DELETE_SHARE_GROUP_OFFSETS, body, deadline)
             answer = wire.decode_delete_share_group_offsets(payload)
             refused_as_unsupported(answer.error_code, coordinator)
             if answer.error_code in RETRIABLE:

@@ -24,7 +24,7 @@ from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.backends.protocol.identity import mode_of
 from kafkatop.backends.protocol.share_groups import (
     API_SHARE_GROUP_DESCRIBE,
-    SHARE_GROUP_DESCRIBE_VERSIONS,
+    SHARE_GROUP_DESCRIBE,
     DescribedShareGroup,
     GroupShareOffsets,
 )
@@ -72,7 +72,7 @@ def check_support(conn: BrokerConnection) -> None:
             f"{conn.address} does not speak share groups: {who}; share groups (KIP-932) need Kafka 4.1+ with "
             "share.version=1"
         )
-    if offered[1] < SHARE_GROUP_DESCRIBE_VERSIONS[0]:
+    if offered[1] < SHARE_GROUP_DESCRIBE.versions[0]:
         raise ShareGroupsUnavailable(
             f"{conn.address} offers ShareGroupDescribe v{offered[1]} only: Kafka 4.0's early-access share groups, "
             "which Kafka 4.1's tools (and kafkatop) do not speak; share groups need Kafka 4.1+"

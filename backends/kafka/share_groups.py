@@ -37,24 +37,22 @@ from kafkatop.backends.model.share_groups import (
     ShareGroup,
 )
 from kafkatop.backends.protocol import share_groups as wire
-from kafkatop.backends.protocol.configs import API_METADATA, METADATA_VERSIONS, decode_metadata_brokers
+from kafkatop.backends.protocol.configs import METADATA, decode_metadata_brokers
 from kafkatop.backends.protocol.configs import metadata_brokers_body as _brokers_body
 from kafkatop.backends.protocol.connection import KeptConnections, Unsupported, os_reason, require_supported
 from kafkatop.backends.protocol.describe_topic_partitions import (
-    API_DESCRIBE_TOPIC_PARTITIONS,
+    DESCRIBE_TOPIC_PARTITIONS,
     Cursor,
     decode_page,
     request_body,
 )
-from kafkatop.backends.protocol.describe_topic_partitions import SPOKEN as DTP_VERSIONS
 from kafkatop.backends.protocol.offset_delete import (
-    API_FIND_COORDINATOR,
+    FIND_COORDINATOR,
     FIND_COORDINATOR_BATCHED_FROM,
-    FIND_COORDINATOR_VERSIONS,
     decode_find_coordinator,
     find_coordinator_body,
 )
-from kafkatop.backends.protocol.wire import ProtocolError, response_reader
+from kafkatop.backends.protocol.wire import Api, ProtocolError, response_reader
 
 R = TypeVar("R")
 BOOTSTRAP = -1000  # kept connections to bootstrap servers, by index: -1000, -1001, … (no node id known)
@@ -92,12 +90,11 @@ class ShareGroupReader:
 
     # --- requests ---------------------------------------------------------------------------------------------------
     def _ask(
-        self, node: int, host: str, port: int, api: tuple[int, str, tuple[int, int]], body: Callable[[int], bytes],
+        self, node: int, host: str, port: int, api: Api, body: bytes | Callable[[int], bytes],
         deadline: float,
     ) -> tuple[int, bytes]:  # fmt: skip
         """(version, response) of one request to a broker, over its kept connection; a kept connection the broker
         closed meanwhile is opened again, once."""
-        api_key, name, spoken = api
         for attempt in (1, 2):
             kept = node in self._kept
             try:
@@ -105,8 +102,7 @@ class ShareGroupReader:
                 if not self._checked:
                     check_support(conn)
                     self._checked = True
-                version = conn.version_for(api_key, name, spoken)
-                return version, conn.request(api_key, version, body(version))
+                return conn.call(api, body)
             except Unsupported:
                 raise
             except (OSError, ProtocolError):
@@ -115,7 +111,7 @@ class ShareGroupReader:
                     raise
         raise AssertionError("unreachable")
 
-    def _bootstrap(self, api: tuple[int, str, tuple[int, int]], body: Callable[[int], bytes], deadline: float) -> (
+    def _bootstrap(self, api: Api, body: bytes | Callable[[int], bytes], deadline: float) -> (
         tuple[int, bytes]
     ):  # fmt: skip
         """One request to the first bootstrap server that answers."""
@@ -131,16 +127,15 @@ class ShareGroupReader:
         raise SourceUnavailable("kafka", f"no bootstrap server answered ({'; '.join(reasons)})")
 
     def _brokers(self, deadline: float) -> list[tuple[int, str, int]]:
-        version, payload = self._bootstrap((API_METADATA, "Metadata", METADATA_VERSIONS), _brokers_body, deadline)
+        version, payload = self._bootstrap(METADATA, _brokers_body, deadline)
         return [(b.node_id, b.host, b.port) for b in decode_metadata_brokers(response_reader(payload), version)]
 
     def _coordinators(self, groups: list[str], deadline: float) -> dict[str, Coordinator | tuple[int, str]]:
         """Each group's coordinator (v4+: all in one FindCoordinator), or (error code, Kafka's words) for none."""
-        api = (API_FIND_COORDINATOR, "FindCoordinator", FIND_COORDINATOR_VERSIONS)
         found = []
         rest = list(groups)
         while rest:
-            version, payload = self._bootstrap(api, partial(_find_body, rest), deadline)
+            version, payload = self._bootstrap(FIND_COORDINATOR, partial(_find_body, rest), deadline)
             asked = _batch(rest, version)
             found += decode_find_coordinator(response_reader(payload), version, asked)
             rest = rest[len(asked) :]
@@ -204,11 +199,10 @@ class ShareGroupReader:
     def list(self, deadline: float) -> tuple[ListedShareGroup, ...]:
         """Every share group of the cluster, with its state (each broker lists those it coordinates)."""
         out: dict[str, ListedShareGroup] = {}
-        api = (wire.API_LIST_GROUPS, "ListGroups", wire.LIST_GROUPS_VERSIONS)
         for node, host, port in self._brokers(deadline):
             for attempt in range(ATTEMPTS):
                 try:
-                    _, payload = self._ask(node, host, port, api, lambda _: wire.list_groups_body(), deadline)
+                    _, payload = self._ask(node, host, port, wire.LIST_GROUPS, wire.list_groups_body(), deadline)
                 except Unsupported:
                     raise
                 except (OSError, ProtocolError) as e:
@@ -240,13 +234,10 @@ class ShareGroupReader:
 
         def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, ShareGroup | int]:
             where = (coordinator.node_id, coordinator.host, coordinator.port)
-            described_api = (wire.API_SHARE_GROUP_DESCRIBE, "ShareGroupDescribe", wire.SHARE_GROUP_DESCRIBE_VERSIONS)
-            _, payload = self._ask(*where, described_api, lambda _: wire.share_group_describe_body(groups), deadline)
+            _, payload = self._ask(*where, wire.SHARE_GROUP_DESCRIBE, wire.share_group_describe_body(groups), deadline)
             described = wire.decode_share_group_describe(payload)
-            offsets_api = (wire.API_DESCRIBE_SHARE_GROUP_OFFSETS, "DescribeShareGroupOffsets",
-                           wire.DESCRIBE_SHARE_GROUP_OFFSETS_VERSIONS)  # fmt: skip
-            _, payload = self._ask(*where, offsets_api, lambda _: wire.describe_share_group_offsets_body(groups),
-                                   deadline)  # fmt: skip
+            offsets_body = wire.describe_share_group_offsets_body(groups)
+            _, payload = self._ask(*where, wire.DESCRIBE_SHARE_GROUP_OFFSETS, offsets_body, deadline)
             offsets = {o.group_id: o for o in wire.decode_describe_share_group_offsets(payload)}
             out: dict[str, ShareGroup | int] = {}
             for d in described:
@@ -277,11 +268,10 @@ class ShareGroupReader:
         topics = sorted({t for t, _ in wanted})
         leaders: dict[tuple[str, int], int] = {}
         cursor: Cursor | None = None
-        api = (API_DESCRIBE_TOPIC_PARTITIONS, "DescribeTopicPartitions", DTP_VERSIONS)
         try:
             brokers = {node: (host, port) for node, host, port in self._brokers(deadline)}
             for _ in range(MAX_PAGES):
-                _, payload = self._bootstrap(api, partial(_page_body, topics, cursor), deadline)
+                _, payload = self._bootstrap(DESCRIBE_TOPIC_PARTITIONS, partial(_page_body, topics, cursor), deadline)
                 page = decode_page(payload)
                 leaders |= {(p.topic, p.partition): p.leader for p in page.partitions if p.leader >= 0}
                 cursor = page.next_cursor

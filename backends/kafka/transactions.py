@@ -30,26 +30,21 @@ from kafkatop.backends.model.transactions import (
 )
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
 from kafkatop.backends.protocol.offset_delete import (
-    API_FIND_COORDINATOR,
+    FIND_COORDINATOR,
     FIND_COORDINATOR_BATCHED_FROM,
-    FIND_COORDINATOR_VERSIONS,
     TRANSACTION_KEY,
     Coordinator,
     decode_find_coordinator,
     find_coordinator_body,
 )
 from kafkatop.backends.protocol.transactions import (
-    API_DESCRIBE_PRODUCERS,
-    API_DESCRIBE_TRANSACTIONS,
-    API_LIST_TRANSACTIONS,
-    API_WRITE_TXN_MARKERS,
-    DESCRIBE_PRODUCERS_VERSIONS,
-    DESCRIBE_TRANSACTIONS_VERSIONS,
+    DESCRIBE_PRODUCERS,
+    DESCRIBE_TRANSACTIONS,
     DURATION_FILTER_FROM,
-    LIST_TRANSACTIONS_VERSIONS,
+    LIST_TRANSACTIONS,
     PATTERN_FROM,
     TRANSACTIONAL_ID_NOT_FOUND,
-    WRITE_TXN_MARKERS_VERSIONS,
+    WRITE_TXN_MARKERS,
     decode_describe_producers,
     decode_describe_transactions,
     decode_list_transactions,
@@ -60,7 +55,7 @@ from kafkatop.backends.protocol.transactions import (
     txn_error,
     write_txn_markers_body,
 )
-from kafkatop.backends.protocol.wire import ProtocolError, response_reader
+from kafkatop.backends.protocol.wire import Api, ProtocolError, response_reader
 
 TOOL = "kafka-transactions.sh"
 RETRIABLE = frozenset({14, 15, 16})  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
@@ -96,19 +91,12 @@ def _talk(
 
 
 def _exchange(
-    address: Address, deadline: float, connection: KafkaConnection, api: tuple[int, str, tuple[int, int]],
-    body_of: Callable[[int], bytes], timeout_s: float,
+    address: Address, deadline: float, connection: KafkaConnection, api: Api, body: bytes | Callable[[int], bytes],
+    timeout_s: float,
 ) -> tuple[int, bytes]:  # fmt: skip
     """One request to one broker, in the highest version both speak: (that version, the response's bytes)."""
-    key, name, spoken = api
-    with _talk(address, deadline, connection, name, timeout_s) as conn:
-        version = conn.version_for(key, name, spoken)
-        return version, conn.request(key, version, body_of(version))
-
-
-def _fixed(body: bytes) -> Callable[[int], bytes]:
-    """The body of a request that has one version."""
-    return lambda _version: body
+    with _talk(address, deadline, connection, api.name, timeout_s) as conn:
+        return conn.call(api, body)
 
 
 def _address(broker: Broker | None, what: str) -> Address:
@@ -133,7 +121,6 @@ def list_transactions(
     longer than `duration_ms` (≥ 0), matching the regular expression `pattern`, of these producer ids."""
     require_supported(connection, "ListTransactions", TOOL)
     deadline = time.monotonic() + timeout_s
-    api = (API_LIST_TRANSACTIONS, "ListTransactions", LIST_TRANSACTIONS_VERSIONS)
     out: list[TransactionListing] = []
     for broker in brokers:
         if not broker.alive:
@@ -141,7 +128,7 @@ def list_transactions(
         what = f"Failed to list transactions: broker {broker.id}"
         body = partial(_list_body, what, duration_ms, pattern or None, producer_ids)
         while True:
-            _, payload = _exchange(_address(broker, what), deadline, connection, api, body, timeout_s)
+            _, payload = _exchange(_address(broker, what), deadline, connection, LIST_TRANSACTIONS, body, timeout_s)
             answer = decode_list_transactions(payload)
             if answer.error_code not in RETRIABLE:
                 break
@@ -176,11 +163,11 @@ def find_coordinators(
         for address in connection.addresses:
             try:
                 with _talk(address, deadline, connection, "FindCoordinator", timeout_s) as conn:
-                    version = conn.version_for(API_FIND_COORDINATOR, "FindCoordinator", FIND_COORDINATOR_VERSIONS)
+                    version = conn.version_for(FIND_COORDINATOR)
                     batches = [missing] if version >= FIND_COORDINATOR_BATCHED_FROM else [[k] for k in missing]
                     for keys in batches:
                         body = find_coordinator_body(keys, version, TRANSACTION_KEY)
-                        payload = conn.request(API_FIND_COORDINATOR, version, body)
+                        payload = conn.send(FIND_COORDINATOR, version, body)
                         for c in decode_find_coordinator(response_reader(payload), version, keys):
                             said = txn_error(c.error_code, c.error_message)
                             if c.error_code == 0:
@@ -210,7 +197,6 @@ def describe_transactions(
     deadline = time.monotonic() + timeout_s
     pending = list(dict.fromkeys(transactional_ids))
     out: dict[str, TransactionDescription | None] = {}
-    api = (API_DESCRIBE_TRANSACTIONS, "DescribeTransactions", DESCRIBE_TRANSACTIONS_VERSIONS)
     while pending:
         coordinators = find_coordinators(connection, pending, deadline, timeout_s)
         by_node: dict[int, list[str]] = {}
@@ -219,8 +205,8 @@ def describe_transactions(
         retry: list[str] = []
         for node, ids in by_node.items():
             c = coordinators[ids[0]]
-            body = _fixed(describe_transactions_body(ids))
-            _, payload = _exchange((c.host, c.port), deadline, connection, api, body, timeout_s)
+            body = describe_transactions_body(ids)
+            _, payload = _exchange((c.host, c.port), deadline, connection, DESCRIBE_TRANSACTIONS, body, timeout_s)
             for d in decode_describe_transactions(payload):
                 what = f"Failed to describe transaction state of transactional-id `{d.transactional_id}`"
                 if d.transactional_id not in ids:
@@ -285,10 +271,11 @@ def describe_producers(
         target = broker_id if broker_id is not None else _leader(snapshot, tp)
         by_broker.setdefault(target, {}).setdefault(tp.topic, []).append(tp.partition)
     out: dict[TopicPartition, PartitionProducers] = {}
-    api = (API_DESCRIBE_PRODUCERS, "DescribeProducers", DESCRIBE_PRODUCERS_VERSIONS)
     for target, asked in by_broker.items():
         address = _address(snapshot.broker(target), f"Failed to describe producers on broker {target}")
-        _, payload = _exchange(address, deadline, connection, api, _fixed(describe_producers_body(asked)), timeout_s)
+        _, payload = _exchange(
+            address, deadline, connection, DESCRIBE_PRODUCERS, describe_producers_body(asked), timeout_s
+        )
         for answer in decode_describe_producers(payload):
             tp = TopicPartition(answer.producers.topic, answer.producers.partition)
             if answer.error_code:
@@ -310,7 +297,7 @@ def require_describe_producers(
     broker = snapshot.broker(broker_id) if broker_id is not None else (alive[0] if alive else None)
     address = _address(broker, "DescribeProducers")
     with _talk(address, time.monotonic() + timeout_s, connection, "DescribeProducers", timeout_s) as conn:
-        conn.version_for(API_DESCRIBE_PRODUCERS, "DescribeProducers", DESCRIBE_PRODUCERS_VERSIONS)
+        conn.version_for(DESCRIBE_PRODUCERS)
 
 
 def _leader(snapshot: ClusterSnapshot, tp: TopicPartition) -> int:
@@ -347,10 +334,8 @@ def abort_transaction(
     deadline = time.monotonic() + timeout_s
     address = _address(snapshot.broker(_leader(snapshot, tp)), f"Failed to abort transaction {spec}")
     partitions: Mapping[str, Sequence[int]] = {spec.topic: [spec.partition]}
-    api = (API_WRITE_TXN_MARKERS, "WriteTxnMarkers", WRITE_TXN_MARKERS_VERSIONS)
-
     body = write_txn_markers_body(spec.producer_id, spec.producer_epoch, spec.coordinator_epoch, partitions)
-    _, payload = _exchange(address, deadline, connection, api, _fixed(body), timeout_s)
+    _, payload = _exchange(address, deadline, connection, WRITE_TXN_MARKERS, body, timeout_s)
     results = decode_write_txn_markers(payload)
     if [(pid, p) for pid, p, _ in results] != [(spec.producer_id, tp)]:
         raise TransactionsError(f"Failed to abort transaction {spec}: the leader answered for another partition")

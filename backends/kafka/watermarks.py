@@ -15,12 +15,10 @@ from dataclasses import dataclass, field
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import KeptConnections, Unsupported, os_reason
 from kafkatop.backends.protocol.list_offsets import (
-    API_LIST_OFFSETS,
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
-    LIST_OFFSETS_VERSIONS,
+    LIST_OFFSETS,
     decode_list_offsets,
-    flexible,
     list_offsets_body,
 )
 from kafkatop.backends.protocol.security import unsupported
@@ -95,7 +93,7 @@ class WatermarkReader:
         host, port = address
         try:
             conn = self._connections.get(node, host, port, deadline)
-            version = conn.version_for(API_LIST_OFFSETS, "ListOffsets", LIST_OFFSETS_VERSIONS)
+            version = conn.version_for(LIST_OFFSETS)
             for what, timestamp, into in (
                 ("earliest", EARLIEST_TIMESTAMP, out.low),
                 ("latest", LATEST_TIMESTAMP, out.high),
@@ -105,7 +103,7 @@ class WatermarkReader:
                     version, asked, timestamp=timestamp, replica_id=CONSUMER_REPLICA_ID, timeout_ms=timeout_ms
                 )
                 out.requests += 1
-                payload = conn.request(API_LIST_OFFSETS, version, body, flexible=flexible(version))
+                payload = conn.send(LIST_OFFSETS, version, body)
                 for p in decode_list_offsets(payload, version).partitions:
                     if p.error_code:
                         key = (f"ListOffsets({what})", error_name(p.error_code))

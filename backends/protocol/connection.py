@@ -9,7 +9,7 @@ import socket
 import ssl
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connection import KafkaConnection
@@ -23,6 +23,7 @@ from kafkatop.backends.protocol.security import SecurityError, authenticate, tls
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     API_VERSIONS_VERSION,
+    Api,
     ProtocolError,
     encode_request,
     error_name,
@@ -126,18 +127,29 @@ class BrokerConnection:
             self._versions = versions
         return self._versions
 
-    def version_for(self, api_key: int, name: str, spoken: tuple[int, int]) -> int:
-        """The highest version of `api_key` both sides speak; Unsupported (saying which) when there is none."""
-        offered = self.api_versions().versions.get(api_key)
+    def version_for(self, api: Api) -> int:
+        """The highest version of `api` both sides speak; Unsupported (saying which) when there is none."""
+        offered = self.api_versions().versions.get(api.key)
         if offered is None:
-            raise Unsupported(f"{self.address} does not offer {name} (a Kafka too old for it?)")
+            raise Unsupported(f"{self.address} does not offer {api.name} (a Kafka too old for it?)")
+        spoken = api.versions
         version = min(offered[1], spoken[1])
         if version < max(offered[0], spoken[0]):
             raise Unsupported(
-                f"{self.address} offers {name} v{offered[0]}–v{offered[1]} only; "
+                f"{self.address} offers {api.name} v{offered[0]}–v{offered[1]} only; "
                 f"kafkatop reads v{spoken[0]}–v{spoken[1]}"
             )
         return version
+
+    def call(self, api: Api, body: bytes | Callable[[int], bytes]) -> tuple[int, bytes]:
+        """One request of `api` in the highest version both sides speak, its body the same in every version or made
+        for that one: (the version, the response's bytes after the size)."""
+        version = self.version_for(api)
+        return version, self.send(api, version, body if isinstance(body, bytes) else body(version))
+
+    def send(self, api: Api, version: int, body: bytes) -> bytes:
+        """One request of `api` in `version` (agreed by `version_for`), its header flexible as that version is."""
+        return self.request(api.key, version, body, flexible=api.flexible(version))
 
     def request(self, api_key: int, api_version: int, body: bytes, *, flexible: bool = True) -> bytes:
         """Send one request and return its response's bytes after the size (the header included)."""

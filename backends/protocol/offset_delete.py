@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     encode_array,
@@ -22,9 +23,9 @@ from kafkatop.backends.protocol.wire import (
 
 API_FIND_COORDINATOR = 10
 API_OFFSET_DELETE = 47
-FIND_COORDINATOR_VERSIONS = (3, 6)  # v3: flexible; v4+: batched (KIP-699)
+FIND_COORDINATOR = Api(API_FIND_COORDINATOR, "FindCoordinator", (3, 6), flexible_from=3)  # v4+: batched (KIP-699)
 FIND_COORDINATOR_BATCHED_FROM = 4
-OFFSET_DELETE_VERSIONS = (0, 0)
+OFFSET_DELETE = Api(API_OFFSET_DELETE, "OffsetDelete", (0, 0), flexible_from=None)
 GROUP_KEY = 0  # CoordinatorType.GROUP
 TRANSACTION_KEY = 1  # CoordinatorType.TRANSACTION: the keys are transactional ids
 

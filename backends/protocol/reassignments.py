@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     Reader,
     encode_compact_array,
     encode_compact_string,
@@ -22,7 +23,8 @@ from kafkatop.backends.protocol.wire import (
 
 API_ALTER_PARTITION_REASSIGNMENTS = 45
 API_LIST_PARTITION_REASSIGNMENTS = 46
-SPOKEN = (0, 0)
+ALTER_PARTITION_REASSIGNMENTS = Api(API_ALTER_PARTITION_REASSIGNMENTS, "AlterPartitionReassignments", (0, 0))
+LIST_PARTITION_REASSIGNMENTS = Api(API_LIST_PARTITION_REASSIGNMENTS, "ListPartitionReassignments", (0, 0))
 
 
 def _int32_array(values: Sequence[int]) -> bytes:
