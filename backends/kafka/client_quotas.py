@@ -1,25 +1,26 @@
 """The client quotas of a cluster, as `kafka-configs.sh --describe --entity-type users|clients|ips` reads them:
 DescribeClientQuotas (protocol/client_quotas.py), asked of the first bootstrap server that answers, within one
-deadline; TLS and SASL as the client settings say. `on_any_broker` is that asking, for the other requests of
-`kafkatop users` too."""
+deadline (`on_any_broker`); TLS and SASL as the client settings say."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import TypeVar
 
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.users import UserQuota
 from kafkatop.backends.protocol.client_quotas import (
     DESCRIBE_CLIENT_QUOTAS,
     decode_response,
     request_body,
 )
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
-from kafkatop.backends.protocol.wire import ProtocolError, error_name
+from kafkatop.backends.protocol.connection import (
+    BrokerConnection,
+    on_any_broker,
+    require_supported,
+)
+from kafkatop.backends.protocol.wire import error_name
 
 T = TypeVar("T")
 SAID = "cannot describe the client quotas"
@@ -28,25 +29,6 @@ SAID = "cannot describe the client quotas"
 class QuotasRefused(KafkatopError):
     """The broker answered DescribeClientQuotas with an error; the message is Kafka's (an authorization error is a
     Refused instead, naming what to grant)."""
-
-
-def on_any_broker(connection: KafkaConnection, timeout_s: float, what: str, call: Callable[[BrokerConnection], T]) -> T:
-    """`call` on a connection to the first bootstrap server that answers, every read and write within `timeout_s`.
-    SourceUnavailable when none answers; Unsupported when the cluster does not speak `what` (asking another broker
-    of the same cluster changes nothing)."""
-    deadline = time.monotonic() + timeout_s
-    reasons: list[str] = []
-    for host, port in connection.addresses:
-        try:
-            with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
-                return call(conn)
-        except Unsupported:
-            raise
-        except OSError as e:
-            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s)}")
-        except ProtocolError as e:
-            reasons.append(f"{host}:{port}: {e}")
-    raise SourceUnavailable("kafka", f"no broker answered {what} ({'; '.join(reasons)})")
 
 
 def describe_client_quotas(connection: KafkaConnection, timeout_s: float) -> tuple[UserQuota, ...]:

@@ -8,10 +8,15 @@ import time
 from collections.abc import Mapping
 
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.features import Feature, FeatureLevels
 from kafkatop.backends.protocol.api_versions import ApiVersions, api_versions_body, decode_api_versions
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
+from kafkatop.backends.protocol.connection import (
+    BrokerConnection,
+    Unsupported,
+    on_any_broker,
+    require_supported,
+)
 from kafkatop.backends.protocol.update_features import (
     UPDATE_FEATURES,
     FeatureUpdate,
@@ -21,7 +26,6 @@ from kafkatop.backends.protocol.update_features import (
 )
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
-    ProtocolError,
     error_name,
 )
 
@@ -32,19 +36,7 @@ def describe_features(connection: KafkaConnection, timeout_s: float) -> FeatureL
     """From the first bootstrap server that answers; SourceUnavailable when none does, Unsupported when the cluster
     has no features to say (before Kafka 2.7, the librdkafka mock)."""
     require_supported(connection, "ApiVersions", "kafka-features.sh describe")
-    deadline = time.monotonic() + timeout_s
-    reasons: list[str] = []
-    for host, port in connection.addresses:
-        try:
-            with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
-                return features_of(conn)
-        except Unsupported:
-            raise  # every broker of a cluster speaks the same protocol: asking another changes nothing
-        except OSError as e:
-            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s)}")
-        except ProtocolError as e:
-            reasons.append(f"{host}:{port}: {e}")
-    raise SourceUnavailable("kafka", f"no broker answered ApiVersions ({'; '.join(reasons)})")
+    return on_any_broker(connection, timeout_s, "ApiVersions", features_of)
 
 
 def features_of(conn: BrokerConnection) -> FeatureLevels:
@@ -76,33 +68,25 @@ def update_features(
     bootstrap server that answers: only those that differ are sent, and the call returns once that broker reports
     them (its metadata caught up), with the updates it sent (none when every level already was as wanted)."""
     require_supported(connection, "UpdateFeatures", "kafka-features.sh upgrade|downgrade")
-    deadline = time.monotonic() + timeout_s
-    reasons: list[str] = []
-    for host, port in connection.addresses:
-        try:
-            with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
-                finalized = {f.name: f.finalized_level for f in features_of(conn).features}
-                updates = updates_for(wanted, finalized)
-                if updates:
-                    _send(conn, updates, deadline)
-                    if not _finalized(conn, wanted):
-                        said = ", ".join(f"{u.name}={u.level}" for u in updates)
-                        raise FeaturesRefused(
-                            f"the controller took {said}, but {conn.address} did not report it within {timeout_s:g} s"
-                        )
-                return updates
-        except Unsupported:
-            raise
-        except OSError as e:
-            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s)}")
-        except ProtocolError as e:
-            reasons.append(f"{host}:{port}: {e}")
-    raise SourceUnavailable("kafka", f"no broker answered UpdateFeatures ({'; '.join(reasons)})")
+
+    def update(conn: BrokerConnection) -> tuple[FeatureUpdate, ...]:
+        finalized = {f.name: f.finalized_level for f in features_of(conn).features}
+        updates = updates_for(wanted, finalized)
+        if updates:
+            _send(conn, updates)
+            if not _finalized(conn, wanted):
+                said = ", ".join(f"{u.name}={u.level}" for u in updates)
+                raise FeaturesRefused(
+                    f"the controller took {said}, but {conn.address} did not report it within {timeout_s:g} s"
+                )
+        return updates
+
+    return on_any_broker(connection, timeout_s, "UpdateFeatures", update)
 
 
-def _send(conn: BrokerConnection, updates: tuple[FeatureUpdate, ...], deadline: float) -> None:
+def _send(conn: BrokerConnection, updates: tuple[FeatureUpdate, ...]) -> None:
     version = conn.version_for(UPDATE_FEATURES)
-    timeout_ms = max(1, int((deadline - time.monotonic()) * 1000))
+    timeout_ms = max(1, int((conn.deadline - time.monotonic()) * 1000))
     answer = decode_response(conn.send(UPDATE_FEATURES, version, request_body(updates, timeout_ms)), version)
     refused: list[tuple[str | None, int, str | None]] = []
     if answer.error_code:

@@ -18,16 +18,17 @@ from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
+from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, first_answer, require_supported
 from kafkatop.backends.protocol.offset_delete import (
     FIND_COORDINATOR,
     OFFSET_DELETE,
+    OffsetDeleteResponse,
     decode_find_coordinator,
     decode_offset_delete,
     find_coordinator_body,
     offset_delete_body,
 )
-from kafkatop.backends.protocol.wire import ProtocolError, error_name, response_reader
+from kafkatop.backends.protocol.wire import error_name, response_reader
 
 
 class GroupAdmin:
@@ -94,36 +95,36 @@ def delete_offsets(
     require_supported(connection, "OffsetDelete", "kafka-consumer-groups.sh")
     deadline = time.monotonic() + timeout_s
     settings = connection.client_settings
+
+    def ask(host: str, port: int) -> OffsetDeleteResponse:
+        with BrokerConnection(host, port, deadline, settings) as conn:
+            version, payload = conn.call(FIND_COORDINATOR, lambda v: find_coordinator_body([group], v))
+            (found,) = decode_find_coordinator(response_reader(payload), version, [group])
+        if found.error_code:
+            said = error_name(found.error_code) + (f": {found.error_message}" if found.error_message else "")
+            # FindCoordinator wants Describe on the group, which the Delete OffsetDelete needs implies.
+            nothing = f"no coordinator for group {group!r}"
+            raise refusal(
+                error_name(found.error_code), "delete offsets", connection, nothing, group=group
+            ) or KafkatopError(f"{nothing}: {said}")
+        with BrokerConnection(found.host, found.port, deadline, settings) as conn:
+            _, payload = conn.call(OFFSET_DELETE, offset_delete_body(group, partitions))
+        return decode_offset_delete(response_reader(payload, flexible=False))
+
     reasons: list[str] = []
-    for host, port in connection.addresses:
-        try:
-            with BrokerConnection(host, port, deadline, settings) as conn:
-                version, payload = conn.call(FIND_COORDINATOR, lambda v: find_coordinator_body([group], v))
-                reader = response_reader(payload)
-                (found,) = decode_find_coordinator(reader, version, [group])
-            if found.error_code:
-                said = error_name(found.error_code) + (f": {found.error_message}" if found.error_message else "")
-                # FindCoordinator wants Describe on the group, which the Delete OffsetDelete needs implies.
-                nothing = f"no coordinator for group {group!r}"
-                raise refusal(
-                    error_name(found.error_code), "delete offsets", connection, nothing, group=group
-                ) or KafkatopError(f"{nothing}: {said}")
-            with BrokerConnection(found.host, found.port, deadline, settings) as conn:
-                _, payload = conn.call(OFFSET_DELETE, offset_delete_body(group, partitions))
-            response = decode_offset_delete(response_reader(payload, flexible=False))
-        except Unsupported as e:
-            raise KafkatopError(str(e)) from None
-        except (OSError, ProtocolError) as e:
-            reasons.append(f"{host}:{port}: {os_reason(e, timeout_s) if isinstance(e, OSError) else e}")
-            continue
-        if response.error_code:
-            said = f"Kafka refused to delete offsets of group {group!r}"
-            name = error_name(response.error_code)
-            raise refusal(name, "delete offsets", connection, said, group=group, topics=partitions) or KafkatopError(
-                f"{said}: {name}"
-            )
-        return {(t, p): (_partition_error(code) if code else None) for t, p, code in response.partitions}
-    raise KafkatopError(f"cannot delete offsets of group {group!r}: " + "; ".join(reasons))
+    try:
+        response = first_answer(connection.addresses, ask, timeout_s, reasons)
+    except Unsupported as e:
+        raise KafkatopError(str(e)) from None
+    if response is None:
+        raise KafkatopError(f"cannot delete offsets of group {group!r}: " + "; ".join(reasons))
+    if response.error_code:
+        said = f"Kafka refused to delete offsets of group {group!r}"
+        name = error_name(response.error_code)
+        raise refusal(name, "delete offsets", connection, said, group=group, topics=partitions) or KafkatopError(
+            f"{said}: {name}"
+        )
+    return {(t, p): (_partition_error(code) if code else None) for t, p, code in response.partitions}
 
 
 class GroupTools:

@@ -23,7 +23,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.protocol.connection import BrokerConnection, KeptConnections, Unsupported, os_reason
+from kafkatop.backends.protocol.connection import (
+    BrokerConnection,
+    KeptConnections,
+    Unsupported,
+    first_answer,
+    os_reason,
+)
 from kafkatop.backends.protocol.consumer_groups import (
     CONSUMER_GROUP_DESCRIBE,
     ConsumerGroupDescription,
@@ -204,30 +210,31 @@ class BatchedGroupReader:
         unknown = [g for g in groups if g not in self._coordinators]
         if not unknown:
             return {}
-        reasons = []
-        for host, port in brokers or self.connection.addresses:
-            try:
-                # A connection of its own: the coordinators' connections are used by their threads meanwhile.
-                with BrokerConnection(host, port, deadline, self.settings) as conn:
-                    version = conn.version_for(FIND_COORDINATOR)
-                    batches = [unknown] if version >= FIND_COORDINATOR_BATCHED_FROM else [[g] for g in unknown]
-                    failures: dict[str, str] = {}
-                    for batch in batches:
-                        payload = self._request(conn, FIND_COORDINATOR, version, find_coordinator_body(batch, version))
-                        for c in decode_find_coordinator(response_reader(payload), version, batch):
-                            if c.error_code:
-                                failures[c.key] = f"no coordinator: {error_name(c.error_code)}"
-                            else:
-                                self._coordinators[c.key] = (c.node_id, c.host, c.port)
-                    return failures
-            except Unsupported as e:
-                return dict.fromkeys(unknown, str(e))
-            except (OSError, ProtocolError) as e:
-                why = os_reason(e, 0) if isinstance(e, OSError) else str(e)
-                reasons.append(f"{host}:{port}: {why}")
-                if deadline - time.monotonic() <= 0:
-                    break
-        return dict.fromkeys(unknown, "FindCoordinator failed: " + "; ".join(reasons))
+
+        def ask(host: str, port: int) -> dict[str, str]:
+            # A connection of its own: the coordinators' connections are used by their threads meanwhile.
+            with BrokerConnection(host, port, deadline, self.settings) as conn:
+                version = conn.version_for(FIND_COORDINATOR)
+                batches = [unknown] if version >= FIND_COORDINATOR_BATCHED_FROM else [[g] for g in unknown]
+                failures: dict[str, str] = {}
+                for batch in batches:
+                    payload = self._request(conn, FIND_COORDINATOR, version, find_coordinator_body(batch, version))
+                    for c in decode_find_coordinator(response_reader(payload), version, batch):
+                        if c.error_code:
+                            failures[c.key] = f"no coordinator: {error_name(c.error_code)}"
+                        else:
+                            self._coordinators[c.key] = (c.node_id, c.host, c.port)
+                return failures
+
+        reasons: list[str] = []
+        try:
+            # 0 s: a socket's timeout is the poll's deadline, not a time of its own
+            found = first_answer(brokers or self.connection.addresses, ask, 0, reasons, deadline)
+        except Unsupported as e:
+            return dict.fromkeys(unknown, str(e))
+        if found is None:
+            return dict.fromkeys(unknown, "FindCoordinator failed: " + "; ".join(reasons))
+        return found
 
     def _ask(
         self,

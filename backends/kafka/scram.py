@@ -21,13 +21,12 @@ from confluent_kafka.admin import (
 )
 
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.client_quotas import on_any_broker
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.model.users import ScramCredential
-from kafkatop.backends.protocol.connection import BrokerConnection, require_supported
+from kafkatop.backends.protocol.connection import BrokerConnection, on_any_broker, require_supported
 from kafkatop.backends.protocol.scram_credentials import (
     DESCRIBE_USER_SCRAM_CREDENTIALS,
     RESOURCE_NOT_FOUND,

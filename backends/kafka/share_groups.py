@@ -39,7 +39,13 @@ from kafkatop.backends.model.share_groups import (
 from kafkatop.backends.protocol import share_groups as wire
 from kafkatop.backends.protocol.configs import METADATA, decode_metadata_brokers
 from kafkatop.backends.protocol.configs import metadata_brokers_body as _brokers_body
-from kafkatop.backends.protocol.connection import KeptConnections, Unsupported, os_reason, require_supported
+from kafkatop.backends.protocol.connection import (
+    KeptConnections,
+    Unsupported,
+    first_answer,
+    os_reason,
+    require_supported,
+)
 from kafkatop.backends.protocol.describe_topic_partitions import (
     DESCRIBE_TOPIC_PARTITIONS,
     Cursor,
@@ -115,16 +121,17 @@ class ShareGroupReader:
         tuple[int, bytes]
     ):  # fmt: skip
         """One request to the first bootstrap server that answers."""
-        reasons = []
-        for i, (host, port) in enumerate(self.connection.addresses):
-            try:
-                return self._ask(BOOTSTRAP - i, host, port, api, body, deadline)
-            except Unsupported:
-                raise
-            except (OSError, ProtocolError) as e:
-                why = os_reason(e, self.timeout_s) if isinstance(e, OSError) else str(e)
-                reasons.append(f"{host}:{port}: {why}")
-        raise SourceUnavailable("kafka", f"no bootstrap server answered ({'; '.join(reasons)})")
+        addresses = self.connection.addresses
+        reasons: list[str] = []
+        answer = first_answer(
+            addresses,
+            lambda host, port: self._ask(BOOTSTRAP - addresses.index((host, port)), host, port, api, body, deadline),
+            self.timeout_s,
+            reasons,
+        )
+        if answer is None:
+            raise SourceUnavailable("kafka", f"no bootstrap server answered ({'; '.join(reasons)})")
+        return answer
 
     def _brokers(self, deadline: float) -> list[tuple[int, str, int]]:
         version, payload = self._bootstrap(METADATA, _brokers_body, deadline)

@@ -28,7 +28,13 @@ from kafkatop.backends.model.transactions import (
     UnknownTransactionalId,
     abort_spec_for,
 )
-from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason, require_supported
+from kafkatop.backends.protocol.connection import (
+    BrokerConnection,
+    Unsupported,
+    first_answer,
+    os_reason,
+    require_supported,
+)
 from kafkatop.backends.protocol.offset_delete import (
     FIND_COORDINATOR,
     FIND_COORDINATOR_BATCHED_FROM,
@@ -158,28 +164,11 @@ def find_coordinators(
     missing = list(dict.fromkeys(transactional_ids))
     found: dict[str, Coordinator] = {}
     while missing:
-        reasons: list[str] = []
+        reasons: list[str] = []  # the bootstrap servers that did not answer, and the ids whose coordinators load
         refused: list[str] = []
-        for address in connection.addresses:
-            try:
-                with _talk(address, deadline, connection, "FindCoordinator", timeout_s) as conn:
-                    version = conn.version_for(FIND_COORDINATOR)
-                    batches = [missing] if version >= FIND_COORDINATOR_BATCHED_FROM else [[k] for k in missing]
-                    for keys in batches:
-                        body = find_coordinator_body(keys, version, TRANSACTION_KEY)
-                        payload = conn.send(FIND_COORDINATOR, version, body)
-                        for c in decode_find_coordinator(response_reader(payload), version, keys):
-                            said = txn_error(c.error_code, c.error_message)
-                            if c.error_code == 0:
-                                found[c.key] = c
-                            elif c.error_code in RETRIABLE:
-                                reasons.append(f"`{c.key}`: {said}")
-                            else:
-                                refused.append(f"no coordinator for transactional id `{c.key}`: {said}")
-                break
-            except TransactionsError as e:
-                reasons.append(str(e))
-        else:  # no bootstrap server answered at all: asking again until the deadline would only wait
+        ask = partial(_coordinators_of, connection, missing, deadline, found, reasons, refused)
+        if first_answer(connection.addresses, ask, timeout_s, reasons, prefix="FindCoordinator to ") is None:
+            # No bootstrap server answered at all: asking again until the deadline would only wait.
             raise TransactionsError(f"no bootstrap server answered FindCoordinator: {'; '.join(reasons)}")
         if refused:
             raise TransactionsError(refused[0])
@@ -187,6 +176,28 @@ def find_coordinators(
         if missing:
             _pause(deadline, f"no coordinator for transactional id `{missing[0]}` ({'; '.join(reasons)})")
     return found
+
+
+def _coordinators_of(
+    connection: KafkaConnection, missing: list[str], deadline: float, found: dict[str, Coordinator],
+    waiting: list[str], refused: list[str], host: str, port: int,
+) -> bool:  # fmt: skip
+    """One FindCoordinator round at one broker, into `found`; said into `waiting`, the ids whose coordinators load
+    or move, and into `refused`, those that have none."""
+    with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
+        version = conn.version_for(FIND_COORDINATOR)
+        batches = [missing] if version >= FIND_COORDINATOR_BATCHED_FROM else [[k] for k in missing]
+        for keys in batches:
+            payload = conn.send(FIND_COORDINATOR, version, find_coordinator_body(keys, version, TRANSACTION_KEY))
+            for c in decode_find_coordinator(response_reader(payload), version, keys):
+                said = txn_error(c.error_code, c.error_message)
+                if c.error_code == 0:
+                    found[c.key] = c
+                elif c.error_code in RETRIABLE:
+                    waiting.append(f"`{c.key}`: {said}")
+                else:
+                    refused.append(f"no coordinator for transactional id `{c.key}`: {said}")
+    return True
 
 
 def describe_transactions(

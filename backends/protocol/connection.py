@@ -9,10 +9,12 @@ import socket
 import ssl
 import struct
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.protocol.api_versions import (
     ApiVersions,
     api_versions_body,
@@ -29,6 +31,7 @@ from kafkatop.backends.protocol.wire import (
     error_name,
 )
 
+T = TypeVar("T")
 UNSUPPORTED_VERSION = 35
 MAX_FRAME = 16 * 1024 * 1024  # a larger "size" means the peer is not speaking Kafka (HTTP, TLS, ZooKeeper…)
 
@@ -214,3 +217,45 @@ def os_reason(e: OSError, timeout_s: float) -> str:
     if isinstance(e, ConnectionResetError | BrokenPipeError):
         return "connection closed by the node (a TLS or SASL listener? see security.protocol)"
     return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")
+
+
+def first_answer(
+    addresses: Iterable[tuple[str, int]],
+    ask: Callable[[str, int], T],
+    timeout_s: float,
+    reasons: list[str],
+    deadline: float | None = None,
+    prefix: str = "",
+) -> T | None:
+    """`ask` of each address in turn (a cluster's bootstrap servers, mostly): the first answer. An address out of
+    reach or answering nonsense (OSError, ProtocolError) is passed by, "host:port: why" added to `reasons`; None
+    when none answered (`ask` answers something else), for the caller to say so in its own words. Unsupported goes
+    up at once: every broker of a cluster speaks the same protocol, so asking another changes nothing. `deadline`:
+    no address tried after it; `prefix`: words before each reason ("FindCoordinator to ")."""
+    for host, port in addresses:
+        try:
+            return ask(host, port)
+        except Unsupported:
+            raise
+        except (OSError, ProtocolError) as e:
+            reasons.append(f"{prefix}{host}:{port}: {os_reason(e, timeout_s) if isinstance(e, OSError) else e}")
+            if deadline is not None and deadline - time.monotonic() <= 0:
+                break
+    return None
+
+
+def on_any_broker(connection: KafkaConnection, timeout_s: float, what: str, call: Callable[[BrokerConnection], T]) -> T:
+    """`call` on a connection to the first bootstrap server that answers, every read and write within `timeout_s`
+    (`BrokerConnection.deadline`). SourceUnavailable when none answers; Unsupported when the cluster does not speak
+    `what`."""
+    deadline = time.monotonic() + timeout_s
+
+    def ask(host: str, port: int) -> T:
+        with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
+            return call(conn)
+
+    reasons: list[str] = []
+    answer = first_answer(connection.addresses, ask, timeout_s, reasons)
+    if answer is None:
+        raise SourceUnavailable("kafka", f"no broker answered {what} ({'; '.join(reasons)})")
+    return answer
