@@ -23,7 +23,6 @@ from kafkatop.backends.model.share_groups import (
 from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.backends.protocol.identity import mode_of
 from kafkatop.backends.protocol.share_groups import (
-    API_SHARE_GROUP_DESCRIBE,
     SHARE_GROUP_DESCRIBE,
     DescribedShareGroup,
     GroupShareOffsets,
@@ -62,7 +61,7 @@ def group_error(code: int, message: str | None = None) -> str:
 def check_support(conn: BrokerConnection) -> None:
     """ShareGroupsUnavailable, saying why, when the broker at `conn` cannot describe share groups."""
     answer = conn.api_versions()
-    offered = answer.versions.get(API_SHARE_GROUP_DESCRIBE)
+    offered = answer.versions.get(SHARE_GROUP_DESCRIBE.key)
     if offered is None:
         if mode_of(answer.versions) == "unknown":
             who = "the librdkafka mock (or a Kafka-compatible broker) offers no share-group requests"

@@ -17,7 +17,6 @@ import time
 
 from kafkatop.backends.insight.grants import refused
 from kafkatop.backends.kraft.wire import (
-    API_DESCRIBE_QUORUM,
     DESCRIBE_QUORUM,
     DescribeQuorum,
     ReplicaState,
@@ -147,7 +146,7 @@ class QuorumSource:
         try:
             try:
                 versions = conn.api_versions()
-                if API_DESCRIBE_QUORUM not in versions.versions:
+                if DESCRIBE_QUORUM.key not in versions.versions:
                     raise _TryNext(
                         f"{address} does not offer DescribeQuorum: a ZooKeeper-mode broker, or Kafka older than 3.0"
                     )

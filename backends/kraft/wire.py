@@ -20,11 +20,8 @@ from kafkatop.backends.protocol.wire import (
     format_uuid,
 )
 
-API_DESCRIBE_QUORUM = 55
-
-
 # What this codec reads: v1 adds fetch times, v2 nodes and directory ids.
-DESCRIBE_QUORUM = Api(API_DESCRIBE_QUORUM, "DescribeQuorum", (0, 2))
+DESCRIBE_QUORUM = Api(55, "DescribeQuorum", (0, 2))
 
 
 def describe_quorum_body(topic: str = METADATA_TOPIC, partition: int = METADATA_PARTITION) -> bytes:

@@ -23,8 +23,7 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_DESCRIBE_CLIENT_QUOTAS = 48
-DESCRIBE_CLIENT_QUOTAS = Api(API_DESCRIBE_CLIENT_QUOTAS, "DescribeClientQuotas", (0, 1), flexible_from=1)
+DESCRIBE_CLIENT_QUOTAS = Api(48, "DescribeClientQuotas", (0, 1), flexible_from=1)
 # A filter component's match types (DescribeClientQuotasRequest.MATCH_TYPE_*).
 MATCH_EXACT = 0  # the entity of this name
 MATCH_DEFAULT = 1  # the default entity of the type

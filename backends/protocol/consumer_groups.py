@@ -23,11 +23,9 @@ from kafkatop.backends.protocol.wire import (
     encode_compact_string,
 )
 
-API_CONSUMER_GROUP_DESCRIBE = 69
 # v1 adds each member's type (KIP-1099): classic or consumer
-CONSUMER_GROUP_DESCRIBE = Api(API_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe", (0, 1))
-API_LIST_GROUPS = 16
-LIST_GROUPS = Api(API_LIST_GROUPS, "ListGroups", (3, 5), flexible_from=3)  # v4: GroupState; v5: GroupType (KIP-848)
+CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0, 1))
+LIST_GROUPS = Api(16, "ListGroups", (3, 5), flexible_from=3)  # v4: GroupState; v5: GroupType (KIP-848)
 MEMBER_TYPES = {0: "classic", 1: "consumer"}  # KIP-1099: a classic member of a consumer group, during a migration
 
 

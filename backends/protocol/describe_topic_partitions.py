@@ -28,8 +28,7 @@ from kafkatop.backends.protocol.wire import (
     uvarint_at,
 )
 
-API_DESCRIBE_TOPIC_PARTITIONS = 75
-DESCRIBE_TOPIC_PARTITIONS = Api(API_DESCRIBE_TOPIC_PARTITIONS, "DescribeTopicPartitions", (0, 0))
+DESCRIBE_TOPIC_PARTITIONS = Api(75, "DescribeTopicPartitions", (0, 0))
 PARTITION_LIMIT = 2000  # per response, as kafka-topics.sh asks (--partition-size-limit-per-response)
 
 

@@ -31,11 +31,9 @@ from kafkatop.backends.protocol.wire import (
     uvarint_at,
 )
 
-API_OFFSET_FETCH = 9
-API_DESCRIBE_GROUPS = 15
-OFFSET_FETCH = Api(API_OFFSET_FETCH, "OffsetFetch", (6, 8), flexible_from=6)  # v8: many groups per request (KIP-709)
+OFFSET_FETCH = Api(9, "OffsetFetch", (6, 8), flexible_from=6)  # v8: many groups per request (KIP-709)
 OFFSET_FETCH_BATCHED_FROM = 8
-DESCRIBE_GROUPS = Api(API_DESCRIBE_GROUPS, "DescribeGroups", (5, 5), flexible_from=5)  # Kafka 2.4+
+DESCRIBE_GROUPS = Api(15, "DescribeGroups", (5, 5), flexible_from=5)  # Kafka 2.4+
 CONSUMER_PROTOCOL = "consumer"  # the classic protocol type of consumers (as against "connect", …)
 
 

@@ -35,10 +35,7 @@ from kafkatop.backends.protocol.wire import (
     skip_tags_at,
 )
 
-API_LIST_OFFSETS = 2
-
-
-LIST_OFFSETS = Api(API_LIST_OFFSETS, "ListOffsets", (1, 10), flexible_from=6)  # what this codec speaks
+LIST_OFFSETS = Api(2, "ListOffsets", (1, 10), flexible_from=6)  # what this codec speaks
 
 
 DEBUGGING_REPLICA_ID = -2  # "a replica that is not one": a follower answers it, with its log end offset

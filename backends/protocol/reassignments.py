@@ -21,10 +21,8 @@ from kafkatop.backends.protocol.wire import (
     int32,
 )
 
-API_ALTER_PARTITION_REASSIGNMENTS = 45
-API_LIST_PARTITION_REASSIGNMENTS = 46
-ALTER_PARTITION_REASSIGNMENTS = Api(API_ALTER_PARTITION_REASSIGNMENTS, "AlterPartitionReassignments", (0, 0))
-LIST_PARTITION_REASSIGNMENTS = Api(API_LIST_PARTITION_REASSIGNMENTS, "ListPartitionReassignments", (0, 0))
+ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", (0, 0))
+LIST_PARTITION_REASSIGNMENTS = Api(46, "ListPartitionReassignments", (0, 0))
 
 
 def _int32_array(values: Sequence[int]) -> bytes:

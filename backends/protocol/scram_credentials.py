@@ -21,8 +21,7 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_DESCRIBE_USER_SCRAM_CREDENTIALS = 50
-DESCRIBE_USER_SCRAM_CREDENTIALS = Api(API_DESCRIBE_USER_SCRAM_CREDENTIALS, "DescribeUserScramCredentials", (0, 0))
+DESCRIBE_USER_SCRAM_CREDENTIALS = Api(50, "DescribeUserScramCredentials", (0, 0))
 MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}  # org.apache.kafka.clients.admin.ScramMechanism's types
 RESOURCE_NOT_FOUND = 91  # a user named that has no credentials
 _ERRORS = {RESOURCE_NOT_FOUND: "RESOURCE_NOT_FOUND", 68: "DUPLICATE_RESOURCE"}  # besides wire.py's

@@ -20,8 +20,7 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_UPDATE_FEATURES = 57
-UPDATE_FEATURES = Api(API_UPDATE_FEATURES, "UpdateFeatures", (1, 2))  # v0 has AllowDowngrade, not the upgrade type
+UPDATE_FEATURES = Api(57, "UpdateFeatures", (1, 2))  # v0 has AllowDowngrade, not the upgrade type
 UPGRADE = 1  # kafka-features.sh upgrade: a higher level only
 SAFE_DOWNGRADE = 2  # kafka-features.sh downgrade/disable: a lower level, refused where it would lose metadata
 
