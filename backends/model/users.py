@@ -1,8 +1,8 @@
 """SCRAM users and client quotas, as `kafka-configs.sh --describe --entity-type users|clients` shows them: each
 user's SCRAM credentials (mechanism and iterations; Kafka never gives out the salted password) from
 DescribeUserScramCredentials, and the quotas per user, client id and IP from DescribeClientQuotas, printed in the
-tool's own lines and order. Standard library only; the adapters are backends/kafka/scram.py and
-backends/kafka/client_quotas.py.
+tool's own lines and order. Standard library only; the adapters are backends/kafka/security/scram.py and
+backends/kafka/security/client_quotas.py.
 
 kafka-configs.sh prints the quotas in the order of the Java HashMaps its Admin client answers with
 (DescribeClientQuotasResponse.complete: a HashMap<ClientQuotaEntity, HashMap<String, Double>>, each sized to its

@@ -18,9 +18,9 @@ from kafkatop.backends.insight.group_lines import (
     offsets_lines,
     state_lines,
 )
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.group_admin import GroupAdmin, delete_offsets
-from kafkatop.backends.kafka.group_listing import list_groups
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.groups.group_admin import GroupAdmin, delete_offsets
+from kafkatop.backends.kafka.groups.group_listing import list_groups
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState
 from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.connection import KafkaConnection

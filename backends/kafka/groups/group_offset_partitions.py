@@ -17,7 +17,7 @@ from typing import Any
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.errors import Deadline, result_within
-from kafkatop.backends.kafka.group_reader import DESCRIPTION_WAIT_S
+from kafkatop.backends.kafka.groups.group_reader import DESCRIPTION_WAIT_S
 
 
 class OffsetPartitions:

@@ -17,8 +17,8 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from kafkatop.backends.insight.grants import Doing
 from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_text
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.refusal import is_refusal, refusal, topic_refusal
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, NoSuchTopic, check_partition

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafkatop.backends.kafka.share_group_support import RETRIABLE, group_error, refused_as_unsupported
-from kafkatop.backends.kafka.share_groups import ShareGroupReader
+from kafkatop.backends.kafka.share_groups.share_group_support import RETRIABLE, group_error, refused_as_unsupported
+from kafkatop.backends.kafka.share_groups.share_groups import ShareGroupReader
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.share_groups import Coordinator, ShareOffsetsDeleted

@@ -20,8 +20,8 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from kafkatop.backends.insight.grants import Doing, grants_for, principal_of, refusals
 from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_text
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.refusal import refusal, topic_refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from kafkatop.backends.kafka.transactions import describe_transactions, list_transactions
+from kafkatop.backends.kafka.transactions.transactions import describe_transactions, list_transactions
 from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.transactions import OPEN_STATES, OpenTransactions

@@ -20,7 +20,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, New
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
 from kafkatop.backends.insight.grants import Doing, Refused
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.elr import read_elr
+from kafkatop.backends.kafka.cluster.elr import read_elr
 from kafkatop.backends.kafka.errors import failure, result_within, unreachable_reason
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot

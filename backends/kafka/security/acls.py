@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from kafkatop.backends.kafka.configs import ConfigAdmin
+from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot, AuthorizerInfo
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.connection import KafkaConnection

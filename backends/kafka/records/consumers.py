@@ -21,9 +21,9 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.insight.grants import grants_for, principal_of, refusals
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.consumed import Taken, received
+from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_text
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
+from kafkatop.backends.kafka.records.consumed import Taken, received
 from kafkatop.backends.kafka.refusal import admin_naming_topics, error_name, topic_refusal
 from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import TopicPartition

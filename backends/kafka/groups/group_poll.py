@@ -23,11 +23,11 @@ from confluent_kafka import KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error, error_code, is_unsupported
-from kafkatop.backends.kafka.group_batch import BatchedGroupReader, GroupReads
-from kafkatop.backends.kafka.group_coordinators import CoordinatorPlacement
-from kafkatop.backends.kafka.group_offset_partitions import OffsetPartitions
-from kafkatop.backends.kafka.group_reader import COORDINATOR_MOVED, GroupReader
-from kafkatop.backends.kafka.groups import build_consumer_group, build_described_group, build_group, group_state
+from kafkatop.backends.kafka.groups.group_batch import BatchedGroupReader, GroupReads
+from kafkatop.backends.kafka.groups.group_coordinators import CoordinatorPlacement
+from kafkatop.backends.kafka.groups.group_offset_partitions import OffsetPartitions
+from kafkatop.backends.kafka.groups.group_reader import COORDINATOR_MOVED, GroupReader
+from kafkatop.backends.kafka.groups.groups import build_consumer_group, build_described_group, build_group, group_state
 from kafkatop.backends.model.cluster import ConsumerGroup, GroupState, Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription

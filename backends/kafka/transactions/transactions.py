@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput

@@ -9,9 +9,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from kafkatop.backends.kafka.consumers import ConsumerPool
-from kafkatop.backends.kafka.group_offsets import GroupAdmin
-from kafkatop.backends.kafka.producer import ProducerSession
+from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
+from kafkatop.backends.kafka.records.consumers import ConsumerPool
+from kafkatop.backends.kafka.records.producer import ProducerSession
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
     AssignmentChange,

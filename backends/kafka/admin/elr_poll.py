@@ -19,9 +19,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafkatop.backends.kafka.elr import elr_pages
+from kafkatop.backends.kafka.cluster.elr import elr_pages
+from kafkatop.backends.kafka.cluster.features import features_of
 from kafkatop.backends.kafka.errors import Deadline, describe_error
-from kafkatop.backends.kafka.features import features_of
 from kafkatop.backends.model.cluster import Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.features import FeatureLevels

@@ -4,7 +4,7 @@
 - list: ListGroups v5 (type "share") to every broker, each answering for the groups it coordinates;
 - describe: FindCoordinator for all the groups at once, then per coordinator one ShareGroupDescribe and one
   DescribeShareGroupOffsets for all its groups; the partitions' ends (for lag) from the caller (a poll has them)
-  or read once with ListOffsets from their leaders (backends/kafka/watermarks.py).
+  or read once with ListOffsets from their leaders (backends/kafka/cluster/watermarks.py).
 Deleting them: share_group_admin.py.
 
 A coordinator that moved or is still loading (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
@@ -20,7 +20,8 @@ from functools import partial
 from types import TracebackType
 from typing import Self, TypeVar
 
-from kafkatop.backends.kafka.share_group_support import (
+from kafkatop.backends.kafka.cluster.watermarks import WatermarkReader
+from kafkatop.backends.kafka.share_groups.share_group_support import (
     RETRIABLE,
     check_support,
     group_error,
@@ -28,7 +29,6 @@ from kafkatop.backends.kafka.share_group_support import (
     share_group_from,
     with_end_offsets,
 )
-from kafkatop.backends.kafka.watermarks import WatermarkReader
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
 from kafkatop.backends.model.share_groups import (

@@ -14,9 +14,9 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text, result_within
-from kafkatop.backends.kafka.groups import group_state
-from kafkatop.backends.kafka.metadata import METADATA_TTL_S, TopicCache
+from kafkatop.backends.kafka.groups.groups import group_state
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.connection import KafkaConnection

@@ -28,13 +28,13 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.config_poll import ConfigPoll
-from kafkatop.backends.kafka.elr_poll import ElrFound, ElrPoll
+from kafkatop.backends.kafka.admin.config_poll import ConfigPoll
+from kafkatop.backends.kafka.admin.elr_poll import ElrFound, ElrPoll
+from kafkatop.backends.kafka.cluster.watermarks import Offsets, WatermarkReader, Watermarks
 from kafkatop.backends.kafka.errors import Deadline, describe_error, unreachable_reason
-from kafkatop.backends.kafka.group_poll import SOURCE, GroupPoll, GroupReadMode
-from kafkatop.backends.kafka.group_reader import CLOSE_WAIT_S
-from kafkatop.backends.kafka.share_poll import SharePoll
-from kafkatop.backends.kafka.watermarks import Offsets, WatermarkReader, Watermarks
+from kafkatop.backends.kafka.groups.group_poll import SOURCE, GroupPoll, GroupReadMode
+from kafkatop.backends.kafka.groups.group_reader import CLOSE_WAIT_S
+from kafkatop.backends.kafka.share_groups.share_poll import SharePoll
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,

@@ -12,7 +12,7 @@ from typing import Any
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error, is_unsupported
-from kafkatop.backends.kafka.group_poll import SOURCE
+from kafkatop.backends.kafka.groups.group_poll import SOURCE
 from kafkatop.backends.model.cluster import ClusterMode, Problem
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from kafkatop.backends.kafka.transactions import (
+from kafkatop.backends.kafka.transactions.transactions import (
     check_broker,
     describe_producers,
     describe_transactions,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from kafkatop.backends.kafka.configs import ConfigAdmin
+from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.configs import ConfigResource

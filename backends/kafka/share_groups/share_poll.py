@@ -15,8 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error
-from kafkatop.backends.kafka.groups import group_state
-from kafkatop.backends.kafka.share_groups import ShareGroupReader
+from kafkatop.backends.kafka.groups.groups import group_state
+from kafkatop.backends.kafka.share_groups.share_groups import ShareGroupReader
 from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupPartitionOffset, Problem, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
