@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from types import TracebackType
 from typing import Any
 
 from confluent_kafka import ElectionType as KafkaElectionType
@@ -22,6 +21,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
@@ -44,30 +44,23 @@ def kafka_error_name(name: str) -> str:
     return _KAFKA_NAMES.get(name, name)
 
 
-class LeaderElector:
+def _admin_client(connection: KafkaConnection, timeout_s: float) -> AdminClient:
+    config = connection.config()
+    config["socket.timeout.ms"] = max(10, int(timeout_s * 1000))  # elect_leaders' only bound (see above)
+    try:
+        return handles.admin_client(config)
+    except (KafkaException, ValueError, TypeError) as e:
+        raise ElectionError(f"invalid client configuration: {connection.redact(str(e))}") from None
+
+
+class LeaderElector(AdminOwner):
     """Elects leaders through one AdminClient of its own; every request bounded by `timeout_s`."""
 
     def __init__(self, connection: KafkaConnection, timeout_s: float = 30.0) -> None:
-        self.connection = connection
-        self.timeout_s = timeout_s
-        self._created = time.monotonic()
-        config = connection.config()
-        config["socket.timeout.ms"] = max(10, int(timeout_s * 1000))  # elect_leaders' only bound (see above)
-        try:
-            self._admin: AdminClient | None = handles.admin_client(config)
-        except (KafkaException, ValueError, TypeError) as e:
-            raise ElectionError(f"invalid client configuration: {connection.redact(str(e))}") from None
-
-    def close(self) -> None:
-        box: list[Any] = [self._admin] if self._admin is not None else []
-        self._admin = None
-        handles.release(box)
-
-    def __enter__(self) -> LeaderElector:
-        return self
-
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
+        super().__init__(
+            connection, timeout_s, lambda: ElectionError("the leader elector is closed"),
+            lambda: _admin_client(connection, timeout_s),
+        )  # fmt: skip
 
     @property
     def note(self) -> str | None:
@@ -79,15 +72,14 @@ class LeaderElector:
         """One ElectLeaders request: `partitions`, or every partition of the cluster (None; Kafka then leaves out
         those that need no election). Per-partition refusals are results; a refusal of the whole request (not
         authorized, no answer in time, not offered) raises ElectionError."""
-        if self._admin is None:
-            raise ElectionError("the leader elector is closed")
+        client = self._client()
         kind = KafkaElectionType.PREFERRED if election_type is ElectionType.PREFERRED else KafkaElectionType.UNCLEAN
         asked = None if partitions is None else [KafkaTopicPartition(tp.topic, tp.partition) for tp in partitions]
         if asked == []:
             return ElectionResults(election_type, ())
         deadline = time.monotonic() + self.timeout_s + 1.0
         try:
-            answered: Mapping[Any, KafkaError | None] = self._admin.elect_leaders(kind, asked).result(
+            answered: Mapping[Any, KafkaError | None] = client.elect_leaders(kind, asked).result(
                 timeout=max(0.0, deadline - time.monotonic())
             )
         except Exception as e:  # noqa: BLE001 - every failure of the whole request becomes an ElectionError

@@ -11,17 +11,16 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
-from types import TracebackType
 from typing import Any
 
 from confluent_kafka import TopicCollection
-from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewPartitions, NewTopic, ResourceType
+from confluent_kafka.admin import ConfigResource, ConfigSource, NewPartitions, NewTopic, ResourceType
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
 from kafkatop.backends.insight.grants import Doing, Refused
-from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.cluster.elr import read_elr
 from kafkatop.backends.kafka.errors import failure, result_within, unreachable_reason
+from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
@@ -43,33 +42,17 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-class TopicAdmin:
+class TopicAdmin(AdminOwner):
     """Creates, deletes and describes topics through one AdminClient; every request has an explicit timeout."""
 
     def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
-        self.connection = connection
-        self.timeout_s = timeout_s
-        self._created = time.monotonic()
-        # Its Metadata requests never create a topic they name (describe asks for one the listing left out).
-        self._admin: AdminClient | None = admin_naming_topics(connection, lambda r: SourceUnavailable("kafka", r))
-
-    # --- lifecycle --------------------------------------------------------------------------------------------------
-    def close(self) -> None:
-        # AdminClient has no close(): the handle is destroyed on a thread of kafkatop's own (see handles.py).
-        box: list[Any] = [self._admin] if self._admin is not None else []
-        self._admin = None
-        handles.release(box)
-
-    def __enter__(self) -> TopicAdmin:
-        return self
-
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
-
-    def _client(self) -> AdminClient:
-        if self._admin is None:
-            raise KafkatopError("the topic admin client is closed")
-        return self._admin
+        super().__init__(
+            connection,
+            timeout_s,
+            lambda: KafkatopError("the topic admin client is closed"),
+            # Its Metadata requests never create a topic they name (describe asks for one the listing left out).
+            lambda: admin_naming_topics(connection, lambda r: SourceUnavailable("kafka", r)),
+        )
 
     def _result(self, fut: Future[Any], deadline: float) -> Any:
         # librdkafka fails the future itself once request_timeout passes; this wait is only a backstop.

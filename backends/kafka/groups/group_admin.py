@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from types import TracebackType
-from typing import Any
-
-from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.insight.grants import authorization_error
-from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, first_answer, require_supported
 from kafkatop.backends.protocol.offset_delete import (
     FIND_COORDINATOR,
@@ -31,31 +27,15 @@ from kafkatop.backends.protocol.offset_delete import (
 from kafkatop.backends.protocol.wire import error_name, response_reader
 
 
-class GroupAdmin:
+class GroupAdmin(AdminOwner):
     def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
-        self.connection = connection
-        self.timeout_s = timeout_s
-        self._created = time.monotonic()
-        self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
-
-    def close(self) -> None:
-        box: list[Any] = [self._admin] if self._admin is not None else []
-        self._admin = None
-        handles.release(box)  # destroyed on a thread of kafkatop's own (handles.py says why)
-
-    def __enter__(self) -> GroupAdmin:
-        return self
-
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
+        super().__init__(connection, timeout_s, lambda: KafkatopError("the group admin client is closed"))
 
     def delete_groups(self, group_ids: Sequence[str]) -> dict[str, str | None]:
         """Each group's outcome: None when deleted, else Kafka's error name and message ("NON_EMPTY_GROUP: The
         group is not empty."). KafkatopError when Kafka could not be asked at all."""
-        if self._admin is None:
-            raise KafkatopError("the group admin client is closed")
         deadline = time.monotonic() + self.timeout_s + 1.0
-        futures = self._admin.delete_consumer_groups(list(group_ids), request_timeout=self.timeout_s)
+        futures = self._client().delete_consumer_groups(list(group_ids), request_timeout=self.timeout_s)
         out: dict[str, str | None] = {}
         for group_id, fut in futures.items():
             try:

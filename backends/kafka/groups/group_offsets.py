@@ -11,12 +11,12 @@ from typing import Any, get_args
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError
 from confluent_kafka import TopicPartition as KafkaTopicPartition
-from confluent_kafka.admin import AdminClient, OffsetSpec
+from confluent_kafka.admin import OffsetSpec
 
-from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text, result_within
 from kafkatop.backends.kafka.groups.groups import group_state
+from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
 from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.connection import KafkaConnection
@@ -46,13 +46,16 @@ def _active_group(group: str, detail: str) -> GroupActive:
     )
 
 
-class GroupAdmin:
+class GroupAdmin(AdminOwner):
     """Consumer-group offset resets: `kafka-consumer-groups --reset-offsets --topic T --execute`."""
 
     def __init__(self, connection: KafkaConnection, timeout_s: float = 10.0) -> None:
-        self.connection = connection
-        self.timeout_s = timeout_s
-        self._admin: AdminClient | None = admin_naming_topics(connection, ClientError)
+        super().__init__(
+            connection,
+            timeout_s,
+            lambda: ClientError("the group admin client is closed"),
+            lambda: admin_naming_topics(connection, ClientError),
+        )
         self._topics = TopicCache(
             lambda t: self._client().list_topics(timeout=t),
             connection.bootstrap_servers,
@@ -62,17 +65,6 @@ class GroupAdmin:
                 self._client().list_topics, topic, t, "reset offsets", connection, f"cannot reset offsets of '{topic}'"
             ),  # fmt: skip
         )
-
-    def close(self) -> None:
-        # AdminClient has no close(): the handle is destroyed on a thread of kafkatop's own (see handles.py).
-        box: list[Any] = [self._admin] if self._admin is not None else []
-        self._admin = None
-        handles.release(box)
-
-    def _client(self) -> AdminClient:
-        if self._admin is None:
-            raise ClientError("the group admin client is closed")
-        return self._admin
 
     def _result(self, fut: Future[Any], deadline: float) -> Any:
         # librdkafka fails the future itself after request_timeout; this wait is only a backstop.

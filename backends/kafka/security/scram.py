@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from types import TracebackType
-from typing import Any
 
 from confluent_kafka.admin import (
-    AdminClient,
     ScramCredentialInfo,
     ScramMechanism,
     UserScramCredentialAlteration,
@@ -20,11 +17,11 @@ from confluent_kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
-from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
+from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.users import ScramCredential
 from kafkatop.backends.protocol.connection import BrokerConnection, on_any_broker, require_supported
 from kafkatop.backends.protocol.scram_credentials import (
@@ -73,30 +70,11 @@ def describe_scram_credentials(
     return on_any_broker(connection, timeout_s, "DescribeUserScramCredentials", ask)
 
 
-class ScramAdmin:
+class ScramAdmin(AdminOwner):
     """The alterations, through an AdminClient (and the reading of what they changed)."""
 
     def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
-        self.connection = connection
-        self.timeout_s = timeout_s
-        self._created = time.monotonic()
-        self._admin: AdminClient | None = handles.new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
-
-    def close(self) -> None:
-        box: list[Any] = [self._admin] if self._admin is not None else []
-        self._admin = None
-        handles.release(box)  # destroyed on a thread of kafkatop's own (handles.py says why)
-
-    def __enter__(self) -> ScramAdmin:
-        return self
-
-    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
-
-    def _client(self) -> AdminClient:
-        if self._admin is None:
-            raise KafkatopError("the SCRAM admin client is closed")
-        return self._admin
+        super().__init__(connection, timeout_s, lambda: KafkatopError("the SCRAM admin client is closed"))
 
     def describe(self, users: Sequence[str] | None = None) -> tuple[ScramCredential, ...]:
         return describe_scram_credentials(self.connection, self.timeout_s, users)
