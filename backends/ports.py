@@ -320,8 +320,8 @@ class ConnectCluster(Protocol):
 
 
 class AclAdmin(Protocol):
-    """The cluster's ACLs (backends/kafka/acls.py: DescribeAcls, CreateAcls, DeleteAcls, and the brokers' authorizer
-    configs). Each call is bounded; a refusal (no authorizer: SECURITY_DISABLED; not allowed:
+    """The cluster's ACLs (backends/kafka/security/acls.py: DescribeAcls, CreateAcls, DeleteAcls, and the brokers'
+    authorizer configs). Each call is bounded; a refusal (no authorizer: SECURITY_DISABLED; not allowed:
     CLUSTER_AUTHORIZATION_FAILED) raises KafkatopError with Kafka's error named and what to do."""
 
     def poll(self) -> AclsSnapshot: ...

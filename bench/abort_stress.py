@@ -20,8 +20,8 @@ import threading
 import time
 from pathlib import Path
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 

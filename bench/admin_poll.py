@@ -36,7 +36,7 @@ from pathlib import Path
 import confluent_kafka
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection

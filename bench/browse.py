@@ -45,9 +45,9 @@ from confluent_kafka import Consumer, KafkaError, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.messages import SearchProgress, SearchRequest
 from kafkatop.backends.zookeeper.server import free_port

@@ -205,8 +205,8 @@ import json, time
 t0 = time.perf_counter()
 import kafkatop.tui.cli.main
 t1 = time.perf_counter()
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.tui.live.app import KafkatopApp
 t2 = time.perf_counter()
 from kafkatop.backends.demo.cluster import start_demo_cluster

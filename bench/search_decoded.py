@@ -40,7 +40,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* as a file too
 from bench.common.lab import kraft_lab
 from bench.common.machine import load
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.formats import Decoded, RecordField, RegistrySettings
 from kafkatop.backends.model.messages import SearchRequest

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafkatop.backends.model.group_placement import java_string_hash
+from kafkatop.backends.model.java_order import string_hash
 
 
 def assign_replicas(
@@ -40,6 +40,6 @@ def assign_replicas(
 
 def placement(topic: str, brokers: Sequence[int]) -> tuple[int, int]:
     """The start index and first shift for `topic`: Kafka's random choice, made from the name instead."""
-    h = abs(java_string_hash(topic))
+    h = abs(string_hash(topic))
     n = max(1, len(brokers))
     return h % n, (h // n) % n

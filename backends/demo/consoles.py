@@ -17,9 +17,9 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.groups import DEMO_GROUP_SETTINGS, commit_as_member, members_of
-from kafkatop.backends.kafka.consoles import SHOWN_RECORDS, Consoles
-from kafkatop.backends.kafka.consumers import ConsumerPool, _Member
-from kafkatop.backends.kafka.group_offsets import GroupActive
+from kafkatop.backends.kafka.groups.group_offsets import GroupActive
+from kafkatop.backends.kafka.records.consoles import SHOWN_RECORDS, Consoles
+from kafkatop.backends.kafka.records.consumers import ConsumerPool, _Member
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ConsumerView, ResetPlan, ResetTarget
 

@@ -26,7 +26,7 @@ from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition, is_internal_topic
 from kafkatop.backends.model.errors import KafkatopError, MockClusterError
-from kafkatop.backends.model.group_placement import java_string_hash
+from kafkatop.backends.model.java_order import string_hash
 from kafkatop.backends.model.nodes import NodeState
 
 # Kafka checks leader imbalance every leader.imbalance.check.interval.seconds (300 s); the demo waits this long after
@@ -198,7 +198,7 @@ class DemoController:
             live = self._live() if not self._closed else []
             if not live:
                 return None
-            coordinator = live[abs(java_string_hash(group)) % len(live)]
+            coordinator = live[abs(string_hash(group)) % len(live)]
             self.mock.set_group_coordinator(group, coordinator)
             self._coordinators[group] = coordinator
             return coordinator

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from kafkatop.backends.demo.controller import DemoController, joined_ids
 from kafkatop.backends.model.cluster import NO_LEADER
-from kafkatop.backends.model.group_placement import java_string_hash
+from kafkatop.backends.model.java_order import string_hash
 from kafkatop.backends.model.nodes import NodeState
 
 
@@ -45,7 +45,7 @@ class ControllerFailover(DemoController):
             self._event(f"{who}: controller moves to broker {live[0]}", b, live[0])
         for group, coordinator in self._coordinators.items():
             if coordinator == b and live:
-                new = live[abs(java_string_hash(group)) % len(live)]
+                new = live[abs(string_hash(group)) % len(live)]
                 self._coordinators[group] = new
                 self.mock.set_group_coordinator(group, new)
                 self._event(f"{who}: coordinator of group {group} moves to broker {new}", b, new)

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.groups import own_group
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import ClusterSnapshot, Problem, TopicPartition
 from kafkatop.backends.model.consoles import ConsumerView
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, Topic
 from kafkatop.backends.model.codec import JSON, encode
+from kafkatop.backends.model.java_order import hash_order, string_hash
 from kafkatop.backends.model.topics import TopicError
 
 ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"  # Uuid.ZERO_UUID: "no topic id" (topics created by ZooKeeper-era Kafka)
@@ -93,46 +94,13 @@ def format_describe(
     return "\n".join(lines)
 
 
-def _java_string_hash(s: str) -> int:
-    h = 0
-    data = s.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + int.from_bytes(data[i : i + 2], "big")) & 0xFFFFFFFF
-    return h
-
-
-def _java_hashmap_capacity(entries: int, initial: int) -> int:
-    """The table size of a java.util.HashMap created with `initial` buckets once it holds `entries`."""
-    capacity = 1
-    while capacity < initial:
-        capacity *= 2
-    while entries > capacity * 3 // 4:  # resized when more than 3/4 full
-        capacity *= 2
-    return capacity
-
-
-def _java_hashmap_order(keys: Sequence[str], capacity: int) -> list[str]:
-    """The iteration order of a java.util.HashMap of `capacity` buckets into which `keys` were put in this order.
-
-    By bucket (String.hashCode, spread, masked by the table size), then by insertion within a bucket (resizes keep
-    it). Buckets of 8 or more keys become trees with another order; the few dozen keys here never get there.
-    """
-    position = {key: i for i, key in enumerate(keys)}
-
-    def bucket(key: str) -> int:
-        h = _java_string_hash(key)
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return sorted(keys, key=lambda k: (bucket(k), position[k]))
-
-
 def kafka_config_order(names: Sequence[str]) -> list[str]:
     """`names` (as the broker listed them) in the order kafka-topics prints them after "Configs:".
 
     Its Java client keeps a resource's config entries in a `new HashMap<>()` (admin.Config). Every entry the broker
     returned counts towards the table size, defaults included.
     """
-    return _java_hashmap_order(names, _java_hashmap_capacity(len(names), 16))
+    return hash_order(names, string_hash)
 
 
 def kafka_topic_order(names: Sequence[str]) -> list[str]:
@@ -144,9 +112,9 @@ def kafka_topic_order(names: Sequence[str]) -> list[str]:
     """
     n = len(names)
     order = sorted(names)
-    order = _java_hashmap_order(order, _java_hashmap_capacity(n, n))
-    order = _java_hashmap_order(order, _java_hashmap_capacity(n, int(n / 0.75 + 1.0)))
-    return _java_hashmap_order(order, _java_hashmap_capacity(n, n))
+    order = hash_order(order, string_hash, initial=n)
+    order = hash_order(order, string_hash, initial=int(n / 0.75 + 1.0))
+    return hash_order(order, string_hash, initial=n)
 
 
 def _elr_ids(ids: tuple[int, ...] | None) -> str:

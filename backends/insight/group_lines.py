@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafkatop.backends.model.cluster import Broker, ConsumerGroup, TopicPartition
+from kafkatop.backends.model.columns import printf_line, widest
 
 NO_ACTIVE = "Consumer group '{group}' has no active members."
 
@@ -16,14 +17,6 @@ def _host(host: str) -> str:
     """As Kafka's tool prints a member's host: Java's InetAddress.toString() of the connection, "/127.0.0.1" (the
     broker does no reverse lookup); the model keeps it without the slash."""
     return host if not host or "/" in host else f"/{host}"
-
-
-def _w(values: list[str]) -> int:
-    return max([15, *(len(v) for v in values)])
-
-
-def _row(widths: list[int], values: list[str]) -> str:
-    return " ".join(f"{v:<{w}}" for w, v in zip(widths, values, strict=True))
 
 
 def offsets_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
@@ -45,10 +38,11 @@ def offsets_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
     header = ["GROUP", "TOPIC", "PARTITION", *(["LEADER-EPOCH"] if verbose else []), "CURRENT-OFFSET",
               "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"]  # fmt: skip
     at = 7 if verbose else 6  # CONSUMER-ID's column
-    widths = [_w([r[0] for r in rows] + [group.group_id]), _w([r[1] for r in rows]), 10, *([15] if verbose else []),
-              15, 15, 15, _w([r[at] for r in rows]), _w([r[at + 1] for r in rows])]  # fmt: skip
-    lines = ["", " ".join([_row(widths, header[:-1]), header[-1]])]
-    lines += [" ".join([_row(widths, r[:-1]), r[-1]]) for r in rows]
+    widths = [widest([*(r[0] for r in rows), group.group_id], 15), widest((r[1] for r in rows), 15), 10,
+              *([15] if verbose else []), 15, 15, 15, widest((r[at] for r in rows), 15),
+              widest((r[at + 1] for r in rows), 15)]  # fmt: skip
+    lines = ["", printf_line(widths, header)]
+    lines += [printf_line(widths, r) for r in rows]
     return lines
 
 
@@ -74,10 +68,10 @@ def members_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
     ]  # fmt: skip
     header = ["GROUP", "CONSUMER-ID", *(["GROUP-INSTANCE-ID"] if static else []), "HOST", "CLIENT-ID", "#PARTITIONS"]
     columns = len(header) - 1
-    widths = [_w([group.group_id, *(r[0] for r in rows)]), *(
-        max([17 if static and i == 2 else 15, *(len(r[i]) for r in rows)]) for i in range(1, columns)
+    widths = [widest([group.group_id, *(r[0] for r in rows)], 15), *(
+        widest((r[i] for r in rows), 17 if static and i == 2 else 15) for i in range(1, columns)
     ), 15]  # fmt: skip
-    lines = ["", _row(widths, header) + " "] + [_row(widths, r) + " " for r in rows]
+    lines = ["", printf_line(widths, header) + " "] + [printf_line(widths, r) + " " for r in rows]
     if not verbose:
         return lines
     epoch = "-" if group.assignment_epoch is None else str(group.assignment_epoch)
@@ -86,10 +80,10 @@ def members_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
          _assignment(m.target_assignment)]
         for m in members
     ]  # fmt: skip
-    more = [15, max([20, *(len(e[1]) for e in extra)]), 15, max([20, *(len(e[3]) for e in extra)])]
-    lines[1] += _row(more, ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"])
+    more = [15, widest((e[1] for e in extra), 20), 15, widest((e[3] for e in extra), 20)]
+    lines[1] += printf_line(more, ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"])
     for i, e in enumerate(extra):
-        lines[2 + i] += _row(more, e)
+        lines[2 + i] += printf_line(more, e)
     return lines
 
 
@@ -101,12 +95,12 @@ def state_lines(group: ConsumerGroup, brokers: tuple[Broker, ...], verbose: bool
     header, row = ["GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"], [
         group.group_id, where, group.assignor or "-", group.state.value
     ]  # fmt: skip
-    widths = [_w([group.group_id]), 25, 20, 20]
+    widths = [widest([group.group_id], 15), 25, 20, 20]
     if verbose:
         header += ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH"]
         row += [str(e) if e is not None else "-" for e in (group.group_epoch, group.assignment_epoch)]
         widths += [15, 25]
-    return ["", _row(widths, header) + " #MEMBERS", _row(widths, row) + f" {len(group.members)}"]
+    return ["", printf_line(widths, [*header, "#MEMBERS"]), printf_line(widths, [*row, len(group.members)])]
 
 
 GROUP_TYPES = ("classic", "consumer", "share", "streams")  # kafka-groups.sh --group-type's values
@@ -117,9 +111,9 @@ def groups_list_lines(groups: Iterable[tuple[str, str | None, str]]) -> list[str
     type) as Java's printf("%-Ns ") pads them — columns of at least 20, every cell (the header's last too) padded,
     and every row ending in a space after its last cell."""
     rows = [(gid, kind.capitalize() if kind else "", protocol) for gid, kind, protocol in groups]
-    width = max([20, *(len(cell) for row in rows for cell in row)])
-    lines = [" ".join(f"{h:<{width}}" for h in ("GROUP", "TYPE", "PROTOCOL"))]
-    lines += ["".join(f"{cell:<{width}} " for cell in row) for row in rows]
+    widths = [widest((cell for row in rows for cell in row), 20)] * 3
+    lines = [printf_line(widths, ("GROUP", "TYPE", "PROTOCOL"))]
+    lines += [printf_line(widths, row) + " " for row in rows]
     return lines
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.share_groups import ListedShareGroup, ShareGroup, ShareOffsetsDeleted
 
 MISSING = "-"
@@ -23,23 +24,13 @@ GROUP_ERRORS = frozenset({24, 30, 68, 69})
 TOPIC_ERRORS = frozenset({3, 29})
 
 
-def _fmt(widths: Sequence[int], values: Sequence[object]) -> str:
-    """Java's "%-W1s %-W2s … %s": every column but the last padded to its width."""
-    cells = [str(v).ljust(w) for w, v in zip(widths, values[:-1], strict=True)]
-    return " ".join([*cells, str(values[-1])])
-
-
-def _w(*values: str, least: int = 15) -> int:
-    return max([least, *(len(v) for v in values)])
-
-
 def list_lines(groups: Sequence[ListedShareGroup], with_state: bool) -> list[str]:
     """--list: one id a line; --list --state: a GROUP STATE table (no blank line first)."""
     ordered = sorted(groups, key=lambda g: g.group_id)
     if not with_state:
         return [g.group_id for g in ordered]
-    width = _w(*(g.group_id for g in ordered))
-    return [_fmt([width], ["GROUP", "STATE"]), *(_fmt([width], [g.group_id, g.state]) for g in ordered)]
+    width = widest((g.group_id for g in ordered), 15)
+    return [printf_line([width], ["GROUP", "STATE"]), *(printf_line([width], [g.group_id, g.state]) for g in ordered)]
 
 
 def empty_note(group: ShareGroup) -> str | None:
@@ -53,18 +44,18 @@ def empty_note(group: ShareGroup) -> str | None:
 def offsets_lines(group: ShareGroup, verbose: bool = False) -> list[str]:
     """--describe (--offsets): a blank line, the header, a row per partition the group has state for (START-OFFSET
     "-" where it has none yet; --verbose: LEADER-EPOCH too)."""
-    widths = [_w(group.group_id), _w(*(p.topic for p in group.partitions)), 10]
+    widths = [widest([group.group_id], 15), widest((p.topic for p in group.partitions), 15), 10]
     header: list[str] = ["GROUP", "TOPIC", "PARTITION", "START-OFFSET"]
     if verbose:
         widths.append(13)
         header.insert(3, "LEADER-EPOCH")
-    lines = ["", _fmt(widths, header)]
+    lines = ["", printf_line(widths, header)]
     for p in group.partitions:
         start = MISSING if p.start_offset is None else str(p.start_offset)
         row: list[object] = [group.group_id, p.topic, p.partition, start]
         if verbose:
             row.insert(3, MISSING if p.start_offset is None or p.leader_epoch is None else p.leader_epoch)
-        lines.append(_fmt(widths, row))
+        lines.append(printf_line(widths, row))
     return lines
 
 
@@ -75,32 +66,32 @@ def members_lines(group: ShareGroup, verbose: bool = False) -> list[str]:
         return []
     members = sorted(group.members, key=lambda m: m.member_id)
     widths = [
-        _w(group.group_id), _w(*(m.member_id for m in members)), _w(*(m.host for m in members)),
-        _w(*(m.client_id for m in members)), 12,
+        widest([group.group_id], 15), widest((m.member_id for m in members), 15), widest((m.host for m in members), 15),
+        widest((m.client_id for m in members), 15), 12,
     ]  # fmt: skip
     header = ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT"]
     if verbose:
         widths.append(13)
         header.insert(5, "MEMBER-EPOCH")
-    lines = ["", _fmt(widths, header)]
+    lines = ["", printf_line(widths, header)]
     for m in members:
         row: list[object] = [group.group_id, m.member_id, m.host, m.client_id, len(set(m.assignment))]
         row += [m.member_epoch, m.assignment_text] if verbose else [m.assignment_text]
-        lines.append(_fmt(widths, row))
+        lines.append(printf_line(widths, row))
     return lines
 
 
 def state_lines(group: ShareGroup, verbose: bool = False) -> list[str]:
     """--state: a blank line, the header, the group's row (coordinator, state, members; --verbose: the epochs)."""
     coordinator = group.coordinator.text if group.coordinator is not None else MISSING
-    widths = [_w(group.group_id), _w(coordinator, least=25), 15]
+    widths = [widest([group.group_id], 15), widest([coordinator], 25), 15]
     header = ["GROUP", "COORDINATOR (ID)", "STATE", "#MEMBERS"]
     row: list[object] = [group.group_id, coordinator, group.state, len(group.members)]
     if verbose:
         widths += [12, 17]
         header[3:3] = ["GROUP-EPOCH", "ASSIGNMENT-EPOCH"]
         row[3:3] = [group.group_epoch, group.assignment_epoch]
-    return ["", _fmt(widths, header), _fmt(widths, row)]
+    return ["", printf_line(widths, header), printf_line(widths, row)]
 
 
 def delete_lines(outcome: Mapping[str, str | None]) -> list[str]:
@@ -123,8 +114,8 @@ def delete_offsets_lines(outcome: ShareOffsetsDeleted) -> list[str]:
         unknown = "" if outcome.error_code in GROUP_ERRORS else "Encounter some unknown error: "
         lines += ["", f"Error: {unknown}{outcome.error}"]
     if outcome.topics:
-        width = _w(*outcome.topics)
-        lines += ["", _fmt([width], ["TOPIC", "STATUS"])]
+        width = widest(outcome.topics, 15)
+        lines += ["", printf_line([width], ["TOPIC", "STATUS"])]
         for topic, why in sorted(outcome.topics.items()):
-            lines.append(_fmt([width], [topic, "Successful" if why is None else f"Error: {why}"]))
+            lines.append(printf_line([width], [topic, "Successful" if why is None else f"Error: {why}"]))
     return lines

@@ -9,8 +9,10 @@ tests/unit/test_handles.py checks that no module makes a handle any other way.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 from confluent_kafka import Consumer, KafkaException, Producer
 from confluent_kafka.admin import AdminClient
@@ -18,6 +20,7 @@ from confluent_kafka.admin import AdminClient
 from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.model import lifetime
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
 
 
 def admin_client(config: Mapping[str, Any]) -> AdminClient:
@@ -40,6 +43,45 @@ def new_admin_client(
         return admin_client(connection.config(client_id))
     except (KafkaException, ValueError, TypeError) as e:
         raise refuse(f"invalid client configuration: {connection.redact(describe_error(e))}") from None
+
+
+class AdminOwner:
+    """What each of kafkatop's admins (of topics, groups, offsets, users, elections) is made of: its connection, a
+    bound for every request, and an AdminClient of its own, `_client()` until `close` (or the end of `with`) lets go
+    of it. `closed()` is what a call after that raises; `admin` makes the client (by default the connection's, its
+    settings refused as SourceUnavailable)."""
+
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        timeout_s: float,
+        closed: Callable[[], Exception],
+        admin: Callable[[], AdminClient] | None = None,
+    ) -> None:
+        self.connection = connection
+        self.timeout_s = timeout_s
+        self._created = time.monotonic()  # librdkafka's failures logged since then are this client's (errors.py)
+        self._admin: AdminClient | None = (
+            admin() if admin is not None else new_admin_client(connection, lambda r: SourceUnavailable("kafka", r))
+        )
+        self._closed = closed
+
+    def close(self) -> None:
+        # AdminClient has no close(): the handle is destroyed on a thread of kafkatop's own (`release`).
+        box: list[Any] = [self._admin] if self._admin is not None else []
+        self._admin = None
+        release(box)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def _client(self) -> AdminClient:
+        if self._admin is None:
+            raise self._closed()
+        return self._admin
 
 
 def release(box: list[Any]) -> threading.Thread | None:

@@ -17,8 +17,7 @@ import time
 
 from kafkatop.backends.insight.grants import refused
 from kafkatop.backends.kraft.wire import (
-    API_DESCRIBE_QUORUM,
-    DESCRIBE_QUORUM_VERSIONS,
+    DESCRIBE_QUORUM,
     DescribeQuorum,
     ReplicaState,
     decode_describe_quorum,
@@ -147,16 +146,16 @@ class QuorumSource:
         try:
             try:
                 versions = conn.api_versions()
-                if API_DESCRIBE_QUORUM not in versions.versions:
+                if DESCRIBE_QUORUM.key not in versions.versions:
                     raise _TryNext(
                         f"{address} does not offer DescribeQuorum: a ZooKeeper-mode broker, or Kafka older than 3.0"
                     )
-                version = conn.version_for(API_DESCRIBE_QUORUM, "DescribeQuorum", DESCRIBE_QUORUM_VERSIONS)
+                version = conn.version_for(DESCRIBE_QUORUM)
             except Unsupported as e:
                 raise _TryNext(str(e)) from None
             # Brokers serve Produce; controllers do not.
             via = "broker" if API_PRODUCE in versions.versions else "controller"
-            payload = conn.request(API_DESCRIBE_QUORUM, version, describe_quorum_body())
+            payload = conn.send(DESCRIBE_QUORUM, version, describe_quorum_body())
             taken_at = time.time()
             self.last_response = (version, payload)
             response = decode_describe_quorum(payload, version)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     encode_compact_string,
@@ -19,10 +20,8 @@ from kafkatop.backends.protocol.wire import (
     format_uuid,
 )
 
-API_DESCRIBE_QUORUM = 55
-
-
-DESCRIBE_QUORUM_VERSIONS = (0, 2)  # what this codec reads: v1 adds fetch times, v2 nodes and directory ids
+# What this codec reads: v1 adds fetch times, v2 nodes and directory ids.
+DESCRIBE_QUORUM = Api(55, "DescribeQuorum", (0, 2))
 
 
 def describe_quorum_body(topic: str = METADATA_TOPIC, partition: int = METADATA_PARTITION) -> bytes:
@@ -86,7 +85,7 @@ def _replica_state(r: Reader, version: int) -> ReplicaState:
 
 def decode_describe_quorum(payload: bytes, version: int) -> DescribeQuorum:
     """A DescribeQuorum response (after the size): header v1, then the body of `version`."""
-    if not DESCRIBE_QUORUM_VERSIONS[0] <= version <= DESCRIBE_QUORUM_VERSIONS[1]:
+    if not DESCRIBE_QUORUM.speaks(version):
         raise ProtocolError(f"DescribeQuorum v{version} is not one this codec reads")
     r = Reader(payload)
     correlation_id = r.int32()

@@ -2,7 +2,7 @@
 control entry (principal, host, operation, permission). Names and codes are Kafka's own
 (org.apache.kafka.common.resource.ResourceType / PatternType, org.apache.kafka.common.acl.AclOperation /
 AclPermissionType), the text forms their toString()s, as kafka-acls.sh prints them. Standard library only; the
-adapter is backends/kafka/acls.py.
+adapter is backends/kafka/security/acls.py.
 
 A `Grant` is what a refused request needed: the principal that was refused, the operations and the resource, and
 the `kafkatop acls --add …` line that grants it.

@@ -2,7 +2,8 @@
 
 Pure translation, standard library only: `security.protocol` as it is, `sasl.mechanism` → `sasl.mechanisms`, a PLAIN
 or SCRAM `sasl.jaas.config` → `sasl.username` / `sasl.password`, PEM stores → file locations, and the endpoint
-check. Java key stores (JKS, PKCS12) are named in `stores`, for an adapter to convert (backends/kafka/keystores.py).
+check. Java key stores (JKS, PKCS12) are named in `stores`, for an adapter to convert
+(backends/kafka/security/keystores.py).
 librdkafka's own names pass through unchanged; the rest is named in `ignored`, never silently dropped. No message here
 quotes a value: a properties file holds passwords.
 """

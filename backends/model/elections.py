@@ -1,7 +1,7 @@
 """Leader elections as Kafka's ElectLeaders takes and answers them: the two kinds, what one would do to each partition
 before it is sent (a plan), and what the controller answered for each partition (standard library only).
 
-The plan is insight/elections.py's work; the adapters (backends/kafka/elections.py, the demo's) send it."""
+The plan is insight/elections.py's work; the adapters (backends/kafka/cluster/elections.py, the demo's) send it."""
 
 from __future__ import annotations
 

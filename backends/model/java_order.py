@@ -1,6 +1,8 @@
 """The order in which Java's HashMap and HashSet hand back their keys, so that a table kafkatop prints lists its rows in
 the order Kafka's own tool (Java) prints them: kafka-transactions.sh lists coordinators from a HashMap<Integer>, a
-transaction's partitions from a HashSet<TopicPartition>, hanging transactions grouped in a HashMap<Long>.
+transaction's partitions from a HashSet<TopicPartition>, hanging transactions grouped in a HashMap<Long>;
+kafka-topics.sh its topics and configs, kafka-acls.sh its principals, kafka-configs.sh its quotas. Kafka places a
+consumer group by its id's String.hashCode (group_placement.py).
 
 A HashMap iterates its table's buckets in order, each bucket's keys in insertion order (kept through every resize);
 a key's bucket is (h ^ (h >>> 16)) & (capacity - 1), h its hashCode(). Standard library only.
@@ -17,7 +19,8 @@ DEFAULT_CAPACITY = 16  # new HashMap<>(), new HashSet<>()
 LOAD_FACTOR = 0.75
 
 
-def _int32(value: int) -> int:
+def int32(value: int) -> int:
+    """`value` as Java's int: its low 32 bits, signed."""
     value &= 0xFFFF_FFFF
     return value - (1 << 32) if value >= 1 << 31 else value
 
@@ -28,18 +31,18 @@ def string_hash(s: str) -> int:
     data = s.encode("utf-16-be")
     for i in range(0, len(data), 2):
         h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFF_FFFF
-    return _int32(h)
+    return int32(h)
 
 
 def long_hash(value: int) -> int:
     """java.lang.Long.hashCode(): (int) (value ^ (value >>> 32))."""
     unsigned = value & 0xFFFF_FFFF_FFFF_FFFF
-    return _int32(unsigned ^ (unsigned >> 32))
+    return int32(unsigned ^ (unsigned >> 32))
 
 
 def topic_partition_hash(topic: str, partition: int) -> int:
     """org.apache.kafka.common.TopicPartition.hashCode(): 31 * (31 + partition) + topic.hashCode()."""
-    return _int32(31 * (31 + partition) + string_hash(topic))
+    return int32(31 * (31 + partition) + string_hash(topic))
 
 
 def capacity(size: int, initial: int = DEFAULT_CAPACITY) -> int:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.java_order import hash_order, long_hash, topic_partition_hash
 
@@ -191,8 +192,8 @@ Row = tuple[object, ...]  # a table's values: None prints as the tool's "None"
 def table_lines(headers: Sequence[str], rows: Iterable[Row]) -> list[str]:
     """The tool's prettyPrintTable: each column padded to its widest value, each value followed by a tab."""
     cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    return ["".join(f"{v:<{w}}\t" for v, w in zip(r, widths, strict=True)) for r in [list(headers), *cells]]
+    widths = [widest([h, *(r[i] for r in cells)]) for i, h in enumerate(headers)]
+    return [printf_line(widths, r, sep="\t") + "\t" for r in [list(headers), *cells]]
 
 
 def _cell(value: object) -> str:

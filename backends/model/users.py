@@ -1,8 +1,8 @@
 """SCRAM users and client quotas, as `kafka-configs.sh --describe --entity-type users|clients` shows them: each
 user's SCRAM credentials (mechanism and iterations; Kafka never gives out the salted password) from
 DescribeUserScramCredentials, and the quotas per user, client id and IP from DescribeClientQuotas, printed in the
-tool's own lines and order. Standard library only; the adapters are backends/kafka/scram.py and
-backends/kafka/client_quotas.py.
+tool's own lines and order. Standard library only; the adapters are backends/kafka/security/scram.py and
+backends/kafka/security/client_quotas.py.
 
 kafka-configs.sh prints the quotas in the order of the Java HashMaps its Admin client answers with
 (DescribeClientQuotasResponse.complete: a HashMap<ClientQuotaEntity, HashMap<String, Double>>, each sized to its
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from kafkatop.backends.model.errors import BadInput
-from kafkatop.backends.model.java_order import hash_order, string_hash
+from kafkatop.backends.model.java_order import hash_order, int32, string_hash
 
 MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 DEFAULT_MECHANISM = "SCRAM-SHA-512"  # the lab's, and the stronger
@@ -66,7 +66,7 @@ class UserQuota:
         total = 0
         for kind, name in self.entity:
             total += string_hash(kind) ^ (string_hash(name) if name is not None else 0)
-        return _int32(31 + total)
+        return int32(31 + total)
 
     def line(self) -> str:
         """Quota configs for user-principal 'bob' are producer_byte_rate=1024.0 (kafka-configs.sh's line)."""
@@ -90,11 +90,6 @@ class UsersSnapshot:
         for c in self.credentials:
             out.setdefault(c.user, []).append(c)
         return {user: tuple(creds) for user, creds in out.items()}
-
-
-def _int32(value: int) -> int:
-    value &= 0xFFFF_FFFF
-    return value - (1 << 32) if value >= 1 << 31 else value
 
 
 def java_double(value: float) -> str:

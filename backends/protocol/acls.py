@@ -29,6 +29,7 @@ from kafkatop.backends.model.acls import (
 )
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     Reader,
     encode_compact_array,
     encode_compact_string,
@@ -36,10 +37,10 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_DESCRIBE_ACLS = 29
-API_CREATE_ACLS = 30
-API_DELETE_ACLS = 31
-SPOKEN = (2, 3)  # the flexible versions; the bodies are the same in both
+# The flexible versions; the bodies are the same in both.
+DESCRIBE_ACLS = Api(29, "DescribeAcls", (2, 3), flexible_from=2)
+CREATE_ACLS = Api(30, "CreateAcls", (2, 3), flexible_from=2)
+DELETE_ACLS = Api(31, "DeleteAcls", (2, 3), flexible_from=2)
 
 SECURITY_DISABLED = 54
 CLUSTER_AUTHORIZATION_FAILED = 31

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from kafkatop.backends.model.users import UserQuota
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     encode_array,
     encode_compact_array,
     encode_compact_string,
@@ -22,9 +23,7 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_DESCRIBE_CLIENT_QUOTAS = 48
-SPOKEN = (0, 1)
-FLEXIBLE_FROM = 1
+DESCRIBE_CLIENT_QUOTAS = Api(48, "DescribeClientQuotas", (0, 1), flexible_from=1)
 # A filter component's match types (DescribeClientQuotasRequest.MATCH_TYPE_*).
 MATCH_EXACT = 0  # the entity of this name
 MATCH_DEFAULT = 1  # the default entity of the type
@@ -50,7 +49,7 @@ class DescribeClientQuotasAnswer:
 
 def request_body(components: tuple[QuotaFilter, ...], strict: bool, version: int) -> bytes:
     """No components and not strict: every entity that has a quota (ClientQuotaFilter.all())."""
-    flexible = version >= FLEXIBLE_FROM
+    flexible = DESCRIBE_CLIENT_QUOTAS.flexible(version)
     if flexible:
         items = [
             encode_compact_string(c.entity_type) + bytes([c.match_type]) + encode_compact_string(c.match)
@@ -63,7 +62,7 @@ def request_body(components: tuple[QuotaFilter, ...], strict: bool, version: int
 
 
 def decode_response(payload: bytes, version: int) -> DescribeClientQuotasAnswer:
-    flexible = version >= FLEXIBLE_FROM
+    flexible = DESCRIBE_CLIENT_QUOTAS.flexible(version)
     r = response_reader(payload, flexible=flexible)
     string, nullable = (r.compact_string, r.compact_nullable_string) if flexible else (r.string, r.nullable_string)
     length = r.compact_array_length if flexible else r.array_length

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from kafkatop.backends.model.configs import ConfigEntry, ConfigResource, ConfigSource, ConfigSynonym, ConfigType
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     encode_array,
@@ -25,13 +26,10 @@ from kafkatop.backends.protocol.wire import (
     error_name,
 )
 
-API_METADATA = 3
-API_DESCRIBE_CONFIGS = 32
-API_INCREMENTAL_ALTER_CONFIGS = 44
-
-METADATA_VERSIONS = (9, 12)  # the flexible ones (Kafka 2.4+)
-DESCRIBE_CONFIGS_VERSIONS = (1, 4)  # v1: sources and synonyms; v3: types; v4: flexible
-INCREMENTAL_ALTER_CONFIGS_VERSIONS = (0, 1)  # v1: flexible
+METADATA = Api(3, "Metadata", (9, 12), flexible_from=9)  # the flexible ones (Kafka 2.4+)
+# v1: sources and synonyms; v3: types
+DESCRIBE_CONFIGS = Api(32, "DescribeConfigs", (1, 4), flexible_from=4)
+INCREMENTAL_ALTER_CONFIGS = Api(44, "IncrementalAlterConfigs", (0, 1), flexible_from=1)
 
 _RESOURCE_TYPES = {"topic": 2, "broker": 4, "broker-defaults": 4}  # ConfigResource.Type: TOPIC 2, BROKER 4
 

@@ -9,10 +9,12 @@ import socket
 import ssl
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 from kafkatop.backends.model.addresses import socket_error_reason
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.protocol.api_versions import (
     ApiVersions,
     api_versions_body,
@@ -23,11 +25,13 @@ from kafkatop.backends.protocol.security import SecurityError, authenticate, tls
 from kafkatop.backends.protocol.wire import (
     API_VERSIONS,
     API_VERSIONS_VERSION,
+    Api,
     ProtocolError,
     encode_request,
     error_name,
 )
 
+T = TypeVar("T")
 UNSUPPORTED_VERSION = 35
 MAX_FRAME = 16 * 1024 * 1024  # a larger "size" means the peer is not speaking Kafka (HTTP, TLS, ZooKeeper…)
 
@@ -126,18 +130,29 @@ class BrokerConnection:
             self._versions = versions
         return self._versions
 
-    def version_for(self, api_key: int, name: str, spoken: tuple[int, int]) -> int:
-        """The highest version of `api_key` both sides speak; Unsupported (saying which) when there is none."""
-        offered = self.api_versions().versions.get(api_key)
+    def version_for(self, api: Api) -> int:
+        """The highest version of `api` both sides speak; Unsupported (saying which) when there is none."""
+        offered = self.api_versions().versions.get(api.key)
         if offered is None:
-            raise Unsupported(f"{self.address} does not offer {name} (a Kafka too old for it?)")
+            raise Unsupported(f"{self.address} does not offer {api.name} (a Kafka too old for it?)")
+        spoken = api.versions
         version = min(offered[1], spoken[1])
         if version < max(offered[0], spoken[0]):
             raise Unsupported(
-                f"{self.address} offers {name} v{offered[0]}–v{offered[1]} only; "
+                f"{self.address} offers {api.name} v{offered[0]}–v{offered[1]} only; "
                 f"kafkatop reads v{spoken[0]}–v{spoken[1]}"
             )
         return version
+
+    def call(self, api: Api, body: bytes | Callable[[int], bytes]) -> tuple[int, bytes]:
+        """One request of `api` in the highest version both sides speak, its body the same in every version or made
+        for that one: (the version, the response's bytes after the size)."""
+        version = self.version_for(api)
+        return version, self.send(api, version, body if isinstance(body, bytes) else body(version))
+
+    def send(self, api: Api, version: int, body: bytes) -> bytes:
+        """One request of `api` in `version` (agreed by `version_for`), its header flexible as that version is."""
+        return self.request(api.key, version, body, flexible=api.flexible(version))
 
     def request(self, api_key: int, api_version: int, body: bytes, *, flexible: bool = True) -> bytes:
         """Send one request and return its response's bytes after the size (the header included)."""
@@ -202,3 +217,45 @@ def os_reason(e: OSError, timeout_s: float) -> str:
     if isinstance(e, ConnectionResetError | BrokenPipeError):
         return "connection closed by the node (a TLS or SASL listener? see security.protocol)"
     return socket_error_reason(e, timeout_s, "connection refused: is the node down, or is this the wrong port?")
+
+
+def first_answer(
+    addresses: Iterable[tuple[str, int]],
+    ask: Callable[[str, int], T],
+    timeout_s: float,
+    reasons: list[str],
+    deadline: float | None = None,
+    prefix: str = "",
+) -> T | None:
+    """`ask` of each address in turn (a cluster's bootstrap servers, mostly): the first answer. An address out of
+    reach or answering nonsense (OSError, ProtocolError) is passed by, "host:port: why" added to `reasons`; None
+    when none answered (`ask` answers something else), for the caller to say so in its own words. Unsupported goes
+    up at once: every broker of a cluster speaks the same protocol, so asking another changes nothing. `deadline`:
+    no address tried after it; `prefix`: words before each reason ("FindCoordinator to ")."""
+    for host, port in addresses:
+        try:
+            return ask(host, port)
+        except Unsupported:
+            raise
+        except (OSError, ProtocolError) as e:
+            reasons.append(f"{prefix}{host}:{port}: {os_reason(e, timeout_s) if isinstance(e, OSError) else e}")
+            if deadline is not None and deadline - time.monotonic() <= 0:
+                break
+    return None
+
+
+def on_any_broker(connection: KafkaConnection, timeout_s: float, what: str, call: Callable[[BrokerConnection], T]) -> T:
+    """`call` on a connection to the first bootstrap server that answers, every read and write within `timeout_s`
+    (`BrokerConnection.deadline`). SourceUnavailable when none answers; Unsupported when the cluster does not speak
+    `what`."""
+    deadline = time.monotonic() + timeout_s
+
+    def ask(host: str, port: int) -> T:
+        with BrokerConnection(host, port, deadline, connection.client_settings) as conn:
+            return call(conn)
+
+    reasons: list[str] = []
+    answer = first_answer(connection.addresses, ask, timeout_s, reasons)
+    if answer is None:
+        raise SourceUnavailable("kafka", f"no broker answered {what} ({'; '.join(reasons)})")
+    return answer

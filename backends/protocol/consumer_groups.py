@@ -17,15 +17,15 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     Reader,
     encode_compact_array,
     encode_compact_string,
 )
 
-API_CONSUMER_GROUP_DESCRIBE = 69
-CONSUMER_GROUP_DESCRIBE_VERSIONS = (0, 1)  # v1 adds each member's type (KIP-1099): classic or consumer
-API_LIST_GROUPS = 16
-LIST_GROUPS_VERSIONS = (3, 5)  # v3: flexible; v4: GroupState; v5: GroupType (KIP-848)
+# v1 adds each member's type (KIP-1099): classic or consumer
+CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0, 1))
+LIST_GROUPS = Api(16, "ListGroups", (3, 5), flexible_from=3)  # v4: GroupState; v5: GroupType (KIP-848)
 MEMBER_TYPES = {0: "classic", 1: "consumer"}  # KIP-1099: a classic member of a consumer group, during a migration
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     compact_array_length_at,
@@ -27,8 +28,7 @@ from kafkatop.backends.protocol.wire import (
     uvarint_at,
 )
 
-API_DESCRIBE_TOPIC_PARTITIONS = 75
-SPOKEN = (0, 0)
+DESCRIBE_TOPIC_PARTITIONS = Api(75, "DescribeTopicPartitions", (0, 0))
 PARTITION_LIMIT = 2000  # per response, as kafka-topics.sh asks (--partition-size-limit-per-response)
 
 

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     compact_array_length_at,
@@ -30,11 +31,9 @@ from kafkatop.backends.protocol.wire import (
     uvarint_at,
 )
 
-API_OFFSET_FETCH = 9
-API_DESCRIBE_GROUPS = 15
-OFFSET_FETCH_VERSIONS = (6, 8)  # v6: flexible; v8: many groups per request (KIP-709)
+OFFSET_FETCH = Api(9, "OffsetFetch", (6, 8), flexible_from=6)  # v8: many groups per request (KIP-709)
 OFFSET_FETCH_BATCHED_FROM = 8
-DESCRIBE_GROUPS_VERSIONS = (5, 5)  # v5: flexible (Kafka 2.4+)
+DESCRIBE_GROUPS = Api(15, "DescribeGroups", (5, 5), flexible_from=5)  # Kafka 2.4+
 CONSUMER_PROTOCOL = "consumer"  # the classic protocol type of consumers (as against "connect", …)
 
 

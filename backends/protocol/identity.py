@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kafkatop.backends.protocol.configs import (
-    API_METADATA,
-    METADATA_VERSIONS,
+    METADATA,
     BrokerAddress,
     decode_metadata_cluster,
     metadata_brokers_body,
@@ -37,8 +36,7 @@ def who_answers(host: str, port: int, settings: Mapping[str, str], timeout_s: fl
     """One Metadata request (no topics) to host:port. OSError when nothing answers; SecurityError when TLS or SASL
     fail (another cluster's credentials?); ProtocolError when what answers does not speak Kafka."""
     with BrokerConnection(host, port, time.monotonic() + timeout_s, settings) as conn:
-        version = conn.version_for(API_METADATA, "Metadata", METADATA_VERSIONS)
-        payload = conn.request(API_METADATA, version, metadata_brokers_body(version))
+        version, payload = conn.call(METADATA, metadata_brokers_body)
         cluster_id, brokers = decode_metadata_cluster(response_reader(payload), version)
         return Answered(conn.address, cluster_id, tuple(brokers), mode_of(conn.api_versions().versions))
 

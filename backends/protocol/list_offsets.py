@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     compact_array_length_at,
@@ -34,13 +35,7 @@ from kafkatop.backends.protocol.wire import (
     skip_tags_at,
 )
 
-API_LIST_OFFSETS = 2
-
-
-LIST_OFFSETS_VERSIONS = (1, 10)  # what this codec speaks
-
-
-FLEXIBLE_FROM = 6
+LIST_OFFSETS = Api(2, "ListOffsets", (1, 10), flexible_from=6)  # what this codec speaks
 
 
 DEBUGGING_REPLICA_ID = -2  # "a replica that is not one": a follower answers it, with its log end offset
@@ -50,10 +45,6 @@ LATEST_TIMESTAMP = -1
 
 
 EARLIEST_TIMESTAMP = -2
-
-
-def flexible(version: int) -> bool:
-    return version >= FLEXIBLE_FROM
 
 
 def list_offsets_body(
@@ -66,9 +57,9 @@ def list_offsets_body(
 ) -> bytes:
     """ReplicaId, IsolationLevel (v2+), Topics: [{Name, Partitions: [{PartitionIndex, CurrentLeaderEpoch (v4+),
     Timestamp}]}], TimeoutMs (v10+)."""
-    if not LIST_OFFSETS_VERSIONS[0] <= version <= LIST_OFFSETS_VERSIONS[1]:
+    if not LIST_OFFSETS.speaks(version):
         raise ProtocolError(f"ListOffsets v{version} is not one this codec speaks")
-    flex = flexible(version)
+    flex = LIST_OFFSETS.flexible(version)
     topics = []
     for name, ids in partitions.items():
         parts = []
@@ -112,9 +103,9 @@ class ListOffsets:
 
 def decode_list_offsets(payload: bytes, version: int) -> ListOffsets:
     """A ListOffsets response (after the size): header v1 from v6 on (v0 before), then the body of `version`."""
-    if not LIST_OFFSETS_VERSIONS[0] <= version <= LIST_OFFSETS_VERSIONS[1]:
+    if not LIST_OFFSETS.speaks(version):
         raise ProtocolError(f"ListOffsets v{version} is not one this codec reads")
-    flex = flexible(version)
+    flex = LIST_OFFSETS.flexible(version)
     correlation_id = Reader(payload).int32()
     r = response_reader(payload, flexible=flex)
     throttle = r.int32() if version >= 2 else 0

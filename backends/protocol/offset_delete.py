@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     ProtocolError,
     Reader,
     encode_array,
@@ -20,11 +21,9 @@ from kafkatop.backends.protocol.wire import (
     int32,
 )
 
-API_FIND_COORDINATOR = 10
-API_OFFSET_DELETE = 47
-FIND_COORDINATOR_VERSIONS = (3, 6)  # v3: flexible; v4+: batched (KIP-699)
+FIND_COORDINATOR = Api(10, "FindCoordinator", (3, 6), flexible_from=3)  # v4+: batched (KIP-699)
 FIND_COORDINATOR_BATCHED_FROM = 4
-OFFSET_DELETE_VERSIONS = (0, 0)
+OFFSET_DELETE = Api(47, "OffsetDelete", (0, 0), flexible_from=None)
 GROUP_KEY = 0  # CoordinatorType.GROUP
 TRANSACTION_KEY = 1  # CoordinatorType.TRANSACTION: the keys are transactional ids
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     Reader,
     encode_compact_array,
     encode_compact_string,
@@ -20,9 +21,8 @@ from kafkatop.backends.protocol.wire import (
     int32,
 )
 
-API_ALTER_PARTITION_REASSIGNMENTS = 45
-API_LIST_PARTITION_REASSIGNMENTS = 46
-SPOKEN = (0, 0)
+ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", (0, 0))
+LIST_PARTITION_REASSIGNMENTS = Api(46, "ListPartitionReassignments", (0, 0))
 
 
 def _int32_array(values: Sequence[int]) -> bytes:

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from kafkatop.backends.model.users import ScramCredential
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     encode_compact_array,
     encode_compact_string,
     error_name,
     response_reader,
 )
 
-API_DESCRIBE_USER_SCRAM_CREDENTIALS = 50
-SPOKEN = (0, 0)
+DESCRIBE_USER_SCRAM_CREDENTIALS = Api(50, "DescribeUserScramCredentials", (0, 0))
 MECHANISMS = {1: "SCRAM-SHA-256", 2: "SCRAM-SHA-512"}  # org.apache.kafka.clients.admin.ScramMechanism's types
 RESOURCE_NOT_FOUND = 91  # a user named that has no credentials
 _ERRORS = {RESOURCE_NOT_FOUND: "RESOURCE_NOT_FOUND", 68: "DUPLICATE_RESOURCE"}  # besides wire.py's

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     Reader,
     encode_compact_array,
     encode_compact_string,
@@ -24,16 +25,12 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_LIST_GROUPS = 16
-API_DELETE_GROUPS = 42
-API_SHARE_GROUP_DESCRIBE = 77
-API_DESCRIBE_SHARE_GROUP_OFFSETS = 90
-API_DELETE_SHARE_GROUP_OFFSETS = 92
-LIST_GROUPS_VERSIONS = (5, 5)  # v5 (Kafka 4.0+): TypesFilter, and each group's type
-DELETE_GROUPS_VERSIONS = (2, 2)  # v2: flexible (Kafka 2.4+)
-SHARE_GROUP_DESCRIBE_VERSIONS = (1, 1)  # v1: Kafka 4.1 (v0 was the 4.0 preview's, removed)
-DESCRIBE_SHARE_GROUP_OFFSETS_VERSIONS = (0, 0)
-DELETE_SHARE_GROUP_OFFSETS_VERSIONS = (0, 0)
+LIST_GROUPS = Api(16, "ListGroups", (5, 5), flexible_from=3)  # v5 (Kafka 4.0+): TypesFilter, each type
+DELETE_GROUPS = Api(42, "DeleteGroups", (2, 2), flexible_from=2)  # Kafka 2.4+
+# v1: Kafka 4.1 (v0 was the 4.0 preview's, removed)
+SHARE_GROUP_DESCRIBE = Api(77, "ShareGroupDescribe", (1, 1))
+DESCRIBE_SHARE_GROUP_OFFSETS = Api(90, "DescribeShareGroupOffsets", (0, 0))
+DELETE_SHARE_GROUP_OFFSETS = Api(92, "DeleteShareGroupOffsets", (0, 0))
 SHARE_TYPE = "share"
 
 

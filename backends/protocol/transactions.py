@@ -18,6 +18,7 @@ from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.transactions import PartitionProducers, ProducerState
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     encode_compact_array,
     encode_compact_string,
     error_name,
@@ -27,16 +28,14 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_WRITE_TXN_MARKERS = 27
-API_DESCRIBE_PRODUCERS = 61
-API_DESCRIBE_TRANSACTIONS = 65
-API_LIST_TRANSACTIONS = 66
-LIST_TRANSACTIONS_VERSIONS = (0, 2)  # v1: DurationFilter (KIP-994, 3.8); v2: TransactionalIdPattern (KIP-1152, 4.1)
+# v1: DurationFilter (KIP-994, 3.8); v2: TransactionalIdPattern (KIP-1152, 4.1)
+LIST_TRANSACTIONS = Api(66, "ListTransactions", (0, 2))
 DURATION_FILTER_FROM = 1
 PATTERN_FROM = 2
-DESCRIBE_TRANSACTIONS_VERSIONS = (0, 0)
-DESCRIBE_PRODUCERS_VERSIONS = (0, 0)
-WRITE_TXN_MARKERS_VERSIONS = (1, 1)  # v1: flexible (Kafka 2.8+), the only one Kafka 4 keeps
+DESCRIBE_TRANSACTIONS = Api(65, "DescribeTransactions", (0, 0))
+DESCRIBE_PRODUCERS = Api(61, "DescribeProducers", (0, 0))
+# v1: flexible (Kafka 2.8+), the only one Kafka 4 keeps
+WRITE_TXN_MARKERS = Api(27, "WriteTxnMarkers", (1, 1), flexible_from=1)
 
 # Errors of these requests that protocol/wire.py's table does not name, in the words of Kafka's Errors enum (one cut).
 TXN_ERRORS = {

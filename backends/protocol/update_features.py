@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
+    Api,
     encode_compact_array,
     encode_compact_string,
     int16,
@@ -19,8 +20,7 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-API_UPDATE_FEATURES = 57
-SPOKEN = (1, 2)  # v0 has AllowDowngrade instead of the upgrade type
+UPDATE_FEATURES = Api(57, "UpdateFeatures", (1, 2))  # v0 has AllowDowngrade, not the upgrade type
 UPGRADE = 1  # kafka-features.sh upgrade: a higher level only
 SAFE_DOWNGRADE = 2  # kafka-features.sh downgrade/disable: a lower level, refused where it would lose metadata
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import struct
+from dataclasses import dataclass
 
 from kafkatop.backends.model.errors import KafkatopError
 
@@ -26,6 +27,23 @@ API_VERSIONS = 18
 
 
 API_VERSIONS_VERSION = 3  # the first flexible version (Kafka 2.4+)
+
+
+@dataclass(frozen=True, slots=True)
+class Api:
+    """A request kafkatop speaks: Kafka's API key and name, the versions its codec reads and writes, and the first
+    flexible version (header v2, compact strings, tagged fields; None for an API with none)."""
+
+    key: int
+    name: str
+    versions: tuple[int, int]
+    flexible_from: int | None = 0
+
+    def flexible(self, version: int) -> bool:
+        return self.flexible_from is not None and version >= self.flexible_from
+
+    def speaks(self, version: int) -> bool:
+        return self.versions[0] <= version <= self.versions[1]
 
 
 # Kafka's error codes (org.apache.kafka.common.protocol.Errors) that the requests kafkatop sends can return.

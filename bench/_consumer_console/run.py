@@ -112,9 +112,9 @@ def overlapping(events: list[tuple[float, float, str]], t0: float, t1: float) ->
 
 
 async def one_run(args: argparse.Namespace) -> RunResult:
-    from kafkatop.backends.kafka.admin import AdminSource
-    from kafkatop.backends.kafka.consoles import Consoles
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.kafka.mock import MockCluster
+    from kafkatop.backends.kafka.records.consoles import Consoles
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
     from kafkatop.tui.live.widgets.consumer import ConsumerPanel

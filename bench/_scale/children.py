@@ -19,7 +19,7 @@ from bench.common.machine import rss_mb
 
 def child_poll(bootstrap: str, counted: str, groups_file: str, runs: int) -> dict[str, Any]:
     """Timed full polls on `bootstrap`, then one steady poll through `counted` (the parent counts its requests)."""
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.model.connection import KafkaConnection
 
     watch = json.loads(Path(groups_file).read_text()) if groups_file else []
@@ -58,7 +58,7 @@ def child_poll(bootstrap: str, counted: str, groups_file: str, runs: int) -> dic
 
 
 async def _app_memory(bootstrap: str, groups_file: str, seconds: float) -> dict[str, Any]:
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.model.connection import KafkaConnection
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from tests.integration.test_real_kafka import KraftNode, start_node, stop_node
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.kafka.acls import KafkaAcls
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.security.acls import KafkaAcls
 from kafkatop.backends.model.acls import AccessControlEntry, AclBinding, AclBindingFilter, ResourcePattern
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.common import client_settings

@@ -211,7 +211,7 @@ async def test_a_cluster_without_an_authorizer_says_so_and_how_to_get_one() -> N
 async def test_the_demo_has_no_authorizer() -> None:
     """`kafkatop --demo`, composed as the command line composes it: no AclAdmin (the librdkafka mock answers no ACL
     request: the adapter finds no DescribeAcls in its ApiVersions), and the tab says so and how to get one."""
-    from kafkatop.backends.kafka.acls import KafkaAcls
+    from kafkatop.backends.kafka.security.acls import KafkaAcls
     from kafkatop.tui.cli.compose import compose_app
     from kafkatop.tui.cli.parser import build_parser
 

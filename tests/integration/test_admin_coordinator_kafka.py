@@ -1,7 +1,7 @@
 """AdminSource's group polling against a real Apache Kafka: the coordinator of a watched group is killed with kill -9,
 restarted, then given the group back by a preferred leader election, while AdminSource polls on. The process must
 live through all of it (librdkafka 2.16 aborts or segfaults on the way if group requests go through an AdminClient:
-see kafkatop.backends.kafka.group_reader.GroupReader), and report what it can with a Problem for what it cannot.
+see kafkatop.backends.kafka.groups.group_reader.GroupReader), and report what it can with a Problem for what it cannot.
 
 The polling runs in a subprocess, so that an abort is a failed test and not a dead pytest. A 3-node combined KRaft lab
 (kafkatop's supervisor; RF 3 for __consumer_offsets, as the labs set it) binds 127.0.0.1 on free ports; every node is
@@ -27,7 +27,7 @@ from confluent_kafka import Consumer, ElectionType, KafkaError, KafkaException, 
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient
 
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.install import open_install
 from kafkatop.backends.lab.runner import port_is_free
@@ -62,7 +62,7 @@ POLLER = textwrap.dedent(
     """
     import json, sys, threading, time
     from confluent_kafka import Consumer
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.model.connection import KafkaConnection
 
     bootstrap, topic, group, other, timeout_s = sys.argv[1:6]

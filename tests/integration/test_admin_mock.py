@@ -14,8 +14,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kafkatop.backends.kafka import group_reader
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.groups import group_reader
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
@@ -197,7 +197,7 @@ COORDINATOR_FAULTS = textwrap.dedent(
     """
     import json, sys, time
     from confluent_kafka import Consumer, TopicPartition
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.kafka.mock import MockCluster
     from kafkatop.backends.model.connection import KafkaConnection
 

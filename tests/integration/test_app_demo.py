@@ -14,7 +14,7 @@ from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.consoles import DemoConsoles
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
@@ -116,7 +116,7 @@ async def test_create_topic_dialog_reports_kafkas_answer_without_crashing(demo: 
     admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0)
 
     def topic_admin() -> Any:
-        from kafkatop.backends.kafka.topics import TopicAdmin
+        from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 
         return TopicAdmin(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=5.0)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Producer
 
-from kafkatop.backends.kafka.browser import MessageBrowser
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model import lifetime
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError

@@ -16,8 +16,8 @@ import pytest
 
 from kafkatop.backends.checks.chaos.clients import jvms_under
 from kafkatop.backends.checks.chaos.run import ChaosRun
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.install import open_install

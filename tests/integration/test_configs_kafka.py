@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.insight.timeline.model import EventKind
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.configs import ConfigAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main

@@ -15,8 +15,8 @@ from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.consoles import DemoConsoles
 from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.configs import ConfigAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.configs import ConfigError, ConfigRefused, ConfigResource
 from kafkatop.backends.model.connection import KafkaConnection

@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 
 from kafkatop.backends.connect.client import ConnectClient
 from kafkatop.backends.insight.timeline.model import EventKind
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.model.connect import Connector
 from kafkatop.backends.model.connection import KafkaConnection

@@ -14,9 +14,9 @@ from textual.widgets import Input, RichLog, Select, Static
 
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.control import DemoControl
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
-from kafkatop.backends.kafka.group_offsets import GroupAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError
 from kafkatop.tui.live.app import KafkatopApp

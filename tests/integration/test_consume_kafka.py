@@ -17,7 +17,7 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.messages import BEGINNING, SearchRequest, Seek, TimestampType
 from tests.integration.test_real_kafka import KraftNode, create_topic

@@ -20,7 +20,7 @@ import pytest
 from kafkatop.backends.demo.cluster import DEMO_TOPICS, start_demo_cluster
 from kafkatop.backends.demo.control import DEMO_DETAIL, DemoControl
 from kafkatop.backends.demo.source import DemoSource
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
@@ -214,7 +214,7 @@ COORDINATOR_RESTART = textwrap.dedent(
     import json
     from kafkatop.backends.demo.cluster import start_demo_cluster
     from kafkatop.backends.demo.control import DemoControl
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
 
     control = DemoControl(start_demo_cluster(), rebalance_delay_s=None)
     broker = control.coordinators["billing"]

@@ -22,7 +22,7 @@ from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, TopicPartition
 from kafkatop.backends.model.consoles import ClientError
 from kafkatop.backends.model.errors import SourceUnavailable

@@ -20,10 +20,10 @@ from kafkatop.backends.demo.elections import DemoElections
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.elections import LeaderElector
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.elections import LeaderElector
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import (

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.runner import port_is_free
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition, TopicPartition

@@ -13,9 +13,9 @@ from typing import Any
 
 from textual.widgets import Input, RichLog, Static
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.acls import (
     AclBinding,
     AclBindingFilter,

@@ -22,9 +22,9 @@ from typing import TypeVar
 import pytest
 
 from kafkatop.backends.insight.grants import Refused
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.browser import MessageBrowser
-from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.records.browser import MessageBrowser
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.kraft.quorum import QuorumSource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import Delivery

@@ -13,7 +13,7 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import ConsumerGroup, GroupState
 from kafkatop.backends.model.connection import KafkaConnection
 from tests.conftest import wait_for

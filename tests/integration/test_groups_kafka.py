@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.group_admin import GroupTools
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.groups.group_admin import GroupTools
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.live.app import KafkatopApp

@@ -18,11 +18,11 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from textual.widgets import Input, TabbedContent
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.browser import MessageBrowser
-from kafkatop.backends.kafka.consoles import Consoles
-from kafkatop.backends.kafka.group_admin import GroupTools
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.groups.group_admin import GroupTools
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.records.browser import MessageBrowser
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.formats import RegistrySettings
 from kafkatop.backends.model.transactions import OpenTransactions, TransactionDescription

@@ -14,9 +14,9 @@ from textual.widgets import Input, TabbedContent
 
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.control import DemoControl
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.commands import offered

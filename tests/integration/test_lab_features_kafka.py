@@ -19,8 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection

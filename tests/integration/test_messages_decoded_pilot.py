@@ -26,9 +26,9 @@ from confluent_kafka.serialization import MessageField, SerializationContext
 from rich.console import Console
 from textual.widgets import Button, Input, Select, Static, TabbedContent
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.formats import Format, RegistrySettings
 from kafkatop.backends.model.messages import SearchRequest

@@ -11,9 +11,9 @@ import pytest
 from confluent_kafka import Producer
 from textual.widgets import Input, Select, TabbedContent
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources

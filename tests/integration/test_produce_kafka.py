@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from tests.integration.test_real_kafka import KraftNode, create_topic
 

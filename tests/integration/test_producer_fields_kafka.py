@@ -12,8 +12,8 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 from textual.widgets import Input, RichLog
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources

@@ -8,6 +8,7 @@ import time
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported
+from kafkatop.backends.protocol.wire import Api
 
 API_METADATA = 3
 API_DESCRIBE_QUORUM = 55
@@ -19,9 +20,10 @@ def test_a_broker_that_cannot_read_api_versions_v3_is_asked_in_v0() -> None:
         with BrokerConnection(host, int(port), time.monotonic() + 5) as conn:
             versions = conn.api_versions()
             assert versions.error_code == 0 and API_METADATA in versions.versions
-            assert conn.version_for(API_METADATA, "Metadata", (0, 12)) == min(versions.versions[API_METADATA][1], 12)
+            metadata = Api(API_METADATA, "Metadata", (0, 12))
+            assert conn.version_for(metadata) == min(versions.versions[API_METADATA][1], 12)
             try:
-                conn.version_for(API_DESCRIBE_QUORUM, "DescribeQuorum", (0, 2))
+                conn.version_for(Api(API_DESCRIBE_QUORUM, "DescribeQuorum", (0, 2)))
             except Unsupported as e:
                 assert str(e) == f"{host}:{port} does not offer DescribeQuorum (a Kafka too old for it?)"
             else:

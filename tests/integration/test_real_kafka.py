@@ -19,7 +19,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.state import new_cluster_id

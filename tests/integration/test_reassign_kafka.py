@@ -17,9 +17,9 @@ import pytest
 from confluent_kafka import Producer
 
 from kafkatop.backends.insight.timeline.model import EventKind, Trigger
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.reassign import ReassignAdmin
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.reassign import ReassignAdmin
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main

@@ -15,8 +15,8 @@ import pytest
 
 from kafkatop.backends.demo.cluster import DemoCluster, start_demo_cluster
 from kafkatop.backends.demo.control import DemoControl
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.consoles import Consoles
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.recording import EntryWriter, Recorded, RecordingHeader
 from kafkatop.backends.recording.file import RecordingWriter, read_recording

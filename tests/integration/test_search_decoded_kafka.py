@@ -14,7 +14,7 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.formats import RegistrySettings
 from kafkatop.backends.model.messages import SearchProgress, SearchRequest

@@ -31,7 +31,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
-from kafkatop.backends.kafka.share_groups import ShareGroupReader, describe_share_groups
+from kafkatop.backends.kafka.share_groups.share_groups import ShareGroupReader, describe_share_groups
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.tui.cli.main import main
@@ -273,7 +273,7 @@ def test_the_tool_and_kafkatop_agree_after_the_deletions(share: ShareCluster) ->
 def test_the_live_polls_groups_hold_the_share_groups(share: ShareCluster) -> None:
     """The Groups tab's data: an AdminSource poll shows each share group once, of type share, with its state, its
     members and each partition's start offset (as kafka-share-groups.sh --describe prints it) and lag to the end."""
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.model.cluster import ClusterSnapshot
 
     source = AdminSource(KafkaConnection.parse(share.node.bootstrap), timeout_s=10.0)

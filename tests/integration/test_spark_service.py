@@ -182,7 +182,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     """The app's Spark tab with a real service: pick the topic, `g`, the table fills; a missing topic is a message."""
     from textual.widgets import DataTable, Select, Static
 
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources

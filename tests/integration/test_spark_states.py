@@ -38,7 +38,7 @@ async def test_the_tab_says_starting_while_the_jvm_launches_then_ready_counting_
 ) -> None:
     """Before: showing the tab launched Spark's JVM, and for the 10-20 s it took the tab said "Spark not started
     (local[1]); it starts when you count"."""
-    from kafkatop.backends.kafka.admin import AdminSource
+    from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources

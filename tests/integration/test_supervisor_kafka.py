@@ -16,8 +16,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.install import open_install
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition

@@ -18,7 +18,7 @@ from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot, Trigger
 from kafkatop.backends.insight.timeline.timeline import Timeline
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable

@@ -19,10 +19,10 @@ from confluent_kafka import TopicCollection
 from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.insight.describe import format_describe
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.elr import read_elr
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.elr import read_elr
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.topics import TopicError

@@ -340,8 +340,8 @@ async def test_the_live_views_transactions_screen(cluster: KraftNode) -> None:
     state, producer, partitions and age, read by TransactionWatch as kafka-transactions.sh describe reads them."""
     from textual.widgets import DataTable, Static
 
-    from kafkatop.backends.kafka.admin import AdminSource
-    from kafkatop.backends.kafka.transaction_watch import TransactionWatch
+    from kafkatop.backends.kafka.admin.admin import AdminSource
+    from kafkatop.backends.kafka.transactions.transaction_watch import TransactionWatch
     from kafkatop.backends.model.connection import KafkaConnection
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.screens.transactions import TransactionsScreen

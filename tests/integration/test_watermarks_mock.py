@@ -10,9 +10,9 @@ import time
 from confluent_kafka import TopicPartition as KTP
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.watermarks import WatermarkReader
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.kafka.watermarks import WatermarkReader
 from kafkatop.backends.model.connection import KafkaConnection
 from tests.integration.test_admin_mock import produce
 

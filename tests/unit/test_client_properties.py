@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, pkcs12
 
-from kafkatop.backends.kafka.keystores import keytool, store_settings
+from kafkatop.backends.kafka.security.keystores import keytool, store_settings
 from kafkatop.backends.lab.certs import cert_pem, key_pem, new_ca, new_server_cert
 from kafkatop.backends.model.client_properties import (
     ClientPropertiesError,

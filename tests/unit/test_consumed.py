@@ -1,10 +1,10 @@
-"""The console consumers' buffer (backends/kafka/consumed.py): batches kept as consumed, the oldest dropped beyond its
-limit and counted, drained oldest first in at most the number asked for. Plain values stand in for librdkafka's
-messages: the buffer never looks into them."""
+"""The console consumers' buffer (backends/kafka/records/consumed.py): batches kept as consumed, the oldest dropped
+beyond its limit and counted, drained oldest first in at most the number asked for. Plain values stand in for
+librdkafka's messages: the buffer never looks into them."""
 
 from __future__ import annotations
 
-from kafkatop.backends.kafka.consumed import Taken
+from kafkatop.backends.kafka.records.consumed import Taken
 
 
 def test_the_oldest_records_are_dropped_beyond_the_limit_and_counted() -> None:

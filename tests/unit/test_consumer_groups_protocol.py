@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.insight.group_lines import epochs_text, groups_list_lines, listed_as
-from kafkatop.backends.kafka.groups import build_consumer_group
+from kafkatop.backends.kafka.groups.groups import build_consumer_group
 from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupState, TopicPartition
 from kafkatop.backends.protocol.consumer_groups import (
     ListedGroup,

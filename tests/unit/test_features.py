@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.kafka.features import levels_of
+from kafkatop.backends.kafka.cluster.features import levels_of
 from kafkatop.backends.model.features import FeatureLevels, format_features, level_text
 from kafkatop.backends.protocol.api_versions import ApiVersions, decode_api_versions
 from kafkatop.backends.protocol.connection import Unsupported

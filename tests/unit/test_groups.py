@@ -7,7 +7,7 @@ from confluent_kafka import ConsumerGroupState, ConsumerGroupType, Node
 from confluent_kafka import TopicPartition as KTP
 from confluent_kafka.admin import ConsumerGroupDescription, MemberAssignment, MemberDescription
 
-from kafkatop.backends.kafka.groups import build_group, group_state
+from kafkatop.backends.kafka.groups.groups import build_group, group_state
 from kafkatop.backends.model.cluster import GroupState, TopicPartition
 
 

@@ -160,3 +160,20 @@ def test_every_client_handle_is_made_through_keep() -> None:
         assert [f.split(" ")[1] for f in _handle_calls_outside_keep(probe)] == ["AdminClient(…)"]
     finally:
         probe.unlink()
+
+
+def test_an_admin_owner_answers_until_closed_then_says_so() -> None:
+    from confluent_kafka.admin import AdminClient
+
+    from kafkatop.backends.kafka.handles import AdminOwner, admin_client
+    from kafkatop.backends.model.connection import KafkaConnection
+
+    connection = KafkaConnection.parse("127.0.0.1:1")
+    with AdminOwner(
+        connection, 1.0, lambda: RuntimeError("closed"), lambda: admin_client(connection.config())
+    ) as owner:
+        assert isinstance(owner._client(), AdminClient)
+    assert owner._admin is None
+    with pytest.raises(RuntimeError, match="closed"):
+        owner._client()
+    owner.close()  # a second close lets go of nothing

@@ -22,7 +22,7 @@ from kafkatop.backends.insight.share_group_lines import (
     offsets_lines,
     state_lines,
 )
-from kafkatop.backends.kafka.share_group_support import check_support, group_error, share_group_from
+from kafkatop.backends.kafka.share_groups.share_group_support import check_support, group_error, share_group_from
 from kafkatop.backends.model.share_groups import (
     Coordinator,
     ListedShareGroup,

@@ -1,13 +1,13 @@
-"""The share-group part of a poll (backends/kafka/share_poll.py) without a cluster: a ShareGroup becomes the Groups
-tab's ConsumerGroup of type share (start offsets where commits go, lag to this poll's high watermark), and a poll
-whose share-group read failed keeps the groups last read, saying when and why, instead of dropping them."""
+"""The share-group part of a poll (backends/kafka/share_groups/share_poll.py) without a cluster: a ShareGroup becomes
+the Groups tab's ConsumerGroup of type share (start offsets where commits go, lag to this poll's high watermark), and a
+poll whose share-group read failed keeps the groups last read, saying when and why, instead of dropping them."""
 
 from __future__ import annotations
 
 from concurrent.futures import Future
 
 from kafkatop.backends.kafka.errors import Deadline
-from kafkatop.backends.kafka.share_poll import SharePoll, share_group
+from kafkatop.backends.kafka.share_groups.share_poll import SharePoll, share_group
 from kafkatop.backends.model.cluster import GroupState, Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError

@@ -6,7 +6,7 @@ import pytest
 from confluent_kafka import Uuid
 
 from kafkatop.backends.insight.describe import format_describe, kafka_config_order, kafka_topic_order
-from kafkatop.backends.kafka.topics import TopicAdmin, kafka_uuid_text
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin, kafka_uuid_text
 from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError

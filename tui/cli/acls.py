@@ -21,7 +21,7 @@ from kafkatop.backends.insight.acl_command import (
     listing_text,
     removals,
 )
-from kafkatop.backends.kafka.acls import AclsRefused, KafkaAcls
+from kafkatop.backends.kafka.security.acls import AclsRefused, KafkaAcls
 from kafkatop.backends.model.acls import AclBinding
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.common import connection

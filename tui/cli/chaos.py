@@ -20,7 +20,7 @@ from typing import TextIO
 from kafkatop.backends.checks.chaos.report import format_report
 from kafkatop.backends.checks.chaos.run import ChaosRun
 from kafkatop.backends.checks.chaos.verdict import check_chaos_topic
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.identity import is_local
 from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSettings, parse_actions

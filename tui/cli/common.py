@@ -111,7 +111,7 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
         translated = translate_client_properties(props)
         settings = dict(translated.settings)
         if translated.stores:
-            from kafkatop.backends.kafka.keystores import store_settings
+            from kafkatop.backends.kafka.security.keystores import store_settings
 
             for store in translated.stores:
                 settings |= store_settings(store)

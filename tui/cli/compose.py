@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from kafkatop.backends import ports
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.browser import MessageBrowser
-from kafkatop.backends.kafka.configs import ConfigAdmin
-from kafkatop.backends.kafka.consoles import Consoles
-from kafkatop.backends.kafka.group_admin import GroupTools
-from kafkatop.backends.kafka.transaction_watch import TransactionWatch
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
+from kafkatop.backends.kafka.groups.group_admin import GroupTools
+from kafkatop.backends.kafka.records.browser import MessageBrowser
+from kafkatop.backends.kafka.records.consoles import Consoles
+from kafkatop.backends.kafka.transactions.transaction_watch import TransactionWatch
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
@@ -80,7 +80,7 @@ class Chosen:
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
     def make() -> ports.TopicAdmin:
-        from kafkatop.backends.kafka.topics import TopicAdmin
+        from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 
         return TopicAdmin(connection, timeout_s=15.0)
 
@@ -89,7 +89,7 @@ def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
 
 def _elections(connection: KafkaConnection) -> LeaderElectionsFactory:
     def make() -> ports.LeaderElections:
-        from kafkatop.backends.kafka.elections import LeaderElector
+        from kafkatop.backends.kafka.cluster.elections import LeaderElector
 
         return LeaderElector(connection, timeout_s=30.0)
 
@@ -97,8 +97,8 @@ def _elections(connection: KafkaConnection) -> LeaderElectionsFactory:
 
 
 def _reassignments(connection: KafkaConnection) -> ports.Reassignments:
-    from kafkatop.backends.kafka.admin import AdminSource
-    from kafkatop.backends.kafka.reassign import ReassignAdmin
+    from kafkatop.backends.kafka.admin.admin import AdminSource
+    from kafkatop.backends.kafka.cluster.reassign import ReassignAdmin
 
     def metadata() -> ClusterSnapshot:  # to find the controller: one Metadata request, made when a request is sent
         source = AdminSource(connection, timeout_s=10.0, include_internal=True)

@@ -58,7 +58,7 @@ def acl_admin(
 ) -> AclAdmin | None:
     if kind == "demo":
         return None
-    from kafkatop.backends.kafka.acls import KafkaAcls
+    from kafkatop.backends.kafka.security.acls import KafkaAcls
 
     admin: AclAdmin = KafkaAcls(connection, timeout_s=TIMEOUT_S)
     stack.callback(admin.close)

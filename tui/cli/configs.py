@@ -7,7 +7,7 @@ import argparse
 import json
 
 from kafkatop.backends.insight.configs import altered_line, configs_json, format_configs
-from kafkatop.backends.kafka.configs import ConfigAdmin
+from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.model.configs import ConfigResource, parse_alter, parse_delete
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import UsageError

@@ -15,6 +15,7 @@ from kafkatop.backends.connect.answers import offsets_of, plugins_of, status_of,
 from kafkatop.backends.connect.client import ConnectClient
 from kafkatop.backends.connect.masking import HIDDEN_NOTE
 from kafkatop.backends.connect.rest import worker_name
+from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.connect import ConnectError, Connector, ConnectRefused, Validation
 from kafkatop.backends.model.connect_files import ConnectorFile, read_connector_file, read_offsets_file
 from kafkatop.backends.model.secrets import HIDDEN
@@ -326,7 +327,5 @@ def _compact(value: object) -> str:
 
 
 def _print_table(rows: Iterable[Sequence[str]]) -> None:
-    table = list(rows)
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    for row in table:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    for line in aligned_lines(list(rows)):
+        print(line)

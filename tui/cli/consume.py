@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from kafkatop.backends.insight.record_json import as_json
 from kafkatop.backends.insight.seek import parse_time
-from kafkatop.backends.kafka.browser import MessageBrowser
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.formats import RecordField
 from kafkatop.backends.model.messages import BEGINNING, BrowsedRecord, Seek
 from kafkatop.tui.cli.common import connection

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.contexts import ClusterContext, Contexts, read_contexts
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.tui.cli.command_table import lab_only, named
@@ -154,9 +155,8 @@ def cmd_contexts(args: argparse.Namespace) -> int:
         answered = "yes" if r.problem is None else "no"
         rows.append(("*" if c.name == contexts.default else "", c.name, c.kind, c.where, r.mode or "-",
                      "yes" if c.read_only else "no", answered, r.cluster_id or "-"))  # fmt: skip
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    for line in aligned_lines(rows):
+        print(line)
     for r in reached:
         if r.problem is not None:
             err(f"{r.context.name}: {r.problem}")

@@ -13,6 +13,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError, TopicCounts, watermark_check
 from kafkatop.backends.model.text import printable
 from kafkatop.spark.client import SparkServiceClient
@@ -123,12 +124,11 @@ def format_counts(counts: TopicCounts) -> str:
         )
         if check:
             notes.append(f"  partition {p.partition}: {check}")
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = [
         f"Topic {counts.topic}: {counts.records:,} records, {data_size(counts.bytes)} in {len(counts.partitions)} "
         f"partitions (Spark {counts.master}, {counts.elapsed_s:.1f} s)"
     ]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    lines += aligned_lines(rows)
     if notes:
         lines += ["", "Count below high − low watermark:", *notes]
     keyed = [p for p in counts.partitions if p.top_keys]

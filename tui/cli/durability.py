@@ -18,7 +18,7 @@ from typing import TextIO
 from kafkatop.backends.checks.durability.report import format_report
 from kafkatop.backends.checks.durability.run import DurabilityCheck
 from kafkatop.backends.checks.durability.verdict import check_topic
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.attached import AttachedControl
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.model.connection import KafkaConnection

@@ -21,9 +21,9 @@ from kafkatop.backends.insight.elections import (
     with_log_ends,
 )
 from kafkatop.backends.insight.grants import Doing
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.elections import LeaderElector
-from kafkatop.backends.kafka.topics import TopicAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.elections import LeaderElector
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from kafkatop.backends.kafka.features import describe_features
+from kafkatop.backends.kafka.cluster.features import describe_features
 from kafkatop.backends.model.features import features_json, format_features
 from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.tui.cli.common import connection

@@ -35,7 +35,7 @@ def granting(
             grantor = f"{principal_of(admin_settings)}, the lab's super user"
 
     def acls() -> AclAdmin:
-        from kafkatop.backends.kafka.acls import KafkaAcls
+        from kafkatop.backends.kafka.security.acls import KafkaAcls
 
         return KafkaAcls(by, timeout_s=TIMEOUT_S)
 

@@ -18,10 +18,11 @@ from kafkatop.backends.insight.group_lines import (
     offsets_lines,
     state_lines,
 )
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.group_admin import GroupAdmin, delete_offsets
-from kafkatop.backends.kafka.group_listing import list_groups
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.groups.group_admin import GroupAdmin, delete_offsets
+from kafkatop.backends.kafka.groups.group_listing import list_groups
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState
+from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.protocol.connection import Unsupported
@@ -176,11 +177,10 @@ def _delete_offsets(args: argparse.Namespace) -> int:
     else:
         print(f"Request succeeded for deleting offsets from group {group}.")
     print()
-    width = max([15, *(len(t) for t, _ in outcome)])
-    print(f"{'TOPIC':<{width}} {'PARTITION':<10} {'STATUS':<15}")
+    widths = [widest((t for t, _ in outcome), 15), 10, 15]
+    print(printf_line(widths, ("TOPIC", "PARTITION", "STATUS")))
     for (topic, partition), error in sorted(outcome.items()):
-        status = "Successful" if error is None else f"Error: {error}"
-        print(f"{topic:<{width}} {partition:<10} {status:<15}")
+        print(printf_line(widths, (topic, partition, "Successful" if error is None else f"Error: {error}")))
     refused = next((e for e in outcome.values() if e is not None and "AUTHORIZATION_FAILED" in e), None)
     if refused is not None:  # the authorizer's refusal: who may not, and the line that grants it
         err(explained(refused, "delete offsets", cluster, args, group=group, topics=[t for t, _ in outcome]))

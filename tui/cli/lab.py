@@ -7,7 +7,7 @@ import argparse
 import json
 import time
 
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.identity import check_broker_process
 from kafkatop.backends.lab.local import local_broker_process, signal_local

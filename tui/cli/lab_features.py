@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kafkatop.backends.kafka.features import update_features
+from kafkatop.backends.kafka.cluster.features import update_features
 from kafkatop.backends.lab.spec import SpecError, feature_flags
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError

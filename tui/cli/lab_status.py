@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from kafkatop.backends.lab.doors import open_doors
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.state import LabSnapshot
+from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.processes import KafkaProcess
 from kafkatop.tui.format import human_duration, human_size
 
@@ -96,9 +97,8 @@ def print_status(
         )
         if row["detail"]:
             notes.append(f"  {row['node']}: {row['detail']}")
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for r in table:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip(), file=out)
+    for line in aligned_lines(table):
+        print(line, file=out)
     for note in notes:
         print(note, file=out)
 

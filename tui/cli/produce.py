@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from typing import BinaryIO
 
 from kafkatop.backends.insight.produce_input import Encoders, LineReader, chomp, encoded, json_record, parse_header
-from kafkatop.backends.kafka.produce import RecordProducer, producer_properties
+from kafkatop.backends.kafka.records.produce import RecordProducer, producer_properties
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.formats import Format, RecordField, TopicFormat
 from kafkatop.backends.model.produce import BadLine, Produced, ProducerRecord
@@ -266,7 +266,7 @@ def _too_large(args: argparse.Namespace, produced: Produced) -> None:
     """Records the broker refused as over the topic's max.message.bytes: the limit, and how to raise it."""
     if not any(reason.startswith("MSG_SIZE_TOO_LARGE") for reason, _ in produced.reasons):
         return
-    from kafkatop.backends.kafka.configs import ConfigAdmin
+    from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
     from kafkatop.backends.model.configs import ConfigResource
 
     try:

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from kafkatop.backends.insight.reassign_plan import check_targets, propose
-from kafkatop.backends.kafka.admin import AdminSource
-from kafkatop.backends.kafka.reassign import ReassignAdmin
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.reassign import ReassignAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.reassignment import (

@@ -18,8 +18,8 @@ from kafkatop.backends.insight.share_group_lines import (
     offsets_lines,
     state_lines,
 )
-from kafkatop.backends.kafka.share_group_admin import delete_share_group_offsets, delete_share_groups
-from kafkatop.backends.kafka.share_groups import describe_share_groups, list_share_groups
+from kafkatop.backends.kafka.share_groups.share_group_admin import delete_share_group_offsets, delete_share_groups
+from kafkatop.backends.kafka.share_groups.share_groups import describe_share_groups, list_share_groups
 from kafkatop.backends.model.share_groups import ShareGroup, share_group_json
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err

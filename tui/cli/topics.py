@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kafkatop.backends.insight.describe import describe_json, format_describe
 from kafkatop.backends.insight.grants import Refused
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.reach import unreachable
-from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.topics import parse_config_assignments, validate_new_topic

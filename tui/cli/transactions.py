@@ -9,8 +9,8 @@ import json
 import time
 from collections.abc import Sequence
 
-from kafkatop.backends.kafka.hanging_transactions import find_hanging
-from kafkatop.backends.kafka.transactions import (
+from kafkatop.backends.kafka.transactions.hanging_transactions import find_hanging
+from kafkatop.backends.kafka.transactions.transactions import (
     abort_spec_at,
     abort_transaction,
     describe_producers,

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from kafkatop.backends.insight.grants import Refused
-from kafkatop.backends.kafka.client_quotas import QuotasRefused, describe_client_quotas
-from kafkatop.backends.kafka.scram import ScramAdmin, ScramRefused, describe_scram_credentials
+from kafkatop.backends.kafka.security.client_quotas import QuotasRefused, describe_client_quotas
+from kafkatop.backends.kafka.security.scram import ScramAdmin, ScramRefused, describe_scram_credentials
 from kafkatop.backends.lab.security import ADMIN_USER, CLIENT_USER, uses_sasl
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable

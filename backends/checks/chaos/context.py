@@ -22,7 +22,7 @@ from kafkatop.backends.checks.chaos.clients import (
     ViewPoller,
 )
 from kafkatop.backends.checks.chaos.verdict import cluster_state, expected_alive, polls_to_converge, unsettled_reason
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.runner import NodeStartError
 from kafkatop.backends.model.chaos import Action, ChaosEvent, ChaosSettings, ChaosStep, ClusterState
 from kafkatop.backends.model.cluster import ClusterSnapshot

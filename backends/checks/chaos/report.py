@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from kafkatop.backends.model.chaos import ChaosReport
+from kafkatop.backends.model.columns import aligned_lines
 
 
 # --- printing -------------------------------------------------------------------------------------------------------
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-
-
 def format_report(report: ChaosReport) -> str:
     """The report as `kafkatop chaos` prints it."""
     out: list[str] = []
@@ -42,7 +36,7 @@ def format_report(report: ChaosReport) -> str:
                 str(step.consumer_errors),
             )
         )
-    for line in _table(rows):
+    for line in aligned_lines(rows):
         out.append(line)
     if any(step.forced for step in report.steps):
         out.append("  * a start not among --actions: no other step was possible")

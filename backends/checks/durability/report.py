@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.durability import DELIVERY_TIMEOUT_S, DurabilityReport, DurabilitySettings
 
 
@@ -30,12 +29,6 @@ def describe_settings(s: DurabilitySettings) -> str:
     return ", ".join(parts)
 
 
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-            for r in rows]  # fmt: skip
-
-
 def _transactions(report: DurabilityReport) -> list[str]:
     """A transactional run's transactions, their records per partition, and what the aborted ones left in the log."""
     txn = report.transactions
@@ -51,7 +44,7 @@ def _transactions(report: DurabilityReport) -> list[str]:
     for r in (*report.partitions, t):
         name = "total" if r.partition is None else str(r.partition)
         rows.append((name, *(str(v) for v in (r.committed, r.aborted, r.aborted_in_log, r.uncommitted_read))))
-    out += [line.rstrip() for line in _table(rows)]
+    out += aligned_lines(rows, figures=True)
     if not txn.log_read_complete:
         out.append("the read_uncommitted read did not reach every end: ABORTED-IN-LOG may be short")
     elif t.aborted_in_log:
@@ -102,8 +95,7 @@ def format_report(report: DurabilityReport) -> str:
                 str(r.other),
             )
         )
-    for line in _table(rows):
-        out.append(line.rstrip())
+    out += aligned_lines(rows, figures=True)
     out += _transactions(report)
     for r in report.partitions:
         if r.lost_sample:

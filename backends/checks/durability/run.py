@@ -39,7 +39,7 @@ from kafkatop.backends.checks.durability.verdict import (
     verify,
 )
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.kafka.admin import AdminSource
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.durability import (
     DurabilityError,
     DurabilityReport,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.pipeline import PipelineReport, PipelineSettings
 
 
@@ -16,14 +17,6 @@ def describe_settings(s: PipelineSettings) -> str:
             "start it again once its task runs elsewhere" if s.restart == "after-failover" else "leave it down"
         )
     return ", ".join(parts)
-
-
-def _table(rows: list[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-        for r in rows
-    ]
 
 
 def failover_text(report: PipelineReport) -> str | None:
@@ -55,7 +48,7 @@ def format_report(report: PipelineReport) -> str:
     for st in report.stages:
         values = (st.received, st.distinct, st.lost, st.duplicated, st.reordered, st.other)
         rows.append((st.stage, *(str(v) for v in values)))
-    out += _table(rows)
+    out += aligned_lines(rows, figures=True)
     for st in report.stages:
         if st.lost_sample:
             more = f" and {st.lost - len(st.lost_sample)} more" if st.lost > len(st.lost_sample) else ""

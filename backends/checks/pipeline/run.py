@@ -20,8 +20,8 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.checks.pipeline.verdict import SinkTail, count_stage
 from kafkatop.backends.kafka import handles
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.errors import describe_error
-from kafkatop.backends.kafka.topics import TopicAdmin
 from kafkatop.backends.model.connect import ConnectSnapshot, ConnectTask
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError

@@ -1,0 +1,1 @@
+"""Transactions, read and ended as kafka-transactions.sh does, and the live view's transactions."""
