@@ -40,12 +40,13 @@ from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources, Switcher
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.switching import ContextSwitch
+from kafkatop.tui.live.tabs import TABS
 from kafkatop.tui.live.widgets.pane import LivePane, failure_text, grants_of
 from kafkatop.tui.live.widgets.replay import ReplayBar
 
 
 class KafkatopApp(App[None]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", *(tab.css for tab in TABS if tab.css is not None)]  # what is shared, then each tab's
     TITLE = "kafkatop"
     COMMANDS = App.COMMANDS | {LiveCommands}
 

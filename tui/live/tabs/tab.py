@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from textual.css.query import DOMQuery
@@ -81,3 +82,4 @@ class Tab:
     composed: Callable[[TabContext], bool] = _always  # in the view at all
     hidden: Callable[[TabContext], bool] = _never  # composed, but out of the tab bar until a key shows it
     work_field: str | None = None  # focused when the tab is shown (a topic typed there is text, not a key)
+    css: Path | None = None  # its stylesheet, beside it: after the app's own (app.tcss), in the tabs' order

@@ -3,10 +3,13 @@ to show (the app's sources, or those a replay recorded), and in the demo, to say
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.acls.keys import ACLS, ACTIONS, AclKeys
 from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.widgets.acls import AclsPanel
 
+CSS = Path(__file__).with_name("acls.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     ACLS,
     "ACLs",
@@ -14,4 +17,5 @@ TAB = Tab(
     ACTIONS,
     AclKeys,
     composed=lambda c: "acls" in c.present or c.mode == "demo",
+    css=CSS,
 )

@@ -3,10 +3,13 @@ without Connect; a lab or the demo shows it, to say why it has none."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.connect.keys import ACTIONS, CONNECT, ConnectKeys
 from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.widgets.connect import ConnectPanel
 
+CSS = Path(__file__).with_name("connect.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     CONNECT,
     "Connect",
@@ -14,4 +17,5 @@ TAB = Tab(
     ACTIONS,
     ConnectKeys,
     hidden=lambda c: "connect" not in c.present and c.mode not in ("lab", "demo"),
+    css=CSS,
 )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.widgets.nodes import NodeLog
 
-TAB = Tab("tab-log", "Log", showing(lambda _: NodeLog()), hidden=lambda c: "control" not in c.present)
+CSS = Path(__file__).with_name("log.tcss")  # its rules: layout and colour beside the tab
+TAB = Tab("tab-log", "Log", showing(lambda _: NodeLog()), hidden=lambda c: "control" not in c.present, css=CSS)

@@ -3,14 +3,18 @@ tabs with digits: `b` shows it from anywhere (a lab's tenth tab has no digit).""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.messages.keys import ACTIONS, MESSAGES, MessageKeys
 from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.widgets.messages import MessagesPanel
 
+CSS = Path(__file__).with_name("messages.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     MESSAGES,
     "Messages",
     showing(lambda c: MessagesPanel(c.sources.browser, clock=c.clock, codec=c.sources.codec)),
     ACTIONS,
     MessageKeys,
+    css=CSS,
 )

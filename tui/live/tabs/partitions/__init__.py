@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from textual.widget import Widget
 
@@ -15,4 +16,5 @@ def _panes(_: TabContext) -> Iterator[Widget]:
     yield PartitionsPane()
 
 
-TAB = Tab(PARTITIONS, "Partitions", _panes, ACTIONS, PartitionKeys)
+CSS = Path(__file__).with_name("partitions.tcss")  # its rules: layout and colour beside the tab
+TAB = Tab(PARTITIONS, "Partitions", _panes, ACTIONS, PartitionKeys, css=CSS)

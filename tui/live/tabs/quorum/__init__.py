@@ -3,7 +3,16 @@ where there is neither (the demo's mock)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 
-TAB = Tab("tab-quorum", "Quorum", showing(lambda _: EnsemblePane()), hidden=lambda c: "poll_ensemble" not in c.present)
+CSS = Path(__file__).with_name("quorum.tcss")  # its rules: layout and colour beside the tab
+TAB = Tab(
+    "tab-quorum",
+    "Quorum",
+    showing(lambda _: EnsemblePane()),
+    hidden=lambda c: "poll_ensemble" not in c.present,
+    css=CSS,
+)

@@ -3,10 +3,13 @@ is shown, never recorded); a live view without a registry keeps it out of the ta
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.schemas.keys import ACTIONS, SCHEMAS, SchemaKeys
 from kafkatop.tui.live.tabs.schemas.pane import SchemasPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
+CSS = Path(__file__).with_name("schemas.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     SCHEMAS,
     "Schemas",
@@ -15,4 +18,5 @@ TAB = Tab(
     SchemaKeys,
     composed=lambda c: c.mode != "replay",
     hidden=lambda c: c.sources.schemas is None,
+    css=CSS,
 )

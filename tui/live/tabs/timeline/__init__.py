@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.widgets.timeline import TimelinePane
 
-TAB = Tab("tab-timeline", "Timeline", showing(lambda _: TimelinePane()))
+CSS = Path(__file__).with_name("timeline.tcss")  # its rules: layout and colour beside the tab
+TAB = Tab("tab-timeline", "Timeline", showing(lambda _: TimelinePane()), css=CSS)
