@@ -31,14 +31,14 @@ from tests.fixtures.acl_views import BINDINGS, RecordedAcls, acls_snapshot, bind
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, kraft_lab
 
 ADD, REMOVE = by_id("acl-add").palette, by_id("acl-remove").palette
-SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, acls_interval_s=86_400, mode="lab")
+SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, acls_interval_s=86_400, launch="lab")
 
 
-def app_with(acls: RecordedAcls | None, mode: Literal["lab", "attach", "demo"] = "lab", read_only: bool = False,
+def app_with(acls: RecordedAcls | None, launch: Literal["lab", "attach", "demo"] = "lab", read_only: bool = False,
              context: str | None = None) -> KafkatopApp:  # fmt: skip
     cluster, nodes, quorum = kraft_lab()
     sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, acls=acls)
-    settings = replace(SETTINGS, mode=mode, read_only=read_only, context=context)
+    settings = replace(SETTINGS, launch=launch, read_only=read_only, context=context)
     return KafkatopApp(sources, settings, clock=lambda: TAKEN_AT)
 
 
@@ -143,7 +143,7 @@ async def test_an_attached_cluster_asks_for_its_name_before_a_removal() -> None:
     acls = RecordedAcls()
     cluster, nodes, quorum = kraft_lab()
     sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, acls=acls)
-    app = KafkatopApp(sources, replace(SETTINGS, mode="attach", typed_name="prod"), clock=lambda: TAKEN_AT)
+    app = KafkatopApp(sources, replace(SETTINGS, launch="attach", typed_name="prod"), clock=lambda: TAKEN_AT)
     async with app.run_test(size=(120, 40)) as pilot:
         await settled(pilot)
         await pilot.press("W", "V", "y")  # y types a y: the name is asked
@@ -238,7 +238,7 @@ async def test_the_demo_has_no_authorizer() -> None:
 
 async def test_no_tab_where_there_are_no_acls_to_read() -> None:
     """An attached cluster always has its AclAdmin (compose_acls.py): without one (a test's sources), no tab."""
-    app = app_with(None, mode="attach")
+    app = app_with(None, launch="attach")
     async with app.run_test(size=(120, 40)) as pilot:
         await settled(pilot)
         assert "ACLs" not in app.main_screen.tab_titles() and not app.query(AclsPanel)

@@ -22,14 +22,14 @@ from tests.conftest import pilot_until
 from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl
 
-SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, connect_interval_s=86_400, mode="lab")
+SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, connect_interval_s=86_400, launch="lab")
 
 
-def app_with(connect: RecordedConnect | None, mode: Literal["lab", "attach", "demo"] = "lab",
+def app_with(connect: RecordedConnect | None, launch: Literal["lab", "attach", "demo"] = "lab",
              read_only: bool = False) -> KafkatopApp:  # fmt: skip
     cluster, nodes, quorum = connect_lab()
     sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, connect=connect)
-    return KafkatopApp(sources, replace(SETTINGS, mode=mode, read_only=read_only), clock=lambda: TAKEN_AT)
+    return KafkatopApp(sources, replace(SETTINGS, launch=launch, read_only=read_only), clock=lambda: TAKEN_AT)
 
 
 async def settled(pilot: Any) -> None:
@@ -131,7 +131,7 @@ async def test_refused_outside_the_tab_in_a_read_only_context_and_where_there_is
         await pilot.press("Z")
         assert notices(app)[-1] == "Z acts on the connector highlighted in Connect: press N, pick a connector, then Z"
 
-    app = app_with(None, mode="demo")
+    app = app_with(None, launch="demo")
     async with app.run_test(size=(120, 40)) as pilot:
         await settled(pilot)
         await pilot.press("N")
@@ -140,7 +140,7 @@ async def test_refused_outside_the_tab_in_a_read_only_context_and_where_there_is
         await pilot.press("Z")
         assert notices(app)[-1] == NO_DEMO
 
-    app = app_with(None, mode="attach")
+    app = app_with(None, launch="attach")
     async with app.run_test(size=(120, 40)) as pilot:
         await settled(pilot)
         assert "Connect" not in app.main_screen.tab_titles()

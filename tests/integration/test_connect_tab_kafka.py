@@ -60,7 +60,7 @@ async def test_create_kill_failover_pause_delete_from_the_connect_tab(
     admin = AdminSource(KafkaConnection.parse(snap.bootstrap_servers, {}), timeout_s=5.0)
     connect = ConnectClient(cluster.connect_urls, timeout_s=10.0)
     sources = Sources(admin.poll, LabControl(cluster), connect=connect)
-    settings = Settings(poll_interval_s=1.0, connect_interval_s=0.5, mode="lab")
+    settings = Settings(poll_interval_s=1.0, connect_interval_s=0.5, launch="lab")
     app = KafkatopApp(sources, settings)
     try:
         async with app.run_test(size=(160, 45)) as pilot:

@@ -36,7 +36,7 @@ from tests.fixtures.schema_views import CUSTOMER_JSON, ORDER_V1, ORDER_V2, ORDER
 from tests.fixtures.snapshots import TAKEN_AT, kraft_lab
 
 REGISTER = by_id("schema-register").palette
-SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, mode="attach")
+SETTINGS = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, launch="attach")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, kraft_lab
 from tests.snapshots.test_connect_snapshots import pressing
 
 SIZES = {"80x24": (80, 24), "160x45": (160, 45)}
-FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, acls_interval_s=86_400, mode="lab")
+FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, acls_interval_s=86_400, launch="lab")
 
 
 def acls_app(

@@ -22,7 +22,7 @@ from tests.snapshots.test_small_terminal import pressing as press
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = {"80x24": (80, 24), "160x45": (160, 45)}
-FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, connect_interval_s=86_400, mode="lab")
+FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, connect_interval_s=86_400, launch="lab")
 
 
 def connect_app(*snapshots: ConnectSnapshot, mode: Literal["lab", "demo"] = "lab") -> KafkatopApp:

@@ -19,7 +19,7 @@ from tests.fixtures.schema_views import ORDER_V1, RecordedRegistry
 from tests.fixtures.snapshots import TAKEN_AT, kraft_lab
 
 SIZES = {"80x24": (80, 24), "160x45": (160, 45)}
-FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, mode="attach")
+FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, launch="attach")
 REFUSED = (
     "schema registry http://127.0.0.1:8081: Schema being registered is incompatible with an earlier schema for "
     "subject \"orders-value\", details: [{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field "

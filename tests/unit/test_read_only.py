@@ -215,7 +215,7 @@ WRITE_WORDS = ("kill", "stop", "start", "restart", "create", "delete", "elect", 
 
 def where(a: LiveAction) -> tuple[str, str | None, frozenset[str]]:
     """A mode, tab and sources in which `a` applies when the cluster is writable."""
-    mode = sorted(a.modes)[0]
+    mode = sorted(a.launches)[0]
     tab = sorted(a.tabs)[0] if a.tabs else None
     return mode, tab, frozenset({a.needs}) if a.needs else frozenset()
 
@@ -236,7 +236,7 @@ def test_every_action_whose_name_says_write_is_marked_writes() -> None:
 def test_a_key_that_writes_is_refused_in_read_only(action: LiveAction) -> None:
     mode, tab, sources = where(action)
     assert action.applies(mode, tab, sources)  # it does apply, writable…
-    for m in action.modes:
+    for m in action.launches:
         for t in action.tabs or {None, "tab-partitions", "tab-groups"}:
             assert not action.applies(m, t, sources, read_only=True)  # …and nowhere read-only
 

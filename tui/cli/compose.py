@@ -294,7 +294,7 @@ def compose_sources(
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None
     return sources, Settings(
-        poll_interval_s=args.interval, banner=chosen.banner, mode=chosen.kind, context=name,
+        poll_interval_s=args.interval, banner=chosen.banner, launch=chosen.kind, context=name,
         colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
         typed_name=typed, warnings=(*kept(args), *chosen.warnings),
     ), lab  # fmt: skip

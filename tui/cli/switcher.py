@@ -91,7 +91,7 @@ class ContextSwitcher:
                 self._lab_of[key] = lab
                 self._labs.callback(self._stop_lab, lab, args.detach)
         if name == self.first and getattr(self._args, "context_name", None) is None:
-            if settings.mode == "demo" and name != "demo":  # no Kafka install: the demo runs instead of a lab
+            if settings.launch == "demo" and name != "demo":  # no Kafka install: the demo runs instead of a lab
                 name = self.first = "demo"
                 self._choices = (replace(self._choices[0], name=name), *self._choices[1:])
             settings = _named(settings, name if len(self._choices) > 1 else None)

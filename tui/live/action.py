@@ -10,10 +10,12 @@ from typing import Literal
 
 from textual.binding import Binding, BindingType
 
-# How the live view was started: a lab cluster kafkatop runs, a cluster it attached to, the demo, a recording.
-Mode = Literal["lab", "attach", "demo", "replay"]
-LIVE: frozenset[Mode] = frozenset({"lab", "attach", "demo"})
-ANY: frozenset[Mode] = LIVE | {"replay"}
+# How the live view was launched: a lab cluster kafkatop runs, a cluster it attached to, the demo, a recording (not
+# the cluster's mode, KRaft or ZooKeeper: ClusterSnapshot.mode).
+Launch = Literal["lab", "attach", "demo", "replay"]
+LIVE: frozenset[Launch] = frozenset({"lab", "attach", "demo"})
+REPLAY: frozenset[Launch] = frozenset({"replay"})
+ANY: frozenset[Launch] = LIVE | REPLAY
 
 # Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
 Scope = Literal["app", "screen", "tables", "messages", "spark", "schemas"]
@@ -30,7 +32,7 @@ class LiveAction:
     palette: str | None = None  # the command palette's title; None: not offered there
     scope: Scope = "screen"
     tabs: frozenset[str] = frozenset()  # the tabs it applies in (the palette offers it only there); empty: every tab
-    modes: frozenset[Mode] = LIVE
+    launches: frozenset[Launch] = LIVE  # how the view was launched, where it applies
     needs: str | None = None  # the Sources member it needs; without it, the palette does not offer it
     writes: bool = False  # changes the cluster (a process signalled, a topic, a record, a group, a leader, replicas)
     asks_first: bool = False  # a dialog or a confirmation comes before anything is done
@@ -54,25 +56,25 @@ class LiveAction:
         """The keys as README and the help screen write them."""
         return " ".join(f"`{_KEY_NAMES.get(k, k)}`" for k in self.keys)
 
-    def acts(self, mode: Mode, present: frozenset[str], read_only: bool) -> bool:
+    def acts(self, launch: Launch, present: frozenset[str], read_only: bool) -> bool:
         """Whether its key acts here (the screen's check_action): the replay's keys only in a replay, those that act
         on a cluster only live, none that writes in a read-only context (its key says why, keymap.refused), the
         context switcher where there are contexts."""
-        if self.modes == {"replay"}:
-            return mode == "replay"
+        if self.launches == {"replay"}:
+            return launch == "replay"
         if self.writes and read_only:
             return False
         if self.id == "switch-context":
             return "switcher" in present
-        return mode != "replay" if self.modes <= LIVE else True
+        return launch != "replay" if self.launches <= LIVE else True
 
-    def applies(self, mode: Mode, tab: str | None, sources: frozenset[str], read_only: bool = False) -> bool:
+    def applies(self, launch: Launch, tab: str | None, sources: frozenset[str], read_only: bool = False) -> bool:
         """Whether it does something here and now (the palette's test)."""
         return (
-            mode in self.modes
+            launch in self.launches
             and not (read_only and self.writes)
             and (not self.tabs or tab in self.tabs)
-            and (self.needs is None or self.needs in sources or mode == "replay")
+            and (self.needs is None or self.needs in sources or launch == "replay")
         )
 
 

@@ -21,9 +21,9 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.recording import ActionDone
 from kafkatop.backends.model.text import printable
 from kafkatop.tui.live.actions import ClusterActions
-from kafkatop.tui.live.collector import after_the_frame
 from kafkatop.tui.live.commands import LiveCommands
 from kafkatop.tui.live.feed import SOURCE, SOURCES, Feed
+from kafkatop.tui.live.gc_pacing import after_the_frame
 from kafkatop.tui.live.grant_key import GRANT, GrantKeeper
 from kafkatop.tui.live.granting import GrantsMet
 from kafkatop.tui.live.main_screen import MainScreen
@@ -75,7 +75,7 @@ class KafkatopApp(App[None]):
         self.cluster_actions = ClusterActions(self)
 
     def get_default_screen(self) -> MainScreen:
-        return MainScreen("replay" if self.replay is not None else self.settings.mode)
+        return MainScreen("replay" if self.replay is not None else self.settings.launch)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:  # fmt: skip
@@ -158,7 +158,7 @@ class KafkatopApp(App[None]):
         retired, self.view = self.view, replace(self.view, **changes)
         for pane in self._panes:
             pane.receive(self.view)
-        self.call_after_refresh(self.call_later, after_the_frame, [retired])  # see collector.after_the_frame
+        self.call_after_refresh(self.call_later, after_the_frame, [retired])  # see gc_pacing.after_the_frame
 
     def _timeline(self, current: TimelineSnapshot | None) -> TimelineSnapshot | None:
         """The newer of the view's timeline and `current` (a worker's snapshot, possibly older than another's)."""

@@ -1,5 +1,5 @@
 """The command palette (ctrl+p): the actions of keymap.py that apply where the user is now — the tab shown, how the
-view was started (lab, attached, demo, replay), the sources it has — each with the key that does it."""
+view was launched (lab, attached, demo, replay), the sources it has — each with the key that does it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from kafkatop.tui.live.action import Mode
+from kafkatop.tui.live.action import Launch
 from kafkatop.tui.live.keymap import SCREEN_ACTIONS
 
 
@@ -18,7 +18,7 @@ from kafkatop.tui.live.keymap import SCREEN_ACTIONS
 class Here(Protocol):
     """What the palette asks of the screen it was opened on."""
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]: ...
+    def here(self) -> tuple[Launch, str | None, frozenset[str], bool]: ...
 
     def tab_titles(self) -> list[str]: ...
 
@@ -34,7 +34,7 @@ class Command:
 
 def offered(screen: Here) -> list[Command]:
     """What the palette offers on `screen` now: what applies here, then a command per tab on show."""
-    mode, tab, sources, read_only = screen.here()
+    launch, tab, sources, read_only = screen.here()
     commands = [
         Command(
             a.palette,
@@ -42,7 +42,7 @@ def offered(screen: Here) -> list[Command]:
             partial(screen.run_command, a.bound),
         )  # fmt: skip
         for a in SCREEN_ACTIONS
-        if a.palette is not None and a.applies(mode, tab, sources, read_only)
+        if a.palette is not None and a.applies(launch, tab, sources, read_only)
     ]
     commands += [
         Command(f"Show {title}", str(i), partial(screen.run_command, f"tab({i})"))

@@ -16,7 +16,7 @@ from dataclasses import replace
 from textual.binding import BindingType
 
 from kafkatop.tui.live import action
-from kafkatop.tui.live.action import ANY, LIVE, LiveAction, Mode, Scope
+from kafkatop.tui.live.action import ANY, LIVE, REPLAY, Launch, LiveAction, Scope
 from kafkatop.tui.live.tabs import TABS
 
 # fmt: off
@@ -24,13 +24,13 @@ _VIEW: tuple[LiveAction, ...] = (
     LiveAction("quit", ("q", "ctrl+c"), "app.quit", "Quit",
         help="quit (a lab cluster kafkatop started is stopped, unless started with `--detach`); in a text "
              "field `q` is typed, `ctrl+q` quits",
-        section="View", modes=ANY, footer=True),
+        section="View", launches=ANY, footer=True),
     LiveAction("palette", ("ctrl+p",), "command_palette", "Palette",
         help="every command that applies here, and themes",
-        section="View", scope="app", modes=ANY),
+        section="View", scope="app", launches=ANY),
     LiveAction("help", ("question_mark",), "help", "Help",
         help="this help",
-        section="View", palette="Help", modes=ANY, footer=True),
+        section="View", palette="Help", launches=ANY, footer=True),
     LiveAction("switch-context", ("w",), "switch_context", "Contexts",
         help="switch to another context (a cluster named in kafkatop.toml or ~/.config/kafkatop/config.toml): "
              "each keeps its timeline; a read-only one refuses every key that writes",
@@ -38,11 +38,11 @@ _VIEW: tuple[LiveAction, ...] = (
         owner="contexts"),
     LiveAction("leave", ("escape",), "leave_field", "Leave field",
         help="out of a text field, back to its tab's table (on a filtered table: every row again)",
-        section="View", modes=ANY),
+        section="View", launches=ANY),
     LiveAction("filter", ("slash",), "filter", "Filter",
         help="filter the table's rows: topic, partition, group, key or value (in Messages the decoded key and "
              "value, or a path: `.customer.id == 42`); Enter keeps it, Escape clears it",
-        section="Tables", palette="Filter the table's rows", modes=ANY, footer=True),
+        section="Tables", palette="Filter the table's rows", launches=ANY, footer=True),
     LiveAction("refresh", ("r",), "refresh", "Refresh",
         help="poll the cluster now",
         section="View", palette="Refresh now"),
@@ -66,7 +66,7 @@ _VIEW: tuple[LiveAction, ...] = (
         owner="processes"),
     LiveAction("add-broker", ("a",), "add_broker", "Add broker",
         help="add a broker (lab clusters)",
-        section="Processes", palette="Add a broker", modes=frozenset({"lab"}), needs="control", writes=True,
+        section="Processes", palette="Add a broker", launches=frozenset({"lab"}), needs="control", writes=True,
         owner="processes"),
     LiveAction("create-topic", ("c",), "create_topic", "Create topic",
         help="create a topic",
@@ -92,28 +92,28 @@ _VIEW: tuple[LiveAction, ...] = (
         footer=True),
     LiveAction("processes", ("0",), "processes", "Processes",
         help="the process table",
-        section="View", palette="Go to the process table", modes=ANY, needs="control", owner="processes"),
-    *(LiveAction(f"tab-{i}", (str(i),), f"tab({i})", f"Tab {i}", "", "View", modes=ANY) for i in range(1, 10)),
+        section="View", palette="Go to the process table", launches=ANY, needs="control", owner="processes"),
+    *(LiveAction(f"tab-{i}", (str(i),), f"tab({i})", f"Tab {i}", "", "View", launches=ANY) for i in range(1, 10)),
     LiveAction("replay-toggle", ("p",), "replay('toggle')", "Pause/play",
         help="replay: pause and play",
-        section="Replay", palette="Pause or play the replay", modes=frozenset({"replay"}), footer=True, owner="replay"),
+        section="Replay", palette="Pause or play the replay", launches=REPLAY, footer=True, owner="replay"),
     LiveAction("replay-step", ("n",), "replay('step')", "Step",
         help="replay: one step",
-        section="Replay", palette="Step the replay", modes=frozenset({"replay"}), footer=True, owner="replay"),
+        section="Replay", palette="Step the replay", launches=REPLAY, footer=True, owner="replay"),
     LiveAction("replay-faster", ("plus",), "replay('faster')", "Faster",
         help="replay: faster",
-        section="Replay", palette="Replay faster", modes=frozenset({"replay"}), footer=True, owner="replay"),
+        section="Replay", palette="Replay faster", launches=REPLAY, footer=True, owner="replay"),
     LiveAction("replay-slower", ("minus",), "replay('slower')", "Slower",
         help="replay: slower",
-        section="Replay", palette="Replay slower", modes=frozenset({"replay"}), footer=True, owner="replay"),
+        section="Replay", palette="Replay slower", launches=REPLAY, footer=True, owner="replay"),
     # The panes' own keys: bound in the pane named by `scope`, active while it has focus.
     LiveAction("rows", ("j", "k", "g", "G"), "", "",
         help="down, up, first, last row (and the arrows, Home, End, PgUp, PgDn)",
-        section="Tables", scope="tables", modes=ANY),
+        section="Tables", scope="tables", launches=ANY),
     LiveAction("order", ("o",), "order", "Order rows",
         help="order the rows: partitions faults first, most messages first, by leader; topics and groups by "
              "the next column",
-        section="Tables", scope="tables", modes=ANY),
+        section="Tables", scope="tables", launches=ANY),
 )
 # fmt: on
 
@@ -149,14 +149,14 @@ def readme_table() -> str:
     return "\n".join(lines)
 
 
-def refused(key: str, mode: Mode, refusal: str | None) -> str | None:
+def refused(key: str, launch: Launch, refusal: str | None) -> str | None:
     """What a key says when it would do nothing here: one that writes in a read-only context (`refusal`), one that
     acts on a live cluster in a replay; None where the key acts (or is no key of the screen's)."""
     for a in SCREEN_ACTIONS:
         if key not in a.keys:
             continue
-        if refusal is not None and mode != "replay" and a.writes:
+        if refusal is not None and launch != "replay" and a.writes:
             return f"{refusal}: {a.shown_keys.replace('`', '')} ({a.label.lower()}) writes to the cluster"
-        if mode == "replay" and a.modes <= LIVE:
+        if launch == "replay" and a.launches <= LIVE:
             return f"{a.keys[0]}: {a.label.lower()} acts on a live cluster; a replay only plays back what was recorded"
     return None

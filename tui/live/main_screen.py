@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane, Tabs
 
-from kafkatop.tui.live.action import Mode
+from kafkatop.tui.live.action import Launch
 from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.keymap import SCREEN_ACTIONS, bindings, by_id, key_rows, refused
 from kafkatop.tui.live.screens.help import HelpScreen
@@ -55,9 +55,9 @@ _BY_ACTION = {parse(a.action)[1:]: a for a in SCREEN_ACTIONS if a.owner is None}
 class MainScreen(Screen[None]):
     BINDINGS = bindings("screen")
 
-    def __init__(self, mode: Mode) -> None:
+    def __init__(self, launch: Launch) -> None:
         super().__init__()
-        self.mode: Mode = mode
+        self.launch: Launch = launch
         self.keys_of = {owner: keys(self) for owner, keys in OWNERS.items()}
 
     @property
@@ -70,7 +70,7 @@ class MainScreen(Screen[None]):
 
     def context(self) -> TabContext:
         app = self.host
-        return TabContext(self.mode, app.sources, app.settings, app.present(), app.clock)
+        return TabContext(self.launch, app.sources, app.settings, app.present(), app.clock)
 
     def compose(self) -> ComposeResult:
         app, context = self.host, self.context()
@@ -106,7 +106,7 @@ class MainScreen(Screen[None]):
     # --- what the palette and the keys ask ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = by_id(str(parameters[0])) if action == "key" else _BY_ACTION.get((action, parameters))
-        return live is None or live.acts(self.mode, self.host.present(), self.host.settings.read_only)
+        return live is None or live.acts(self.launch, self.host.present(), self.host.settings.read_only)
 
     def action_key(self, action_id: str) -> None:
         """A tab's key: its action run on the keys object of the tab that declares it."""
@@ -114,17 +114,17 @@ class MainScreen(Screen[None]):
         _, name, parameters = parse(live.action)
         getattr(self.keys_of[str(live.owner)], f"action_{name}")(*parameters)
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]:
-        return self.mode, self.tabs.active, self.host.present(), self.host.settings.read_only
+    def here(self) -> tuple[Launch, str | None, frozenset[str], bool]:
+        return self.launch, self.tabs.active, self.host.present(), self.host.settings.read_only
 
     def run_command(self, action: str) -> None:
         self.call_later(self.run_action, action)
 
     def on_key(self, event: events.Key) -> None:
         """A replay acts on nothing, a read-only context writes nothing: a key that would says so, not nothing."""
-        said = refused(event.key, self.mode, self.host.settings.refusal)
+        said = refused(event.key, self.launch, self.host.settings.refusal)
         if said is not None:
-            self.notify(said, severity="information" if self.mode == "replay" else "warning", timeout=4)
+            self.notify(said, severity="information" if self.launch == "replay" else "warning", timeout=4)
             event.stop()
 
     # --- tabs and focus: keys act from every table; a field is entered on purpose and left with Escape -----------

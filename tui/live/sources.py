@@ -42,8 +42,8 @@ class Settings:
     ensemble_interval_s: float = 2.0
     connect_interval_s: float = 2.0  # Kafka Connect's REST API
     acls_interval_s: float = 3.0  # the ACLs: DescribeAcls, and the brokers' authorizer configs
-    # How the view was started (the palette offers what applies to it; a replay is told by the app's Replay).
-    mode: Literal["lab", "attach", "demo"] = "attach"
+    # How the view was launched (the palette offers what applies to it; a replay is told by the app's Replay).
+    launch: Literal["lab", "attach", "demo"] = "attach"
     context: str | None = None  # the context's name (kafkatop.toml's [contexts.NAME]), shown in the status bar
     colour: str | None = None  # the context's colour there
     read_only: bool = False  # every action that writes to the cluster is refused (keymap.py's `writes`)

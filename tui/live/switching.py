@@ -14,7 +14,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
-from kafkatop.tui.live.action import Mode
+from kafkatop.tui.live.action import Launch
 from kafkatop.tui.live.feed import Feed
 from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.messages import ContextOpened
@@ -33,7 +33,7 @@ class Adopting(Host, Protocol):
 
 
 class ContextSwitch:
-    def __init__(self, app: App[None], screen: Callable[[Mode], Screen[None]]) -> None:
+    def __init__(self, app: App[None], screen: Callable[[Launch], Screen[None]]) -> None:
         self.textual, self.app = app, cast(Adopting, app)
         self.screen = screen  # the main screen of a context, put up for the one switched to
         self._kept: dict[str | None, tuple[Feed, LiveView]] = {}  # the contexts not shown: their timeline, history
@@ -82,6 +82,6 @@ class ContextSwitch:
         base = textual.screen_stack[0]
         if not base._result_callbacks:  # noqa: SLF001 - the app's first screen was never pushed, so has none
             base._push_result_callback(base, None)  # noqa: SLF001 - what switch_screen gives the screen it puts up
-        textual.switch_screen(self.screen(app.settings.mode))  # its panes, mounted, start the new pollers
+        textual.switch_screen(self.screen(app.settings.launch))  # its panes, mounted, start the new pollers
         self.show_warnings()
         textual.run_worker(partial(switcher.close, str(old)), group="close-context", thread=True, exit_on_error=False)

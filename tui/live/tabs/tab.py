@@ -14,7 +14,7 @@ from textual.notifications import SeverityLevel
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
-from kafkatop.tui.live.action import LiveAction, Mode
+from kafkatop.tui.live.action import Launch, LiveAction
 from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.sources import Settings, Sources
 
@@ -30,7 +30,7 @@ class TabScreen(Protocol):
     @property
     def tabs(self) -> TabbedContent: ...
 
-    def here(self) -> tuple[Mode, str | None, frozenset[str], bool]: ...
+    def here(self) -> tuple[Launch, str | None, frozenset[str], bool]: ...
 
     def show_tab(self, tab_id: str) -> None: ...
 
@@ -46,9 +46,9 @@ class TabScreen(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class TabContext:
-    """What a tab is built from: how the view was started, its sources (those a replay recorded, in `present`)."""
+    """What a tab is built from: how the view was launched, its sources (those a replay recorded, in `present`)."""
 
-    mode: Mode
+    launch: Launch
     sources: Sources
     settings: Settings
     present: frozenset[str]  # the Sources members the view has, or a replay had (KafkatopApp.present)

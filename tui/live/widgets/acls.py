@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 
 from kafkatop.backends.model.acls import AclBinding, AclsSnapshot, AuthorizerInfo, camel
-from kafkatop.tui.live.action import Mode
+from kafkatop.tui.live.action import Launch
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.text import Static, shown
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
@@ -120,9 +120,9 @@ def acl_rows(bindings: tuple[AclBinding, ...], by: Grouping) -> dict[str, LineCe
 class AclsPanel(LivePane, Vertical):
     """The bindings and what is known of the authorizer; see the module's docstring."""
 
-    def __init__(self, mode: Mode, has_source: bool, refusal: str | None = None) -> None:
+    def __init__(self, launch: Launch, has_source: bool, refusal: str | None = None) -> None:
         super().__init__()
-        self.mode = mode
+        self.launch = launch
         self.has_source = has_source  # an AclAdmin was given (live), or a replay recorded the ACLs
         self.refusal = refusal  # why the keys that write are refused here (a read-only context), if they are
         self.by: Grouping = "principal"
@@ -145,14 +145,14 @@ class AclsPanel(LivePane, Vertical):
         """What the tab says before the first poll: reading, or why there are no ACLs to read."""
         if self.has_source:
             return Text(READING, style="dim")
-        said = {"demo": NO_DEMO, "replay": NO_RECORDING}.get(self.mode, NO_SOURCE)
+        said = {"demo": NO_DEMO, "replay": NO_RECORDING}.get(self.launch, NO_SOURCE)
         return Text(said, style="yellow")
 
     @property
     def keys(self) -> Text:
         """The tab's keys; those that write only where they may (not in a replay, nor a read-only context)."""
         keys = KEYS.format(other="resource" if self.by == "principal" else "principal")
-        if self.mode != "replay":
+        if self.launch != "replay":
             keys += WRITE_KEYS if self.refusal is None else f" · {self.refusal}: no Y (add), no V (remove)"
         return Text(keys, style="dim")
 

@@ -16,7 +16,7 @@ from textual.containers import Vertical
 
 from kafkatop.backends.insight.timeline.connect import worker_key
 from kafkatop.backends.model.connect import Connector, ConnectSnapshot
-from kafkatop.tui.live.action import Mode
+from kafkatop.tui.live.action import Launch
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.text import Static
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
@@ -110,9 +110,9 @@ def workers_text(snapshot: ConnectSnapshot, cluster_id: str | None = None) -> Te
 class ConnectPanel(LivePane, Vertical):
     """Connectors, the highlighted one's tasks, and the workers; see the module's docstring."""
 
-    def __init__(self, mode: Mode, has_source: bool) -> None:
+    def __init__(self, launch: Launch, has_source: bool) -> None:
         super().__init__()
-        self.mode = mode
+        self.launch = launch
         self.has_source = has_source  # a ConnectCluster was given (live), or a replay recorded one
         self.snapshot: ConnectSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
@@ -135,7 +135,9 @@ class ConnectPanel(LivePane, Vertical):
         """What the tab says before the first poll: asking, or why there is no Connect to ask."""
         if self.has_source:
             return Text("asking the Connect workers …", style="dim")
-        return Text(NO_DEMO if self.mode == "demo" else NO_WORKERS if self.mode == "lab" else NO_SOURCE, style="yellow")
+        return Text(
+            NO_DEMO if self.launch == "demo" else NO_WORKERS if self.launch == "lab" else NO_SOURCE, style="yellow"
+        )
 
     @property
     def selected_connector(self) -> Connector | None:

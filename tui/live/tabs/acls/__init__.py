@@ -13,9 +13,9 @@ CSS = Path(__file__).with_name("acls.tcss")  # its rules: layout and colour besi
 TAB = Tab(
     ACLS,
     "ACLs",
-    showing(lambda c: AclsPanel(c.mode, "acls" in c.present, c.settings.refusal)),
+    showing(lambda c: AclsPanel(c.launch, "acls" in c.present, c.settings.refusal)),
     ACTIONS,
     AclKeys,
-    composed=lambda c: "acls" in c.present or c.mode == "demo",
+    composed=lambda c: "acls" in c.present or c.launch == "demo",
     css=CSS,
 )

@@ -29,7 +29,7 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the ACLs tab: every ACL binding by principal (its resources with their pattern type, the operations "
              "allowed or denied, the hosts), the authorizer, its super users and who kafkatop is (read every 3 s); "
              "in the tab, `W` again: by resource",
-        section="ACLs", palette="ACLs: by principal, or by resource", modes=ANY),
+        section="ACLs", palette="ACLs: by principal, or by resource", launches=ANY),
     LiveAction("acl-add", ("Y",), "acls('add')", "Add ACL",
         help="ACLs: add a binding (principal, allow or deny, operations, resource, pattern type, host; or "
              "kafka-acls.sh's producer or consumer): a field Kafka would refuse says why and nothing is sent",
@@ -59,9 +59,9 @@ class AclKeys:
 
     def run(self, what: str) -> None:
         app, panel = self.app, self.panel
-        mode, tab, _, _ = self.screen.here()
+        launch, tab, _, _ = self.screen.here()
         if panel is None:
-            app.notify(NO_RECORDING if mode == "replay" else NO_SOURCE, timeout=5)
+            app.notify(NO_RECORDING if launch == "replay" else NO_SOURCE, timeout=5)
             return
         if what == "tab":
             if tab == ACLS:

@@ -13,9 +13,9 @@ CSS = Path(__file__).with_name("connect.tcss")  # its rules: layout and colour b
 TAB = Tab(
     CONNECT,
     "Connect",
-    showing(lambda c: ConnectPanel(c.mode, "connect" in c.present)),
+    showing(lambda c: ConnectPanel(c.launch, "connect" in c.present)),
     ACTIONS,
     ConnectKeys,
-    hidden=lambda c: "connect" not in c.present and c.mode not in ("lab", "demo"),
+    hidden=lambda c: "connect" not in c.present and c.launch not in ("lab", "demo"),
     css=CSS,
 )

@@ -28,7 +28,7 @@ ACTIONS: tuple[LiveAction, ...] = (
     LiveAction("connect-tab", ("N",), "connect_tab", "Connect",
         help="the Connect tab: connectors, their tasks and the worker each runs on, the workers (Kafka Connect's "
              "REST API, read every 2 s); Enter on a connector: its tasks, on a task: its trace",
-        section="Connect", modes=ANY),
+        section="Connect", launches=ANY),
     LiveAction("connect-create", ("A",), "connect('create')", "Add connector",
         help="Connect: add a connector from a file (Connect's JSON, or connect-standalone's .properties), validated "
              "first: the worker's errors are shown per field and nothing is created",
@@ -89,9 +89,9 @@ class ConnectKeys:
     def run(self, what: str) -> None:
         app = self.app
         if what == "tab":
-            mode, _, present, _ = self.screen.here()
-            if "connect" not in present and mode not in ("lab", "demo"):
-                app.notify(NO_SOURCE if mode != "replay" else "the recording holds no Kafka Connect", timeout=5)
+            launch, _, present, _ = self.screen.here()
+            if "connect" not in present and launch not in ("lab", "demo"):
+                app.notify(NO_SOURCE if launch != "replay" else "the recording holds no Kafka Connect", timeout=5)
             else:
                 self.screen.show_tab(CONNECT)
             return

@@ -30,7 +30,7 @@ ACTIONS: tuple[LiveAction, ...] = (
         writes=True, asks_first=True),
     LiveAction("topic-rows", ("T",), "topic_rows", "Topic rows",
         help="Partitions: one row per topic (Enter shows its partitions), again: every partition",
-        section="Topics", palette="One row per topic, or every partition", tabs=_HERE, modes=ANY),
+        section="Topics", palette="One row per topic, or every partition", tabs=_HERE, launches=ANY),
     LiveAction("reassign", ("m",), "reassign", "Reassign",
         help="Partitions: move the topic's replicas (as kafka-reassign-partitions); again while it runs: "
              "cancel it",

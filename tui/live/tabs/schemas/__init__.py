@@ -16,7 +16,7 @@ TAB = Tab(
     showing(lambda c: SchemasPanel(c.sources.schemas, c.settings.refusal)),
     ACTIONS,
     SchemaKeys,
-    composed=lambda c: c.mode != "replay",
+    composed=lambda c: c.launch != "replay",
     hidden=lambda c: c.sources.schemas is None,
     css=CSS,
 )

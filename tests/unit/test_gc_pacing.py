@@ -1,4 +1,4 @@
-"""The live view's garbage collection (tui/live/collector.py): what survives a frame is frozen, a cycle dropped later is
+"""The live view's garbage collection (tui/live/gc_pacing.py): what survives a frame is frozen, a cycle dropped later is
 still collected at the next full collection, and automatic full collections do not come every few polls."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkatop.tui.live.collector import FULL_EVERY_S, Collector
+from kafkatop.tui.live.gc_pacing import FULL_EVERY_S, Collector
 
 
 @pytest.fixture
