@@ -53,7 +53,7 @@ from kafkatop.backends.model.messages import SearchProgress, SearchRequest
 from kafkatop.backends.zookeeper.server import free_port
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.messages import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
 from bench.common.loop import LoopLag

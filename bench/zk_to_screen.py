@@ -35,7 +35,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.*, tests.* as a file too

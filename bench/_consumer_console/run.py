@@ -117,7 +117,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
     from kafkatop.backends.kafka.records.consoles import Consoles
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.widgets.consumer import ConsumerPanel
+    from kafkatop.tui.live.tabs.consume.pane import ConsumerPanel
 
     layout = args.cluster
     result = RunResult(layout, args.rate, args.seconds)

@@ -20,10 +20,10 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.commands import offered
 from kafkatop.tui.live.keymap import by_id
 from kafkatop.tui.live.replay import Replay
-from kafkatop.tui.live.screens.acl_add import AddAclScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.acls import NO_AUTHORIZER, NO_DEMO, NO_RECORDING, AclsPanel
+from kafkatop.tui.live.tabs.acls.add import AddAclScreen
+from kafkatop.tui.live.tabs.acls.pane import NO_AUTHORIZER, NO_DEMO, NO_RECORDING, AclsPanel
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until

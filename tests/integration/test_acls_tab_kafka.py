@@ -17,9 +17,9 @@ from textual.widgets import Input, Static
 
 from kafkatop.tui.cli.compose import compose_app
 from kafkatop.tui.cli.parser import build_parser
-from kafkatop.tui.live.screens.acl_add import AddAclScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.widgets.acls import binding_key
+from kafkatop.tui.live.tabs.acls.add import AddAclScreen
+from kafkatop.tui.live.tabs.acls.pane import binding_key
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until

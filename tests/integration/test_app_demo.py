@@ -18,8 +18,8 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
-from kafkatop.tui.live.widgets.partitions import PartitionTable
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 

@@ -9,8 +9,8 @@ from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.brokers import BrokerTable
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until
 
 

@@ -19,7 +19,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.zookeeper.watch import ZooKeeperSource
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until
 from tests.fixtures import kafka_znodes as kz

@@ -29,8 +29,8 @@ from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.create_topic import CreateTopicScreen
-from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.groups.reset_offsets import ResetPreviewScreen
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 from tests.fixtures.standin_install import make_standin_install

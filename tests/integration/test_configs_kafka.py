@@ -27,7 +27,7 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.config_table import ConfigTable
 from kafkatop.tui.live.screens.configs import ConfigsScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until, wait_for
 from tests.integration import test_real_kafka
 from tests.integration.test_real_kafka import NODE_ID, KraftNode, create_topic, node_env, start_node, stop_node

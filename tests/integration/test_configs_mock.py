@@ -24,9 +24,9 @@ from kafkatop.tui.cli.main import main
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.configs import ConfigsScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.brokers import BrokerTable
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
-from kafkatop.tui.live.widgets.partitions import PartitionTable
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 

@@ -14,10 +14,10 @@ from kafkatop.backends.model.recording import Recorded, Recording, RecordingHead
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.screens.connector_offsets import NOT_STOPPED, ConnectorOffsetsScreen
-from kafkatop.tui.live.screens.connector_restart import RestartConnectorScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.connect import NO_DEMO, NO_SOURCE, ConnectPanel
+from kafkatop.tui.live.tabs.connect.connector_offsets import NOT_STOPPED, ConnectorOffsetsScreen
+from kafkatop.tui.live.tabs.connect.connector_restart import RestartConnectorScreen
+from kafkatop.tui.live.tabs.connect.pane import NO_DEMO, NO_SOURCE, ConnectPanel
 from tests.conftest import pilot_until
 from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl

@@ -27,7 +27,7 @@ from kafkatop.backends.model.connect import Connector
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.connect import ConnectPanel
+from kafkatop.tui.live.tabs.connect.pane import ConnectPanel
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from tests.conftest import pilot_until
 from tests.integration.test_supervisor import Clusters, free_port_block

@@ -20,8 +20,8 @@ from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError
 from kafkatop.tui.live.app import KafkatopApp
-from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.groups.reset_offsets import ResetPreviewScreen
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 

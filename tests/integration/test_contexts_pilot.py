@@ -24,7 +24,7 @@ from kafkatop.tui.live.keymap import SCREEN_ACTIONS
 from kafkatop.tui.live.main_screen import MainScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.contexts import ContextsScreen
-from kafkatop.tui.live.widgets.producer import ProducerPanel
+from kafkatop.tui.live.tabs.produce.pane import ProducerPanel
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until
 

@@ -42,7 +42,7 @@ from kafkatop.tui.live.screens.add_partitions import AddPartitionsScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.elect_leaders import ElectLeadersScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 from tests.integration.test_bad_input import assert_refused, kafkatop

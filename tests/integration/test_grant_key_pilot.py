@@ -31,8 +31,8 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.granting import Granting
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.consumer import ConsumerPanel
-from kafkatop.tui.live.widgets.producer import ProducerPanel
+from kafkatop.tui.live.tabs.consume.pane import ConsumerPanel
+from kafkatop.tui.live.tabs.produce.pane import ProducerPanel
 from kafkatop.tui.live.widgets.tables import MessageLog
 from tests.conftest import pilot_until
 

@@ -20,7 +20,7 @@ from kafkatop.tui.cli.main import main
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.groups import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
 from tests.conftest import pilot_until, wait_for
 from tests.integration.test_real_kafka import KraftNode, create_topic
 

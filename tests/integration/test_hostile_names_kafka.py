@@ -38,7 +38,7 @@ from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.transactions import TransactionsScreen
-from kafkatop.tui.live.widgets.groups import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
 from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
 from tests.fixtures.hostile import NAMES, at_terminal, raw_controls, screen_text, seen, terminal_output

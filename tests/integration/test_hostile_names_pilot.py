@@ -32,10 +32,10 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.screens.transactions import TransactionsScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.groups import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.line_table import LineTable
-from kafkatop.tui.live.widgets.messages import MessagesPanel
-from kafkatop.tui.live.widgets.partitions import PartitionTable
 from tests.conftest import pilot_until
 from tests.doubles.schema_registry import SchemaRegistryDouble
 from tests.fixtures.acl_views import RecordedAcls, acls_snapshot, binding

@@ -23,10 +23,10 @@ from kafkatop.tui.live.commands import offered
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable, Summary
 from kafkatop.tui.live.widgets.filter import FilterBar
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
-from kafkatop.tui.live.widgets.partitions import PartitionTable, Summary
 from kafkatop.tui.live.widgets.tables import MessageLog
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles

@@ -38,13 +38,13 @@ from kafkatop.tui.cli.compose import compose_sources
 from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.record import RecordScreen
-from kafkatop.tui.live.screens.record_export import ExportScreen
-from kafkatop.tui.live.screens.record_format import FormatScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.record_export import ExportScreen
+from kafkatop.tui.live.tabs.messages.record_format import FormatScreen
+from kafkatop.tui.live.tabs.messages.record_table import RecordTable
 from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS
 from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPanel
-from kafkatop.tui.live.widgets.messages import MessagesPanel
-from kafkatop.tui.live.widgets.record_table import RecordTable
 from tests.conftest import pilot_until
 from tests.doubles.schema_registry import SchemaRegistryDouble
 

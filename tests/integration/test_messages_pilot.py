@@ -17,8 +17,8 @@ from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.messages import MessagesPanel
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until
 
 pytestmark = pytest.mark.timeout(90)

@@ -9,8 +9,8 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic
-from kafkatop.tui.live.widgets.partition_cells import UNDER_MIN_ISR
-from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable, Summary
+from kafkatop.tui.live.tabs.partitions.cells import UNDER_MIN_ISR
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable, Summary
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 
 

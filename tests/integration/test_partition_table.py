@@ -17,10 +17,10 @@ from kafkatop.backends.model.cluster import (
     Partition,
     Topic,
 )
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable
+from kafkatop.tui.live.tabs.partitions.rows import HIGHLIGHT_S
 from kafkatop.tui.live.widgets.filter import matches
 from kafkatop.tui.live.widgets.line_table import LineTable
-from kafkatop.tui.live.widgets.partition_rows import HIGHLIGHT_S
-from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 
 

@@ -26,7 +26,7 @@ from kafkatop.tui.cli.main import main
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.reassign import ReassignScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until
 from tests.integration.test_supervisor import Clusters
 

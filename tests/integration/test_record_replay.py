@@ -23,8 +23,8 @@ from kafkatop.backends.recording.file import RecordingWriter, read_recording
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
-from kafkatop.tui.live.widgets.partitions import PartitionTable
 from kafkatop.tui.live.widgets.replay import ReplayBar
 from tests.conftest import pilot_until
 from tests.fixtures.snapshots import failover_snapshot

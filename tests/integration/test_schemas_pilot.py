@@ -25,10 +25,10 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.commands import offered
 from kafkatop.tui.live.keymap import ACTIONS, by_id
 from kafkatop.tui.live.replay import Replay
-from kafkatop.tui.live.screens.schema_register import RegisterSchemaScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS
 from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPanel
+from kafkatop.tui.live.tabs.schemas.register import RegisterSchemaScreen
 from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
 from tests.doubles.schema_registry import SchemaRegistryDouble

@@ -22,7 +22,7 @@ from kafkatop.tui.cli import compose
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.live import app as app_module
 from kafkatop.tui.live.app import KafkatopApp
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until
 
 CANARY = "S3cr3t-Canary-7731"

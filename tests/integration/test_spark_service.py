@@ -186,7 +186,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.widgets.spark import SparkPanel
+    from kafkatop.tui.live.tabs.spark.pane import SparkPanel
 
     mock.create_topic("panel", 2, 1)
     fill(mock.bootstrap_servers, "panel", 40, 2)

@@ -20,7 +20,7 @@ from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.spark import SparkStatus
 from kafkatop.spark.client import SparkServiceClient
-from kafkatop.tui.live.widgets.spark_status import status_text
+from kafkatop.tui.live.tabs.spark.status import status_text
 from tests.conftest import pilot_until, wait_for
 from tests.integration.test_spark_service import fill
 
@@ -42,7 +42,7 @@ async def test_the_tab_says_starting_while_the_jvm_launches_then_ready_counting_
     from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.widgets.spark import SparkPanel
+    from kafkatop.tui.live.tabs.spark.pane import SparkPanel
 
     mock.create_topic("states", 2, 1)
     fill(mock.bootstrap_servers, "states", 3000, 2)
@@ -146,7 +146,7 @@ async def test_showing_the_tab_warms_up_once_and_the_seconds_move() -> None:
 
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Sources
-    from kafkatop.tui.live.widgets.spark import SparkPanel
+    from kafkatop.tui.live.tabs.spark.pane import SparkPanel
     from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, RecordedSparkCounts, kraft_lab
     from tests.snapshots.test_app_snapshots import FROZEN
 

@@ -28,7 +28,7 @@ def acls_app(
     cluster, nodes, quorum = kraft_lab()
     acls = RecordedAcls(snapshot) if snapshot is not None else None
     sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, acls=acls)
-    settings = replace(FROZEN, mode=mode, read_only=read_only, context="prod" if read_only else None)
+    settings = replace(FROZEN, launch=mode, read_only=read_only, context="prod" if read_only else None)
     return KafkatopApp(sources, settings, clock=lambda: TAKEN_AT)
 
 

@@ -15,7 +15,7 @@ import pytest
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.connect import NO_DEMO, NO_WORKERS
+from kafkatop.tui.live.tabs.connect.pane import NO_DEMO, NO_WORKERS
 from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot, unreachable
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, kraft_lab
 from tests.snapshots.test_small_terminal import pressing as press
@@ -29,7 +29,7 @@ def connect_app(*snapshots: ConnectSnapshot, mode: Literal["lab", "demo"] = "lab
     cluster, nodes, quorum = connect_lab() if snapshots else kraft_lab()
     connect = RecordedConnect(*snapshots) if snapshots else None
     sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, connect=connect)
-    return KafkatopApp(sources, replace(FROZEN, mode=mode), clock=lambda: TAKEN_AT)
+    return KafkatopApp(sources, replace(FROZEN, launch=mode), clock=lambda: TAKEN_AT)
 
 
 # Each: the snapshots the workers answer (none: no Connect source) and the mode, then the keys pressed.

@@ -35,8 +35,8 @@ from kafkatop.backends.model.formats import (
 )
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
-from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen
 from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.groups.reset_offsets import ResetPreviewScreen
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, group_snapshot, zk_lab
 
 FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400)

@@ -15,7 +15,7 @@ from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from kafkatop.backends.model.quorum import QuorumReplica, QuorumSnapshot
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Sources
-from kafkatop.tui.live.widgets.partitions import PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, kraft_lab
 from tests.snapshots.test_app_snapshots import FROZEN, settled, settled_on_tab
 

@@ -27,7 +27,7 @@ from kafkatop.backends.model.messages import (
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.widgets.messages import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 from tests.snapshots.test_app_snapshots import settled
 

@@ -18,8 +18,8 @@ from kafkatop.backends.model.codec import decode, encode
 from kafkatop.backends.model.recording import PAYLOADS, Recorded, SourceFailed
 from kafkatop.tui.live.feed import Feed
 from kafkatop.tui.live.messages import Polled, PollFailed
-from kafkatop.tui.live.screens.acl_add import AclForm, bindings_of, bindings_text
-from kafkatop.tui.live.widgets.acls import NO_AUTHORIZER, acl_rows, header_text
+from kafkatop.tui.live.tabs.acls.add import AclForm, bindings_of, bindings_text
+from kafkatop.tui.live.tabs.acls.pane import NO_AUTHORIZER, acl_rows, header_text
 from kafkatop.tui.live.widgets.status_bar import status_text
 from tests.fixtures.acl_views import BINDINGS, STANDARD, acls_snapshot, binding, no_authorizer
 from tests.fixtures.snapshots import kraft_lab

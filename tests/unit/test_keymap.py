@@ -11,9 +11,9 @@ import pytest
 from kafkatop.tui.live import keymap
 from kafkatop.tui.live.main_screen import OWNERS, MainScreen
 from kafkatop.tui.live.tabs import TABS
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.spark.pane import SparkPanel
 from kafkatop.tui.live.widgets.line_table import LineTable
-from kafkatop.tui.live.widgets.messages import MessagesPanel
-from kafkatop.tui.live.widgets.spark import SparkPanel
 from kafkatop.tui.live.widgets.tables import KeyedTable
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -69,19 +69,29 @@ def test_what_writes_to_the_cluster_is_said() -> None:
 
 
 def test_a_binding_that_names_the_screen_or_the_app_reaches_an_action() -> None:
-    """A pane's key that acts beyond the pane (Enter in Partitions browses) names an action that exists."""
+    """A pane's key that acts beyond the pane (Enter in Partitions browses) names an action that exists: on the screen,
+    the app, or — through the screen's `key('<id>')` — the keys object of the tab that declares it."""
     import importlib
     import pkgutil
 
+    import kafkatop.tui.live.tabs as tabs
     import kafkatop.tui.live.widgets as widgets
     from kafkatop.tui.live.app import KafkatopApp
 
-    for info in pkgutil.iter_modules(widgets.__path__):
-        module = importlib.import_module(f"{widgets.__name__}.{info.name}")
-        for cls in vars(module).values():
-            for b in getattr(cls, "BINDINGS", []) if isinstance(cls, type) else []:
-                namespace, _, name = b.action.partition(".")
-                owner = {"screen": MainScreen, "app": KafkatopApp}.get(namespace)
-                if owner is not None:
-                    target = name.split("(")[0]
+    found = 0
+    for package in (widgets, tabs):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            module = importlib.import_module(info.name)
+            for cls in vars(module).values():
+                for b in getattr(cls, "BINDINGS", []) if isinstance(cls, type) else []:
+                    namespace, _, name = b.action.partition(".")
+                    owner = {"screen": MainScreen, "app": KafkatopApp}.get(namespace)
+                    if owner is None:
+                        continue
+                    found += 1
+                    target, _, rest = name.partition("(")
                     assert hasattr(owner, f"action_{target}"), f"{cls.__name__}: {b.key} → {b.action}: no such action"
+                    if target == "key":
+                        keyed = keymap.by_id(rest.strip("')\""))
+                        assert hasattr(OWNERS[str(keyed.owner)], f"action_{keyed.name}"), b.action
+    assert found, "no pane binds a key of the screen's or the app's (Enter in Partitions does)"

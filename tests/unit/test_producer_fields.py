@@ -1,4 +1,4 @@
-"""The producer console's key, headers and format fields as pure code (tui/live/widgets/producer_fields.py): headers
+"""The producer console's key, headers and format fields as pure code (tui/live/tabs/produce/fields.py): headers
 parsed, formats said, lines made records in a topic's formats by the real codec (backends/schemas/codec.py, JSON and
 hex: no schema read), and sent through the Consoles port — here Sent, a TEST DOUBLE that keeps what it was given."""
 
@@ -12,7 +12,7 @@ from kafkatop.backends.model.consoles import ClientError, NoSuchTopic
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import FieldFormat, Format, FormatError, RegisteredSchema, TopicFormat
 from kafkatop.backends.schemas.codec import SchemaCodec
-from kafkatop.tui.live.widgets.producer_fields import (
+from kafkatop.tui.live.tabs.produce.fields import (
     Typed,
     encode_lines,
     format_said,

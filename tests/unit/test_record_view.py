@@ -1,4 +1,4 @@
-"""How the browser shows a decoded record (tui/live/widgets/record_view.py): a row's one line per key and value, the
+"""How the browser shows a decoded record (tabs/messages/record_view.py): a row's one line per key and value, the
 format and schema said, deep values folded, characters that would drive a terminal escaped, and what `/` keeps; and
 which schema `h` opens (record_schema.py)."""
 
@@ -12,9 +12,8 @@ from rich.console import Console
 from kafkatop.backends.model.formats import Decoded, Format
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
 from kafkatop.backends.model.text import printable
-from kafkatop.tui.live.text import shown_visual
-from kafkatop.tui.live.widgets.record_schema import SchemaWanted, schema_wanted
-from kafkatop.tui.live.widgets.record_view import (
+from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted, schema_wanted
+from kafkatop.tui.live.tabs.messages.record_view import (
     ShownRecord,
     fold,
     record_detail,
@@ -22,6 +21,7 @@ from kafkatop.tui.live.widgets.record_view import (
     record_row,
     schema_line,
 )
+from kafkatop.tui.live.text import shown_visual
 
 RECORD = BrowsedRecord("orders", 0, 7, 1_700_000_000_000, TimestampType.CREATE_TIME, b"k7", b"\x00\x00\x00\x00\x07\x02")
 AVRO = Decoded(Format.AVRO, '{\n  "id": 7\n}', {"id": 7, "name": "Ali"}, True, 7, "orders-value", 2)

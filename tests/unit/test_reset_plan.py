@@ -15,7 +15,7 @@ from kafkatop.backends.model.consoles import (
     plan_move,
     reset_option,
 )
-from kafkatop.tui.live.screens.reset_offsets import move_note, reset_summary
+from kafkatop.tui.live.tabs.groups.reset_offsets import move_note, reset_summary
 
 
 # (to, value, committed, log start, log end, offset at the time) -> (new offset, asked for, clamped to)

@@ -16,8 +16,8 @@ from grpc_tools import protoc
 
 from kafkatop.backends.insight.schema_text import SHOWN_CHARS, proto_of_descriptor, schema_text
 from kafkatop.backends.model.text import printable
-from kafkatop.tui.live.screens.schema_register import schema_problem
 from kafkatop.tui.live.tabs.schemas.pane import url_text
+from kafkatop.tui.live.tabs.schemas.register import schema_problem
 from tests.fixtures.schema_views import ORDER_V3, PAYMENT_DESCRIPTOR, PAYMENT_PROTO
 
 SHOP = """syntax = "proto3";

@@ -1,5 +1,5 @@
 """What the Spark tab says, from the service client's lifecycle (kafkatop.spark.status) to the state line's words
-(kafkatop.tui.live.widgets.spark_status): every phase, pushed only on change, with a fixed clock."""
+(kafkatop.tui.live.tabs.spark.status): every phase, pushed only on change, with a fixed clock."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from kafkatop.backends.model.spark import (
     TopicCounts,
 )
 from kafkatop.spark.status import Lifecycle
-from kafkatop.tui.live.widgets.spark_status import status_text
+from kafkatop.tui.live.tabs.spark.status import status_text
 
 T0 = 1_700_000_000.0  # 22:13:20 UTC
 

@@ -19,20 +19,20 @@ from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.keymap import SCREEN_ACTIONS, bindings, by_id, key_rows, refused
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.tabs import TABS
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
+from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable
 from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS, SchemaKeys
 from kafkatop.tui.live.tabs.tab import TabContext
 from kafkatop.tui.live.text import DataTable, Input
 from kafkatop.tui.live.view_keys import ContextKeys, ProcessKeys, ReplayKeys
 from kafkatop.tui.live.widgets.banner import Banner
-from kafkatop.tui.live.widgets.brokers import BrokerTable
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
 from kafkatop.tui.live.widgets.footer import CoalescingFooter
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
-from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
-from kafkatop.tui.live.widgets.record_schema import SchemaWanted
 from kafkatop.tui.live.widgets.replay import ReplayBar
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog

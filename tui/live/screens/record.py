@@ -1,9 +1,9 @@
 """Enter on a record in Messages: the whole record on a screen of its own, scrolled with the arrows and Page keys —
 on a small terminal the detail pane beside the page shows only its first lines. A structured value is folded beyond
 a depth and its first items, as in the pane; `u` unfolds it all (and folds it again); `h` closes it for the record's
-schema in the Schemas tab, as in the pane (widgets/record_schema.py). A Java stack trace (Enter on a failed task in
-Connect) is shown unwrapped: each frame one line, folded where the screen ends (word-wrapped, each `at` would stand
-alone on a line of its own)."""
+schema in the Schemas tab, as in the pane (tabs/messages/record_schema.py). A Java stack trace (Enter on a failed
+task in Connect) is shown unwrapped: each frame one line, folded where the screen ends (word-wrapped, each `at` would
+stand alone on a line of its own)."""
 
 from __future__ import annotations
 

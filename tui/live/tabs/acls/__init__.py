@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.acls.keys import ACLS, ACTIONS, AclKeys
+from kafkatop.tui.live.tabs.acls.pane import AclsPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.acls import AclsPanel
 
 CSS = Path(__file__).with_name("acls.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(

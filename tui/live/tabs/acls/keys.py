@@ -13,10 +13,10 @@ from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.ports import AclAdmin
 from kafkatop.tui.live.action import ANY, LiveAction
-from kafkatop.tui.live.screens.acl_add import bindings_text
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.tabs.acls.add import bindings_text
+from kafkatop.tui.live.tabs.acls.pane import NO_RECORDING, NO_SOURCE, AclsPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.acls import NO_RECORDING, NO_SOURCE, AclsPanel
 
 ACLS = "tab-acls"
 _HERE = frozenset({ACLS})
@@ -106,7 +106,7 @@ class AclKeys:
                 said = f"ACL binding{'s' * (n != 1)} added: {bindings_text(bindings)}"
                 self._act(said, lambda: admin.create(bindings))
 
-        from kafkatop.tui.live.screens.acl_add import AddAclScreen
+        from kafkatop.tui.live.tabs.acls.add import AddAclScreen
 
         snapshot, cluster = self.app.view.acls, self.app.view.cluster
         principals = tuple(sorted({b.entry.principal for b in snapshot.bindings})) if snapshot else ()

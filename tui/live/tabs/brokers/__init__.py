@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.brokers import BrokerTable
 
 TAB = Tab("tab-brokers", "Brokers", showing(lambda _: BrokerTable()))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.connect.keys import ACTIONS, CONNECT, ConnectKeys
+from kafkatop.tui.live.tabs.connect.pane import ConnectPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.connect import ConnectPanel
 
 CSS = Path(__file__).with_name("connect.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(

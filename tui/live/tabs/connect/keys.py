@@ -16,8 +16,8 @@ from kafkatop.backends.model.operations import OperationKind, OperationPhase, Op
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.action import ANY, LiveAction
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.tabs.connect.pane import NO_SOURCE, ConnectPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.connect import NO_SOURCE, ConnectPanel
 
 CONNECT = "tab-connect"
 _HERE = frozenset({CONNECT})
@@ -110,7 +110,7 @@ class ConnectKeys:
             self.create(connect)
             return
         if what == "plugins":
-            from kafkatop.tui.live.screens.connect_plugins import ConnectPluginsScreen
+            from kafkatop.tui.live.tabs.connect.plugins import ConnectPluginsScreen
 
             app.push_screen(ConnectPluginsScreen(connect))
             return
@@ -156,7 +156,7 @@ class ConnectKeys:
                 self._act(file.name, "created", lambda: connect.create(file.name, config),
                           f"created ({file.class_name}) from a file")  # fmt: skip
 
-        from kafkatop.tui.live.screens.connector_create import CreateConnectorScreen
+        from kafkatop.tui.live.tabs.connect.connector_create import CreateConnectorScreen
 
         self.app.push_screen(CreateConnectorScreen(connect), chosen)
 
@@ -169,7 +169,7 @@ class ConnectKeys:
                 said = "restarted" + (" (what failed)" if failed else " with its tasks" if tasks else "")
                 self._act(name, said, lambda: connect.restart(name, include_tasks=tasks, only_failed=failed))
 
-        from kafkatop.tui.live.screens.connector_restart import RestartConnectorScreen
+        from kafkatop.tui.live.tabs.connect.connector_restart import RestartConnectorScreen
 
         self.app.push_screen(RestartConnectorScreen(connector), chosen)
 
@@ -195,7 +195,7 @@ class ConnectKeys:
             if reset:
                 self._act(name, "offsets reset", lambda: connect.reset_offsets(name), "offsets reset (KIP-875)")
 
-        from kafkatop.tui.live.screens.connector_offsets import ConnectorOffsetsScreen
+        from kafkatop.tui.live.tabs.connect.connector_offsets import ConnectorOffsetsScreen
 
         def state() -> str | None:  # as the tab's last poll saw it: `S` may have stopped it since the screen opened
             view = self.app.view.connect

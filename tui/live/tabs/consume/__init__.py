@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from kafkatop.tui.live.tabs.consume.pane import ConsumerPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.consumer import ConsumerPanel
 
 TAB = Tab(
     "tab-consume",

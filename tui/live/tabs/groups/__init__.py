@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kafkatop.tui.live.tabs.groups.keys import ACTIONS, GROUPS, GroupKeys
+from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.groups import GroupsPanel
 
 TAB = Tab(
     GROUPS,

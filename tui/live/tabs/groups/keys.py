@@ -4,8 +4,8 @@ first)."""
 from __future__ import annotations
 
 from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.groups import GroupsPanel
 
 GROUPS = "tab-groups"
 _HERE = frozenset({GROUPS})

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.messages.keys import ACTIONS, MESSAGES, MessageKeys
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.messages import MessagesPanel
 
 CSS = Path(__file__).with_name("messages.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(

@@ -1,13 +1,13 @@
 """The Messages tab's keys: `b` shows it (from Partitions on the highlighted partition's newest records); the
-browser's own keys are its pane's (scope "messages", bound in widgets/messages.py)."""
+browser's own keys are its pane's (scope "messages", bound in tabs/messages/pane.py)."""
 
 from __future__ import annotations
 
 from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.messages import MessagesPanel
-from kafkatop.tui.live.widgets.partitions import PartitionTable
 
 MESSAGES = "tab-messages"
 _P = frozenset({PARTITIONS})

@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widget import Widget
 
 from kafkatop.tui.live.tabs.partitions.keys import ACTIONS, PARTITIONS, PartitionKeys
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane
 from kafkatop.tui.live.tabs.tab import Tab, TabContext
-from kafkatop.tui.live.widgets.partitions import PartitionsPane
 
 
 def _panes(_: TabContext) -> Iterator[Widget]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.tui.live.action import ANY, LiveAction
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.partitions import PartitionsPane, PartitionTable
 
 PARTITIONS = "tab-partitions"
 _HERE = frozenset({PARTITIONS})

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from kafkatop.tui.live.tabs.produce.pane import ProducerPanel
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.producer import ProducerPanel
 
 TAB = Tab(
     "tab-produce",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kafkatop.tui.live.tabs.quorum.pane import EnsemblePane
 from kafkatop.tui.live.tabs.tab import Tab, showing
-from kafkatop.tui.live.widgets.ensemble import EnsemblePane
 
 CSS = Path(__file__).with_name("quorum.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(

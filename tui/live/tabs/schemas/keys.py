@@ -1,9 +1,9 @@
 """What the Schemas tab's keys do (section Schemas): `H` shows the tab (in it: reads the registry again);
 `I` registers a schema from a dialog, whose own worker sends it, so that the registry's refusal is said there with
-the text kept (screens/schema_register.py); the tab then reads the registry again, the new version highlighted. In a
+the text kept (tabs/schemas/register.py); the tab then reads the registry again, the new version highlighted. In a
 read-only context the screen refuses `I` before it gets here (keymap's `writes`).
 
-`h` in Messages (widgets/record_schema.py) posts the record's SchemaWanted: the tab is shown on its subject and
+`h` in Messages (tabs/messages/record_schema.py) posts the record's SchemaWanted: the tab is shown on its subject and
 version, or on what holds its schema id; without a registry, a notice says how to give one.
 
 A live view without a registry keeps the tab out of the tab bar until `H` asks for it: it then says how to give one.
@@ -12,9 +12,9 @@ A replay has no tab: the registry is asked while the tab is shown, never recorde
 from __future__ import annotations
 
 from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted
 from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, PANE_ACTIONS, SchemasPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.record_schema import SchemaWanted
 
 SCHEMAS = "tab-schemas"
 _HERE = frozenset({SCHEMAS})
@@ -86,7 +86,7 @@ class SchemaKeys:
         if registry is None or panel is None:
             app.notify(NO_REGISTRY, severity="warning", timeout=8)
             return
-        from kafkatop.tui.live.screens.schema_register import Registered, RegisterSchemaScreen
+        from kafkatop.tui.live.tabs.schemas.register import Registered, RegisterSchemaScreen
 
         in_tab = self.screen.tabs.active == SCHEMAS
         subject = panel.selected_subject if in_tab else None

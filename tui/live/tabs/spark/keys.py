@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kafkatop.tui.live.action import LiveAction
+from kafkatop.tui.live.tabs.spark.pane import SparkPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
-from kafkatop.tui.live.widgets.spark import SparkPanel
 
 SPARK = "tab-spark"
 

@@ -14,17 +14,17 @@ from textual.widget import Widget
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import Select, shown
-from kafkatop.tui.live.widgets.line_table import LineTable
-from kafkatop.tui.live.widgets.pane import LivePane
-from kafkatop.tui.live.widgets.partition_cells import UNDER_MIN_ISR
-from kafkatop.tui.live.widgets.partition_rows import (
+from kafkatop.tui.live.tabs.partitions.cells import UNDER_MIN_ISR
+from kafkatop.tui.live.tabs.partitions.rows import (
     TOPIC_COLUMNS,
     TOPIC_COLUMNS_DROPPED_FIRST,
     TOPIC_ROWS_ABOVE,
     topic_rows,
 )
-from kafkatop.tui.live.widgets.partition_table import PartitionTable
+from kafkatop.tui.live.tabs.partitions.table import PartitionTable
+from kafkatop.tui.live.text import Select, shown
+from kafkatop.tui.live.widgets.line_table import LineTable
+from kafkatop.tui.live.widgets.pane import LivePane
 
 __all__ = ["PartitionTable", "PartitionsPane", "Summary"]  # the app and the tests import the table from here too
 

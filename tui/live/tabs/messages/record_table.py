@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
-from kafkatop.tui.live.widgets.record_view import ShownRecord, record_filter, record_id, record_row
+from kafkatop.tui.live.tabs.messages.record_view import ShownRecord, record_filter, record_id, record_row
 from kafkatop.tui.live.widgets.tables import KeyedTable
 
 PROBLEM = "-filter-problem"  # the row that says why a path does not parse

@@ -43,10 +43,7 @@ from kafkatop.backends.model.formats import Format, RegisteredSchema, TopicForma
 from kafkatop.backends.ports import Consoles, RecordCodec, SchemaRegistry
 from kafkatop.tui.live.granting import GrantAwaiting, GrantsMet, grants_text
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.text import Input, Label, RichLog, Select, Static
-from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
-from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
-from kafkatop.tui.live.widgets.producer_fields import (
+from kafkatop.tui.live.tabs.produce.fields import (
     Header,
     LinesSent,
     Typed,
@@ -56,6 +53,9 @@ from kafkatop.tui.live.widgets.producer_fields import (
     send_lines,
     value_subject,
 )
+from kafkatop.tui.live.text import Input, Label, RichLog, Select, Static
+from kafkatop.tui.live.widgets.fields import LINES_PER_BATCH, LOG_LINES, choice
+from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
 MAX_TEST_MESSAGES = 100_000  # one click; more would hold the producer for minutes

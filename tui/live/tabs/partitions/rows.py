@@ -10,9 +10,7 @@ from rich.text import Text
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
 from kafkatop.tui.format import rate, sparkline
-from kafkatop.tui.live.text import shown
-from kafkatop.tui.live.widgets.filter import matches
-from kafkatop.tui.live.widgets.partition_cells import (
+from kafkatop.tui.live.tabs.partitions.cells import (
     OFFLINE,
     TREND_WIDTH,
     UNDER_MIN_ISR,
@@ -21,6 +19,8 @@ from kafkatop.tui.live.widgets.partition_cells import (
     partition_row,
     trends,
 )
+from kafkatop.tui.live.text import shown
+from kafkatop.tui.live.widgets.filter import matches
 
 HIGHLIGHT_S = 3.0  # how long a changed row stays highlighted (about three polls)
 

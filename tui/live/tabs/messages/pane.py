@@ -41,12 +41,12 @@ from kafkatop.backends.model.messages import (
 from kafkatop.backends.ports import MessageBrowser, RecordCodec
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.tabs.messages.message_keys import Decoded, FormatsAndExport
+from kafkatop.tui.live.tabs.messages.record_schema import schema_wanted
+from kafkatop.tui.live.tabs.messages.record_table import RecordTable
+from kafkatop.tui.live.tabs.messages.record_view import ShownRecord, decode_records, record_detail, record_id
 from kafkatop.tui.live.text import DataTable, Input, Select, Static
-from kafkatop.tui.live.widgets.message_keys import Decoded, FormatsAndExport
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
-from kafkatop.tui.live.widgets.record_schema import schema_wanted
-from kafkatop.tui.live.widgets.record_table import RecordTable
-from kafkatop.tui.live.widgets.record_view import ShownRecord, decode_records, record_detail, record_id
 from kafkatop.tui.live.widgets.topic_input import TopicInput
 
 # What the search looks at: every field, or one.

@@ -25,9 +25,9 @@ from kafkatop.backends.model.spark import SparkServiceError, SparkStatus, TopicC
 from kafkatop.backends.ports import SparkCounts
 from kafkatop.tui.format import data_size
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.tabs.spark.status import SparkStatusLine
 from kafkatop.tui.live.text import DataTable, Select, Static
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
-from kafkatop.tui.live.widgets.spark_status import SparkStatusLine
 
 BAR_WIDTH = 24
 NARROW = 100  # below: no first/last offset columns, a shorter bar and two top keys, so 80 columns hold the rest

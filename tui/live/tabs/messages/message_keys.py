@@ -1,8 +1,8 @@
 """The message browser's keys that act on what it shows, beside reading it: `F` picks the topic's key and value
-formats (screens/record_format.py: the codec reads the schema in a worker), then what is shown is decoded again; `y`
-exports the page, or the search's matches, as `kafkatop consume --json` lines (screens/record_export.py), written in
-a worker while the page stays as it is; `h` opens the highlighted record's schema in the Schemas tab
-(record_schema.py). None writes to the cluster."""
+formats (record_format.py: the codec reads the schema in a worker), then what is shown is decoded again; `y` exports
+the page, or the search's matches, as `kafkatop consume --json` lines (record_export.py), written in a worker while
+the page stays as it is; `h` opens the highlighted record's schema in the Schemas tab (record_schema.py). None writes
+to the cluster."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from textual.widget import Widget
 from kafkatop.backends.model.formats import TopicFormat
 from kafkatop.backends.model.messages import BrowsedRecord, Page, SearchProgress
 from kafkatop.backends.ports import RecordCodec
-from kafkatop.tui.live.screens.record_export import ExportScreen, default_path, write_jsonl
-from kafkatop.tui.live.screens.record_format import FormatScreen
+from kafkatop.tui.live.tabs.messages.record_export import ExportScreen, default_path, write_jsonl
+from kafkatop.tui.live.tabs.messages.record_format import FormatScreen
+from kafkatop.tui.live.tabs.messages.record_schema import schema_wanted
+from kafkatop.tui.live.tabs.messages.record_table import RecordTable
+from kafkatop.tui.live.tabs.messages.record_view import ShownRecord, decode_records, record_id
 from kafkatop.tui.live.text import Input
 from kafkatop.tui.live.widgets.pane import ask
-from kafkatop.tui.live.widgets.record_schema import schema_wanted
-from kafkatop.tui.live.widgets.record_table import RecordTable
-from kafkatop.tui.live.widgets.record_view import ShownRecord, decode_records, record_id
 
 Decoded = tuple[ShownRecord, ...]
 

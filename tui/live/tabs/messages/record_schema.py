@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from kafkatop.backends.model.formats import Decoded, RecordField
-from kafkatop.tui.live.widgets.record_view import ShownRecord
+from kafkatop.tui.live.tabs.messages.record_view import ShownRecord
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The consumer-group panel: `kafka-consumer-groups --describe` live, and its offset resets — previewed per partition
-first (`--dry-run`, in screens/reset_offsets.py), executed once confirmed."""
+first (`--dry-run`, in tabs/groups/reset_offsets.py), executed once confirmed."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.format import sparkline
-from kafkatop.tui.live.screens.reset_offsets import ResetPreviewScreen, reset_summary
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.tabs.groups.reset_offsets import ResetPreviewScreen, reset_summary
 from kafkatop.tui.live.text import Input, Label, Select, Static
 from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable

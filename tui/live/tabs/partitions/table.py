@@ -16,8 +16,7 @@ from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
-from kafkatop.tui.live.widgets.line_table import RowCursor
-from kafkatop.tui.live.widgets.partition_cells import (
+from kafkatop.tui.live.tabs.partitions.cells import (
     COLUMNS,
     ISR_TREND,
     RATE_TREND,
@@ -27,7 +26,8 @@ from kafkatop.tui.live.widgets.partition_cells import (
     draw_line,
     topic_widths,
 )
-from kafkatop.tui.live.widgets.partition_rows import ORDERS, Shown, in_order, matching, row_cells
+from kafkatop.tui.live.tabs.partitions.rows import ORDERS, Shown, in_order, matching, row_cells
+from kafkatop.tui.live.widgets.line_table import RowCursor
 
 
 class PartitionTable(RowCursor):
