@@ -207,22 +207,20 @@ class _Parser:
         return PathQuery(self.text, frozenset(self.fields), test)
 
     def expression(self) -> Test:
-        parts = [self.conjunction()]
-        while self.is_word("or"):
-            self.take()
-            parts.append(self.conjunction())
-        if len(parts) == 1:
-            return parts[0]
-        return lambda value_of: any(p(value_of) for p in parts)
+        return self.joined("or", self.conjunction, any)
 
     def conjunction(self) -> Test:
-        parts = [self.unary()]
-        while self.is_word("and"):
+        return self.joined("and", self.unary, all)
+
+    def joined(self, word: str, operand: Callable[[], Test], combine: Callable[[Iterator[bool]], bool]) -> Test:
+        """Operands joined by `word` (and, or): one test that `combine`s theirs (all, any), lazily, left to right."""
+        parts = [operand()]
+        while self.is_word(word):
             self.take()
-            parts.append(self.unary())
+            parts.append(operand())
         if len(parts) == 1:
             return parts[0]
-        return lambda value_of: all(p(value_of) for p in parts)
+        return lambda value_of: combine(p(value_of) for p in parts)
 
     def unary(self) -> Test:
         if self.is_word("not"):

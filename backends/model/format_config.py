@@ -49,6 +49,17 @@ def _text(table: Mapping[str, object], key: str, where: str) -> str | None:
     return value.strip()
 
 
+def _table(table: object, where: str, example: str, known: frozenset[str], known_text: str) -> dict[str, object]:
+    """`table` if it is a TOML table of known keys; otherwise the error that says so, `example` after "must be a
+    table", `known_text` after "known:"."""
+    if not isinstance(table, dict):
+        raise FormatError(f"{where} must be a table{example}")
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise FormatError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {known_text}")
+    return table
+
+
 def _path(value: str | None, base: Path) -> str | None:
     return None if value is None else str((base / Path(value).expanduser()).resolve())
 
@@ -58,11 +69,8 @@ def parse_registry(table: object, path: Path, where: str = "[schema-registry]") 
     if table is None:
         return None
     where = f"{path}: {where}"
-    if not isinstance(table, dict):
-        raise FormatError(f'{where} must be a table: [schema-registry] url = "http://HOST:8081"')
-    unknown = sorted(set(table) - REGISTRY_KEYS)
-    if unknown:
-        raise FormatError(f"{where}: unknown key(s) {', '.join(unknown)}; known: url, config (a properties file)")
+    example = ': [schema-registry] url = "http://HOST:8081"'
+    table = _table(table, where, example, REGISTRY_KEYS, "url, config (a properties file)")
     url = _text(table, "url", where)
     if url is None:
         raise FormatError(f'{where}: no url; e.g. url = "http://127.0.0.1:8081"')
@@ -88,11 +96,7 @@ def parse_formats(tables: object, path: Path, where: str = "formats") -> dict[st
     found = {}
     for topic, table in tables.items():
         at = f"{path}: [{where}.{topic}]"
-        if not isinstance(table, dict):
-            raise FormatError(f'{at} must be a table, e.g. value = "json"')
-        unknown = sorted(set(table) - FORMAT_KEYS)
-        if unknown:
-            raise FormatError(f"{at}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(FORMAT_KEYS))}")
+        table = _table(table, at, ', e.g. value = "json"', FORMAT_KEYS, ", ".join(sorted(FORMAT_KEYS)))
         found[str(topic)] = TopicFormat(_field(table, "key", at, path.parent), _field(table, "value", at, path.parent))
     return found
 

@@ -94,6 +94,18 @@ class _Read:
         if self.flexible:
             self.r.skip_tagged_fields()
 
+    def one_resource(self, api: str) -> tuple[int, str | None]:
+        """A response's throttle time and its one result's head: (error code, error message); its resource type and
+        name are skipped."""
+        self.r.int32()  # throttle time
+        results = self.array_length()
+        if results != 1:
+            raise ProtocolError(f"{api} answered with {results} results for one resource")
+        code, message = self.r.int16(), self.nullable()
+        self.r.int8()  # resource type
+        self.string()  # resource name
+        return code, message
+
 
 # --- Metadata: the brokers' addresses -------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
@@ -164,13 +176,7 @@ class DescribedConfigs:
 def decode_describe_configs(r: Reader, version: int) -> DescribedConfigs:
     """The response to one resource's DescribeConfigs (after the header)."""
     rd = _Read(r, version >= 4)
-    r.int32()  # throttle time
-    results = rd.array_length()
-    if results != 1:
-        raise ProtocolError(f"DescribeConfigs answered with {results} results for one resource")
-    code, message = r.int16(), rd.nullable()
-    r.int8()  # resource type
-    rd.string()  # resource name
+    code, message = rd.one_resource("DescribeConfigs")
     entries = []
     for _ in range(rd.array_length()):
         name, value = rd.string(), rd.nullable()
@@ -212,13 +218,7 @@ def incremental_alter_configs_body(
 def decode_incremental_alter_configs(r: Reader, version: int) -> tuple[int, str | None]:
     """(error code, error message) of the one resource altered."""
     rd = _Read(r, version >= 1)
-    r.int32()  # throttle time
-    responses = rd.array_length()
-    if responses != 1:
-        raise ProtocolError(f"IncrementalAlterConfigs answered with {responses} results for one resource")
-    code, message = r.int16(), rd.nullable()
-    r.int8()  # resource type
-    rd.string()  # resource name
+    code, message = rd.one_resource("IncrementalAlterConfigs")
     rd.tags()
     rd.tags()
     r.end()

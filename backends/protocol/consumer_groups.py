@@ -12,8 +12,9 @@ apache/kafka 4.1. Every decoder is bounded: truncated or foreign bytes raise Pro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
@@ -61,7 +62,9 @@ def consumer_group_describe_body(group_ids: Sequence[str]) -> bytes:
     return encode_compact_array([encode_compact_string(g) for g in group_ids]) + b"\x00" + NO_TAGGED_FIELDS
 
 
-def _assignment(r: Reader) -> tuple[tuple[str, int], ...]:
+def read_assignment(r: Reader) -> tuple[tuple[str, int], ...]:
+    """KIP-848's Assignment struct, which ShareGroupDescribe sends too: TopicPartitions [{TopicId, TopicName,
+    Partitions}], as sorted (topic, partition) pairs."""
     out: list[tuple[str, int]] = []
     for _ in range(r.compact_array_length()):
         r.uuid()  # the topic id: its name follows
@@ -77,7 +80,7 @@ def _member(r: Reader, version: int) -> ConsumerGroupMember:
     epoch, client_id, host = r.int32(), r.compact_string(), r.compact_string()
     topics = tuple(r.compact_string() for _ in range(r.compact_array_length()))
     regex = r.compact_nullable_string()
-    assignment, target = _assignment(r), _assignment(r)
+    assignment, target = read_assignment(r), read_assignment(r)
     member_type = MEMBER_TYPES.get(r.int8(), None) if version >= 1 else None
     r.skip_tagged_fields()
     return ConsumerGroupMember(
@@ -87,17 +90,30 @@ def _member(r: Reader, version: int) -> ConsumerGroupMember:
 
 def decode_consumer_group_describe(r: Reader, version: int) -> list[ConsumerGroupDescription]:
     """After the response header (v1, flexible)."""
+    return read_described_groups(r, lambda r: _member(r, version), ConsumerGroupDescription)
+
+
+Member = TypeVar("Member")
+Group = TypeVar("Group")
+
+
+def read_described_groups(
+    r: Reader,
+    member: Callable[[Reader], Member],
+    group: Callable[[str, int, str | None, str, int, int, str, tuple[Member, ...]], Group],
+) -> list[Group]:
+    """The body of a ConsumerGroupDescribe or ShareGroupDescribe response, to its end: each group's head and
+    members, made by `group(group id, error code, error message, state, group epoch, assignment epoch, assignor,
+    members)`; each member read by `member`."""
     r.int32()  # throttle time
     groups = []
     for _ in range(r.compact_array_length()):
         code, message, gid = r.int16(), r.compact_nullable_string(), r.compact_string()
         state, group_epoch, assignment_epoch, assignor = r.compact_string(), r.int32(), r.int32(), r.compact_string()
-        members = tuple(_member(r, version) for _ in range(r.compact_array_length()))
+        members = tuple(member(r) for _ in range(r.compact_array_length()))
         r.int32()  # authorized operations (not asked for)
         r.skip_tagged_fields()
-        groups.append(
-            ConsumerGroupDescription(gid, code, message, state, group_epoch, assignment_epoch, assignor, members)
-        )
+        groups.append(group(gid, code, message, state, group_epoch, assignment_epoch, assignor, members))
     r.skip_tagged_fields()
     r.end()
     return groups

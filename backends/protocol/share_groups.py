@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kafkatop.backends.protocol.consumer_groups import read_assignment, read_described_groups
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
     Api,
@@ -107,43 +108,18 @@ def share_group_describe_body(group_ids: Sequence[str]) -> bytes:
     return _strings(group_ids) + b"\x00" + NO_TAGGED_FIELDS
 
 
-def _assignment(r: Reader) -> tuple[tuple[str, int], ...]:
-    """The Assignment struct: TopicPartitions [{TopicId, TopicName, Partitions}]."""
-    out: list[tuple[str, int]] = []
-    for _ in range(r.compact_array_length()):
-        r.uuid()
-        topic = r.compact_string()
-        out.extend((topic, r.int32()) for _ in range(r.compact_array_length()))
-        r.skip_tagged_fields()
+def _member(r: Reader) -> DescribedShareMember:
+    member_id, rack = r.compact_string(), r.compact_nullable_string()
+    epoch, client_id, host = r.int32(), r.compact_string(), r.compact_string()
+    subscribed = _read_strings(r)
+    assignment = read_assignment(r)
     r.skip_tagged_fields()
-    return tuple(sorted(out))
+    return DescribedShareMember(member_id, rack, epoch, client_id, host, subscribed, assignment)
 
 
 def decode_share_group_describe(payload: bytes) -> list[DescribedShareGroup]:
     """A v1 response (after the size)."""
-    r = response_reader(payload)
-    r.int32()  # throttle time
-    groups = []
-    for _ in range(r.compact_array_length()):
-        code, message = r.int16(), r.compact_nullable_string()
-        gid, state = r.compact_string(), r.compact_string()
-        group_epoch, assignment_epoch, assignor = r.int32(), r.int32(), r.compact_string()
-        members = []
-        for _ in range(r.compact_array_length()):
-            member_id, rack = r.compact_string(), r.compact_nullable_string()
-            epoch, client_id, host = r.int32(), r.compact_string(), r.compact_string()
-            subscribed = _read_strings(r)
-            assignment = _assignment(r)
-            r.skip_tagged_fields()
-            members.append(DescribedShareMember(member_id, rack, epoch, client_id, host, subscribed, assignment))
-        r.int32()  # authorized operations (not asked for)
-        r.skip_tagged_fields()
-        groups.append(
-            DescribedShareGroup(gid, code, message, state, group_epoch, assignment_epoch, assignor, tuple(members))
-        )
-    r.skip_tagged_fields()
-    r.end()
-    return groups
+    return read_described_groups(response_reader(payload), _member, DescribedShareGroup)
 
 
 # --- DescribeShareGroupOffsets v0 -------------------------------------------------------------------------------------

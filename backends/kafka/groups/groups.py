@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kafkatop.backends.model.cluster import (
@@ -13,8 +13,8 @@ from kafkatop.backends.model.cluster import (
     GroupType,
     TopicPartition,
 )
-from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription
-from kafkatop.backends.protocol.groups import CommittedOffset, DescribedGroup
+from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription, ConsumerGroupMember
+from kafkatop.backends.protocol.groups import CommittedOffset, DescribedGroup, DescribedMember
 
 # confluent-kafka's ConsumerGroupState names → the coordinator's own state names.
 _STATES: dict[str, GroupState] = {
@@ -57,6 +57,29 @@ def member_from_description(member: Any) -> GroupMember:
         assignment=_partitions(member.assignment),
         group_instance_id=member.group_instance_id,
     )
+
+
+def _wire_member(
+    member: DescribedMember | ConsumerGroupMember,
+    group_instance_id: str | None,
+    member_epoch: int | None = None,
+    target_assignment: Sequence[tuple[str, int]] | None = None,
+) -> GroupMember:
+    """A member from kafkatop's own DescribeGroups (classic) or ConsumerGroupDescribe (KIP-848, with its epoch and
+    target) answer."""
+    return GroupMember(
+        member_id=member.member_id,
+        client_id=member.client_id,
+        host=member.client_host.lstrip("/"),  # Java's InetAddress.toString(): "/127.0.0.1"
+        assignment=_pairs(member.assignment),
+        group_instance_id=group_instance_id,
+        member_epoch=member_epoch,
+        target_assignment=None if target_assignment is None else _pairs(target_assignment),
+    )
+
+
+def _pairs(pairs: Iterable[tuple[str, int]]) -> tuple[TopicPartition, ...]:
+    return tuple(TopicPartition(t, p) for t, p in pairs)
 
 
 def group_type_of(group_type: Any) -> GroupType:
@@ -170,16 +193,7 @@ def build_described_group(
             offsets=_group_offsets((), committed, high_watermarks),
             note=note,
         )
-    members = tuple(
-        GroupMember(
-            member_id=m.member_id,
-            client_id=m.client_id,
-            host=m.client_host.lstrip("/"),  # Java's InetAddress.toString(): "/127.0.0.1"
-            assignment=tuple(TopicPartition(t, p) for t, p in m.assignment),
-            group_instance_id=m.group_instance_id,
-        )
-        for m in described.members
-    )
+    members = tuple(_wire_member(m, m.group_instance_id) for m in described.members)
     return ConsumerGroup(
         group_id=group_id,
         state=group_state(listed_state if listed_state is not None else described.state),
@@ -204,18 +218,7 @@ def build_consumer_group(
 ) -> ConsumerGroup:
     """One KIP-848 ConsumerGroup from kafkatop's own ConsumerGroupDescribe and OffsetFetch answers: its epochs, and
     each member's epoch, assignment and target."""
-    members = tuple(
-        GroupMember(
-            member_id=m.member_id,
-            client_id=m.client_id,
-            host=m.client_host.lstrip("/"),  # Java's InetAddress.toString(): "/127.0.0.1"
-            assignment=tuple(TopicPartition(t, p) for t, p in m.assignment),
-            group_instance_id=m.instance_id,
-            member_epoch=m.member_epoch,
-            target_assignment=tuple(TopicPartition(t, p) for t, p in m.target_assignment),
-        )
-        for m in described.members
-    )
+    members = tuple(_wire_member(m, m.instance_id, m.member_epoch, m.target_assignment) for m in described.members)
     return ConsumerGroup(
         group_id=group_id,
         # ConsumerGroupDescribe's state is this very poll's; ListGroups' (librdkafka's names) only when it has none.
