@@ -43,7 +43,7 @@ from pathlib import Path
 import psutil
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import KafkaInstall
+from kafkatop.backends.lab.kafka_homes import KafkaInstall
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.runner import LAB_JVM_OPTS, port_is_free
 from kafkatop.backends.lab.spec import ClusterSpec

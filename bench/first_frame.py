@@ -210,7 +210,7 @@ from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.tui.live.app import KafkatopApp
 t2 = time.perf_counter()
 from kafkatop.backends.demo.cluster import start_demo_cluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 t3 = time.perf_counter()
 demo = start_demo_cluster()
 t4 = time.perf_counter()

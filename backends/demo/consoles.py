@@ -15,8 +15,8 @@ from typing import Any, cast
 from confluent_kafka import Consumer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.groups import DEMO_GROUP_SETTINGS, commit_as_member, members_of
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.groups.group_offsets import GroupActive
 from kafkatop.backends.kafka.records.consoles import SHOWN_RECORDS, Consoles
 from kafkatop.backends.kafka.records.consumers import ConsumerPool, _Member

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.groups import own_group
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import ClusterSnapshot, Problem, TopicPartition
 from kafkatop.backends.model.consoles import ConsumerView

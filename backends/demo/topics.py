@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.model.topics import TopicError
 
 

@@ -18,8 +18,15 @@ from kafkatop.backends.lab.runner import STOP_TIMEOUT_S
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, PropertiesError
-from kafkatop.backends.model.nodes import ControlError, NodesSnapshot, NodeState, NodeView
-from kafkatop.backends.model.processes import KafkaProcess, ProcessRole, ProcessStatus
+from kafkatop.backends.model.nodes import (
+    ControlError,
+    KafkaProcess,
+    NodesSnapshot,
+    NodeState,
+    NodeView,
+    ProcessRole,
+    ProcessStatus,
+)
 
 NOT_OURS = "not started by kafkatop"
 

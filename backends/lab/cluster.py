@@ -14,7 +14,7 @@ from threading import RLock
 import psutil
 
 from kafkatop.backends.lab.identity import lab_cluster_id
-from kafkatop.backends.lab.install import KafkaInstall, LabMode
+from kafkatop.backends.lab.kafka_homes import KafkaInstall, LabMode
 from kafkatop.backends.lab.node_files import rest_auth
 from kafkatop.backends.lab.runner import STOP_TIMEOUT_S, NodeRunner, check_ports_free, ensure_writable
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, SpecError, broker_node, connect_node, feature_flags
@@ -28,8 +28,7 @@ from kafkatop.backends.lab.state import (
     new_cluster_id,
     spec_dict,
 )
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 
 
 class LabCluster:

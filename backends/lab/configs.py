@@ -11,10 +11,10 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kafkatop.backends.lab.install import LabMode
+from kafkatop.backends.lab.kafka_homes import LabMode
 from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.lab.spec import HOST, SECURITY_PROTOCOLS, ClusterSpec, NodeSpec, quorum_voters
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 
 PROTOCOL_MAP = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
 # ZooKeeper's four-letter words used by kafkatop's ZooKeeper pane and by zktop, which the labs use.

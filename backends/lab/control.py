@@ -15,8 +15,14 @@ from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.spec import HOST
 from kafkatop.backends.lab.state import LabSnapshot, NodeStatus
-from kafkatop.backends.model.nodes import ControlError, NodesSnapshot, NodeView, actions_for, storage_problem
-from kafkatop.backends.model.processes import KafkaProcess
+from kafkatop.backends.model.nodes import (
+    ControlError,
+    KafkaProcess,
+    NodesSnapshot,
+    NodeView,
+    actions_for,
+    storage_problem,
+)
 
 LOG_TAIL_LINES = 40
 

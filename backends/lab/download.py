@@ -24,7 +24,7 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import unquote, urlsplit
 from urllib.request import Request, urlopen
 
-from kafkatop.backends.lab.install import KafkaInstallError
+from kafkatop.backends.lab.kafka_homes import KafkaInstallError
 
 USER_AGENT = "kafkatop (+https://kafka.apache.org/downloads)"
 CHUNK = 256 * 1024

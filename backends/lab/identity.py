@@ -21,7 +21,7 @@ from kafkatop.backends.lab.spec import HOST
 from kafkatop.backends.lab.state import LabSnapshot, SupervisorError
 from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.errors import BadInput, KafkatopError
-from kafkatop.backends.model.processes import KafkaProcess
+from kafkatop.backends.model.nodes import KafkaProcess
 from kafkatop.backends.protocol.identity import Answered, who_answers
 from kafkatop.backends.protocol.security import SecurityError
 from kafkatop.backends.protocol.wire import ProtocolError

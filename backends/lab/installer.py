@@ -36,7 +36,7 @@ from kafkatop.backends.lab.download import (
     no_room,
     read_text,
 )
-from kafkatop.backends.lab.install import (
+from kafkatop.backends.lab.kafka_homes import (
     KafkaHomeInvalid,
     KafkaInstall,
     KafkaInstallError,

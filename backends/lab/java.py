@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafkatop.backends.lab.install import KafkaInstallError
+from kafkatop.backends.lab.kafka_homes import KafkaInstallError
 
 # `java -version` prints e.g. openjdk version "17.0.13" 2024-10-15, or java version "1.8.0_392" (Java 8).
 _VERSION = re.compile(r'version "(\d+)(?:\.(\d+))?[^"]*"')

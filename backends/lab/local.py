@@ -13,7 +13,7 @@ import psutil
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.processes import KafkaProcess
+from kafkatop.backends.model.nodes import KafkaProcess
 
 
 class LocalNodeError(KafkatopError):

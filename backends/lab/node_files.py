@@ -11,7 +11,7 @@ from kafkatop.backends.lab.security import LabSecurity, write_private
 from kafkatop.backends.lab.spec import NodeSpec
 from kafkatop.backends.lab.state import LabState
 from kafkatop.backends.lab.workers import FILE_CONNECTORS, worker_properties
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 
 
 def lab_security(state: LabState, *, controller_sasl: bool = True) -> LabSecurity:

@@ -21,7 +21,7 @@ import psutil
 from kafkatop.backends.lab.properties import listener_port, read_properties, split_list
 from kafkatop.backends.model.cluster import Problem
 from kafkatop.backends.model.errors import PropertiesError
-from kafkatop.backends.model.processes import KafkaProcess, ProcessRole, ProcessSnapshot, ProcessStatus
+from kafkatop.backends.model.nodes import KafkaProcess, ProcessRole, ProcessSnapshot, ProcessStatus
 
 SOURCE = "processes"
 KAFKA_MAIN_CLASSES = frozenset({"kafka.Kafka", "io.confluent.support.metrics.SupportedKafka"})

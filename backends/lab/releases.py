@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 from urllib.request import pathname2url
 
-from kafkatop.backends.lab.install import KafkaInstallError, KafkaVersion
+from kafkatop.backends.lab.kafka_homes import KafkaInstallError, KafkaVersion
 from kafkatop.backends.model.errors import BadInput
 
 DEFAULT_SCALA = "2.13"

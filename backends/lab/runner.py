@@ -23,8 +23,7 @@ from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, 
 from kafkatop.backends.lab.storage import format_storage
 from kafkatop.backends.lab.workers import CONNECT_HEAP, rest_version
 from kafkatop.backends.model.errors import BadInput
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 from kafkatop.backends.zookeeper.server import four_letter_word
 
 ZOOKEEPER_HEAP = "128m"

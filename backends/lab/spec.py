@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from kafkatop.backends.lab.install import LabMode
+from kafkatop.backends.lab.kafka_homes import LabMode
 from kafkatop.backends.model.errors import BadInput
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 
 HOST = "127.0.0.1"
 MAX_VOTERS = 3  # combined mode: the first three nodes form the KRaft quorum, later brokers are broker-only

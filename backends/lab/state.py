@@ -25,7 +25,7 @@ from typing import Any
 
 import psutil
 
-from kafkatop.backends.lab.install import (
+from kafkatop.backends.lab.kafka_homes import (
     KafkaHomeInvalid,
     KafkaInstall,
     KafkaVersion,
@@ -36,8 +36,7 @@ from kafkatop.backends.lab.install import (
 )
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, check_name, cluster_nodes
 from kafkatop.backends.model.errors import BadInput, KafkatopError
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 
 STATE_FILE = "cluster.json"
 

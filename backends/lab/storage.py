@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kafkatop.backends.lab.install import KafkaInstall
+from kafkatop.backends.lab.kafka_homes import KafkaInstall
 from kafkatop.backends.lab.security import LabSecurity, java_argument_file, write_private
 from kafkatop.backends.lab.spec import NodeSpec
 from kafkatop.backends.lab.state import SupervisorError

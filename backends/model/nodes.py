@@ -1,8 +1,10 @@
-"""The nodes of a cluster as its node panes show them, and what may be done to each: one model for a lab cluster
-kafkatop supervises, the local JVMs of a cluster someone else started, and the demo's mock brokers.
+"""The nodes of a cluster — the JVMs found on this host (KafkaProcess, ProcessSnapshot) and the nodes as the node panes
+show them — and what may be done to each: one model for a lab cluster kafkatop supervises, the local JVMs of a cluster
+someone else started, and the demo's mock brokers.
 
-The adapters (backends/lab/control.py, backends/lab/attached.py, backends/demo/control.py) produce `NodesSnapshot`s;
-every impossible action raises a ControlError that says why and what to do instead. Standard library only.
+The adapters (backends/lab/control.py, backends/lab/attached.py, backends/demo/node_control.py) produce
+`NodesSnapshot`s; every impossible action raises a ControlError that says why and what to do instead. Standard
+library only.
 """
 
 from __future__ import annotations
@@ -11,12 +13,68 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from kafkatop.backends.model.cluster import Problem
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.processes import ProcessRole
 
 NodeAction = Literal["kill", "stop", "start", "restart"]
 ACTIONS = ("kill", "stop", "start", "restart")
 NodesKind = Literal["lab", "attach", "demo"]
+
+
+# --- the JVMs of a cluster on this host, as the process panes show them ------------------------------------------
+class ProcessRole(StrEnum):
+    ZOOKEEPER = "zookeeper"
+    BROKER = "broker"
+    CONTROLLER = "controller"
+    COMBINED = "broker+controller"  # KRaft `process.roles=broker,controller`
+    CONNECT = "connect"  # a Kafka Connect worker (connect-distributed), a lab component beside the brokers
+
+
+class ProcessStatus(StrEnum):
+    RUNNING = "running"
+    SLEEPING = "sleeping"
+    STOPPED = "stopped"  # SIGSTOP'd
+    ZOMBIE = "zombie"
+    GONE = "gone"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaProcess:
+    """One JVM of a cluster on this host: ZooKeeper, a broker, a KRaft controller or a combined node."""
+
+    pid: int
+    role: ProcessRole
+    node_id: int | None  # broker.id / node.id; ZooKeeper: myid when known
+    status: ProcessStatus
+    cpu_percent: float
+    rss_bytes: int
+    threads: int
+    open_fds: int | None
+    listening_ports: tuple[int, ...]
+    started_at: float  # epoch seconds
+    uptime_s: float
+    properties_file: str | None
+    log_dirs: tuple[str, ...] = ()
+    listeners: tuple[str, ...] = ()
+    client_port: int | None = None  # ZooKeeper clientPort, or the first plaintext-ish listener port of a broker
+    problem: str | None = None  # e.g. the properties file could not be read
+
+    @property
+    def label(self) -> str:
+        if self.role is ProcessRole.ZOOKEEPER:
+            return "zookeeper"
+        return f"{self.role.value} {self.node_id if self.node_id is not None else '?'}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessSnapshot:
+    taken_at: float
+    processes: tuple[KafkaProcess, ...]
+    problems: tuple[Problem, ...] = ()
+
+    def by_pid(self, pid: int) -> KafkaProcess | None:
+        return next((p for p in self.processes if p.pid == pid), None)
 
 
 class ControlError(KafkatopError):

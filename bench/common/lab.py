@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import KafkaInstall, KafkaInstallError, open_install
+from kafkatop.backends.lab.kafka_homes import KafkaInstall, KafkaInstallError, open_install
 from kafkatop.backends.lab.runner import port_is_free
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.lab.state import STATE_FILE

@@ -25,7 +25,7 @@ from pathlib import Path
 import psutil
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.lab.state import LabSnapshot
 from tests.integration.test_supervisor import free_port_block

@@ -29,7 +29,7 @@ from confluent_kafka.admin import AdminClient
 
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.runner import port_is_free
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.group_placement import OFFSETS_TOPIC, offsets_partition

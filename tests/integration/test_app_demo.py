@@ -12,7 +12,7 @@ import pytest
 
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.consoles import DemoConsoles
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.connection import KafkaConnection

@@ -19,12 +19,12 @@ from kazoo.client import KazooClient
 from textual.widgets import Input, Select, Static
 
 from kafkatop.backends.demo.cluster import DemoCluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp

@@ -19,7 +19,7 @@ import pytest
 from kafkatop.backends.checks.chaos.clients import GroupConsumer, jvms_under
 from kafkatop.backends.checks.chaos.run import ChaosRun
 from kafkatop.backends.demo.cluster import start_demo_cluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.lab.runner import NodeStartError

@@ -20,7 +20,7 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.control import LabControl
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.model.chaos import ChaosEvent, ChaosSettings
 from kafkatop.backends.model.cluster import Topic
 from kafkatop.backends.model.connection import KafkaConnection

@@ -32,7 +32,7 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
-from kafkatop.backends.kafka.records.producer import ProducerSession
+from kafkatop.backends.kafka.records.producer_console import ProducerSession
 from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
 from kafkatop.backends.model.consoles import AssignmentChange, ClientError, ConsumerView, ProducerSettings, Received

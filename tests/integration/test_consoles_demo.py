@@ -13,7 +13,7 @@ from textual import events
 from textual.widgets import Input, RichLog, Select, Static
 
 from kafkatop.backends.demo.cluster import DemoCluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
 from kafkatop.backends.kafka.records.consoles import Consoles

@@ -14,8 +14,7 @@ from kafkatop.backends.lab.control import LOG_LINE_MAX, LOG_TAIL_LINES, LabContr
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, ProcessRole
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import standin_cluster_id

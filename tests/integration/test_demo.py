@@ -18,14 +18,13 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.demo.cluster import DEMO_TOPICS, start_demo_cluster
-from kafkatop.backends.demo.control import DEMO_DETAIL, DemoControl
+from kafkatop.backends.demo.node_control import DEMO_DETAIL, DemoControl
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 from tests.conftest import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,7 +212,7 @@ COORDINATOR_RESTART = textwrap.dedent(
     """
     import json
     from kafkatop.backends.demo.cluster import start_demo_cluster
-    from kafkatop.backends.demo.control import DemoControl
+    from kafkatop.backends.demo.node_control import DemoControl
     from kafkatop.backends.kafka.admin.admin import AdminSource
 
     control = DemoControl(start_demo_cluster(), rebalance_delay_s=None)

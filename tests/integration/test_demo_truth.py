@@ -16,8 +16,8 @@ import pytest
 
 from kafkatop.backends.demo.cluster import DEMO_GROUP, DEMO_TOPICS, DemoCluster, start_demo_cluster
 from kafkatop.backends.demo.consoles import DemoConsoles
-from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.groups import GROUP_NOTE
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot

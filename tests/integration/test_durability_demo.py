@@ -15,7 +15,7 @@ import pytest
 
 from kafkatop.backends.checks.durability.run import DurabilityCheck
 from kafkatop.backends.demo.cluster import start_demo_cluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection

@@ -15,8 +15,8 @@ from textual.widgets import Static
 
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.consoles import DemoConsoles
-from kafkatop.backends.demo.control import DemoControl
 from kafkatop.backends.demo.elections import DemoElections
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind

@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.lab.download import DownloadFailed
-from kafkatop.backends.lab.install import KafkaInstallError, detect_version, find_kafka
 from kafkatop.backends.lab.installer import (
     InstallProgress,
     KafkaInstaller,
     ReleaseNotFound,
 )
+from kafkatop.backends.lab.kafka_homes import KafkaInstallError, detect_version, find_kafka
 from kafkatop.backends.lab.releases import Release, Site, mirror_sites
 from tests.fixtures.release_mirror import MirrorServer, gpg_sha512, lay_out, mirror
 
@@ -488,7 +488,7 @@ def test_bad_input_is_said_plainly(site: tuple[MirrorServer, bytes], homes: dict
 @pytest.fixture
 def no_kafka_here(monkeypatch: pytest.MonkeyPatch, homes: dict[str, str]) -> dict[str, str]:
     """This process as on a machine without Kafka: no KAFKA_HOME, nothing on PATH, no usual place holding one."""
-    import kafkatop.backends.lab.install as install
+    import kafkatop.backends.lab.kafka_homes as install
 
     for key in ("KAFKA_HOME", "KAFKATOP_KAFKA_MIRROR"):
         monkeypatch.delenv(key, raising=False)

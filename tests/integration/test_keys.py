@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import Input, TabbedContent
 
 from kafkatop.backends.demo.cluster import DemoCluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.records.consoles import Consoles

@@ -25,8 +25,7 @@ import pytest
 
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.spec import NodeSpec
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 from tests.conftest import wait_for
 from tests.integration.test_supervisor import Clusters, free_port_block
 

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
 from tests.fixtures.standin_install import make_standin_install
 from tests.integration.test_supervisor import free_port_block

@@ -25,7 +25,7 @@ import psutil
 import pytest
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.lab.state import STATE_FILE
 from kafkatop.backends.model.nodes import NodeState

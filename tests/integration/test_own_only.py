@@ -14,7 +14,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.protocol.identity import who_answers
 from kafkatop.backends.zookeeper.server import free_port

@@ -21,9 +21,8 @@ from kafkatop.backends.connect.client import ConnectClient
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.properties import read_properties
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 from kafkatop.backends.model.pipeline import PipelineSettings
-from kafkatop.backends.model.processes import ProcessRole
 from tests.integration.test_supervisor import Clusters, free_port_block
 
 pytestmark = pytest.mark.kafka

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kafkatop.backends.lab.processes import ProcessSource
-from kafkatop.backends.model.processes import ProcessRole, ProcessStatus
+from kafkatop.backends.model.nodes import ProcessRole, ProcessStatus
 from kafkatop.backends.zookeeper.server import ZooKeeperServer, find_java, free_port
 from tests.conftest import wait_for
 

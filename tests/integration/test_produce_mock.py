@@ -17,7 +17,7 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.kafka.records.produce import RecordProducer
+from kafkatop.backends.kafka.records.bulk_producer import RecordProducer
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError
 from kafkatop.backends.model.produce import ProducerRecord

@@ -26,7 +26,7 @@ from textual.widgets import Input, RichLog, Static
 
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.demo.consoles import DemoConsoles
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.formats import FieldFormat, Format, RegistrySettings, TopicFormat

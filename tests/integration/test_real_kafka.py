@@ -26,7 +26,7 @@ from kafkatop.backends.lab.state import new_cluster_id
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.demo.cluster import DemoCluster, start_demo_cluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.records.consoles import Consoles
 from kafkatop.backends.model.nodes import NodeState

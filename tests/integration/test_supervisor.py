@@ -16,14 +16,13 @@ import psutil
 import pytest
 
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import KafkaInstallError, open_install
+from kafkatop.backends.lab.kafka_homes import KafkaInstallError, open_install
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.properties import read_properties
 from kafkatop.backends.lab.runner import NodeStartError, PortInUse, port_is_free
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.lab.state import SupervisorError
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 from kafkatop.backends.zookeeper.server import four_letter_word
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import make_standin_install

@@ -19,7 +19,7 @@ import pytest
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
-from kafkatop.backends.lab.install import open_install
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable

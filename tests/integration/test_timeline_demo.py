@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from kafkatop.backends.demo.cluster import start_demo_cluster
-from kafkatop.backends.demo.control import DemoControl
+from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot, Trigger

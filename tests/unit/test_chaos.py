@@ -39,8 +39,7 @@ from kafkatop.backends.model.chaos import (
 )
 from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
 from kafkatop.backends.model.durability import PartitionResult, ReadRecord, RecordDelivery
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 
 UP, DOWN, KILLED, FAILED = NodeState.UP, NodeState.DOWN, NodeState.KILLED, NodeState.FAILED
 

@@ -28,8 +28,7 @@ from kafkatop.backends.model.durability import (
     TopicFacts,
     total,
 )
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.tui.cli.durability import settings_from_args
 from kafkatop.tui.cli.parser import build_parser
 

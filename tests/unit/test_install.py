@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.lab.install import (
+from kafkatop.backends.lab.kafka_homes import (
     USUAL_PLACES,
     KafkaInstall,
     KafkaInstallError,

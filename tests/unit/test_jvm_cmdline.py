@@ -6,7 +6,7 @@ import pytest
 
 from kafkatop.backends.lab.processes import node_config, parse_jvm_cmdline
 from kafkatop.backends.model.errors import PropertiesError
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 
 # What `bin/kafka-server-start.sh config/server-1.properties` leaves after kafka-run-class.sh exec's java.
 KAFKA = (

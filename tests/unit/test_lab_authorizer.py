@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.lab.configs import node_properties
-from kafkatop.backends.lab.install import KafkaInstall, KafkaVersion, Layout
+from kafkatop.backends.lab.kafka_homes import KafkaInstall, KafkaVersion, Layout
 from kafkatop.backends.lab.properties import parse_properties, read_properties
 from kafkatop.backends.lab.security import ADMIN_PROPERTIES, AUTHORIZER, CLIENT_PROPERTIES, LabSecurity
 from kafkatop.backends.lab.security import CONTROLLER_ADMIN_PROPERTIES as CONTROLLER_ADMIN
@@ -21,7 +21,7 @@ from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, SpecError, cluster
 from kafkatop.backends.lab.state import LabSnapshot, LabState
 from kafkatop.backends.lab.storage import format_command
 from kafkatop.backends.model.client_properties import translate_client_properties
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.tui.cli.common import build_spec, client_settings, lab_client_properties
 from kafkatop.tui.cli.lab_status import security_text
 from kafkatop.tui.cli.main import main

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.lab.configs import edit_properties, node_properties, zookeeper_properties
-from kafkatop.backends.lab.install import LabMode
+from kafkatop.backends.lab.kafka_homes import LabMode
 from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.lab.spec import ClusterSpec, SpecError, cluster_nodes, load_spec_file, quorum_voters
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 GOLDEN = FIXTURES / "golden"

@@ -20,7 +20,7 @@ from kafkatop.backends.connect.auth import connect_auth
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.connect_auth import REST_EXTENSION
 from kafkatop.backends.lab.doors import controllers_take_sasl, open_doors
-from kafkatop.backends.lab.install import KafkaInstall, KafkaVersion, Layout
+from kafkatop.backends.lab.kafka_homes import KafkaInstall, KafkaVersion, Layout
 from kafkatop.backends.lab.node_files import write_node_files
 from kafkatop.backends.lab.processes import node_config, parse_jvm_cmdline
 from kafkatop.backends.lab.properties import parse_properties, read_client_properties, read_properties
@@ -29,7 +29,7 @@ from kafkatop.backends.lab.security import LabSecurity
 from kafkatop.backends.lab.spec import ClusterSpec, NodeSpec, SpecError, cluster_nodes, load_spec_file
 from kafkatop.backends.lab.state import LabState
 from kafkatop.backends.lab.workers import LAB_REBALANCE_DELAY_MS, storage_replication_factor, worker_properties
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.tui.cli.common import build_spec
 from kafkatop.tui.cli.connect import auth, worker_urls
 from kafkatop.tui.cli.lab_status import print_status

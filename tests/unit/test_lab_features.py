@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.lab.install import KafkaInstall, KafkaVersion, Layout
+from kafkatop.backends.lab.kafka_homes import KafkaInstall, KafkaVersion, Layout
 from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.lab.security import LabSecurity
 from kafkatop.backends.lab.spec import ClusterSpec, SpecError, load_spec_file

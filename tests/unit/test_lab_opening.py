@@ -12,8 +12,7 @@ import pytest
 
 from kafkatop.backends.lab.spec import NodeSpec
 from kafkatop.backends.lab.state import LabSnapshot, NodeStatus
-from kafkatop.backends.model.nodes import NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, ProcessRole
 from kafkatop.tui.cli.compose import compose_sources
 from kafkatop.tui.cli.compose_lab import LabOpening, lab_opening, lab_startup
 from kafkatop.tui.cli.contexts import apply_context

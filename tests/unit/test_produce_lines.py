@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.insight.produce_input import LineReader, chomp, parse_header
-from kafkatop.backends.kafka.records.produce import logged_fatal, producer_properties
+from kafkatop.backends.kafka.records.bulk_producer import logged_fatal, producer_properties
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.produce import BadLine, Produced, ProducerRecord
 from kafkatop.tui.cli.main import main

@@ -21,9 +21,8 @@ from kafkatop.backends.model.cluster import (
     TopicPartition,
 )
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView, Delivery
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
-from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.quorum import QuorumReplica, QuorumSnapshot
 from kafkatop.backends.model.zookeeper import (
     BrokerDeregistered,

@@ -9,8 +9,7 @@ from dataclasses import replace
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, Trigger
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.connect import ConnectSnapshot, ConnectTask
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from tests.fixtures.connect_views import WORKER_IDS, connect_snapshot, unreachable, workers
 
 T0 = 1_700_000_000.0

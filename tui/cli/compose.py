@@ -185,8 +185,8 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     """The built-in demo: the librdkafka mock cluster, clearly labelled."""
     from kafkatop.backends.demo.cluster import start_demo_cluster
     from kafkatop.backends.demo.consoles import DemoConsoles
-    from kafkatop.backends.demo.control import DemoControl
     from kafkatop.backends.demo.elections import DemoElections
+    from kafkatop.backends.demo.node_control import DemoControl
     from kafkatop.backends.demo.source import DemoSource
     from kafkatop.backends.demo.topics import DemoTopicAdmin
 

@@ -93,7 +93,7 @@ def lab_cluster(args: argparse.Namespace, *, terminal: bool) -> Callable[[], Lab
     name, else a new one from a Kafka install (offered for download); None: the demo. Nothing written until called.
     Read-only, only an existing lab: one that does not exist is refused, never created."""
     from kafkatop.backends.lab.cluster import LabCluster
-    from kafkatop.backends.lab.install import KafkaInstall, find_kafka
+    from kafkatop.backends.lab.kafka_homes import KafkaInstall, find_kafka
     from kafkatop.backends.lab.state import STATE_FILE, lab_dir
     from kafkatop.tui.cli.install import find_or_offer
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from kafkatop.backends.lab.download import STALL_S
-from kafkatop.backends.lab.install import (
+from kafkatop.backends.lab.java import JavaMissing, check_java
+from kafkatop.backends.lab.kafka_homes import (
     KafkaInstall,
     KafkaNotFound,
     LabMode,
@@ -22,7 +23,6 @@ from kafkatop.backends.lab.install import (
     find_kafka,
     installs_root,
 )
-from kafkatop.backends.lab.java import JavaMissing, check_java
 from kafkatop.backends.lab.releases import (
     APACHE_SITES,
     DEFAULT_LINE,

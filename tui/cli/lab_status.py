@@ -13,7 +13,7 @@ from kafkatop.backends.lab.doors import open_doors
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.state import LabSnapshot
 from kafkatop.backends.model.columns import aligned_lines
-from kafkatop.backends.model.processes import KafkaProcess
+from kafkatop.backends.model.nodes import KafkaProcess
 from kafkatop.tui.format import human_duration, human_size
 
 

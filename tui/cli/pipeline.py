@@ -21,8 +21,8 @@ from kafkatop.backends.connect.client import ConnectClient
 from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.properties import read_properties
 from kafkatop.backends.model.errors import BadInput, KafkatopError
+from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.backends.model.pipeline import DEFAULT_RATE, PipelineRefused, PipelineSettings
-from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.tui.cli.common import interrupt_on_termination, lab_connection, open_cluster
 from kafkatop.tui.cli.connect_workers import lab_auth
 from kafkatop.tui.cli.exits import INTERRUPTED, err

@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from typing import BinaryIO
 
 from kafkatop.backends.insight.produce_input import Encoders, LineReader, chomp, encoded, json_record, parse_header
-from kafkatop.backends.kafka.records.produce import RecordProducer, producer_properties
+from kafkatop.backends.kafka.records.bulk_producer import RecordProducer, producer_properties
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.formats import Format, RecordField, TopicFormat
 from kafkatop.backends.model.produce import BadLine, Produced, ProducerRecord

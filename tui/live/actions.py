@@ -14,9 +14,8 @@ from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.backends.model.nodes import NodeAction, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
-from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.reassignment import ReassignmentPlan
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest

@@ -36,8 +36,7 @@ from kafkatop.backends.model.chaos import (
 )
 from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, PartitionView, Topic, TopicPartition
 from kafkatop.backends.model.durability import PartitionResult, ReadRecord
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, ProcessRole
 
 _BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)
 

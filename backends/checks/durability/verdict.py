@@ -31,8 +31,7 @@ from kafkatop.backends.model.durability import (
     TransactionOutcome,
     Verdict,
 )
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeView
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeView, ProcessRole
 
 VALUE_PREFIX = "kafkatop-durability"
 

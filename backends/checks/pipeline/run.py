@@ -25,7 +25,7 @@ from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.model.connect import ConnectSnapshot, ConnectTask
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.nodes import NodeState, NodeView
+from kafkatop.backends.model.nodes import NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.pipeline import (
     PipelineError,
     PipelineEvent,
@@ -34,7 +34,6 @@ from kafkatop.backends.model.pipeline import (
     PipelineSettings,
     sequenced_line,
 )
-from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.ports import ConnectCluster, NodeControl
 
 STATUS_EVERY_S = 0.5

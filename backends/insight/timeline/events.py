@@ -7,8 +7,7 @@ from collections.abc import Iterable
 
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent
 from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition
-from kafkatop.backends.model.nodes import NodeState, NodeView
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC, QuorumSnapshot
 
 BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)

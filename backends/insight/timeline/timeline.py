@@ -38,9 +38,8 @@ from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, T
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connect import ConnectSnapshot, worker_host_port
 from kafkatop.backends.model.consoles import ConsoleActivity
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
-from kafkatop.backends.model.processes import ProcessRole
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import ZkEvent
 

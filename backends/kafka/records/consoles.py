@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
-from kafkatop.backends.kafka.records.producer import ProducerSession
+from kafkatop.backends.kafka.records.producer_console import ProducerSession
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
     AssignmentChange,

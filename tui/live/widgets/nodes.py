@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from rich.text import Text
 
 from kafkatop.backends.model.connect import ConnectSnapshot
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.tui.format import human_duration, human_size
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.text import DataTable, Static

@@ -23,8 +23,7 @@ from kafkatop.backends.demo.controller_overlay import ControllerOverlay
 from kafkatop.backends.demo.controller_topics import ControllerTopics
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, check_action
-from kafkatop.backends.model.processes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole, check_action
 
 DEMO_DETAIL = "mock broker inside kafkatop (DEMO)"
 
