@@ -10,7 +10,6 @@ again first)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -27,7 +26,7 @@ from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSetting
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, lab_connection, open_cluster
+from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, lab_connection, open_cluster, report_exit
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 
@@ -119,8 +118,4 @@ def cmd_chaos(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             err("interrupted: the run stopped; the brokers it had taken down were started again")
             return INTERRUPTED
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(format_report(report))
-    return 0 if report.passed else 1
+    return report_exit(args, report, format_report, report.passed)

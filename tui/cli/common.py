@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.client_properties import translate_client_properties
@@ -182,6 +183,21 @@ def typed_name(args: argparse.Namespace) -> str | None:
     if not getattr(args, "bootstrap_server", None):
         return None
     return getattr(args, "context_name", None) or str(args.bootstrap_server).split(",")[0].strip()
+
+
+# --- a check's end ----------------------------------------------------------------------------------------------
+class CheckReport(Protocol):
+    def to_dict(self) -> Mapping[str, object]: ...
+
+
+Report = TypeVar("Report", bound=CheckReport)
+
+
+def report_exit(args: argparse.Namespace, report: Report, text: Callable[[Report], str], held: bool) -> int:
+    """The end of a check (durability, chaos, the Connect pipeline): its report, as JSON with --json, else its text;
+    exit 0 when it held what the settings promise, else 1."""
+    print(json.dumps(report.to_dict(), indent=2) if args.json else text(report))
+    return 0 if held else 1
 
 
 # --- signals --------------------------------------------------------------------------------------------------------

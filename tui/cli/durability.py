@@ -8,7 +8,6 @@ before anything was sent; 130 interrupted (a broker the run took down is started
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from kafkatop.tui.cli.common import (
     interrupt_on_termination,
     lab_connection,
     open_cluster,
+    report_exit,
 )
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
@@ -157,8 +157,4 @@ def cmd_durability(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             err("interrupted: the check stopped (a broker it had taken down is started again if so planned)")
             return INTERRUPTED
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(format_report(report))
-    return 0 if report.as_expected else 1
+    return report_exit(args, report, format_report, report.as_expected)
