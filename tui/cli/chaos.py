@@ -20,13 +20,12 @@ from kafkatop.backends.checks.chaos.report import format_report
 from kafkatop.backends.checks.chaos.run import ChaosRun
 from kafkatop.backends.checks.chaos.verdict import check_chaos_topic
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.identity import is_local
 from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSettings, parse_actions
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, lab_connection, open_cluster, report_exit
+from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, lab_in_use, open_cluster, report_exit
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
 
@@ -80,11 +79,8 @@ def _cluster(args: argparse.Namespace, topic: str) -> Iterator[tuple[KafkaConnec
             )
     else:
         lab = open_cluster(args)  # a SupervisorError says where it looked and how to start one
-    try:
-        control = LabControl(lab)
-        yield lab_connection(args, lab.snapshot()), control
-    finally:
-        lab.release()
+    with lab_in_use(args, lab) as in_use:
+        yield in_use
 
 
 def _event_printer(out: TextIO) -> Callable[[ChaosEvent], None]:

@@ -24,6 +24,7 @@ from kafkatop.tui.cli.secret_files import check_secrets_file
 # attached cluster never load them, and the live view's first frame comes sooner.
 if TYPE_CHECKING:
     from kafkatop.backends.lab.cluster import LabCluster
+    from kafkatop.backends.lab.control import LabControl
     from kafkatop.backends.lab.spec import ClusterSpec
     from kafkatop.backends.lab.state import LabSnapshot
 
@@ -151,6 +152,19 @@ def lab_connection(args: argparse.Namespace, lab: LabSnapshot) -> KafkaConnectio
     settings = client_settings(args)
     check_lab_answers(lab, settings)
     return KafkaConnection.parse(lab.bootstrap_servers, settings)
+
+
+@contextmanager
+def lab_in_use(args: argparse.Namespace, lab: LabCluster) -> Iterator[tuple[KafkaConnection, LabControl]]:
+    """A lab a check runs on (durability, chaos): its connection and its control, the lab released at the end (a
+    broker the check started again is left running, as `kafkatop start` leaves it)."""
+    from kafkatop.backends.lab.control import LabControl
+
+    try:
+        control = LabControl(lab)
+        yield lab_connection(args, lab.snapshot()), control
+    finally:
+        lab.release()
 
 
 def connection(args: argparse.Namespace) -> KafkaConnection:

@@ -19,7 +19,6 @@ from kafkatop.backends.checks.durability.run import DurabilityCheck
 from kafkatop.backends.checks.durability.verdict import check_topic
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.attached import AttachedControl
-from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import (
     DELIVERY_TIMEOUT_S,
@@ -34,7 +33,7 @@ from kafkatop.tui.cli.common import (
     client_settings,
     confirmed,
     interrupt_on_termination,
-    lab_connection,
+    lab_in_use,
     open_cluster,
     report_exit,
 )
@@ -109,11 +108,8 @@ def _cluster(
         cluster = open_cluster(args)
     except KafkatopError as e:
         raise KafkatopError(f"no cluster to check: give --bootstrap-server HOST:PORT, or start one ({e})") from None
-    try:
-        control = LabControl(cluster)
-        yield lab_connection(args, cluster.snapshot()), control
-    finally:
-        cluster.release()
+    with lab_in_use(args, cluster) as in_use:
+        yield in_use
 
 
 def _progress_printer(out: TextIO) -> Callable[[DurabilityProgress], None]:
