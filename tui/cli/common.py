@@ -17,7 +17,7 @@ from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.client_properties import translate_client_properties
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput, KafkatopError
-from kafkatop.tui.cli.exits import UsageError, err
+from kafkatop.tui.cli.exits import INTERRUPTED, UsageError, err
 from kafkatop.tui.cli.secret_files import check_secrets_file
 
 # The lab's own modules (the supervisor, psutil) are imported by the functions that use them: the demo and an
@@ -212,6 +212,29 @@ def report_exit(args: argparse.Namespace, report: Report, text: Callable[[Report
     exit 0 when it held what the settings promise, else 1."""
     print(json.dumps(report.to_dict(), indent=2) if args.json else text(report))
     return 0 if held else 1
+
+
+def run_check(
+    args: argparse.Namespace,
+    run: Callable[[], Report],
+    *,
+    refused: type[Exception],
+    interrupted: str,
+    text: Callable[[Report], str],
+    held: Callable[[Report], bool],
+) -> int:
+    """A check run to its end (durability, chaos), Ctrl-C, SIGTERM and SIGHUP unwinding it: its refusal said, exit 2;
+    `interrupted` said, exit 130 (what it undid on the way out); else its report, by `report_exit`."""
+    with interrupt_on_termination():
+        try:
+            report = run()
+        except refused as e:
+            err(str(e))
+            return 2
+        except KeyboardInterrupt:
+            err(interrupted)
+            return INTERRUPTED
+    return report_exit(args, report, text, held(report))
 
 
 # --- signals --------------------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from kafkatop.backends.model.durability import (
     TRANSACTIONAL_DELIVERY_TIMEOUT_S,
     DurabilityProgress,
     DurabilityRefused,
+    DurabilityReport,
     DurabilitySettings,
 )
 from kafkatop.backends.model.errors import KafkatopError
@@ -32,12 +33,11 @@ from kafkatop.backends.ports import NodeControl
 from kafkatop.tui.cli.common import (
     client_settings,
     confirmed,
-    interrupt_on_termination,
     lab_in_use,
     open_cluster,
-    report_exit,
+    run_check,
 )
-from kafkatop.tui.cli.exits import INTERRUPTED, err
+from kafkatop.tui.cli.exits import err
 
 DEFAULT_RESTART_AT = 0.7
 
@@ -136,21 +136,12 @@ def cmd_durability(args: argparse.Namespace) -> int:
     except DurabilityRefused as e:
         err(str(e))
         return 2
-    with interrupt_on_termination():
-        try:
-            with _cluster(args, settings) as (connection, control):
-                check = DurabilityCheck(
-                    connection,
-                    settings,
-                    control,
-                    on_progress=_progress_printer(sys.stderr),
-                    timeout_s=args.timeout,
-                )
-                report = check.run()
-        except DurabilityRefused as e:
-            err(str(e))
-            return 2
-        except KeyboardInterrupt:
-            err("interrupted: the check stopped (a broker it had taken down is started again if so planned)")
-            return INTERRUPTED
-    return report_exit(args, report, format_report, report.as_expected)
+
+    def run() -> DurabilityReport:
+        with _cluster(args, settings) as (connection, control):
+            progress = _progress_printer(sys.stderr)
+            return DurabilityCheck(connection, settings, control, on_progress=progress, timeout_s=args.timeout).run()
+
+    interrupted = "interrupted: the check stopped (a broker it had taken down is started again if so planned)"
+    return run_check(args, run, refused=DurabilityRefused, interrupted=interrupted, text=format_report,
+                     held=lambda report: report.as_expected)  # fmt: skip
