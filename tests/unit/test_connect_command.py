@@ -146,3 +146,53 @@ def test_a_second_name_is_still_unrecognized(capsys: pytest.CaptureFixture[str])
         parse_command_line(["connect", "status", "--json", "lines-in", "other"])
     assert exit_.value.code == 2
     assert "unrecognized arguments: lines-in other" in capsys.readouterr().err
+
+
+class _Worker:
+    """A Connect worker's answers for `connect offsets`: the connector's state, and what a change answers."""
+
+    urls = (URL,)
+
+    def __init__(self, state: str) -> None:
+        self.state = state
+        self.changed: list[str] = []
+
+    def status_answer(self, name: str) -> object:
+        return {"name": name, "type": "source", "connector": {"state": self.state, "worker_id": "w:1"}, "tasks": []}
+
+    def reset_offsets(self, name: str) -> str:
+        self.changed.append(f"reset {name}")
+        return "The offsets for this connector have been reset successfully"
+
+    def alter_offsets(self, name: str, offsets: object) -> str:
+        self.changed.append(f"alter {name}")
+        return "The offsets for this connector have been altered successfully"
+
+
+@pytest.mark.parametrize("flag, verb, done", [("--reset", "resets", "reset"), ("--alter", "alters", "altered")])
+def test_offsets_change_only_for_a_stopped_connector(
+    flag: str, verb: str, done: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kafkatop.tui.cli.connect import _offsets
+
+    offsets = tmp_path / "offsets.json"
+    offsets.write_text('{"offsets": [{"partition": {"filename": "f"}, "offset": {"position": 1}}]}')
+    extra = [flag] if flag == "--reset" else [flag, str(offsets)]
+    args = parse("offsets", "c", *extra, "--yes", "--connect-url", URL)
+    running = _Worker("RUNNING")
+    with pytest.raises(UsageError) as refused:
+        _offsets(running, args)  # type: ignore[arg-type]
+    assert str(refused.value) == (
+        f"connector 'c' is RUNNING: Connect {verb} the offsets of a STOPPED connector only; "
+        f"`kafkatop connect stop c --connect-url {URL}` first (nothing was {done})"
+    )
+    assert running.changed == []
+    stopped = _Worker("STOPPED")
+    assert _offsets(stopped, args) == 0  # type: ignore[arg-type]
+    assert stopped.changed == [f"{flag[2:]} c"]
+    assert capsys.readouterr().out == f"connector 'c': The offsets for this connector have been {done} successfully\n"
+    args.json = True
+    assert _offsets(stopped, args) == 0  # type: ignore[arg-type]
+    assert capsys.readouterr().out.replace(" ", "").replace("\n", "") == (
+        f'{{"message":"Theoffsetsforthisconnectorhavebeen{done}successfully"}}'
+    )

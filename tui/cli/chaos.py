@@ -10,7 +10,6 @@ again first)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -21,14 +20,13 @@ from kafkatop.backends.checks.chaos.report import format_report
 from kafkatop.backends.checks.chaos.run import ChaosRun
 from kafkatop.backends.checks.chaos.verdict import check_chaos_topic
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.lab.identity import is_local
-from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosSettings, parse_actions
+from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosReport, ChaosSettings, parse_actions
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import client_settings, interrupt_on_termination, lab_connection, open_cluster
-from kafkatop.tui.cli.exits import INTERRUPTED, err
+from kafkatop.tui.cli.common import client_settings, lab_in_use, open_cluster, run_check
+from kafkatop.tui.cli.exits import err
 
 
 def settings_from_args(args: argparse.Namespace) -> ChaosSettings:
@@ -81,11 +79,8 @@ def _cluster(args: argparse.Namespace, topic: str) -> Iterator[tuple[KafkaConnec
             )
     else:
         lab = open_cluster(args)  # a SupervisorError says where it looked and how to start one
-    try:
-        control = LabControl(lab)
-        yield lab_connection(args, lab.snapshot()), control
-    finally:
-        lab.release()
+    with lab_in_use(args, lab) as in_use:
+        yield in_use
 
 
 def _event_printer(out: TextIO) -> Callable[[ChaosEvent], None]:
@@ -103,24 +98,12 @@ def cmd_chaos(args: argparse.Namespace) -> int:
     except ChaosRefused as e:
         err(str(e))
         return 2
-    with interrupt_on_termination():
-        try:
-            with _cluster(args, settings.topic) as (connection, control):
-                run = ChaosRun(
-                    control,
-                    connection,
-                    settings,
-                    on_event=_event_printer(sys.stderr if args.json else sys.stdout),
-                )
-                report = run.run()
-        except ChaosRefused as e:
-            err(str(e))
-            return 2
-        except KeyboardInterrupt:
-            err("interrupted: the run stopped; the brokers it had taken down were started again")
-            return INTERRUPTED
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(format_report(report))
-    return 0 if report.passed else 1
+
+    def run() -> ChaosReport:
+        with _cluster(args, settings.topic) as (connection, control):
+            out = sys.stderr if args.json else sys.stdout
+            return ChaosRun(control, connection, settings, on_event=_event_printer(out)).run()
+
+    interrupted = "interrupted: the run stopped; the brokers it had taken down were started again"
+    return run_check(args, run, refused=ChaosRefused, interrupted=interrupted, text=format_report,
+                     held=lambda report: report.passed)  # fmt: skip

@@ -4,25 +4,27 @@
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from kafkatop.backends.lab.properties import read_client_properties
 from kafkatop.backends.model.client_properties import translate_client_properties
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput, KafkatopError
-from kafkatop.tui.cli.exits import UsageError, err
+from kafkatop.tui.cli.exits import INTERRUPTED, UsageError, err
 from kafkatop.tui.cli.secret_files import check_secrets_file
 
 # The lab's own modules (the supervisor, psutil) are imported by the functions that use them: the demo and an
 # attached cluster never load them, and the live view's first frame comes sooner.
 if TYPE_CHECKING:
     from kafkatop.backends.lab.cluster import LabCluster
+    from kafkatop.backends.lab.control import LabControl
     from kafkatop.backends.lab.spec import ClusterSpec
     from kafkatop.backends.lab.state import LabSnapshot
 
@@ -152,6 +154,19 @@ def lab_connection(args: argparse.Namespace, lab: LabSnapshot) -> KafkaConnectio
     return KafkaConnection.parse(lab.bootstrap_servers, settings)
 
 
+@contextmanager
+def lab_in_use(args: argparse.Namespace, lab: LabCluster) -> Iterator[tuple[KafkaConnection, LabControl]]:
+    """A lab a check runs on (durability, chaos): its connection and its control, the lab released at the end (a
+    broker the check started again is left running, as `kafkatop start` leaves it)."""
+    from kafkatop.backends.lab.control import LabControl
+
+    try:
+        control = LabControl(lab)
+        yield lab_connection(args, lab.snapshot()), control
+    finally:
+        lab.release()
+
+
 def connection(args: argparse.Namespace) -> KafkaConnection:
     """The cluster a command talks to: --bootstrap-server, else the lab cluster; with --command-config's settings."""
     if args.bootstrap_server:
@@ -182,6 +197,44 @@ def typed_name(args: argparse.Namespace) -> str | None:
     if not getattr(args, "bootstrap_server", None):
         return None
     return getattr(args, "context_name", None) or str(args.bootstrap_server).split(",")[0].strip()
+
+
+# --- a check's end ----------------------------------------------------------------------------------------------
+class CheckReport(Protocol):
+    def to_dict(self) -> Mapping[str, object]: ...
+
+
+Report = TypeVar("Report", bound=CheckReport)
+
+
+def report_exit(args: argparse.Namespace, report: Report, text: Callable[[Report], str], held: bool) -> int:
+    """The end of a check (durability, chaos, the Connect pipeline): its report, as JSON with --json, else its text;
+    exit 0 when it held what the settings promise, else 1."""
+    print(json.dumps(report.to_dict(), indent=2) if args.json else text(report))
+    return 0 if held else 1
+
+
+def run_check(
+    args: argparse.Namespace,
+    run: Callable[[], Report],
+    *,
+    refused: type[Exception],
+    interrupted: str,
+    text: Callable[[Report], str],
+    held: Callable[[Report], bool],
+) -> int:
+    """A check run to its end (durability, chaos), Ctrl-C, SIGTERM and SIGHUP unwinding it: its refusal said, exit 2;
+    `interrupted` said, exit 130 (what it undid on the way out); else its report, by `report_exit`."""
+    with interrupt_on_termination():
+        try:
+            report = run()
+        except refused as e:
+            err(str(e))
+            return 2
+        except KeyboardInterrupt:
+            err(interrupted)
+            return INTERRUPTED
+    return report_exit(args, report, text, held(report))
 
 
 # --- signals --------------------------------------------------------------------------------------------------------

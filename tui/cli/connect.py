@@ -254,34 +254,36 @@ def _offsets(client: ConnectClient, args: argparse.Namespace) -> int:
 def _alter(client: ConnectClient, args: argparse.Namespace) -> int:
     name = args.target
     offsets = read_offsets_file(args.alter)
-    state = status_of(client.status_answer(name)).state
-    if state != "STOPPED":
-        raise UsageError(f"connector {name!r} is {state}: Connect alters the offsets of a STOPPED connector only; "
-                         f"`{again(args, 'stop', name)}` first (nothing was altered)")  # fmt: skip
-    message = client.alter_offsets(name, offsets)
-    if args.json:
-        _print_json({"message": message})
-    else:
-        print(f"connector {name!r}: {message}")
-    return DONE
+    _require_stopped(client, args, "alters", "altered")
+    return _said(args, client.alter_offsets(name, offsets))
 
 
 def _reset(client: ConnectClient, args: argparse.Namespace) -> int:
     name = args.target
-    state = status_of(client.status_answer(name)).state
-    if state != "STOPPED":
-        raise UsageError(f"connector {name!r} is {state}: Connect resets the offsets of a STOPPED connector only; "
-                         f"`{again(args, 'stop', name)}` first (nothing was reset)")  # fmt: skip
+    _require_stopped(client, args, "resets", "reset")
     if not confirmed(f"reset connector {name!r}'s offsets (resumed, it starts over from the beginning)?",
                      yes=args.yes, unasked="nothing was reset: --reset asks first, on a terminal; add --yes to reset "
                      "without asking", typed=typed_name(args, client.urls)):  # fmt: skip
         err("not confirmed: nothing was reset")
         return FAILED
-    message = client.reset_offsets(name)
+    return _said(args, client.reset_offsets(name))
+
+
+def _require_stopped(client: ConnectClient, args: argparse.Namespace, verb: str, done: str) -> None:
+    """Connect changes the offsets of a STOPPED connector only: else UsageError, naming the command that stops it."""
+    name = args.target
+    state = status_of(client.status_answer(name)).state
+    if state != "STOPPED":
+        raise UsageError(f"connector {name!r} is {state}: Connect {verb} the offsets of a STOPPED connector only; "
+                         f"`{again(args, 'stop', name)}` first (nothing was {done})")  # fmt: skip
+
+
+def _said(args: argparse.Namespace, message: str) -> int:
+    """Connect's answer to an offsets change: {"message": …} with --json, else after the connector's name."""
     if args.json:
         _print_json({"message": message})
     else:
-        print(f"connector {name!r}: {message}")
+        print(f"connector {args.target!r}: {message}")
     return DONE
 
 

@@ -8,7 +8,6 @@ before anything was sent; 130 interrupted (a broker the run took down is started
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -20,13 +19,13 @@ from kafkatop.backends.checks.durability.run import DurabilityCheck
 from kafkatop.backends.checks.durability.verdict import check_topic
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.attached import AttachedControl
-from kafkatop.backends.lab.control import LabControl
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import (
     DELIVERY_TIMEOUT_S,
     TRANSACTIONAL_DELIVERY_TIMEOUT_S,
     DurabilityProgress,
     DurabilityRefused,
+    DurabilityReport,
     DurabilitySettings,
 )
 from kafkatop.backends.model.errors import KafkatopError
@@ -34,11 +33,11 @@ from kafkatop.backends.ports import NodeControl
 from kafkatop.tui.cli.common import (
     client_settings,
     confirmed,
-    interrupt_on_termination,
-    lab_connection,
+    lab_in_use,
     open_cluster,
+    run_check,
 )
-from kafkatop.tui.cli.exits import INTERRUPTED, err
+from kafkatop.tui.cli.exits import err
 
 DEFAULT_RESTART_AT = 0.7
 
@@ -109,11 +108,8 @@ def _cluster(
         cluster = open_cluster(args)
     except KafkatopError as e:
         raise KafkatopError(f"no cluster to check: give --bootstrap-server HOST:PORT, or start one ({e})") from None
-    try:
-        control = LabControl(cluster)
-        yield lab_connection(args, cluster.snapshot()), control
-    finally:
-        cluster.release()
+    with lab_in_use(args, cluster) as in_use:
+        yield in_use
 
 
 def _progress_printer(out: TextIO) -> Callable[[DurabilityProgress], None]:
@@ -140,25 +136,12 @@ def cmd_durability(args: argparse.Namespace) -> int:
     except DurabilityRefused as e:
         err(str(e))
         return 2
-    with interrupt_on_termination():
-        try:
-            with _cluster(args, settings) as (connection, control):
-                check = DurabilityCheck(
-                    connection,
-                    settings,
-                    control,
-                    on_progress=_progress_printer(sys.stderr),
-                    timeout_s=args.timeout,
-                )
-                report = check.run()
-        except DurabilityRefused as e:
-            err(str(e))
-            return 2
-        except KeyboardInterrupt:
-            err("interrupted: the check stopped (a broker it had taken down is started again if so planned)")
-            return INTERRUPTED
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(format_report(report))
-    return 0 if report.as_expected else 1
+
+    def run() -> DurabilityReport:
+        with _cluster(args, settings) as (connection, control):
+            progress = _progress_printer(sys.stderr)
+            return DurabilityCheck(connection, settings, control, on_progress=progress, timeout_s=args.timeout).run()
+
+    interrupted = "interrupted: the check stopped (a broker it had taken down is started again if so planned)"
+    return run_check(args, run, refused=DurabilityRefused, interrupted=interrupted, text=format_report,
+                     held=lambda report: report.as_expected)  # fmt: skip

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.lab.cluster import LabCluster
@@ -244,26 +245,22 @@ def cmd_node(args: argparse.Namespace) -> int:
 
 
 def cmd_add_broker(args: argparse.Namespace) -> int:
-    cluster = open_cluster(args)
-    with interrupt_on_termination():
-        try:
-            status = cluster.add_broker(timeout_s=args.timeout)
-        except KeyboardInterrupt:
-            err("interrupted: the new broker was stopped again")
-            return INTERRUPTED
-    cluster.release()
-    print(f"{status.name} added: {status.state.value} pid {status.pid} on 127.0.0.1:{status.node.port}")
-    return 0
+    return _add_node(args, LabCluster.add_broker, "broker", " on 127.0.0.1:{port}")
 
 
 def cmd_add_connect(args: argparse.Namespace) -> int:
+    return _add_node(args, LabCluster.add_connect, "Connect worker", ", REST on http://127.0.0.1:{port}")
+
+
+def _add_node(args: argparse.Namespace, add: Callable[[LabCluster, float], NodeStatus], what: str, where: str) -> int:
+    """add-broker, add-connect: one more node, started (and stopped again if interrupted); `where` its port."""
     cluster = open_cluster(args)
     with interrupt_on_termination():
         try:
-            status = cluster.add_connect(timeout_s=args.timeout)
+            status = add(cluster, args.timeout)
         except KeyboardInterrupt:
-            err("interrupted: the new Connect worker was stopped again")
+            err(f"interrupted: the new {what} was stopped again")
             return INTERRUPTED
     cluster.release()
-    print(f"{status.name} added: {status.state.value} pid {status.pid}, REST on http://127.0.0.1:{status.node.port}")
+    print(f"{status.name} added: {status.state.value} pid {status.pid}{where.format(port=status.node.port)}")
     return 0

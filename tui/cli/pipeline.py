@@ -9,7 +9,6 @@ an incomplete run, or Connect or Kafka failed; 2 bad input or refused before any
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import time
@@ -23,7 +22,7 @@ from kafkatop.backends.lab.properties import read_properties
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.backends.model.pipeline import DEFAULT_RATE, PipelineRefused, PipelineSettings
-from kafkatop.tui.cli.common import interrupt_on_termination, lab_connection, open_cluster
+from kafkatop.tui.cli.common import interrupt_on_termination, lab_connection, open_cluster, report_exit
 from kafkatop.tui.cli.connect_workers import lab_auth
 from kafkatop.tui.cli.exits import INTERRUPTED, err
 
@@ -113,8 +112,4 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     finally:
         connect.close()
         cluster.release()
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
-    else:
-        print(format_report(report))
-    return 0 if report.as_expected else 1
+    return report_exit(args, report, format_report, report.as_expected)

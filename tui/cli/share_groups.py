@@ -123,16 +123,20 @@ def _print(lines: list[str]) -> None:
         print("\n".join(lines))
 
 
+def _confirmed(args: argparse.Namespace, flag: str, question: str) -> bool:
+    """--yes, or the question answered at a terminal; else says that nothing was deleted."""
+    unasked = f"nothing was deleted: {flag} asks first, on a terminal; add --yes to delete without asking"
+    if confirmed(question, yes=args.yes, unasked=unasked, typed=typed_name(args)):
+        return True
+    err("not confirmed: nothing was deleted")
+    return False
+
+
 def _delete(args: argparse.Namespace) -> int:
     names = list(dict.fromkeys(args.group))
     listed = ", ".join(repr(g) for g in names)
-    if not confirmed(
-        f"delete share group{'s' if len(names) > 1 else ''} {listed}, with their start offsets?",
-        yes=args.yes,
-        unasked="nothing was deleted: --delete asks first, on a terminal; add --yes to delete without asking",
-        typed=typed_name(args),
-    ):
-        err("not confirmed: nothing was deleted")
+    question = f"delete share group{'s' if len(names) > 1 else ''} {listed}, with their start offsets?"
+    if not _confirmed(args, "--delete", question):
         return FAILED
     outcome = delete_share_groups(connection(args), names, args.timeout)
     if args.json:
@@ -146,13 +150,8 @@ def _delete(args: argparse.Namespace) -> int:
 def _delete_offsets(args: argparse.Namespace) -> int:
     (group,) = args.group
     topics = list(dict.fromkeys(args.topic))
-    if not confirmed(
-        f"delete share group {group!r}'s start offsets of {', '.join(topics)} (its state of those topics)?",
-        yes=args.yes,
-        unasked="nothing was deleted: --delete-offsets asks first, on a terminal; add --yes to delete without asking",
-        typed=typed_name(args),
-    ):
-        err("not confirmed: nothing was deleted")
+    question = f"delete share group {group!r}'s start offsets of {', '.join(topics)} (its state of those topics)?"
+    if not _confirmed(args, "--delete-offsets", question):
         return FAILED
     outcome = delete_share_group_offsets(connection(args), group, topics, args.timeout)
     if args.json:
