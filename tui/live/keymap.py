@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from functools import partial
 
 from textual.binding import BindingType
 
 from kafkatop.tui.live import action
 from kafkatop.tui.live.action import ANY, LIVE, REPLAY, Launch, LiveAction, Scope
 from kafkatop.tui.live.tabs import TABS
+
+# What the process table's keys and the replay's share, said once (their keys objects: view_keys.py).
+_PROCESS = partial(LiveAction, section="Processes", needs="control", writes=True, owner="processes")
+_REPLAY = partial(LiveAction, section="Replay", launches=REPLAY, footer=True, owner="replay")
 
 # fmt: off
 _VIEW: tuple[LiveAction, ...] = (
@@ -34,8 +39,7 @@ _VIEW: tuple[LiveAction, ...] = (
     LiveAction("switch-context", ("w",), "switch_context", "Contexts",
         help="switch to another context (a cluster named in kafkatop.toml or ~/.config/kafkatop/config.toml): "
              "each keeps its timeline; a read-only one refuses every key that writes",
-        section="View", palette="Switch to another context (cluster)", needs="switcher", footer=True,
-        owner="contexts"),
+        section="View", palette="Switch to another context (cluster)", needs="switcher", footer=True, owner="contexts"),
     LiveAction("leave", ("escape",), "leave_field", "Leave field",
         help="out of a text field, back to its tab's table (on a filtered table: every row again)",
         section="View", launches=ANY),
@@ -47,27 +51,22 @@ _VIEW: tuple[LiveAction, ...] = (
         help="poll the cluster now",
         section="View", palette="Refresh now"),
     # K, not k: k moves up in every table (j/k as in less and vi), and a kill -9 is never one slip away.
-    LiveAction("kill", ("K",), "node('kill')", "Kill -9",
+    _PROCESS("kill", ("K",), "node('kill')", "Kill -9",
         help="kill -9 the highlighted process (SIGKILL: no controlled shutdown), after a confirmation naming "
              "it",
-        section="Processes", palette="Kill -9 the highlighted node", needs="control", writes=True, asks_first=True,
-        footer=True, owner="processes"),
-    LiveAction("stop", ("t",), "node('stop')", "Stop",
+        palette="Kill -9 the highlighted node", asks_first=True, footer=True),
+    _PROCESS("stop", ("t",), "node('stop')", "Stop",
         help="stop it (SIGTERM: controlled shutdown, leaders move first)",
-        section="Processes", palette="Stop the highlighted node", needs="control", writes=True, footer=True,
-        owner="processes"),
-    LiveAction("start", ("s",), "node('start')", "Start",
+        palette="Stop the highlighted node", footer=True),
+    _PROCESS("start", ("s",), "node('start')", "Start",
         help="start a stopped or killed node",
-        section="Processes", palette="Start the highlighted node", needs="control", writes=True, footer=True,
-        owner="processes"),
-    LiveAction("restart", ("R",), "node('restart')", "Restart",
+        palette="Start the highlighted node", footer=True),
+    _PROCESS("restart", ("R",), "node('restart')", "Restart",
         help="restart it",
-        section="Processes", palette="Restart the highlighted node", needs="control", writes=True, footer=True,
-        owner="processes"),
-    LiveAction("add-broker", ("a",), "add_broker", "Add broker",
+        palette="Restart the highlighted node", footer=True),
+    _PROCESS("add-broker", ("a",), "add_broker", "Add broker",
         help="add a broker (lab clusters)",
-        section="Processes", palette="Add a broker", launches=frozenset({"lab"}), needs="control", writes=True,
-        owner="processes"),
+        palette="Add a broker", launches=frozenset({"lab"})),
     LiveAction("create-topic", ("c",), "create_topic", "Create topic",
         help="create a topic",
         section="Topics", palette="Create a topic", needs="topic_admin", writes=True, asks_first=True, footer=True),
@@ -94,18 +93,18 @@ _VIEW: tuple[LiveAction, ...] = (
         help="the process table",
         section="View", palette="Go to the process table", launches=ANY, needs="control", owner="processes"),
     *(LiveAction(f"tab-{i}", (str(i),), f"tab({i})", f"Tab {i}", "", "View", launches=ANY) for i in range(1, 10)),
-    LiveAction("replay-toggle", ("p",), "replay('toggle')", "Pause/play",
+    _REPLAY("replay-toggle", ("p",), "replay('toggle')", "Pause/play",
         help="replay: pause and play",
-        section="Replay", palette="Pause or play the replay", launches=REPLAY, footer=True, owner="replay"),
-    LiveAction("replay-step", ("n",), "replay('step')", "Step",
+        palette="Pause or play the replay"),
+    _REPLAY("replay-step", ("n",), "replay('step')", "Step",
         help="replay: one step",
-        section="Replay", palette="Step the replay", launches=REPLAY, footer=True, owner="replay"),
-    LiveAction("replay-faster", ("plus",), "replay('faster')", "Faster",
+        palette="Step the replay"),
+    _REPLAY("replay-faster", ("plus",), "replay('faster')", "Faster",
         help="replay: faster",
-        section="Replay", palette="Replay faster", launches=REPLAY, footer=True, owner="replay"),
-    LiveAction("replay-slower", ("minus",), "replay('slower')", "Slower",
+        palette="Replay faster"),
+    _REPLAY("replay-slower", ("minus",), "replay('slower')", "Slower",
         help="replay: slower",
-        section="Replay", palette="Replay slower", launches=REPLAY, footer=True, owner="replay"),
+        palette="Replay slower"),
     # The panes' own keys: bound in the pane named by `scope`, active while it has focus.
     LiveAction("rows", ("j", "k", "g", "G"), "", "",
         help="down, up, first, last row (and the arrows, Home, End, PgUp, PgDn)",

@@ -7,6 +7,7 @@ they get here (keymap's `writes`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from kafkatop.backends.model.acls import AclBinding, AclBindingFilter
 from kafkatop.backends.model.errors import KafkatopError
@@ -20,6 +21,7 @@ from kafkatop.tui.live.tabs.tab import TabScreen
 
 ACLS = "tab-acls"
 _HERE = frozenset({ACLS})
+_BINDING = partial(LiveAction, section="ACLs", tabs=_HERE, needs="acls", writes=True, asks_first=True)
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -30,14 +32,13 @@ ACTIONS: tuple[LiveAction, ...] = (
              "allowed or denied, the hosts), the authorizer, its super users and who kafkatop is (read every 3 s); "
              "in the tab, `W` again: by resource",
         section="ACLs", palette="ACLs: by principal, or by resource", launches=ANY),
-    LiveAction("acl-add", ("Y",), "acls('add')", "Add ACL",
+    _BINDING("acl-add", ("Y",), "acls('add')", "Add ACL",
         help="ACLs: add a binding (principal, allow or deny, operations, resource, pattern type, host; or "
              "kafka-acls.sh's producer or consumer): a field Kafka would refuse says why and nothing is sent",
-        section="ACLs", palette="Add an ACL binding", tabs=_HERE, needs="acls", writes=True, asks_first=True),
-    LiveAction("acl-remove", ("V",), "acls('remove')", "Remove ACL",
+        palette="Add an ACL binding"),
+    _BINDING("acl-remove", ("V",), "acls('remove')", "Remove ACL",
         help="ACLs: remove the highlighted binding (a confirmation names it)",
-        section="ACLs", palette="Remove the highlighted ACL binding", tabs=_HERE, needs="acls", writes=True,
-        asks_first=True),
+        palette="Remove the highlighted ACL binding"),
 )
 # fmt: on
 

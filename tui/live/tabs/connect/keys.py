@@ -7,6 +7,7 @@ screens (`ask`). As actions.py, a dialog's module is imported when it is first o
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from kafkatop.backends.insight.timeline.connect import worker_key
 from kafkatop.backends.model.connect import Connector
@@ -21,6 +22,7 @@ from kafkatop.tui.live.tabs.tab import TabScreen
 
 CONNECT = "tab-connect"
 _HERE = frozenset({CONNECT})
+_CONNECTOR = partial(LiveAction, section="Connect", tabs=_HERE, needs="connect")
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -29,35 +31,32 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the Connect tab: connectors, their tasks and the worker each runs on, the workers (Kafka Connect's "
              "REST API, read every 2 s); Enter on a connector: its tasks, on a task: its trace",
         section="Connect", launches=ANY),
-    LiveAction("connect-create", ("A",), "connect('create')", "Add connector",
+    _CONNECTOR("connect-create", ("A",), "connect('create')", "Add connector",
         help="Connect: add a connector from a file (Connect's JSON, or connect-standalone's .properties), validated "
              "first: the worker's errors are shown per field and nothing is created",
-        section="Connect", palette="Create a connector from a file", tabs=_HERE, needs="connect", writes=True,
-        asks_first=True),
-    LiveAction("connect-pause", ("Z",), "connect('pause')", "Pause connector",
+        palette="Create a connector from a file", writes=True, asks_first=True),
+    _CONNECTOR("connect-pause", ("Z",), "connect('pause')", "Pause connector",
         help="Connect: pause the highlighted connector and its tasks",
-        section="Connect", palette="Pause the highlighted connector", tabs=_HERE, needs="connect", writes=True),
-    LiveAction("connect-resume", ("U",), "connect('resume')", "Resume connector",
+        palette="Pause the highlighted connector", writes=True),
+    _CONNECTOR("connect-resume", ("U",), "connect('resume')", "Resume connector",
         help="Connect: resume it (paused or stopped)",
-        section="Connect", palette="Resume the highlighted connector", tabs=_HERE, needs="connect", writes=True),
-    LiveAction("connect-stop", ("S",), "connect('stop')", "Stop connector",
+        palette="Resume the highlighted connector", writes=True),
+    _CONNECTOR("connect-stop", ("S",), "connect('stop')", "Stop connector",
         help="Connect: stop it: its tasks shut down, its config stays (its offsets can then be reset)",
-        section="Connect", palette="Stop the highlighted connector", tabs=_HERE, needs="connect", writes=True),
-    LiveAction("connect-restart", ("B",), "connect('restart')", "Restart connector",
+        palette="Stop the highlighted connector", writes=True),
+    _CONNECTOR("connect-restart", ("B",), "connect('restart')", "Restart connector",
         help="Connect: restart it, asking first whether with its tasks or only what failed",
-        section="Connect", palette="Restart the highlighted connector", tabs=_HERE, needs="connect", writes=True,
-        asks_first=True),
-    LiveAction("connect-delete", ("D",), "connect('delete')", "Delete connector",
+        palette="Restart the highlighted connector", writes=True, asks_first=True),
+    _CONNECTOR("connect-delete", ("D",), "connect('delete')", "Delete connector",
         help="Connect: delete the highlighted connector (a confirmation names it)",
-        section="Connect", palette="Delete the highlighted connector", tabs=_HERE, needs="connect", writes=True,
-        asks_first=True),
-    LiveAction("connect-offsets", ("O",), "connect_view('offsets')", "Connector offsets",
+        palette="Delete the highlighted connector", writes=True, asks_first=True),
+    _CONNECTOR("connect-offsets", ("O",), "connect_view('offsets')", "Connector offsets",
         help="Connect: the highlighted connector's offsets (KIP-875); once it is stopped, `x` there resets them "
              "(asks first; refused in a read-only context)",
-        section="Connect", palette="The highlighted connector's offsets", tabs=_HERE, needs="connect"),
-    LiveAction("connect-plugins", ("L",), "connect_view('plugins')", "Connect plugins",
+        palette="The highlighted connector's offsets"),
+    _CONNECTOR("connect-plugins", ("L",), "connect_view('plugins')", "Connect plugins",
         help="Connect: the plugins the workers have (connectors, converters, transformations) and their versions",
-        section="Connect", palette="Kafka Connect's plugins", tabs=_HERE, needs="connect"),
+        palette="Kafka Connect's plugins"),
 )
 # fmt: on
 

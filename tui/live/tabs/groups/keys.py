@@ -3,23 +3,24 @@ first)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 GROUPS = "tab-groups"
 _HERE = frozenset({GROUPS})
+_GROUP = partial(LiveAction, section="Groups", tabs=_HERE, needs="group_tools", writes=True, asks_first=True)
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
-    LiveAction("delete-group", ("x",), "delete_group(False)", "Delete group",
+    _GROUP("delete-group", ("x",), "delete_group(False)", "Delete group",
         help="Groups: delete the highlighted group (asks first; Kafka refuses while it has members)",
-        section="Groups", palette="Delete the highlighted consumer group", tabs=_HERE, needs="group_tools", writes=True,
-        asks_first=True),
-    LiveAction("delete-offsets", ("X",), "delete_group(True)", "Delete group offsets",
+        palette="Delete the highlighted consumer group"),
+    _GROUP("delete-offsets", ("X",), "delete_group(True)", "Delete group offsets",
         help="Groups: delete its committed offsets (asks first; Kafka refuses while it consumes the topic)",
-        section="Groups", palette="Delete the highlighted group's committed offsets", tabs=_HERE, needs="group_tools",
-        writes=True, asks_first=True),
+        palette="Delete the highlighted group's committed offsets"),
 )
 # fmt: on
 

@@ -3,6 +3,8 @@ browser's own keys are its pane's (scope "messages", bound in tabs/messages/pane
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
@@ -11,6 +13,7 @@ from kafkatop.tui.live.tabs.tab import TabScreen
 
 MESSAGES = "tab-messages"
 _P = frozenset({PARTITIONS})
+_BROWSER = partial(LiveAction, section="Messages", scope="messages", needs="browser")
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -18,38 +21,36 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the Messages tab; from Partitions (or Enter on a row) the highlighted partition's newest "
              "records",
         section="Messages", palette="Browse the highlighted partition", tabs=_P, needs="browser"),
-    LiveAction("page-back", ("left_square_bracket",), "page(-1)", "Previous page",
+    _BROWSER("page-back", ("left_square_bracket",), "page(-1)", "Previous page",
         help="previous page",
-        section="Messages", scope="messages", needs="browser", footer=True),
-    LiveAction("page-on", ("right_square_bracket",), "page(1)", "Next page",
+        footer=True),
+    _BROWSER("page-on", ("right_square_bracket",), "page(1)", "Next page",
         help="next page",
-        section="Messages", scope="messages", needs="browser", footer=True),
-    LiveAction("log-start", ("less_than_sign",), "seek('beginning')", "Beginning",
+        footer=True),
+    _BROWSER("log-start", ("less_than_sign",), "seek('beginning')", "Beginning",
         help="the partition's log start",
-        section="Messages", scope="messages", needs="browser", footer=True),
-    LiveAction("log-end", ("greater_than_sign",), "seek('end')", "End",
+        footer=True),
+    _BROWSER("log-end", ("greater_than_sign",), "seek('end')", "End",
         help="the partition's log end",
-        section="Messages", scope="messages", needs="browser", footer=True),
-    LiveAction("search", ("f",), "find", "Search",
+        footer=True),
+    _BROWSER("search", ("f",), "find", "Search",
         help="search key, value and headers: a text or a regex, in the bytes and the decoded key and value; or a path "
              "over the decoded value (`.customer.id == 42`, `.name ~ \"ali\"`, `key.id == 7`), as `/` takes too",
-        section="Messages", scope="messages", needs="browser", footer=True),
-    LiveAction("formats", ("F",), "formats", "Formats",
+        footer=True),
+    _BROWSER("formats", ("F",), "formats", "Formats",
         help="the topic's key and value formats (auto, string, json, avro, protobuf, json-schema, hex, base64) and "
              "a schema file or registry subject; remembered, read by the browser, nothing written to the cluster",
-        section="Messages", scope="messages", needs="codec", asks_first=True),
+        needs="codec", asks_first=True),
     # h (its scHema), beside H (the Schemas tab): the record's own, not the subject highlighted there last.
-    LiveAction("record-schema", ("h",), "record_schema", "Its schema",
+    _BROWSER("record-schema", ("h",), "record_schema", "Its schema",
         help="the highlighted record's schema (its value's, else its key's) in the Schemas tab: the subject and "
-             "version the registry named, else its schema id's; also on Enter's record screen",
-        section="Messages", scope="messages", needs="browser"),
-    LiveAction("export", ("y",), "export", "Export",
+             "version the registry named, else its schema id's; also on Enter's record screen"),
+    _BROWSER("export", ("y",), "export", "Export",
         help="export the page, or the search's matches, to a file as `kafkatop consume --json` prints them (asks "
              "the path; replaces a file only when asked again)",
-        section="Messages", scope="messages", needs="browser", asks_first=True),
-    LiveAction("from", ("o",), "from_field", "From…",
-        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time",
-        section="Messages", scope="messages", needs="browser"),
+        asks_first=True),
+    _BROWSER("from", ("o",), "from_field", "From…",
+        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time"),
 )
 # fmt: on
 

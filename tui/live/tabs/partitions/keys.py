@@ -3,6 +3,8 @@ partition), through the app's ClusterActions, which ask first and run in its act
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.tui.live.action import ANY, LiveAction
 from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable
@@ -10,32 +12,29 @@ from kafkatop.tui.live.tabs.tab import TabScreen
 
 PARTITIONS = "tab-partitions"
 _HERE = frozenset({PARTITIONS})
+_TOPIC = partial(LiveAction, section="Topics", tabs=_HERE)
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
-    LiveAction("delete-topic", ("d",), "delete_topic", "Delete topic",
+    _TOPIC("delete-topic", ("d",), "delete_topic", "Delete topic",
         help="Partitions: delete the highlighted topic (a confirmation names it)",
-        section="Topics", palette="Delete the highlighted topic", tabs=_HERE, needs="topic_admin", writes=True,
-        asks_first=True),
-    LiveAction("elect-preferred", ("e",), "elect('PREFERRED')", "Elect leaders",
+        palette="Delete the highlighted topic", needs="topic_admin", writes=True, asks_first=True),
+    _TOPIC("elect-preferred", ("e",), "elect('PREFERRED')", "Elect leaders",
         help="Partitions: preferred leader election for the topic, the moves shown first",
-        section="Topics", palette="Elect preferred leaders", tabs=_HERE, needs="elections", writes=True,
-        asks_first=True),
-    LiveAction("elect-unclean", ("E",), "elect('UNCLEAN')", "Unclean election",
+        palette="Elect preferred leaders", needs="elections", writes=True, asks_first=True),
+    _TOPIC("elect-unclean", ("E",), "elect('UNCLEAN')", "Unclean election",
         help="Partitions: unclean leader election: says what can be lost, and asks",
-        section="Topics", palette="Elect unclean leaders", tabs=_HERE, needs="elections", writes=True, asks_first=True),
-    LiveAction("add-partitions", ("P",), "add_partitions", "Add partitions",
+        palette="Elect unclean leaders", needs="elections", writes=True, asks_first=True),
+    _TOPIC("add-partitions", ("P",), "add_partitions", "Add partitions",
         help="Partitions: add partitions to the topic (Kafka validates the count first)",
-        section="Topics", palette="Add partitions to the highlighted topic", tabs=_HERE, needs="topic_admin",
-        writes=True, asks_first=True),
-    LiveAction("topic-rows", ("T",), "topic_rows", "Topic rows",
+        palette="Add partitions to the highlighted topic", needs="topic_admin", writes=True, asks_first=True),
+    _TOPIC("topic-rows", ("T",), "topic_rows", "Topic rows",
         help="Partitions: one row per topic (Enter shows its partitions), again: every partition",
-        section="Topics", palette="One row per topic, or every partition", tabs=_HERE, launches=ANY),
-    LiveAction("reassign", ("m",), "reassign", "Reassign",
+        palette="One row per topic, or every partition", launches=ANY),
+    _TOPIC("reassign", ("m",), "reassign", "Reassign",
         help="Partitions: move the topic's replicas (as kafka-reassign-partitions); again while it runs: "
              "cancel it",
-        section="Topics", palette="Move the highlighted topic's replicas", tabs=_HERE, needs="reassignments",
-        writes=True, asks_first=True),
+        palette="Move the highlighted topic's replicas", needs="reassignments", writes=True, asks_first=True),
 )
 # fmt: on
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import partial
 from urllib.parse import urlsplit
 
 from rich.console import Group, RenderableType
@@ -32,17 +33,15 @@ from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import Asking, ask
 
 # The pane's own keys (active while it has focus), in the Schemas tab's keys (keys.py).
+_SCHEMA = partial(LiveAction, section="Schemas", scope="schemas", needs="schemas")
 # fmt: off
 PANE_ACTIONS: tuple[LiveAction, ...] = (
-    LiveAction("schema-older", ("left_square_bracket",), "version(1)", "Older version",
-        help="Schemas: the highlighted subject's older version",
-        section="Schemas", scope="schemas", needs="schemas"),
-    LiveAction("schema-newer", ("right_square_bracket",), "version(-1)", "Newer version",
-        help="Schemas: its newer version",
-        section="Schemas", scope="schemas", needs="schemas"),
-    LiveAction("schemas-read", ("r",), "read", "Read again",
-        help="Schemas: read the registry again",
-        section="Schemas", scope="schemas", needs="schemas"),
+    _SCHEMA("schema-older", ("left_square_bracket",), "version(1)", "Older version",
+        help="Schemas: the highlighted subject's older version"),
+    _SCHEMA("schema-newer", ("right_square_bracket",), "version(-1)", "Newer version",
+        help="Schemas: its newer version"),
+    _SCHEMA("schemas-read", ("r",), "read", "Read again",
+        help="Schemas: read the registry again"),
 )
 # fmt: on
 

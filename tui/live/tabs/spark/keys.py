@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.tabs.spark.pane import SparkPanel
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 SPARK = "tab-spark"
+_COUNT = partial(LiveAction, section="Spark", scope="spark", needs="spark", footer=True)
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
     LiveAction("spark-count", (), "spark_count", "Count",
         help="the Spark tab, counting the picked topic per partition (`g` there)",
         section="Spark", palette="Count the topic with Spark", needs="spark"),
-    LiveAction("count", ("g",), "count", "Count",
-        help="count the picked topic per partition with Spark",
-        section="Spark", scope="spark", needs="spark", footer=True),
-    LiveAction("live-counts", ("l",), "live", "Live counts",
-        help="live counts from a streaming query",
-        section="Spark", scope="spark", needs="spark", footer=True),
+    _COUNT("count", ("g",), "count", "Count",
+        help="count the picked topic per partition with Spark"),
+    _COUNT("live-counts", ("l",), "live", "Live counts",
+        help="live counts from a streaming query"),
 )
 # fmt: on
 
