@@ -246,7 +246,7 @@ async def drive(app: KafkatopApp, ports: dict[str, frozenset[int]], args: argpar
             shown = app.settings.context or shown
             await settle(pilot, app, args.settle)
         probe.current = None
-        out["kept"] = sorted(str(k) for k in app._kept)
+        out["kept"] = sorted(str(k) for k in app.contexts._kept)
     return out
 
 

@@ -168,13 +168,13 @@ class KafkatopApp(App[None]):
     def on_polled(self, message: Polled) -> None:
         if self.shutting_down:
             return
-        snapshot, problem = message.snapshot, SOURCE[message.source].problem
+        snapshot, source = message.snapshot, SOURCE[message.source]
         if isinstance(snapshot, ClusterSnapshot) and snapshot.mode == "zk":
             self.main_screen.zookeeper_mode()
         changes: dict[str, object] = {message.source: snapshot, "timeline": self._timeline(message.timeline)}
-        if problem is not None:
-            changes[problem] = None  # read again: its problem is over
-        if message.history is not None:
+        if source.problem is not None:
+            changes[source.problem] = None  # read again: its problem is over
+        if source.history:
             changes["history"] = message.history
         self._show(**changes)
 

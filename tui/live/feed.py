@@ -219,6 +219,7 @@ class LiveSource(Generic[S]):
     deliver: Callable[[Feed, S, float | None], None]  # the Feed's: recorded, observed, posted as one Polled
     problem: str | None = None  # the LiveView field saying why its last poll failed; None: its pane keeps its own
     after_actions: bool = False  # polled again as soon as a user's action ends
+    history: bool = False  # its delivery carries the history (the cluster's): the view takes it, even when None
 
 
 def _port(port: Callable[[Sources], object | None], call: str) -> Callable[[Sources], Any]:
@@ -229,7 +230,7 @@ def _port(port: Callable[[Sources], object | None], call: str) -> Callable[[Sour
 # fmt: off
 SOURCES: tuple[LiveSource[Any], ...] = (
     LiveSource("cluster", lambda s: s.poll_cluster, lambda s: s.poll_interval_s, ClusterSnapshot, Feed.cluster,
-               problem="failure", after_actions=True),
+               problem="failure", after_actions=True, history=True),
     LiveSource("nodes", _port(lambda s: s.control, "poll"), lambda s: s.poll_interval_s, NodesSnapshot, Feed.nodes,
                after_actions=True),
     LiveSource("ensemble", lambda s: s.poll_ensemble, lambda s: s.ensemble_interval_s, EnsembleView, Feed.ensemble,
