@@ -49,7 +49,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.timeout(600)]
 TOPIC = "orders"
 GROUPS = ("[/]", NAMES["title"], NAMES["bidi"], NAMES["clear"], NAMES["long"])
 TRANSACTIONAL_ID = "tx[/]open"
-CONNECTOR = "[b]c[/b]"
+CONNECTOR = "[bold red]c[@click=app.quit]"  # markup, and an action if parsed; no "/" (Connect cannot address one)
 PRINCIPALS = ("User:[/]", f"User:{NAMES['title']}")
 
 
