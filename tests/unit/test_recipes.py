@@ -97,7 +97,6 @@ def poll_quotas():
 row = feed_module.LiveSource("quotas", lambda s: poll_quotas, lambda s: 3600.0, QuotasSnapshot,
                              lambda feed, snapshot, at: delivered.append((snapshot, at)))
 feed_module.SOURCES = (*feed_module.SOURCES, row)
-feed_module.SOURCE["quotas"] = row
 
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 from textual import on, work
 from textual.app import App
@@ -22,7 +22,7 @@ from kafkatop.backends.model.recording import ActionDone
 from kafkatop.backends.model.text import printable
 from kafkatop.tui.live.actions import ClusterActions
 from kafkatop.tui.live.commands import LiveCommands
-from kafkatop.tui.live.feed import SOURCE, SOURCES, Feed
+from kafkatop.tui.live.feed import SOURCES, Feed, source
 from kafkatop.tui.live.gc_pacing import after_the_frame
 from kafkatop.tui.live.grant_key import GRANT, GrantKeeper
 from kafkatop.tui.live.granting import GrantsMet
@@ -61,7 +61,8 @@ class KafkatopApp(App[None]):
         super().__init__()
         self.switcher, self.contexts = switcher, ContextSwitch(self, MainScreen)
         self.replay, self.clock = replay, (replay.clock if replay is not None else clock)
-        self.grants, self.last_action = GrantKeeper(self), cast(ActionFinished | None, None)
+        self.grants = GrantKeeper(self)
+        self.last_action: ActionFinished | None = None
         sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
         # Fed by the workers (the timeline and history are thread-safe and bounded); the panes draw their snapshots.
         feed = Feed(self.post_message, sources.recorder if replay is None else None)
@@ -168,13 +169,13 @@ class KafkatopApp(App[None]):
     def on_polled(self, message: Polled) -> None:
         if self.shutting_down:
             return
-        snapshot, source = message.snapshot, SOURCE[message.source]
+        snapshot, row = message.snapshot, source(message.source)
         if isinstance(snapshot, ClusterSnapshot) and snapshot.mode == "zk":
             self.main_screen.zookeeper_mode()
         changes: dict[str, object] = {message.source: snapshot, "timeline": self._timeline(message.timeline)}
-        if source.problem is not None:
-            changes[source.problem] = None  # read again: its problem is over
-        if source.history:
+        if row.problem is not None:
+            changes[row.problem] = None  # read again: its problem is over
+        if row.history:
             changes["history"] = message.history
         self._show(**changes)
 
@@ -194,7 +195,7 @@ class KafkatopApp(App[None]):
             return
         error = event.worker.error if state is WorkerState.ERROR else None
         if (poller := self.polls.ended(event.worker)) is not None:
-            if error is not None and SOURCE[poller.source].problem is not None:  # the others' panes keep theirs
+            if error is not None and source(poller.source).problem is not None:  # the others' panes keep theirs
                 self.on_poll_failed(PollFailed(poller.source, failure_text(error), self.clock()))
         elif error is not None and group in ("switch", "close-context"):
             title = "context not switched" if group == "switch" else ""
@@ -205,7 +206,7 @@ class KafkatopApp(App[None]):
 
     def on_poll_failed(self, message: PollFailed) -> None:
         self.feed.failed(message.source, message.reason, message.at)
-        problem = SOURCE[message.source].problem
+        problem = source(message.source).problem
         if problem is not None:  # the last good data stays; the cluster's with its age
             self._show(**{problem: message.reason}, **({"failed_at": message.at} if problem == "failure" else {}))
 
@@ -233,9 +234,9 @@ class KafkatopApp(App[None]):
             self.notify(message.error, title="failed", severity="error", timeout=8)
         else:
             self.notify(message.what, timeout=3)
-        for source in SOURCES:
-            if source.after_actions:
-                self.poll_now(source.name)
+        for row in SOURCES:
+            if row.after_actions:
+                self.poll_now(row.name)
 
     # --- M: the last refusal's grants (grant_key.py) -----------------------------------------------------------------
     def on_grants_met(self, message: GrantsMet) -> None:

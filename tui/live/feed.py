@@ -243,7 +243,11 @@ SOURCES: tuple[LiveSource[Any], ...] = (
                problem="acls_problem", after_actions=True),
 )
 # fmt: on
-SOURCE = {s.name: s for s in SOURCES}
+
+
+def source(name: str) -> LiveSource[Any]:
+    """The row of SOURCES named `name` (a poller's, a failure's)."""
+    return next(s for s in SOURCES if s.name == name)
 
 
 def summarized(snapshot: ClusterSnapshot) -> ClusterSnapshot:
