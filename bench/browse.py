@@ -53,7 +53,7 @@ from kafkatop.backends.model.messages import SearchProgress, SearchRequest
 from kafkatop.backends.zookeeper.server import free_port
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
 from bench.common.loop import LoopLag
@@ -152,7 +152,7 @@ async def in_app(bootstrap: str, first: int, last: int, runs: int) -> tuple[list
         async with app.run_test(size=(160, 45)) as pilot:
             while app.snapshot is None or app.snapshot.topic(TOPIC) is None:
                 await pilot.pause(0.1)
-            panel = app.main_screen.query_one(MessagesPanel)
+            panel = app.main_screen.query_one(MessagesPane)
             app.main_screen.show_tab("tab-messages")
             shown = panel.show_page
             drawn: list[float] = []

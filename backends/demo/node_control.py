@@ -100,13 +100,18 @@ class DemoControl(ControllerFailover, ControllerTopics, ControllerElections, Con
         check_action(action, self._view(broker, time.time()))
         return broker
 
+    def _going_down(self, name: str, action: str, metadata: Any) -> DemoBroker:
+        """The broker about to go down, checked; the topics as the cluster had them learned first (its elections)."""
+        broker = self._checked(name, action)
+        if metadata is not None:
+            self._learn_topics(metadata)
+        return broker
+
     def kill(self, name: str) -> None:
         """kill -9: the broker is gone at once; then the controller elects new leaders."""
         metadata = self._fresh_metadata()
         with self._lock:
-            broker = self._checked(name, "kill")
-            if metadata is not None:
-                self._learn_topics(metadata)
+            broker = self._going_down(name, "kill", metadata)
             self.mock.set_broker_down(broker.id)
             broker.state = NodeState.KILLED
             self._went_down(broker.id, "killed")
@@ -115,9 +120,7 @@ class DemoControl(ControllerFailover, ControllerTopics, ControllerElections, Con
         """A controlled shutdown: leaders move away while the broker still serves, then it goes down."""
         metadata = self._fresh_metadata()
         with self._lock:
-            broker = self._checked(name, "stop")
-            if metadata is not None:
-                self._learn_topics(metadata)
+            broker = self._going_down(name, "stop", metadata)
             broker.state = NodeState.DOWN  # no longer eligible: elections below skip it
             try:
                 self._went_down(broker.id, "stopped (controlled shutdown)")

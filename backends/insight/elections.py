@@ -50,8 +50,8 @@ def _preferred(p: Partition, alive: set[int]) -> ElectionCandidate | None:
     def valid(r: int) -> bool:
         return r in alive and r in p.isr
 
-    def candidate(new: int | None, refusal: str | None, reason: str) -> ElectionCandidate:
-        return ElectionCandidate(tp, p.leader, p.replicas, p.isr, new, refusal, reason)
+    def candidate(new: int | None, error: str | None, reason: str) -> ElectionCandidate:
+        return ElectionCandidate(tp, p.leader, p.replicas, p.isr, new, error, reason)
 
     if valid(preferred):
         return candidate(preferred, None, f"back to its preferred leader {preferred}")
@@ -216,7 +216,7 @@ def move_text(c: ElectionCandidate) -> str:
     new = "none" if c.new_leader is None else str(c.new_leader)
     if c.moves:
         return f"{c.partition}: leader {c.leader_text} → {new} ({c.reason})"
-    return f"{c.partition}: {c.refusal}: {c.reason}"
+    return f"{c.partition}: {c.error}: {c.reason}"
 
 
 def plan_lines(plan: ElectionPlan) -> list[str]:

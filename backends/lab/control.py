@@ -100,12 +100,14 @@ class LogTail:
 # --- a lab cluster that this kafkatop supervises -------------------------------------------------------------------
 class LabControl:
     """A lab cluster: nodes from the supervisor's state, CPU and memory of their JVMs, and their log tails.
-    `refusal`: why nothing may be done here (a read-only context), said by every action, which does nothing;
+    `read_only_reason`: why nothing may be done here (a read-only context), said by every action, which does nothing;
     `not_running`: said of each node that does not run (in read-only, who may start it)."""
 
-    def __init__(self, cluster: LabCluster, *, refusal: str | None = None, not_running: str | None = None) -> None:
+    def __init__(
+        self, cluster: LabCluster, *, read_only_reason: str | None = None, not_running: str | None = None
+    ) -> None:
         self.cluster = cluster
-        self._refusal, self._not_running = refusal, not_running
+        self._read_only_reason, self._not_running = read_only_reason, not_running
         self._pids: frozenset[int] = frozenset()
         self._configs: frozenset[str] = frozenset()
         # One long-lived source: CPU % is measured between its consecutive readings of the same process.
@@ -194,8 +196,8 @@ class LabControl:
         return f"{found}; {self._not_running}" if found else self._not_running
 
     def _refuse(self, what: str) -> None:
-        if self._refusal is not None:
-            raise ControlError(f"{self._refusal}: {what} writes to the cluster; nothing was done")
+        if self._read_only_reason is not None:
+            raise ControlError(f"{self._read_only_reason}: {what} writes to the cluster; nothing was done")
 
     def _check(self, name: str, action: str) -> str:
         self._refuse(f"{action} {name}")

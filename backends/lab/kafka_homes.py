@@ -276,12 +276,14 @@ def _install_or_reason(given: Path) -> KafkaInstall | str:
 def open_install(home: str | Path) -> KafkaInstall:
     """Open one folder as a Kafka installation (its home, its bin/, or a Homebrew keg); errors say what is missing."""
     path = Path(home).expanduser()
+    return _opened(path, str(path), "point it at the folder holding bin/ and libs/ (Apache Kafka) or bin/ and "
+                   "share/java/kafka/ (Confluent Platform)")  # fmt: skip
+
+
+def _opened(path: Path, named: str, fix: str) -> KafkaInstall:
     found = _install_or_reason(path)
     if isinstance(found, str):
-        raise KafkaHomeInvalid(
-            f"{path} is not a Kafka installation: {found}; point it at the folder holding bin/ and libs/ "
-            "(Apache Kafka) or bin/ and share/java/kafka/ (Confluent Platform)"
-        )
+        raise KafkaHomeInvalid(f"{named} is not a Kafka installation: {found}; {fix}")
     return found
 
 
@@ -320,24 +322,14 @@ def find_kafka(
     """
     if explicit is not None and str(explicit).strip():
         path = Path(explicit).expanduser()
-        found = _install_or_reason(path)
-        if isinstance(found, str):
-            raise KafkaHomeInvalid(
-                f"--kafka-home {path} is not a Kafka installation: {found}; point --kafka-home at the folder holding "
-                "bin/ (an Apache Kafka or Confluent Platform folder)"
-            )
-        return found
+        return _opened(path, f"--kafka-home {path}", "point --kafka-home at the folder holding bin/ (an Apache Kafka "
+                       "or Confluent Platform folder)")  # fmt: skip
 
     looked: list[str] = []
     env_home = environ.get("KAFKA_HOME", "").strip()
     if env_home:
-        found = _install_or_reason(Path(env_home).expanduser())
-        if isinstance(found, str):
-            raise KafkaHomeInvalid(
-                f"KAFKA_HOME={env_home} is not a Kafka installation: {found}; set KAFKA_HOME to an Apache Kafka or "
-                "Confluent Platform folder, unset it to let kafkatop search, or pass --kafka-home DIR"
-            )
-        return found
+        fix = "set KAFKA_HOME to an Apache Kafka or Confluent Platform folder, unset it to let kafkatop search, or "
+        return _opened(Path(env_home).expanduser(), f"KAFKA_HOME={env_home}", fix + "pass --kafka-home DIR")
     looked.append("KAFKA_HOME (not set)")
 
     on_path = False

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kafkatop.backends.model.connect import ConnectRefused
+from kafkatop.backends.model.errors import unreadable
 from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.properties import parse_properties
 from kafkatop.backends.model.secrets import HIDDEN
 
 MAX_FILE_BYTES = 1 << 20  # a connector's config is a few KiB; a larger file is not one
+DIRECTORY = "a directory: give a connector's .json or .properties file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +107,8 @@ def read_connector_file(path: str | Path) -> ConnectorFile:
     try:
         with p.open("rb") as f:
             raw = f.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ConnectRefused(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ConnectRefused(f"{p}: a directory: give a connector's .json or .properties file") from None
     except OSError as e:
-        raise ConnectRefused(f"{p}: cannot read it ({e.strerror or e})") from None
+        raise ConnectRefused(f"{p}: {unreadable(e, DIRECTORY)}") from None
     if len(raw) > MAX_FILE_BYTES:
         raise ConnectRefused(f"{p}: larger than {MAX_FILE_BYTES >> 10} KiB: not a connector's config")
     if b"\x00" in raw:
@@ -129,7 +127,8 @@ def read_offsets_file(path: str | Path) -> list[dict[str, object]]:
     try:
         data = loads(p.read_text(encoding="utf-8"))
     except OSError as e:
-        raise ConnectRefused(f"{p}: cannot read it ({e.strerror or e})") from None
+        why = unreadable(e, "a directory: give a file as `offsets NAME --json` prints them")
+        raise ConnectRefused(f"{p}: {why}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ConnectRefused(f"{p}: not valid JSON ({e}); write it as `offsets NAME --json` prints them") from None
     entries = data.get("offsets") if isinstance(data, dict) else None

@@ -45,8 +45,8 @@ class ElectionCandidate:
     leader: int  # NO_LEADER when it has none
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
-    new_leader: int | None  # None: Kafka finds no replica to elect, and answers `refusal`
-    refusal: str | None  # the error Kafka would answer: PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE
+    new_leader: int | None  # None: Kafka finds no replica to elect, and answers `error`
+    error: str | None  # the error Kafka would answer: PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE
     reason: str  # why, in words
     unclean: bool = False  # the new leader is not in the ISR: acknowledged records may be lost
     high_watermark: int | None = None
@@ -54,7 +54,7 @@ class ElectionCandidate:
 
     @property
     def moves(self) -> bool:
-        return self.refusal is None and self.new_leader is not None and self.new_leader != self.leader
+        return self.error is None and self.new_leader is not None and self.new_leader != self.leader
 
     @property
     def records_lost(self) -> int | None:

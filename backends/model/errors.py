@@ -40,3 +40,12 @@ class PropertiesError(KafkatopError):
 
 class MockClusterError(KafkatopError):
     """The librdkafka mock cluster could not be created or refused an operation."""
+
+
+def unreadable(e: OSError, directory: str) -> str:
+    """Why a file could not be read, said of the file: `directory` is what to say when it is a folder."""
+    if isinstance(e, FileNotFoundError):
+        return "file not found"
+    if isinstance(e, IsADirectoryError):
+        return directory
+    return f"cannot read it ({e.strerror or e})"

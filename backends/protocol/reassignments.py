@@ -8,8 +8,9 @@ apache/kafka. Decoders are bounded: truncated or foreign bytes raise ProtocolErr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
@@ -20,6 +21,8 @@ from kafkatop.backends.protocol.wire import (
     encode_uvarint,
     int32,
 )
+
+T = TypeVar("T")
 
 ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", (0, 0))
 LIST_PARTITION_REASSIGNMENTS = Api(46, "ListPartitionReassignments", (0, 0))
@@ -90,36 +93,33 @@ def _ints(r: Reader) -> tuple[int, ...]:
     return tuple(r.int32() for _ in range(r.compact_array_length()))
 
 
+def _by_partition(r: Reader, entry: Callable[[str, int], T]) -> tuple[T, ...]:
+    """The topics of a response, each with its partitions: `entry` reads a partition's fields after its index."""
+    read: list[T] = []
+    for _ in range(r.compact_array_length()):
+        topic = r.compact_string()
+        for _ in range(r.compact_array_length()):
+            read.append(entry(topic, r.int32()))
+            r.skip_tagged_fields()
+        r.skip_tagged_fields()
+    return tuple(read)
+
+
 def decode_alter(r: Reader) -> AlterResponse:
     """After the response header (v1)."""
     r.int32()  # throttle time
     error_code, error_message = r.int16(), r.compact_nullable_string()
-    results = []
-    for _ in range(r.compact_array_length()):
-        topic = r.compact_string()
-        for _ in range(r.compact_array_length()):
-            partition, code, message = r.int32(), r.int16(), r.compact_nullable_string()
-            r.skip_tagged_fields()
-            results.append(PartitionResult(topic, partition, code, message))
-        r.skip_tagged_fields()
+    results = _by_partition(r, lambda topic, p: PartitionResult(topic, p, r.int16(), r.compact_nullable_string()))
     r.skip_tagged_fields()
     r.end()
-    return AlterResponse(error_code, error_message, tuple(results))
+    return AlterResponse(error_code, error_message, results)
 
 
 def decode_list(r: Reader) -> ListResponse:
     """After the response header (v1)."""
     r.int32()  # throttle time
     error_code, error_message = r.int16(), r.compact_nullable_string()
-    ongoing = []
-    for _ in range(r.compact_array_length()):
-        topic = r.compact_string()
-        for _ in range(r.compact_array_length()):
-            partition = r.int32()
-            replicas, adding, removing = _ints(r), _ints(r), _ints(r)
-            r.skip_tagged_fields()
-            ongoing.append(OngoingReassignment(topic, partition, replicas, adding, removing))
-        r.skip_tagged_fields()
+    ongoing = _by_partition(r, lambda topic, p: OngoingReassignment(topic, p, _ints(r), _ints(r), _ints(r)))
     r.skip_tagged_fields()
     r.end()
-    return ListResponse(error_code, error_message, tuple(ongoing))
+    return ListResponse(error_code, error_message, ongoing)

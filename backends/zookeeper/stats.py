@@ -104,6 +104,7 @@ def _put_float(out: ServerFields, name: str, text: str | None) -> None:
         out[name] = value  # type: ignore[literal-required]
 
 
+# What srvr and mntr name each field the pane shows.
 _SRVR_INTS = {
     "Received": "received",
     "Sent": "sent",
@@ -112,25 +113,6 @@ _SRVR_INTS = {
     "Zxid": "zxid",
     "Node count": "znode_count",
 }
-
-
-def parse_srvr(text: str) -> ServerFields:
-    """`srvr` (or `stat`): `Key: value` lines."""
-    raw = _key_values(text, ":")
-    out = ServerFields()
-    if version := _short_version(raw.get("Zookeeper version")):
-        out["version"] = version
-    parts = raw.get("Latency min/avg/max", "").split("/")
-    if len(parts) == 3:
-        for name, part in zip(("latency_min_ms", "latency_avg_ms", "latency_max_ms"), parts, strict=True):
-            _put_float(out, name, part)
-    for key, name in _SRVR_INTS.items():
-        _put_int(out, name, raw.get(key))
-    if raw.get("Mode"):
-        out["mode"] = raw["Mode"]
-    return out
-
-
 _MNTR_INTS = {
     "zk_packets_received": "received",
     "zk_packets_sent": "sent",
@@ -149,6 +131,23 @@ _MNTR_FLOATS = {
     "zk_avg_latency": "latency_avg_ms",
     "zk_max_latency": "latency_max_ms",
 }
+
+
+def parse_srvr(text: str) -> ServerFields:
+    """`srvr` (or `stat`): `Key: value` lines."""
+    raw = _key_values(text, ":")
+    out = ServerFields()
+    if version := _short_version(raw.get("Zookeeper version")):
+        out["version"] = version
+    parts = raw.get("Latency min/avg/max", "").split("/")
+    if len(parts) == 3:
+        for name, part in zip(("latency_min_ms", "latency_avg_ms", "latency_max_ms"), parts, strict=True):
+            _put_float(out, name, part)
+    for key, name in _SRVR_INTS.items():
+        _put_int(out, name, raw.get(key))
+    if raw.get("Mode"):
+        out["mode"] = raw["Mode"]
+    return out
 
 
 def parse_mntr(text: str) -> ServerFields:

@@ -62,7 +62,7 @@ def report(layout: str, results: list[RunResult], args: argparse.Namespace) -> d
     encoded = "" if args.no_encode else " + encoding"
     print(f"  each frame (compositor{encoded}): {stats_line(all_frames)}  ({len(all_frames)})")
     print(f"  each gap between frames:           {stats_line([x for r in results for x in r.frame_gaps_ms])}")
-    print(f"  each ConsumerPanel.show_drained:   {stats_line([x for r in results for x in r.panel_ms])}")
+    print(f"  each ConsumerPane.show_drained:   {stats_line([x for r in results for x in r.panel_ms])}")
     print(f"  each gap between drains handled:   {stats_line([x for r in results for x in r.drain_gaps_ms])}")
     print(f"  each gap between Consoles.drain(): {stats_line([x for r in results for x in r.hub_drain_gaps_ms])}")
     print(f"  each Consoles.drain() (worker):    {stats_line([x for r in results for x in r.hub_drain_ms])}")

@@ -73,7 +73,7 @@ class RunResult:
     drains: int = 0
     drain_records: list[int] = field(default_factory=list)
     drain_gaps_ms: list[float] = field(default_factory=list)
-    panel_ms: list[float] = field(default_factory=list)  # ConsumerPanel.show_drained, each
+    panel_ms: list[float] = field(default_factory=list)  # ConsumerPane.show_drained, each
     hub_drain_ms: list[float] = field(default_factory=list)  # Consoles.drain() in the drain worker, each
     hub_drain_gaps_ms: list[float] = field(default_factory=list)  # between two Consoles.drain() calls
     handled_after_ms: list[float] = field(default_factory=list)  # Consoles.drain() returned -> panel started
@@ -117,7 +117,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
     from kafkatop.backends.kafka.records.consoles import Consoles
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.tabs.consume.pane import ConsumerPanel
+    from kafkatop.tui.live.tabs.consume.pane import ConsumerPane
 
     layout = args.cluster
     result = RunResult(layout, args.rate, args.seconds)
@@ -149,7 +149,7 @@ async def one_run(args: argparse.Namespace) -> RunResult:
             (app if hasattr(app, "action_tab") else app.main_screen).action_tab(4)
             await pilot.pause()
             frames = frame_spans(app, not args.no_encode)
-            panel = app.query_one(ConsumerPanel)
+            panel = app.query_one(ConsumerPane)
             drains = drains_seen(panel)
             hub = HubDrains(consoles)
             rss.pool = consoles._consumer_pool()

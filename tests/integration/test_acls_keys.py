@@ -23,7 +23,7 @@ from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.acls.add import AddAclScreen
-from kafkatop.tui.live.tabs.acls.pane import NO_AUTHORIZER, NO_DEMO, NO_RECORDING, AclsPanel
+from kafkatop.tui.live.tabs.acls.pane import NO_AUTHORIZER, NO_DEMO, NO_RECORDING, AclsPane
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until
@@ -241,4 +241,4 @@ async def test_no_tab_where_there_are_no_acls_to_read() -> None:
     app = app_with(None, launch="attach")
     async with app.run_test(size=(120, 40)) as pilot:
         await settled(pilot)
-        assert "ACLs" not in app.main_screen.tab_titles() and not app.query(AclsPanel)
+        assert "ACLs" not in app.main_screen.tab_titles() and not app.query(AclsPane)

@@ -35,7 +35,14 @@ from kafkatop.backends.kafka.records.consumers import ConsumerPool
 from kafkatop.backends.kafka.records.producer_console import ProducerSession
 from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
-from kafkatop.backends.model.consoles import AssignmentChange, ClientError, ConsumerView, ProducerSettings, Received
+from kafkatop.backends.model.consoles import (
+    AssignmentChange,
+    ClientError,
+    ConsumerView,
+    ProducerSettings,
+    Received,
+    ResetTarget,
+)
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 
@@ -125,6 +132,11 @@ def high_watermarks(cluster: MockCluster, topic: str) -> dict[int, int | None]:
 
 
 # --- producing ------------------------------------------------------------------------------------------------------
+def _planned(admin: GroupAdmin, group: str, topic: str, to: ResetTarget, value: int | None = None) -> dict[int, int]:
+    """The new offset per partition that a reset would commit (--dry-run)."""
+    return {m.partition: m.target for m in admin.plan_reset(group, [topic], to, value).moves}
+
+
 def test_send_reports_partition_offset_and_latency(producer: ProducerSession, topic: str) -> None:
     seqs = [producer.send(topic, f"hello {i}") for i in range(6)]
     assert seqs == [1, 2, 3, 4, 5, 6]
@@ -424,7 +436,7 @@ def test_reset_offsets_of_an_inactive_group(
     admin = GroupAdmin(KafkaConnection.parse(mock_cluster.bootstrap_servers), timeout_s=5.0)
     try:
         assert admin.committed_offsets("billing", topic) == {0: None, 1: None, 2: None}
-        assert admin.plan_offsets("billing", topic, "offset", 4) == {0: 4, 1: 4, 2: 4}
+        assert _planned(admin, "billing", topic, "offset", 4) == {0: 4, 1: 4, 2: 4}
         assert admin.committed_offsets("billing", topic) == {0: None, 1: None, 2: None}  # a plan changes nothing
 
         assert admin.reset_offsets("billing", topic, "latest") == {0: 10, 1: 10, 2: 10}
@@ -493,7 +505,7 @@ def test_a_reset_is_planned_per_partition_then_executed_as_planned(
         wait_deliveries(producer, 3)
         admin.execute_reset(stale)
         assert admin.committed_offsets("planned", topic) == {0: 10, 1: 10, 2: 10}
-        assert admin.plan_offsets("planned", topic, "latest") == {0: 11, 1: 11, 2: 11}
+        assert _planned(admin, "planned", topic, "latest") == {0: 11, 1: 11, 2: 11}
         with pytest.raises(ClientError, match=r"^topic 'nope' does not exist"):
             admin.plan_reset("planned", ["nope"], "earliest")
     finally:

@@ -17,7 +17,7 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.connect.connector_offsets import NOT_STOPPED, ConnectorOffsetsScreen
 from kafkatop.tui.live.tabs.connect.connector_restart import RestartConnectorScreen
-from kafkatop.tui.live.tabs.connect.pane import NO_DEMO, NO_SOURCE, ConnectPanel
+from kafkatop.tui.live.tabs.connect.pane import NO_DEMO, NO_SOURCE, ConnectPane
 from tests.conftest import pilot_until
 from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl
@@ -49,7 +49,7 @@ async def test_each_key_reaches_the_workers_with_the_highlighted_connector() -> 
         await settled(pilot)
         await pilot.press("N")
         assert app.query_one(TabbedContent).active == "tab-connect"
-        assert app.query_one(ConnectPanel).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
+        assert app.query_one(ConnectPane).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
         for key in ("Z", "U", "S"):
             await pilot.press(key)
             await settled(pilot)
@@ -109,7 +109,7 @@ async def test_a_file_the_worker_refuses_creates_nothing(tmp_path: Any) -> None:
         await settled(pilot)
         assert [c[0] for c in connect.calls] == ["validate", "validate"]
         await pilot.press("escape")
-        assert isinstance(app.screen.query_one(ConnectPanel), ConnectPanel)
+        assert isinstance(app.screen.query_one(ConnectPane), ConnectPane)
 
 
 async def test_refused_outside_the_tab_in_a_read_only_context_and_where_there_is_no_connect() -> None:
@@ -156,7 +156,7 @@ async def test_a_replay_shows_the_recorded_connect_and_acts_on_nothing() -> None
         await pilot_until(pilot, lambda: app.view.connect is not None, "the replayed poll")
         await pilot.press("N")
         assert app.query_one(TabbedContent).active == "tab-connect"
-        assert app.query_one(ConnectPanel).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
+        assert app.query_one(ConnectPane).selected_connector.name == "broken-sink"  # type: ignore[union-attr]
         await pilot.press("Z")
         assert "a replay only plays back what was recorded" in notices(app)[-1]
 

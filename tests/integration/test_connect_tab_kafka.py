@@ -27,7 +27,7 @@ from kafkatop.backends.model.connect import Connector
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.connect.pane import ConnectPanel
+from kafkatop.tui.live.tabs.connect.pane import ConnectPane
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from tests.conftest import pilot_until
 from tests.integration.test_supervisor import Clusters, free_port_block
@@ -97,7 +97,7 @@ async def test_create_kill_failover_pause_delete_from_the_connect_tab(
             first = created.tasks[0].worker_id
             port = int(first.rpartition(":")[2])
             node = next(n for n in view().nodes.nodes if port in n.ports)
-            panel = app.main_screen.query_one(ConnectPanel)
+            panel = app.main_screen.query_one(ConnectPane)
             assert panel.selected_connector is not None and panel.selected_connector.name == "lines-in"
 
             # K on the worker running the task, from the process pane.

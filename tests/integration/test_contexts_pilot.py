@@ -24,7 +24,7 @@ from kafkatop.tui.live.keymap import SCREEN_ACTIONS
 from kafkatop.tui.live.main_screen import MainScreen
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.contexts import ContextsScreen
-from kafkatop.tui.live.tabs.produce.pane import ProducerPanel
+from kafkatop.tui.live.tabs.produce.pane import ProducerPane
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until
 
@@ -130,7 +130,7 @@ async def test_a_read_only_context_refuses_every_write_in_the_app(
         assert any("K (kill -9)" in m for m in said), said
 
         await pilot.press("3")  # Produce: a line typed and Enter sends nothing, and the line stays
-        producer = screen.query_one(ProducerPanel)
+        producer = screen.query_one(ProducerPane)
         screen.query_one("#produce-topic", Input).value = "payments"
         line = screen.query_one("#produce-line", Input)
         line.focus()

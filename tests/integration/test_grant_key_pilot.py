@@ -31,8 +31,8 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.granting import Granting
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.consume.pane import ConsumerPanel
-from kafkatop.tui.live.tabs.produce.pane import ProducerPanel
+from kafkatop.tui.live.tabs.consume.pane import ConsumerPane
+from kafkatop.tui.live.tabs.produce.pane import ProducerPane
 from kafkatop.tui.live.widgets.tables import MessageLog
 from tests.conftest import pilot_until
 
@@ -102,7 +102,7 @@ async def test_a_refusal_names_the_grant_and_m_adds_it(mock_cluster: MockCluster
             said = await refused_send(pilot, app)
             assert "TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — grant it: " + LINE in said
             assert said.endswith(" · M grants it")
-            lines = app.query_one(ProducerPanel).query_one("#deliveries", RichLog).lines
+            lines = app.query_one(ProducerPane).query_one("#deliveries", RichLog).lines
             log = " ".join(" ".join(line.text for line in lines).split())  # as read, lines wrapped at the width
             assert "✗ t: TOPIC_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t" in log
             assert LINE in log  # the console's log keeps the line to paste
@@ -179,7 +179,7 @@ async def test_the_consumer_console_says_so_under_its_refusal_once_m_granted_it(
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
-            panel = app.query_one(ConsumerPanel)
+            panel = app.query_one(ConsumerPane)
             panel._show_refusals((refused,))  # noqa: SLF001 - the drain's step, given the adapter's view
             await pilot_until(pilot, lambda: app.check_action("grant", ()) is True, "M shown after the refusal")
             log = panel.query_one("#received", MessageLog)

@@ -20,7 +20,7 @@ from kafkatop.tui.cli.main import main
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPane
 from tests.conftest import pilot_until, wait_for
 from tests.integration.test_real_kafka import KraftNode, create_topic
 
@@ -128,7 +128,7 @@ async def test_the_groups_tab_says_kafka_s_refusals(groups: KraftNode) -> None:
     app = KafkatopApp(Sources(source.poll, group_tools=GroupTools(connection)), Settings(poll_interval_s=0.5))
     try:
         async with app.run_test(size=(120, 36)) as pilot:
-            panel = app.query_one(GroupsPanel)
+            panel = app.query_one(GroupsPane)
             await pilot.press("5")
             await pilot_until(pilot, lambda: panel.selected_group is not None, "a group highlighted")
             for _ in range(4):

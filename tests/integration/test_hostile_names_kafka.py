@@ -38,7 +38,7 @@ from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.transactions import TransactionsScreen
-from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPane
 from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
 from tests.fixtures.hostile import NAMES, at_terminal, raw_controls, screen_text, seen, terminal_output
@@ -163,7 +163,7 @@ async def drive(app: KafkatopApp) -> list[str]:
         await pilot_until(pilot, lambda: app.snapshot is not None and len(app.snapshot.groups) >= len(GROUPS),
                           "the hostile groups polled", timeout_s=60)  # fmt: skip
         await pilot.press("5")
-        table = app.query_one(GroupsPanel).query_one("#groups", LineTable)
+        table = app.query_one(GroupsPane).query_one("#groups", LineTable)
         await pilot_until(pilot, lambda: table.row_count >= len(GROUPS), "the groups listed")
         for group in GROUPS:  # not the Connect sink's group, which may have no offsets yet (X then says so)
             table.move_to(group)

@@ -32,8 +32,8 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.screens.transactions import TransactionsScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPane
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
@@ -122,8 +122,10 @@ async def messages_and_consoles(pilot: Any) -> None:
     table = app.query_one(PartitionTable)
     table.cursor_row = table._index(f"{TOPIC}-0")  # noqa: SLF001 - the row of a key
     await pilot.press("b")
-    panel = app.query_one(MessagesPanel)
+    panel = app.query_one(MessagesPane)
     await pilot_until(pilot, lambda: panel.page is not None and len(panel.page.records) == len(SHORT), "the page")
+    # The table sizes its columns to what it holds a frame after the rows are in: checked once it has.
+    await pilot_until(pilot, lambda: seen(NAMES["style"])[:24] in screen_text(app), "the records' columns sized")
     await check_screen(pilot, *(NAMES[k] for k in ("closing-tag", "style", "click")))  # the others as bytes
     await on_every_row(pilot, len(SHORT), "enter", RecordScreen, "escape")  # each record's detail
     await pilot.press("3")
@@ -155,7 +157,7 @@ async def test_every_tab_and_dialog_shows_hostile_names_as_text(planted: MockClu
     app = hostile_app(planted, registry.url, closing)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
-            groups = app.query_one(GroupsPanel)
+            groups = app.query_one(GroupsPane)
             await pilot_until(pilot, lambda: app.snapshot is not None and len(app.snapshot.groups) == len(NAMES),
                               "the hostile groups polled")  # fmt: skip
             await check_screen(pilot, NAMES["closing-tag"])  # a topic of that name

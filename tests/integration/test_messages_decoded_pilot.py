@@ -39,12 +39,12 @@ from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from kafkatop.tui.live.tabs.messages.record_export import ExportScreen
 from kafkatop.tui.live.tabs.messages.record_format import FormatScreen
 from kafkatop.tui.live.tabs.messages.record_table import RecordTable
 from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS
-from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPanel
+from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPane
 from tests.conftest import pilot_until
 from tests.doubles.schema_registry import SchemaRegistryDouble
 
@@ -94,7 +94,7 @@ def shown(widget: Static) -> str:
     return out.getvalue()
 
 
-def status(panel: MessagesPanel) -> str:
+def status(panel: MessagesPane) -> str:
     return str(panel.query_one("#browse-status").render())
 
 
@@ -121,7 +121,7 @@ async def test_decoded_rows_detail_filter_formats_search_and_export_through_the_
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             app.main_screen.show_tab("tab-messages")
-            panel = app.query_one(MessagesPanel)
+            panel = app.query_one(MessagesPane)
             table = panel.query_one(RecordTable)
             panel.open("orders", 0, at="beginning")
             await pilot_until(pilot, lambda: panel.page is not None, "the first page")
@@ -238,7 +238,7 @@ async def test_without_a_registry_a_record_in_the_wire_format_says_so(
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             app.main_screen.show_tab("tab-messages")
-            panel = app.query_one(MessagesPanel)
+            panel = app.query_one(MessagesPane)
             panel.open("orders", 0, at="3")
             await pilot_until(pilot, lambda: panel.page is not None, "the page")
             row = str(panel.query_one(RecordTable).get_row("0:3")[4])
@@ -297,9 +297,9 @@ async def test_h_opens_the_records_schema_in_the_schemas_tab_through_the_schema_
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             tabs = app.query_one(TabbedContent)
-            schemas = app.query_one(SchemasPanel)
+            schemas = app.query_one(SchemasPane)
             app.main_screen.show_tab("tab-messages")
-            panel = app.query_one(MessagesPanel)
+            panel = app.query_one(MessagesPane)
             table = panel.query_one(RecordTable)
             panel.open("orders", 0, at="beginning")
             await pilot_until(pilot, lambda: panel.page is not None, "the first page")

@@ -17,7 +17,7 @@ from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until
 
@@ -40,7 +40,7 @@ def cluster() -> Iterator[MockCluster]:
         yield mock
 
 
-def _status(panel: MessagesPanel) -> str:
+def _status(panel: MessagesPane) -> str:
     return str(panel.query_one("#browse-status").render())
 
 
@@ -55,7 +55,7 @@ async def test_browsing_paging_and_searching_by_key(cluster: MockCluster) -> Non
             await pilot_until(pilot, lambda: table.row_count == 2, "the partitions")
             table.cursor_row = 1
             await pilot.press("b")
-            panel = app.query_one(MessagesPanel)
+            panel = app.query_one(MessagesPane)
             assert app.query_one(TabbedContent).active == "tab-messages"
             await pilot_until(pilot, lambda: panel.page is not None, "the first page")
             assert panel.page is not None

@@ -27,7 +27,7 @@ from kafkatop.tui.live.keymap import ACTIONS, by_id
 from kafkatop.tui.live.replay import Replay
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS
-from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPanel
+from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, SchemasPane
 from kafkatop.tui.live.tabs.schemas.register import RegisterSchemaScreen
 from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
@@ -248,12 +248,12 @@ async def test_read_only_refuses_registering_and_a_replay_has_no_tab(double: Sch
     app = KafkatopApp(Sources(lambda: kraft_lab()[0]), Settings(), replay=Replay(recording))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert "Schemas" not in app.main_screen.tab_titles() and not app.query(SchemasPanel)
+        assert "Schemas" not in app.main_screen.tab_titles() and not app.query(SchemasPane)
         await pilot.press("H")
         assert "a replay only plays back what was recorded" in notices(app)[-1]
 
 
 def test_the_tabs_own_keys_are_the_registrys() -> None:
-    bound = {k for b in SchemasPanel.BINDINGS for k in b.key.split(",")}  # type: ignore[union-attr]
+    bound = {k for b in SchemasPane.BINDINGS for k in b.key.split(",")}  # type: ignore[union-attr]
     assert bound == {k for a in ACTIONS if a.scope == "schemas" for k in a.keys} == {
         "left_square_bracket", "right_square_bracket", "r"}  # fmt: skip

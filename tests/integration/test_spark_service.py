@@ -186,7 +186,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
     from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.tabs.spark.pane import SparkPanel
+    from kafkatop.tui.live.tabs.spark.pane import SparkPane
 
     mock.create_topic("panel", 2, 1)
     fill(mock.bootstrap_servers, "panel", 40, 2)
@@ -198,7 +198,7 @@ async def test_the_spark_panel_counts_through_the_service(mock: MockCluster, ser
         await pilot.press(
             str([t.id for t in app.main_screen.visible_tabs()].index("tab-spark") + 1)
         )  # no Log or Quorum tab here
-        panel = app.query_one(SparkPanel)
+        panel = app.query_one(SparkPane)
         await pilot_until(pilot, lambda: "panel" in panel._topics, timeout_s=30.0)
         panel.query_one("#spark-topic", Select).value = "panel"
         await pilot.press("g")

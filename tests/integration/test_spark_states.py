@@ -42,7 +42,7 @@ async def test_the_tab_says_starting_while_the_jvm_launches_then_ready_counting_
     from kafkatop.spark.counter import SparkCounts
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Settings, Sources
-    from kafkatop.tui.live.tabs.spark.pane import SparkPanel
+    from kafkatop.tui.live.tabs.spark.pane import SparkPane
 
     mock.create_topic("states", 2, 1)
     fill(mock.bootstrap_servers, "states", 3000, 2)
@@ -54,7 +54,7 @@ async def test_the_tab_says_starting_while_the_jvm_launches_then_ready_counting_
     app = KafkatopApp(Sources(admin.poll, spark=counter), Settings(poll_interval_s=0.5))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            panel = app.query_one(SparkPanel)
+            panel = app.query_one(SparkPane)
 
             def line() -> str:
                 return str(panel.query_one("#spark-state").render())
@@ -146,7 +146,7 @@ async def test_showing_the_tab_warms_up_once_and_the_seconds_move() -> None:
 
     from kafkatop.tui.live.app import KafkatopApp
     from kafkatop.tui.live.sources import Sources
-    from kafkatop.tui.live.tabs.spark.pane import SparkPanel
+    from kafkatop.tui.live.tabs.spark.pane import SparkPane
     from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, RecordedSparkCounts, kraft_lab
     from tests.snapshots.test_app_snapshots import FROZEN
 
@@ -163,7 +163,7 @@ async def test_showing_the_tab_warms_up_once_and_the_seconds_move() -> None:
     app = KafkatopApp(Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, spark=spark), FROZEN,
                       clock=lambda: now[0])  # fmt: skip
     async with app.run_test(size=(80, 24)) as pilot:
-        panel = app.query_one(SparkPanel)
+        panel = app.query_one(SparkPane)
 
         def line() -> str:
             return str(panel.query_one("#spark-state").render())

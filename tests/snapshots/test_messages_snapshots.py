@@ -27,7 +27,7 @@ from kafkatop.backends.model.messages import (
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from tests.fixtures.snapshots import TAKEN_AT, failover_snapshot
 from tests.snapshots.test_app_snapshots import settled
 
@@ -125,7 +125,7 @@ async def formats_dialog(pilot: Any) -> None:
     app.main_screen.show_tab("tab-messages")
     app.query_one("#browse-topic", Input).value = "purchases"
     await pilot.pause()
-    app.query_one(MessagesPanel).action_formats()
+    app.query_one(MessagesPane).action_formats()
     await pilot.pause()
     for field in app.screen.query(Input):
         field.cursor_blink = False

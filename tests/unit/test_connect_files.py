@@ -54,7 +54,7 @@ def test_what_is_not_a_connector_is_refused_saying_why(text: str, says: str) -> 
 
 
 def test_a_file_that_cannot_be_one_is_refused_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(ConnectRefused, match="no such file"):
+    with pytest.raises(ConnectRefused, match="file not found"):
         read_connector_file(tmp_path / "missing.json")
     with pytest.raises(ConnectRefused, match="a directory"):
         read_connector_file(tmp_path)

@@ -80,13 +80,13 @@ def test_preferred_is_refused_while_the_preferred_replica_is_down_or_catching_up
     )
     plan = plan_election(snap, PREFERRED, None)
     by = {c.partition.partition: c for c in plan.candidates}
-    assert by[0].refusal == PREFERRED_LEADER_NOT_AVAILABLE and by[0].new_leader == 2 and not by[0].moves
+    assert by[0].error == PREFERRED_LEADER_NOT_AVAILABLE and by[0].new_leader == 2 and not by[0].moves
     assert "its preferred leader 1 is down: 2 stays leader" == by[0].reason
-    assert by[1].refusal == PREFERRED_LEADER_NOT_AVAILABLE
+    assert by[1].error == PREFERRED_LEADER_NOT_AVAILABLE
     assert "not in the ISR (3)" in by[1].reason
-    assert by[2].refusal == PREFERRED_LEADER_NOT_AVAILABLE and by[2].new_leader is None
+    assert by[2].error == PREFERRED_LEADER_NOT_AVAILABLE and by[2].new_leader is None
     # Kafka's PartitionChangeBuilder: the preferred one invalid, the current leader invalid, the next valid replica.
-    assert by[3].moves and by[3].new_leader == 2 and by[3].refusal is None
+    assert by[3].moves and by[3].new_leader == 2 and by[3].error is None
     assert plan.whole_cluster
 
 
@@ -113,7 +113,7 @@ def test_unclean_elects_the_first_live_replica_of_a_leaderless_partition_and_say
     assert plan.not_needed == (tp("risky", 1),)
     assert by[0].unclean and by[0].new_leader == 3 and by[0].high_watermark == 140 and by[0].records_lost is None
     assert not by[2].unclean and by[2].new_leader == 3 and by[2].records_lost == 0  # Kafka elects 3 cleanly
-    assert by[3].refusal == ELIGIBLE_LEADERS_NOT_AVAILABLE and by[3].new_leader is None
+    assert by[3].error == ELIGIBLE_LEADERS_NOT_AVAILABLE and by[3].new_leader is None
     assert [c.partition for c in plan.unclean_moves] == [tp("risky", 0)]
     assert log_end_wanted(plan) == {tp("risky", 0): 3}  # whose log end to read: the new leader's
 

@@ -11,8 +11,8 @@ import pytest
 from kafkatop.tui.live import keymap
 from kafkatop.tui.live.main_screen import OWNERS, MainScreen
 from kafkatop.tui.live.tabs import TABS
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
-from kafkatop.tui.live.tabs.spark.pane import SparkPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
+from kafkatop.tui.live.tabs.spark.pane import SparkPane
 from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.tables import KeyedTable
 
@@ -50,7 +50,7 @@ def test_a_tabs_keys_run_on_the_tab_that_declares_them() -> None:
 
 
 @pytest.mark.parametrize(
-    ("scope", "widgets"), [("messages", [MessagesPanel]), ("spark", [SparkPanel]), ("tables", [LineTable, KeyedTable])]
+    ("scope", "widgets"), [("messages", [MessagesPane]), ("spark", [SparkPane]), ("tables", [LineTable, KeyedTable])]
 )
 def test_a_panes_keys_in_the_registry_are_the_keys_it_binds(scope: str, widgets: list[type]) -> None:
     bound = {k for w in widgets for cls in w.__mro__ for b in getattr(cls, "BINDINGS", []) for k in b.key.split(",")}

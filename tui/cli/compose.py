@@ -163,13 +163,13 @@ def _lab(args: argparse.Namespace, settings: dict[str, str], stack: ExitStack, l
     from kafkatop.backends.lab.control import LabControl
 
     snap = lab.snapshot()
-    refusal = read_only_reason(args)
-    opening = lab_opening(snap, refusal, lab_command("up", snap.name, lab.state_dir.parent))
+    reason = read_only_reason(args)
+    opening = lab_opening(snap, reason, lab_command("up", snap.name, lab.state_dir.parent))
     if first:
         lab.adopted = opening.adopted  # found running, or read-only: left as found on the way out
     connection = KafkaConnection.parse(snap.bootstrap_servers, settings)
     zookeeper = args.zookeeper or snap.zookeeper_connect
-    control = LabControl(lab, refusal=refusal, not_running=opening.not_running)
+    control = LabControl(lab, read_only_reason=reason, not_running=opening.not_running)
     mode = "KRaft" if snap.mode == "kraft" else "ZooKeeper"
     title = f"lab {snap.name!r} · {mode} · Kafka {snap.kafka_version}"
     admin = _admin(args, connection, stack)

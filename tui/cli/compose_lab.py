@@ -42,13 +42,13 @@ class LabOpening:
     warnings: tuple[str, ...] = ()  # shown on screen once the view is up (Settings.warnings)
 
 
-def lab_opening(snap: LabSnapshot, refusal: str | None, up: str) -> LabOpening:
-    """`refusal`: why nothing may be written (a read-only context), None where it may; `up`: the command that starts
-    the lab (`kafkatop up --name NAME`)."""
+def lab_opening(snap: LabSnapshot, read_only_reason: str | None, up: str) -> LabOpening:
+    """`read_only_reason`: why nothing may be written (a read-only context), None where it may; `up`: the command
+    that starts the lab (`kafkatop up --name NAME`)."""
     stopped = [n for n in snap.nodes if n.pid is None]
     listing = ", ".join(f"{n.name} ({n.state.value})" for n in stopped)
-    if refusal is not None:
-        hint = f"{refusal}: kafkatop starts nothing here; `{up}` starts it"
+    if read_only_reason is not None:
+        hint = f"{read_only_reason}: kafkatop starts nothing here; `{up}` starts it"
         if not stopped:
             return LabOpening(start=False, adopted=True, set_features=False, not_running=hint)
         said = "is not running" if len(stopped) == len(snap.nodes) else f"is shown as found, {listing} not running"
@@ -103,13 +103,13 @@ def lab_cluster(args: argparse.Namespace, *, terminal: bool) -> Callable[[], Lab
     install: KafkaInstall | None = find_kafka(args.kafka_home) if args.kafka_home else None
     state_dir = lab_dir(root, spec.name)
     exists = (state_dir / STATE_FILE).exists()
-    refusal = read_only_reason(args)
-    if refusal is not None and not exists:
+    reason = read_only_reason(args)
+    if reason is not None and not exists:
         raise UsageError(
-            f"{refusal}, and lab cluster {spec.name!r} does not exist (no {state_dir / STATE_FILE}): kafkatop creates "
+            f"{reason}, and lab cluster {spec.name!r} does not exist (no {state_dir / STATE_FILE}): kafkatop creates "
             f"nothing here; `{lab_command('up', spec.name, root)}` creates and starts it"
         )
-    if exists and (install is None or refusal is not None):
+    if exists and (install is None or reason is not None):
         return lambda: LabCluster.open(state_dir)
     if install is None:
         if terminal and not _terminal():

@@ -187,7 +187,9 @@ class ClusterActions:
 
         from kafkatop.tui.live.screens.configs import ConfigsScreen
 
-        app.push_screen(ConfigsScreen(app.sources.configs, resource, changed, refusal=app.settings.refusal))
+        app.push_screen(
+            ConfigsScreen(app.sources.configs, resource, changed, read_only_reason=app.settings.read_only_reason)
+        )
 
     # --- leader elections and new partitions ----------------------------------------------------------------------
     def elect(
@@ -255,8 +257,7 @@ class ClusterActions:
         app = self.app
         admin, snapshot = app.sources.reassignments, app.view.cluster
         if admin is None:
-            app.notify("the demo's mock cluster has no partition reassignment (AlterPartitionReassignments): run a "
-                       "lab cluster (kafkatop --kafka-home DIR) to try it", severity="warning", timeout=6)  # fmt: skip
+            self._lab_only("has no partition reassignment (AlterPartitionReassignments)")
             return
         if self.reassigning is not None:
             running = self.reassigning
@@ -283,6 +284,10 @@ class ClusterActions:
 
         app.push_screen(ReassignScreen(snapshot, topic), chosen)
 
+    def _lab_only(self, lacks: str) -> None:
+        self.app.notify(f"the demo's mock cluster {lacks}: run a lab cluster (kafkatop --kafka-home DIR) to try it",
+                        severity="warning", timeout=6)  # fmt: skip
+
     def _follow(self, admin: Reassignments, request: ReassignRequest) -> None:
         try:
             follow_reassignment(admin, request, self.app.feed, lambda: self.app.view.cluster)
@@ -296,8 +301,7 @@ class ClusterActions:
         app = self.app
         tools, snapshot = app.sources.group_tools, app.view.cluster
         if tools is None:
-            app.notify("the demo's mock cluster cannot delete groups or offsets (no DeleteGroups, no OffsetDelete): "
-                       "run a lab cluster to try it", severity="warning", timeout=6)  # fmt: skip
+            self._lab_only("cannot delete groups or offsets (no DeleteGroups, no OffsetDelete)")
             return
         group = next((g for g in snapshot.groups if g.group_id == group_id), None) if snapshot else None
         if group is None:

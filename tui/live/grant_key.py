@@ -51,8 +51,10 @@ class GrantKeeper:
         if not grants:
             app.notify("M grants what Kafka's authorizer refused: nothing was refused yet", timeout=4)
             return
-        if app.settings.refusal is not None:
-            app.notify(f"{app.settings.refusal}: adding ACLs writes to the cluster", severity="warning", timeout=5)
+        if app.settings.read_only_reason is not None:
+            app.notify(
+                f"{app.settings.read_only_reason}: adding ACLs writes to the cluster", severity="warning", timeout=5
+            )
             return
         if granting is None or granting.acls is None:
             app.notify("ACLs cannot be added from here", severity="warning", timeout=5)

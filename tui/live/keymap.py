@@ -148,14 +148,14 @@ def readme_table() -> str:
     return "\n".join(lines)
 
 
-def refused(key: str, launch: Launch, refusal: str | None) -> str | None:
-    """What a key says when it would do nothing here: one that writes in a read-only context (`refusal`), one that
-    acts on a live cluster in a replay; None where the key acts (or is no key of the screen's)."""
+def refused(key: str, launch: Launch, read_only_reason: str | None) -> str | None:
+    """What a key says when it would do nothing here: one that writes in a read-only context (`read_only_reason`),
+    one that acts on a live cluster in a replay; None where the key acts (or is no key of the screen's)."""
     for a in SCREEN_ACTIONS:
         if key not in a.keys:
             continue
-        if refusal is not None and launch != "replay" and a.writes:
-            return f"{refusal}: {a.shown_keys.replace('`', '')} ({a.label.lower()}) writes to the cluster"
+        if read_only_reason is not None and launch != "replay" and a.writes:
+            return f"{read_only_reason}: {a.shown_keys.replace('`', '')} ({a.label.lower()}) writes to the cluster"
         if launch == "replay" and a.launches <= LIVE:
             return f"{a.keys[0]}: {a.label.lower()} acts on a live cluster; a replay only plays back what was recorded"
     return None

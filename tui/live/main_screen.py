@@ -122,7 +122,7 @@ class MainScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A replay acts on nothing, a read-only context writes nothing: a key that would says so, not nothing."""
-        said = refused(event.key, self.launch, self.host.settings.refusal)
+        said = refused(event.key, self.launch, self.host.settings.read_only_reason)
         if said is not None:
             self.notify(said, severity="information" if self.launch == "replay" else "warning", timeout=4)
             event.stop()
@@ -218,7 +218,7 @@ class MainScreen(Screen[None]):
         return None
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.tab_titles(), list(key_rows()), self.host.settings.refusal))
+        self.app.push_screen(HelpScreen(self.tab_titles(), list(key_rows()), self.host.settings.read_only_reason))
 
     def action_refresh(self) -> None:
         self.host.poll_now("cluster")

@@ -56,7 +56,7 @@ class Settings:
     warnings: tuple[str, ...] = ()
 
     @property
-    def refusal(self) -> str | None:
+    def read_only_reason(self) -> str | None:
         """Why a write is refused here, as the start of a line; None where writes are allowed."""
         if not self.read_only:
             return None

@@ -167,17 +167,6 @@ class GroupAdmin(AdminOwner):
             )
         return ResetPlan(group, to, value, tuple(moves), refused=self._why_refused(group))
 
-    def plan_offsets(
-        self,
-        group: str,
-        topic: str,
-        to: ResetTarget,
-        value: int | None = None,
-        partitions: Sequence[int] | None = None,
-    ) -> dict[int, int]:
-        """The new offset per partition of `topic` that plan_reset finds."""
-        return {m.partition: m.target for m in self.plan_reset(group, [topic], to, value, partitions).moves}
-
     # --- the reset --------------------------------------------------------------------------------------------------
     def _why_refused(self, group: str) -> str | None:
         """Why Kafka would refuse to reset the group's offsets now (it has members), or None."""

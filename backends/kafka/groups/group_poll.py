@@ -14,7 +14,7 @@ A group whose coordinator is down in the poll's metadata is not asked (group_coo
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -201,14 +201,10 @@ class GroupPoll:
             self._placement.confirm(reads.metadata, descriptions)
             for g, desc in descriptions.items():
                 self._offset_partitions.described(g, desc)
-            if group_ids and not self._groups_describable:
-                problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
-
+            self._say_unknown(group_ids, reads, problems)
             high_marks = {tp: v[0] for tp, v in high.items()}
             groups = []
             for g in group_ids:
-                if g in reads.down:
-                    problems.append(Problem(SOURCE, f"group {g}", reads.down[g]))
                 committed = None
                 try:
                     if g in reads.offsets:
@@ -222,6 +218,12 @@ class GroupPoll:
         finally:
             # Past every wait on this poll's deadline: which describing clients may go.
             self._reader.settle(coordinator_moved=coordinator_moved, unsupported=not self._groups_describable)
+
+    def _say_unknown(self, group_ids: Sequence[str], reads: _GroupReads, problems: list[Problem]) -> None:
+        """What this poll cannot know of its groups: members (no DescribeGroups), a group whose coordinator is down."""
+        if group_ids and not self._groups_describable:
+            problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
+        problems.extend(Problem(SOURCE, f"group {g}", reads.down[g]) for g in group_ids if g in reads.down)
 
     def _collect_batched(
         self,
@@ -278,14 +280,11 @@ class GroupPoll:
             del self._described[gone]
         for gone in set(self._built).difference(group_ids):
             del self._built[gone]
-        if group_ids and not self._groups_describable:
-            problems.append(Problem(SOURCE, "DescribeGroups", "not supported by this cluster: members unknown"))
+        self._say_unknown(group_ids, reads, problems)
         high_marks = {tp: v[0] for tp, v in high.items()}
         groups = []
         for g in group_ids:
-            if g in reads.down:
-                problems.append(Problem(SOURCE, f"group {g}", reads.down[g]))
-            elif g in failures:
+            if g in failures and g not in reads.down:
                 problems.append(Problem(SOURCE, f"group {g}", failures[g]))
             fresh = descriptions.get(g)
             described, note = fresh, None

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 
 from kafkatop.backends.model.client_properties import ClientPropertiesError, StoreRef
+from kafkatop.backends.model.errors import unreadable
 
 _JKS_MAGIC = (b"\xfe\xed\xfe\xed", b"\xce\xce\xce\xce")  # JKS, JCEKS
 _KEYTOOL_TIMEOUT_S = 60.0
@@ -41,12 +42,8 @@ def store_settings(store: StoreRef) -> dict[str, str]:
 def _read(store: StoreRef, what: str) -> bytes:
     try:
         return Path(store.location).expanduser().read_bytes()
-    except FileNotFoundError:
-        raise ClientPropertiesError(f"{what}: file not found") from None
-    except IsADirectoryError:
-        raise ClientPropertiesError(f"{what}: a directory, not a key store") from None
     except OSError as e:
-        raise ClientPropertiesError(f"{what}: cannot read it ({e.strerror or e})") from None
+        raise ClientPropertiesError(f"{what}: {unreadable(e, 'a directory, not a key store')}") from None
 
 
 def _pem(store: StoreRef, data: bytes, what: str) -> dict[str, str]:

@@ -82,14 +82,14 @@ class ConfigsScreen(Dialog[None]):
         admin: ConfigAdmin,
         resource: ConfigResource,
         changed: Callable[[str], object] | None = None,
-        refusal: str | None = None,
+        read_only_reason: str | None = None,
     ) -> None:
         """`changed(said)`: told of each change made (from a worker thread), e.g. to put it on the timeline."""
         super().__init__(None)
         self.admin = admin
         self.resource = resource
         self.changed = changed
-        self.refusal = refusal  # a read-only context: configs are read, never set or deleted
+        self.read_only_reason = read_only_reason  # a read-only context: configs are read, never set or deleted
         self.configs: ResourceConfigs | None = None
         self.editing: str | None = None  # the name in the edit field
         self.drafts: dict[str, str] = {}  # what was typed per name, kept when the field is left or refused
@@ -106,7 +106,9 @@ class ConfigsScreen(Dialog[None]):
                 yield Input(id="configs-value", compact=True)
             yield Static(f"reading the configs of {self.resource} …", id="configs-status")
             keys = (
-                KEYS if self.refusal is None else f"{self.refusal} · / filter · o set here/all · r reload · Esc close"
+                KEYS
+                if self.read_only_reason is None
+                else f"{self.read_only_reason} · / filter · o set here/all · r reload · Esc close"
             )
             yield Label(keys, id="configs-keys")
 
@@ -165,8 +167,8 @@ class ConfigsScreen(Dialog[None]):
         if is_read_only(self.configs, entry.name):
             self._status(check_change(self.configs, {entry.name: ""}, ())[0], error=True)
             return
-        if self.refusal is not None:
-            self._status(f"{self.refusal}: setting a config writes to the cluster", error=True)
+        if self.read_only_reason is not None:
+            self._status(f"{self.read_only_reason}: setting a config writes to the cluster", error=True)
             return
         self.editing = entry.name
         self.query_one("#configs-edit").display = True
@@ -235,8 +237,8 @@ class ConfigsScreen(Dialog[None]):
         if problems := check_change(self.configs, {}, (entry.name,)):
             self._status(problems[0], error=True)
             return
-        if self.refusal is not None:
-            self._status(f"{self.refusal}: deleting a config writes to the cluster", error=True)
+        if self.read_only_reason is not None:
+            self._status(f"{self.read_only_reason}: deleting a config writes to the cluster", error=True)
             return
         self.app.push_screen(
             ConfirmScreen(f"Delete {entry.name} set on {self.resource}?", yes="Delete", detail=_falls_back(entry)),

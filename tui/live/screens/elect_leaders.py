@@ -99,7 +99,7 @@ def plan_table(plan: ElectionPlan) -> Table | Text:
                 why.append(f"\n{loss_brief(c)}", style="red")
         else:
             leader = Text(f"{c.leader_text} stays", style="dim")
-            why = Text(f"{c.refusal}: {c.reason}", style="yellow")
+            why = Text(f"{c.error}: {c.reason}", style="yellow")
         table.add_row(str(c.partition), leader, why)
     return table
 
@@ -108,7 +108,7 @@ def plan_summary(plan: ElectionPlan) -> Text:
     kind = plan.election_type
     text = Text(f"{len(plan.moving)} partition(s) move", style="bold" if plan.moving else "yellow")
     if plan.refused:
-        errors = sorted({c.refusal for c in plan.refused if c.refusal})
+        errors = sorted({c.error for c in plan.refused if c.error})
         text.append(f", {len(plan.refused)} Kafka would refuse ({', '.join(errors)})")
     if plan.not_needed:
         led = "led by their preferred leader" if kind is ElectionType.PREFERRED else "with a leader"

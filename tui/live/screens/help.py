@@ -73,15 +73,15 @@ SECTIONS = ("Processes", "Topics", "Groups", "Messages", "Connect", "ACLs", "Sch
             "View")  # fmt: skip
 
 
-def help_text(tabs: str, rows: list[tuple[LiveAction, str, str]], refusal: str | None = None) -> str:
+def help_text(tabs: str, rows: list[tuple[LiveAction, str, str]], read_only_reason: str | None = None) -> str:
     """The help, its keys from the action registry (`rows`: keymap.key_rows()): a section's table, then what it needs
     said. In a
-    read-only context (`refusal`) the keys that write say they are refused here."""
+    read-only context (`read_only_reason`) the keys that write say they are refused here."""
     parts = [INTRO.format(tabs=tabs)]
-    if refusal is not None:
-        parts.append(f"**{refusal}**: the keys marked *refused here* write to the cluster and do nothing.\n")
+    if read_only_reason is not None:
+        parts.append(f"**{read_only_reason}**: the keys marked *refused here* write to the cluster and do nothing.\n")
     for section in SECTIONS:
-        mine = [(keys, f"*refused here* — {text}" if refusal is not None and a.writes else text)
+        mine = [(keys, f"*refused here* — {text}" if read_only_reason is not None and a.writes else text)
                 for a, keys, text in rows if a.section == section]  # fmt: skip
         if not mine:
             continue
@@ -107,14 +107,17 @@ def tab_key(number: int, title: str) -> str:
 class HelpScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,question_mark", "cancel", "Close")]
 
-    def __init__(self, tabs: list[str], rows: list[tuple[LiveAction, str, str]], refusal: str | None = None) -> None:
+    def __init__(
+        self, tabs: list[str], rows: list[tuple[LiveAction, str, str]], read_only_reason: str | None = None
+    ) -> None:
         """`tabs`: the titles of the tabs on show, in order (the number keys count these); `rows`: the keys, as
-        keymap.key_rows() says them; `refusal`: why the keys that write do nothing here (a read-only context)."""
+        keymap.key_rows() says them; `read_only_reason`: why the keys that write do nothing here (a read-only
+        context)."""
         super().__init__(None)
         self.tabs, self.rows = tabs, rows
-        self.refusal = refusal
+        self.read_only_reason = read_only_reason
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
             tabs = " · ".join(f"`{tab_key(i, t)}` {t}" for i, t in enumerate(self.tabs, start=1))
-            yield Markdown(help_text(tabs, self.rows, self.refusal))
+            yield Markdown(help_text(tabs, self.rows, self.read_only_reason))

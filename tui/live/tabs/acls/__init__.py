@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.acls.keys import ACLS, ACTIONS, AclKeys
-from kafkatop.tui.live.tabs.acls.pane import AclsPanel
+from kafkatop.tui.live.tabs.acls.pane import AclsPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("acls.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     ACLS,
     "ACLs",
-    showing(lambda c: AclsPanel(c.launch, "acls" in c.present, c.settings.refusal)),
+    showing(lambda c: AclsPane(c.launch, "acls" in c.present, c.settings.read_only_reason)),
     ACTIONS,
     AclKeys,
     composed=lambda c: "acls" in c.present or c.launch == "demo",

@@ -16,7 +16,7 @@ from kafkatop.backends.ports import AclAdmin
 from kafkatop.tui.live.action import ANY, LiveAction
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.tabs.acls.add import bindings_text
-from kafkatop.tui.live.tabs.acls.pane import NO_RECORDING, NO_SOURCE, AclsPanel
+from kafkatop.tui.live.tabs.acls.pane import NO_RECORDING, NO_SOURCE, AclsPane
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 ACLS = "tab-acls"
@@ -55,8 +55,8 @@ class AclKeys:
         self.run(what)
 
     @property
-    def panel(self) -> AclsPanel | None:
-        return next(iter(self.screen.query(AclsPanel)), None)
+    def panel(self) -> AclsPane | None:
+        return next(iter(self.screen.query(AclsPane)), None)
 
     def run(self, what: str) -> None:
         app, panel = self.app, self.panel
@@ -98,7 +98,7 @@ class AclKeys:
 
         self.app.act(done, run)
 
-    def add(self, admin: AclAdmin, panel: AclsPanel) -> None:
+    def add(self, admin: AclAdmin, panel: AclsPane) -> None:
         """The dialog's bindings, created (CreateAcls) once every field is one Kafka takes."""
 
         def chosen(bindings: tuple[AclBinding, ...] | None) -> None:

@@ -117,14 +117,16 @@ def acl_rows(bindings: tuple[AclBinding, ...], by: Grouping) -> dict[str, LineCe
     return rows
 
 
-class AclsPanel(LivePane, Vertical):
+class AclsPane(LivePane, Vertical):
     """The bindings and what is known of the authorizer; see the module's docstring."""
 
-    def __init__(self, launch: Launch, has_source: bool, refusal: str | None = None) -> None:
+    def __init__(self, launch: Launch, has_source: bool, read_only_reason: str | None = None) -> None:
         super().__init__()
         self.launch = launch
         self.has_source = has_source  # an AclAdmin was given (live), or a replay recorded the ACLs
-        self.refusal = refusal  # why the keys that write are refused here (a read-only context), if they are
+        self.read_only_reason = (
+            read_only_reason  # why the keys that write are refused here (a read-only context), if they are
+        )
         self.by: Grouping = "principal"
         self.snapshot: AclsSnapshot | None = None
         self._by_key: dict[str, AclBinding] = {}
@@ -153,7 +155,11 @@ class AclsPanel(LivePane, Vertical):
         """The tab's keys; those that write only where they may (not in a replay, nor a read-only context)."""
         keys = KEYS.format(other="resource" if self.by == "principal" else "principal")
         if self.launch != "replay":
-            keys += WRITE_KEYS if self.refusal is None else f" · {self.refusal}: no Y (add), no V (remove)"
+            keys += (
+                WRITE_KEYS
+                if self.read_only_reason is None
+                else f" · {self.read_only_reason}: no Y (add), no V (remove)"
+            )
         return Text(keys, style="dim")
 
     @property

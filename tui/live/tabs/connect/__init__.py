@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.connect.keys import ACTIONS, CONNECT, ConnectKeys
-from kafkatop.tui.live.tabs.connect.pane import ConnectPanel
+from kafkatop.tui.live.tabs.connect.pane import ConnectPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("connect.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     CONNECT,
     "Connect",
-    showing(lambda c: ConnectPanel(c.launch, "connect" in c.present)),
+    showing(lambda c: ConnectPane(c.launch, "connect" in c.present)),
     ACTIONS,
     ConnectKeys,
     hidden=lambda c: "connect" not in c.present and c.launch not in ("lab", "demo"),

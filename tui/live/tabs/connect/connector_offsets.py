@@ -57,13 +57,13 @@ class ConnectorOffsetsScreen(Dialog[bool | None]):
     AUTO_FOCUS = "#connector-offsets-list"
 
     def __init__(
-        self, connect: ConnectCluster, connector: Connector, refusal: str | None, typed: str | None,
+        self, connect: ConnectCluster, connector: Connector, read_only_reason: str | None, typed: str | None,
         state: Callable[[], str | None] | None = None,
     ) -> None:  # fmt: skip
         super().__init__(None)
         self.connect = connect
         self.connector = connector
-        self.refusal = refusal  # a read-only context: why nothing is reset
+        self.read_only_reason = read_only_reason  # a read-only context: why nothing is reset
         self.typed = typed  # on a cluster not kafkatop's: the name typed to confirm a reset
         self.state = state or (lambda: connector.state)  # its state now (the tab's last poll)
 
@@ -97,8 +97,8 @@ class ConnectorOffsetsScreen(Dialog[bool | None]):
 
     def action_reset(self) -> None:
         name = self.connector.name
-        if self.refusal is not None:
-            self._status(f"{self.refusal}: resetting a connector's offsets writes to the cluster")
+        if self.read_only_reason is not None:
+            self._status(f"{self.read_only_reason}: resetting a connector's offsets writes to the cluster")
             return
         if self.state() != "STOPPED":
             self._status(NOT_STOPPED)

@@ -17,7 +17,7 @@ from kafkatop.backends.model.operations import OperationKind, OperationPhase, Op
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.action import ANY, LiveAction
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
-from kafkatop.tui.live.tabs.connect.pane import NO_SOURCE, ConnectPanel
+from kafkatop.tui.live.tabs.connect.pane import NO_SOURCE, ConnectPane
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 CONNECT = "tab-connect"
@@ -77,8 +77,8 @@ class ConnectKeys:
         self.app = screen.host
 
     @property
-    def panel(self) -> ConnectPanel:
-        return self.screen.query_one(ConnectPanel)
+    def panel(self) -> ConnectPane:
+        return self.screen.query_one(ConnectPane)
 
     def action_connect(self, what: str = "tab") -> None:
         self.run(what)
@@ -202,5 +202,5 @@ class ConnectKeys:
             return now.state if now is not None else None
 
         settings = self.app.settings
-        screen = ConnectorOffsetsScreen(connect, connector, settings.refusal, settings.typed_name, state)
+        screen = ConnectorOffsetsScreen(connect, connector, settings.read_only_reason, settings.typed_name, state)
         self.app.push_screen(screen, chosen)

@@ -107,7 +107,7 @@ def workers_text(snapshot: ConnectSnapshot, cluster_id: str | None = None) -> Te
     return text
 
 
-class ConnectPanel(LivePane, Vertical):
+class ConnectPane(LivePane, Vertical):
     """Connectors, the highlighted one's tasks, and the workers; see the module's docstring."""
 
     def __init__(self, launch: Launch, has_source: bool) -> None:

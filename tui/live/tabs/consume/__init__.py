@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from kafkatop.tui.live.tabs.consume.pane import ConsumerPanel
+from kafkatop.tui.live.tabs.consume.pane import ConsumerPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 TAB = Tab(
     "tab-consume",
     "Consume",
-    showing(lambda c: ConsumerPanel(c.sources.consoles, c.settings.refusal)),
+    showing(lambda c: ConsumerPane(c.sources.consoles, c.settings.read_only_reason)),
     work_field="#consume-topics",
 )

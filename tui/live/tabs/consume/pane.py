@@ -30,13 +30,13 @@ from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 from kafkatop.tui.live.widgets.topic_input import TopicInput, split_topics
 
 
-class ConsumerPanel(GrantAwaiting, Asking, LivePane, Vertical):
+class ConsumerPane(GrantAwaiting, Asking, LivePane, Vertical):
     """Start consumers in one group (they share partitions) or each in its own (each gets everything)."""
 
-    def __init__(self, consoles: Consoles | None, refusal: str | None = None) -> None:
+    def __init__(self, consoles: Consoles | None, read_only_reason: str | None = None) -> None:
         super().__init__()
         self.consoles = consoles
-        self.refusal = refusal  # a read-only context: why no consumer starts
+        self.read_only_reason = read_only_reason  # a read-only context: why no consumer starts
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, tuple[object, ...]] | None = None
         self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
@@ -83,9 +83,9 @@ class ConsumerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         if consoles is None:
             self._show_status("no cluster to consume from")
             return
-        if self.refusal is not None:
-            self._show_status(f"{self.refusal}: a console consumer joins a group and commits offsets; `b` browses a "
-                              "partition's records in no group")  # fmt: skip
+        if self.read_only_reason is not None:
+            self._show_status(f"{self.read_only_reason}: a console consumer joins a group and commits offsets; `b` "
+                              "browses a partition's records in no group")  # fmt: skip
             return
         group = self.query_one("#consume-group", Input).value.strip() or None
         from_beginning = self.query_one("#from-beginning", Checkbox).value

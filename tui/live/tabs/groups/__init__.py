@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from kafkatop.tui.live.tabs.groups.keys import ACTIONS, GROUPS, GroupKeys
-from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 TAB = Tab(
     GROUPS,
     "Groups",
-    showing(lambda c: GroupsPanel(c.sources.consoles, c.settings.refusal, c.settings.typed_name)),
+    showing(lambda c: GroupsPane(c.sources.consoles, c.settings.read_only_reason, c.settings.typed_name)),
     ACTIONS,
     GroupKeys,
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from kafkatop.tui.live.action import LiveAction
-from kafkatop.tui.live.tabs.groups.pane import GroupsPanel
+from kafkatop.tui.live.tabs.groups.pane import GroupsPane
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 GROUPS = "tab-groups"
@@ -32,5 +32,5 @@ class GroupKeys:
     def action_delete_group(self, offsets_only: bool) -> None:
         key = "X" if offsets_only else "x"
         if self.screen.in_tab(GROUPS, key, "acts on the group highlighted", "a group"):
-            group = self.screen.query_one(GroupsPanel).selected_group
+            group = self.screen.query_one(GroupsPane).selected_group
             self.screen.host.cluster_actions.delete_group(group, offsets_only)

@@ -39,13 +39,15 @@ RESET_CHOICES: dict[str, tuple[str, str]] = {
 }
 
 
-class GroupsPanel(Asking, LivePane, Vertical):
+class GroupsPane(Asking, LivePane, Vertical):
     """Consumer groups as the cluster reports them: state, members and their assignment, committed offsets, lag."""
 
-    def __init__(self, consoles: Consoles | None, refusal: str | None = None, typed: str | None = None) -> None:
+    def __init__(
+        self, consoles: Consoles | None, read_only_reason: str | None = None, typed: str | None = None
+    ) -> None:
         super().__init__()
         self.consoles = consoles
-        self.refusal = refusal  # a read-only context: why no offset is reset
+        self.read_only_reason = read_only_reason  # a read-only context: why no offset is reset
         self.typed = typed  # on a cluster not kafkatop's: the name typed to confirm a reset
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
@@ -139,8 +141,8 @@ class GroupsPanel(Asking, LivePane, Vertical):
     def _reset(self) -> None:
         """Plan the reset (nothing changes yet); the preview asks to confirm it."""
         gid, consoles = self.selected_group, self.consoles
-        if self.refusal is not None:
-            self._show_status(f"{self.refusal}: resetting a group's offsets writes to the cluster")
+        if self.read_only_reason is not None:
+            self._show_status(f"{self.read_only_reason}: resetting a group's offsets writes to the cluster")
             return
         if gid is None or consoles is None:
             self._show_status("highlight a group first")

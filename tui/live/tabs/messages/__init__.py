@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.messages.keys import ACTIONS, MESSAGES, MessageKeys
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("messages.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     MESSAGES,
     "Messages",
-    showing(lambda c: MessagesPanel(c.sources.browser, clock=c.clock, codec=c.sources.codec)),
+    showing(lambda c: MessagesPane(c.sources.browser, clock=c.clock, codec=c.sources.codec)),
     ACTIONS,
     MessageKeys,
     css=CSS,

@@ -1,19 +1,17 @@
 """The Messages tab's keys: `b` shows it (from Partitions on the highlighted partition's newest records); the
-browser's own keys are its pane's (scope "messages", bound in tabs/messages/pane.py)."""
+browser's own keys are its pane's (scope "messages": tabs/messages/browser_keys.py)."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from kafkatop.tui.live.action import LiveAction
-from kafkatop.tui.live.tabs.messages.pane import MessagesPanel
+from kafkatop.tui.live.tabs.messages.browser_keys import BROWSER_ACTIONS
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 MESSAGES = "tab-messages"
 _P = frozenset({PARTITIONS})
-_BROWSER = partial(LiveAction, section="Messages", scope="messages", needs="browser")
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
@@ -21,36 +19,7 @@ ACTIONS: tuple[LiveAction, ...] = (
         help="the Messages tab; from Partitions (or Enter on a row) the highlighted partition's newest "
              "records",
         section="Messages", palette="Browse the highlighted partition", tabs=_P, needs="browser"),
-    _BROWSER("page-back", ("left_square_bracket",), "page(-1)", "Previous page",
-        help="previous page",
-        footer=True),
-    _BROWSER("page-on", ("right_square_bracket",), "page(1)", "Next page",
-        help="next page",
-        footer=True),
-    _BROWSER("log-start", ("less_than_sign",), "seek('beginning')", "Beginning",
-        help="the partition's log start",
-        footer=True),
-    _BROWSER("log-end", ("greater_than_sign",), "seek('end')", "End",
-        help="the partition's log end",
-        footer=True),
-    _BROWSER("search", ("f",), "find", "Search",
-        help="search key, value and headers: a text or a regex, in the bytes and the decoded key and value; or a path "
-             "over the decoded value (`.customer.id == 42`, `.name ~ \"ali\"`, `key.id == 7`), as `/` takes too",
-        footer=True),
-    _BROWSER("formats", ("F",), "formats", "Formats",
-        help="the topic's key and value formats (auto, string, json, avro, protobuf, json-schema, hex, base64) and "
-             "a schema file or registry subject; remembered, read by the browser, nothing written to the cluster",
-        needs="codec", asks_first=True),
-    # h (its scHema), beside H (the Schemas tab): the record's own, not the subject highlighted there last.
-    _BROWSER("record-schema", ("h",), "record_schema", "Its schema",
-        help="the highlighted record's schema (its value's, else its key's) in the Schemas tab: the subject and "
-             "version the registry named, else its schema id's; also on Enter's record screen"),
-    _BROWSER("export", ("y",), "export", "Export",
-        help="export the page, or the search's matches, to a file as `kafkatop consume --json` prints them (asks "
-             "the path; replaces a file only when asked again)",
-        asks_first=True),
-    _BROWSER("from", ("o",), "from_field", "From…",
-        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time"),
+    *BROWSER_ACTIONS,
 )
 # fmt: on
 
@@ -66,4 +35,4 @@ class MessageKeys:
             selected = self.screen.query_one(PartitionTable).selected_partition
         self.screen.show_tab(MESSAGES)
         if selected is not None:
-            self.screen.query_one(MessagesPanel).open(selected.topic, selected.partition)
+            self.screen.query_one(MessagesPane).open(selected.topic, selected.partition)

@@ -23,7 +23,7 @@ Decoded = tuple[ShownRecord, ...]
 
 
 class FormatsAndExport(Widget):
-    """Mixed into MessagesPanel, which holds what these read and draws what they change."""
+    """Mixed into MessagesPane, which holds what these read and draws what they change."""
 
     codec: RecordCodec | None
     page: Page | None

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox
 from textual.worker import Worker, get_current_worker
@@ -39,8 +38,10 @@ from kafkatop.backends.model.messages import (
     SeekKind,
 )
 from kafkatop.backends.ports import MessageBrowser, RecordCodec
+from kafkatop.tui.live.action import bindings
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
+from kafkatop.tui.live.tabs.messages.browser_keys import BROWSER_ACTIONS
 from kafkatop.tui.live.tabs.messages.message_keys import Decoded, FormatsAndExport
 from kafkatop.tui.live.tabs.messages.record_schema import schema_wanted
 from kafkatop.tui.live.tabs.messages.record_table import RecordTable
@@ -56,20 +57,10 @@ SEARCHED: dict[str, tuple[SearchField, ...]] = {
 COLUMNS = ("offset", "time", "size", "key", "value")  # the value last: it takes what width is left
 
 
-class MessagesPanel(FormatsAndExport, Asking, LivePane, Vertical):
+class MessagesPane(FormatsAndExport, Asking, LivePane, Vertical):
     """Browse a partition page by page, look at one record in full, search a range; its formats, its export."""
 
-    BINDINGS = [
-        Binding("left_square_bracket", "page(-1)", "Previous page"),
-        Binding("right_square_bracket", "page(1)", "Next page"),
-        Binding("less_than_sign", "seek('beginning')", "Beginning"),
-        Binding("greater_than_sign", "seek('end')", "End"),
-        Binding("f", "find", "Search"),
-        Binding("o", "from_field", "From…", show=False),
-        Binding("F", "formats", "Formats", show=False),
-        Binding("h", "record_schema", "Its schema", show=False),
-        Binding("y", "export", "Export", show=False),
-    ]
+    BINDINGS = bindings(BROWSER_ACTIONS, "messages")
 
     def __init__(
         self, browser: MessageBrowser | None, clock: Callable[[], float] = time.time, codec: RecordCodec | None = None

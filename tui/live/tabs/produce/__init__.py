@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from kafkatop.tui.live.tabs.produce.pane import ProducerPanel
+from kafkatop.tui.live.tabs.produce.pane import ProducerPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 TAB = Tab(
     "tab-produce",
     "Produce",
-    showing(lambda c: ProducerPanel(c.sources.consoles, c.settings.refusal, c.sources.codec, c.sources.schemas)),
+    showing(
+        lambda c: ProducerPane(c.sources.consoles, c.settings.read_only_reason, c.sources.codec, c.sources.schemas)
+    ),
     work_field="#produce-topic",
 )

@@ -92,19 +92,19 @@ class _Outgoing:
     refused: str  # said after the reason when nothing was sent
 
 
-class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
+class ProducerPane(GrantAwaiting, Asking, LivePane, Vertical):
     """Type a line, Enter sends it — as kafka-console-producer, with its options."""
 
     def __init__(
         self,
         consoles: Consoles | None,
-        refusal: str | None = None,
+        read_only_reason: str | None = None,
         codec: RecordCodec | None = None,
         schemas: SchemaRegistry | None = None,
     ) -> None:
         super().__init__()
         self.consoles = consoles
-        self.refusal = refusal  # a read-only context: why nothing is sent
+        self.read_only_reason = read_only_reason  # a read-only context: why nothing is sent
         self.codec = codec  # each topic's formats; None: lines are sent as UTF-8 text
         self.schemas = schemas  # asked whether an auto topic's values have a subject (a hint beside the fields)
         self._subjects: dict[str, RegisteredSchema | None] = {}  # each topic's value subject, as the registry answered
@@ -274,8 +274,8 @@ class ProducerPanel(GrantAwaiting, Asking, LivePane, Vertical):
         if self.consoles is None:
             self._show_status("no cluster to produce to")
             return False
-        if self.refusal is not None:
-            self._show_status(f"{self.refusal}: producing writes to the cluster; nothing was sent")
+        if self.read_only_reason is not None:
+            self._show_status(f"{self.read_only_reason}: producing writes to the cluster; nothing was sent")
             return False
         try:
             settings = self._settings()

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kafkatop.tui.live.tabs.quorum.pane import EnsemblePane
+from kafkatop.tui.live.tabs.quorum.pane import QuorumPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("quorum.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     "tab-quorum",
     "Quorum",
-    showing(lambda _: EnsemblePane()),
+    showing(lambda _: QuorumPane()),
     hidden=lambda c: "poll_ensemble" not in c.present,
     css=CSS,
 )

@@ -102,7 +102,7 @@ def sessions_table(e: EnsembleSnapshot) -> Table | None:
     return table
 
 
-class EnsemblePane(LivePane, Static):
+class QuorumPane(LivePane, Static):
     def draw(self, view: LiveView) -> None:
         features = view.cluster.features if view.cluster is not None else None
         self.show(view.ensemble, view.ensemble_problem, view.mode, features)

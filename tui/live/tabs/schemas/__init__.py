@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.schemas.keys import ACTIONS, SCHEMAS, SchemaKeys
-from kafkatop.tui.live.tabs.schemas.pane import SchemasPanel
+from kafkatop.tui.live.tabs.schemas.pane import SchemasPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("schemas.tcss")  # its rules: layout and colour beside the tab
 TAB = Tab(
     SCHEMAS,
     "Schemas",
-    showing(lambda c: SchemasPanel(c.sources.schemas, c.settings.refusal)),
+    showing(lambda c: SchemasPane(c.sources.schemas, c.settings.read_only_reason)),
     ACTIONS,
     SchemaKeys,
     composed=lambda c: c.launch != "replay",

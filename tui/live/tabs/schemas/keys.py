@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted
-from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, PANE_ACTIONS, SchemasPanel
+from kafkatop.tui.live.tabs.schemas.pane import NO_REGISTRY, PANE_ACTIONS, SchemasPane
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 SCHEMAS = "tab-schemas"
@@ -43,8 +43,8 @@ class SchemaKeys:
         self.screen = screen
 
     @property
-    def schemas_panel(self) -> SchemasPanel | None:
-        return next(iter(self.screen.query(SchemasPanel)), None)
+    def schemas_panel(self) -> SchemasPane | None:
+        return next(iter(self.screen.query(SchemasPane)), None)
 
     def action_schemas_tab(self) -> None:
         panel = self.schemas_panel
@@ -79,9 +79,9 @@ class SchemaKeys:
         """`I`: the register dialog; on success a notice, and the tab read again with the subject highlighted."""
         app, panel = self.screen.host, self.schemas_panel
         registry = app.sources.schemas
-        if app.settings.refusal is not None:
-            app.notify(f"{app.settings.refusal}: registering a schema writes to the registry", severity="warning",
-                       timeout=5)  # fmt: skip
+        if app.settings.read_only_reason is not None:
+            app.notify(f"{app.settings.read_only_reason}: registering a schema writes to the registry",
+                       severity="warning", timeout=5)  # fmt: skip
             return
         if registry is None or panel is None:
             app.notify(NO_REGISTRY, severity="warning", timeout=8)

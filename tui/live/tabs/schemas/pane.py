@@ -151,15 +151,15 @@ def schema_view(schema: RegisteredSchema, latest: bool) -> RenderableType:
     return Group(*parts)
 
 
-class SchemasPanel(Asking, Vertical):
+class SchemasPane(Asking, Vertical):
     """The registry's subjects, the highlighted one's versions and a version's schema; see the module's docstring."""
 
     BINDINGS = bindings(PANE_ACTIONS, "schemas")
 
-    def __init__(self, registry: SchemaRegistry | None, refusal: str | None = None) -> None:
+    def __init__(self, registry: SchemaRegistry | None, read_only_reason: str | None = None) -> None:
         super().__init__()
         self.registry = registry
-        self.refusal = refusal  # why registering is refused here (a read-only context), if it is
+        self.read_only_reason = read_only_reason  # why registering is refused here (a read-only context), if it is
         self.snapshot: SchemasSnapshot | None = None  # the subjects shown: the last read that had them
         self.problem: str | None = None  # why the last read failed; None once one succeeds
         self.known: dict[tuple[str, int], RegisteredSchema] = {}  # versions read, by subject and version
@@ -187,7 +187,10 @@ class SchemasPanel(Asking, Vertical):
     @property
     def keys(self) -> Text:
         """The tab's keys; register only where it may (not in a read-only context)."""
-        return Text(KEYS + (WRITE_KEYS if self.refusal is None else f" · {self.refusal}: no I (register)"), style="dim")
+        return Text(
+            KEYS + (WRITE_KEYS if self.read_only_reason is None else f" · {self.read_only_reason}: no I (register)"),
+            style="dim",
+        )
 
     # --- reading the registry ----------------------------------------------------------------------------------
     def on_show(self) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kafkatop.tui.live.tabs.spark.keys import ACTIONS, SPARK, SparkKeys
-from kafkatop.tui.live.tabs.spark.pane import SparkPanel
+from kafkatop.tui.live.tabs.spark.pane import SparkPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("spark.tcss")  # its rules: layout and colour beside the tab
-TAB = Tab(SPARK, "Spark", showing(lambda c: SparkPanel(c.sources.spark, clock=c.clock)), ACTIONS, SparkKeys, css=CSS)
+TAB = Tab(SPARK, "Spark", showing(lambda c: SparkPane(c.sources.spark, clock=c.clock)), ACTIONS, SparkKeys, css=CSS)

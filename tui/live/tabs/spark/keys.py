@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from kafkatop.tui.live.action import LiveAction
-from kafkatop.tui.live.tabs.spark.pane import SparkPanel
+from kafkatop.tui.live.tabs.spark.pane import SparkPane
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 SPARK = "tab-spark"
@@ -30,4 +30,4 @@ class SparkKeys:
 
     def action_spark_count(self) -> None:
         self.screen.show_tab(SPARK)
-        self.screen.query_one(SparkPanel).action_count()
+        self.screen.query_one(SparkPane).action_count()

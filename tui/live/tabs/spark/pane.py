@@ -73,7 +73,7 @@ def bar_width(width: int) -> int:
     return BAR_WIDTH if width >= NARROW else max(6, min(BAR_WIDTH, width - 72))
 
 
-class SparkPanel(Asking, LivePane, Vertical):
+class SparkPane(Asking, LivePane, Vertical):
     BINDINGS = [Binding("g", "count", "Count"), Binding("l", "live", "Live counts")]
 
     def __init__(self, counter: SparkCounts | None, clock: Callable[[], float] | None = None) -> None:
