@@ -27,6 +27,7 @@ from kafkatop.backends.protocol.wire import (
 # v1 adds each member's type (KIP-1099): classic or consumer
 CONSUMER_GROUP_DESCRIBE = Api(69, "ConsumerGroupDescribe", (0, 1))
 LIST_GROUPS = Api(16, "ListGroups", (3, 5), flexible_from=3)  # v4: GroupState; v5: GroupType (KIP-848)
+LIST_GROUPS_BY_TYPE = Api(16, "ListGroups", (5, 5), flexible_from=3)  # the types filter: share groups (Kafka 4.0+)
 MEMBER_TYPES = {0: "classic", 1: "consumer"}  # KIP-1099: a classic member of a consumer group, during a migration
 
 
@@ -127,11 +128,11 @@ class ListedGroup:
     group_type: str | None  # v5+: "classic", "consumer", "share", "streams"; None before
 
 
-def list_groups_body(version: int, types: Sequence[str] = ()) -> bytes:
-    """No filter on states (v4+); on types from v5 (an empty filter lists every type)."""
+def list_groups_body(version: int, types: Sequence[str] = (), states: Sequence[str] = ()) -> bytes:
+    """The filters on states (v4+) and on types (v5+); an empty filter lists every state, every type."""
     body = b""
     if version >= 4:
-        body += encode_compact_array([])
+        body += encode_compact_array([encode_compact_string(s) for s in states])
     if version >= 5:
         body += encode_compact_array([encode_compact_string(t) for t in types])
     return body + NO_TAGGED_FIELDS

@@ -1,11 +1,12 @@
-"""Share groups (KIP-932, Kafka 4.1+ "queues") on Kafka's wire format: ListGroups (API key 16, v5: the "share" type
-filter), ShareGroupDescribe (77, v1), DescribeShareGroupOffsets (90, v0), DeleteShareGroupOffsets (92, v0) and
-DeleteGroups (42, v2), which deletes a share group as it deletes a consumer group. What kafka-share-groups.sh sends;
-confluent-kafka has none of the share-group requests. All of them are flexible versions (header v2, response header
-v1). ShareGroupDescribe, DescribeShareGroupOffsets and DeleteGroups take many groups per request, all of one
-coordinator (FindCoordinator: protocol/offset_delete.py; a share group's coordinator is the group coordinator).
+"""Share groups (KIP-932, Kafka 4.1+ "queues") on Kafka's wire format: ShareGroupDescribe (API key 77, v1),
+DescribeShareGroupOffsets (90, v0), DeleteShareGroupOffsets (92, v0) and DeleteGroups (42, v2), which deletes a share
+group as it deletes a consumer group; they are listed by ListGroups v5's type filter (protocol/consumer_groups.py).
+What kafka-share-groups.sh sends; confluent-kafka has none of the share-group requests. All of them are flexible
+versions (header v2, response header v1). ShareGroupDescribe, DescribeShareGroupOffsets and DeleteGroups take many
+groups per request, all of one coordinator (FindCoordinator: protocol/offset_delete.py; a share group's coordinator is
+the group coordinator).
 
-Schemas: clients/src/main/resources/common/message/{ListGroups,ShareGroupDescribe,DescribeShareGroupOffsets,
+Schemas: clients/src/main/resources/common/message/{ShareGroupDescribe,DescribeShareGroupOffsets,
 DeleteShareGroupOffsets,DeleteGroups}{Request,Response}.json in apache/kafka (4.1). Every decoder is bounded:
 truncated or foreign bytes raise ProtocolError, never IndexError.
 """
@@ -26,7 +27,6 @@ from kafkatop.backends.protocol.wire import (
     response_reader,
 )
 
-LIST_GROUPS = Api(16, "ListGroups", (5, 5), flexible_from=3)  # v5 (Kafka 4.0+): TypesFilter, each type
 DELETE_GROUPS = Api(42, "DeleteGroups", (2, 2), flexible_from=2)  # Kafka 2.4+
 # v1: Kafka 4.1 (v0 was the 4.0 preview's, removed)
 SHARE_GROUP_DESCRIBE = Api(77, "ShareGroupDescribe", (1, 1))
@@ -41,42 +41,6 @@ def _strings(values: Sequence[str]) -> bytes:
 
 def _read_strings(r: Reader) -> tuple[str, ...]:
     return tuple(r.compact_string() for _ in range(r.compact_array_length()))
-
-
-# --- ListGroups v5 ----------------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ListedGroup:
-    group_id: str
-    protocol_type: str  # "share" for a share group
-    state: str  # Empty, Stable, Dead, … as the coordinator names it
-    group_type: str  # "share", "consumer", "classic", "streams"
-
-
-@dataclass(frozen=True, slots=True)
-class ListedGroups:
-    error_code: int
-    groups: tuple[ListedGroup, ...]
-
-
-def list_groups_body(types: Sequence[str] = (SHARE_TYPE,), states: Sequence[str] = ()) -> bytes:
-    """v5: StatesFilter, TypesFilter (empty: all)."""
-    return _strings(states) + _strings(types) + NO_TAGGED_FIELDS
-
-
-def decode_list_groups(payload: bytes) -> ListedGroups:
-    """A v5 response (after the size)."""
-    r = response_reader(payload)
-    r.int32()  # throttle time
-    code = r.int16()
-    groups = []
-    for _ in range(r.compact_array_length()):
-        gid, protocol_type = r.compact_string(), r.compact_string()
-        state, group_type = r.compact_string(), r.compact_string()
-        r.skip_tagged_fields()
-        groups.append(ListedGroup(gid, protocol_type, state, group_type))
-    r.skip_tagged_fields()
-    r.end()
-    return ListedGroups(code, tuple(groups))
 
 
 # --- ShareGroupDescribe v1 --------------------------------------------------------------------------------------------

@@ -312,7 +312,11 @@ DECODERS = (
         lambda p: decode_list_groups(response_reader(p), 5),
         ((RECORDED_41 / "list_groups_v5_4_1.bin").read_bytes(),),
     ),
-    Decoder("share_list_groups", share.decode_list_groups, ((RECORDED_41 / "list_groups_share_4_1.bin").read_bytes(),)),
+    Decoder(
+        "share_list_groups",
+        lambda p: decode_list_groups(response_reader(p), 5),
+        ((RECORDED_41 / "list_groups_share_4_1.bin").read_bytes(),),
+    ),
     Decoder(
         "share_group_describe",
         share.decode_share_group_describe,

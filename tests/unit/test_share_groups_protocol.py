@@ -33,19 +33,18 @@ from kafkatop.backends.model.share_groups import (
     SharePartition,
 )
 from kafkatop.backends.protocol.api_versions import ApiVersions, decode_api_versions
+from kafkatop.backends.protocol.consumer_groups import decode_list_groups, list_groups_body
 from kafkatop.backends.protocol.share_groups import (
     decode_delete_groups,
     decode_delete_share_group_offsets,
     decode_describe_share_group_offsets,
-    decode_list_groups,
     decode_share_group_describe,
     delete_groups_body,
     delete_share_group_offsets_body,
     describe_share_group_offsets_body,
-    list_groups_body,
     share_group_describe_body,
 )
-from kafkatop.backends.protocol.wire import ProtocolError
+from kafkatop.backends.protocol.wire import ProtocolError, response_reader
 from kafkatop.tui.cli.main import main
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "protocol"
@@ -80,8 +79,8 @@ def test_the_requests_are_kafkas_flexible_layouts() -> None:
     # compact arrays and strings are length + 1; each struct ends with its (empty) tagged fields
     assert share_group_describe_body(["g"]) == b"\x02\x02g" + b"\x00" + b"\x00"  # IncludeAuthorizedOperations false
     assert describe_share_group_offsets_body(["g", "h"]) == b"\x03" + b"\x02g\x00\x00" + b"\x02h\x00\x00" + b"\x00"
-    assert list_groups_body() == b"\x01" + b"\x02\x06share" + b"\x00"  # StatesFilter [], TypesFilter ["share"]
-    assert list_groups_body(types=(), states=("Empty",)) == b"\x02\x06Empty" + b"\x01" + b"\x00"
+    assert list_groups_body(5, ["share"]) == b"\x01" + b"\x02\x06share" + b"\x00"  # StatesFilter [], TypesFilter
+    assert list_groups_body(5, states=("Empty",)) == b"\x02\x06Empty" + b"\x01" + b"\x00"
     assert delete_share_group_offsets_body("g", ["t", "u"]) == b"\x02g" + b"\x03\x02t\x00\x02u\x00" + b"\x00"
     assert delete_groups_body(["g"]) == b"\x02\x02g\x00"
 
@@ -113,9 +112,9 @@ def test_share_group_offsets_recorded_from_kafka_4_1() -> None:
 
 
 def test_list_and_delete_answers_recorded_from_kafka_4_1() -> None:
-    listed = decode_list_groups(_bin("list_groups_share"))
-    assert listed.error_code == 0
-    assert {(g.group_id, g.state, g.group_type, g.protocol_type) for g in listed.groups} == {
+    code, listed = decode_list_groups(response_reader(_bin("list_groups_share")), 5)
+    assert code == 0
+    assert {(g.group_id, g.state, g.group_type, g.protocol_type) for g in listed} == {
         ("sg-idle", "Empty", "share", "share"), ("sg-busy", "Stable", "share", "share"),
     }  # fmt: skip
     refused = decode_delete_share_group_offsets(_bin("delete_share_group_offsets_non_empty"))
@@ -139,7 +138,7 @@ def test_a_cluster_with_share_version_0_answers_unsupported_version() -> None:
     [
         ("share_group_describe", decode_share_group_describe),
         ("describe_share_group_offsets", decode_describe_share_group_offsets),
-        ("list_groups_share", decode_list_groups),
+        ("list_groups_share", lambda p: decode_list_groups(response_reader(p), 5)),
         ("delete_share_group_offsets_unknown_topic", decode_delete_share_group_offsets),
         ("delete_groups_share_refused", decode_delete_groups),
     ],

@@ -46,6 +46,7 @@ from kafkatop.backends.protocol.connection import (
     os_reason,
     require_supported,
 )
+from kafkatop.backends.protocol.consumer_groups import LIST_GROUPS_BY_TYPE, decode_list_groups, list_groups_body
 from kafkatop.backends.protocol.describe_topic_partitions import (
     DESCRIBE_TOPIC_PARTITIONS,
     Cursor,
@@ -65,6 +66,10 @@ BOOTSTRAP = -1000  # kept connections to bootstrap servers, by index: -1000, -10
 ATTEMPTS = 5  # rounds of FindCoordinator for groups whose coordinator moved
 PAUSE_S = 0.2  # between them: a coordinator loading its partition needs a moment
 MAX_PAGES = 1000
+
+
+def _list_share_groups(version: int) -> bytes:
+    return list_groups_body(version, (wire.SHARE_TYPE,))
 
 
 class ShareGroupReader:
@@ -209,7 +214,7 @@ class ShareGroupReader:
         for node, host, port in self._brokers(deadline):
             for attempt in range(ATTEMPTS):
                 try:
-                    _, payload = self._ask(node, host, port, wire.LIST_GROUPS, wire.list_groups_body(), deadline)
+                    version, payload = self._ask(node, host, port, LIST_GROUPS_BY_TYPE, _list_share_groups, deadline)
                 except Unsupported:
                     raise
                 except (OSError, ProtocolError) as e:
@@ -217,13 +222,13 @@ class ShareGroupReader:
                     raise SourceUnavailable(
                         "kafka", f"broker {node} ({host}:{port}) did not list its groups: {why}"
                     ) from None
-                listed = wire.decode_list_groups(payload)
-                if listed.error_code in RETRIABLE and attempt < ATTEMPTS - 1 and time.monotonic() < deadline:
+                code, listed = decode_list_groups(response_reader(payload), version)
+                if code in RETRIABLE and attempt < ATTEMPTS - 1 and time.monotonic() < deadline:
                     time.sleep(PAUSE_S)
                     continue
-                if listed.error_code:
-                    raise KafkatopError(f"broker {node} refused to list its groups: {group_error(listed.error_code)}")
-                out |= {g.group_id: ListedShareGroup(g.group_id, g.state) for g in listed.groups
+                if code:
+                    raise KafkatopError(f"broker {node} refused to list its groups: {group_error(code)}")
+                out |= {g.group_id: ListedShareGroup(g.group_id, g.state or "") for g in listed
                         if g.group_type in ("", wire.SHARE_TYPE)}  # fmt: skip
                 break
         return tuple(out[g] for g in sorted(out))
