@@ -60,7 +60,7 @@ async def test_a_recorded_kill_and_start_replay_as_they_happened(
         async with live.run_test(size=(120, 40)) as pilot:
             await pilot_until(pilot, lambda: live.view.nodes is not None and live.snapshot is not None, "first polls")
             before = leaders(live)
-            await pilot.press("K", "y")  # broker-1, the first row: kill -9, confirmed
+            await pilot.press("0", "K", "y")  # the process table's first row, broker-1: kill -9, confirmed
             await pilot_until(pilot, lambda: live.view.nodes.nodes[0].state is NodeState.KILLED, "broker-1 killed")
             await pilot_until(pilot, lambda: 1 not in leaders(live).values(), "leaders moved off broker 1")
             during = leaders(live)

@@ -20,6 +20,9 @@ ANY: frozenset[Launch] = LIVE | REPLAY
 # Where a binding lives: the main screen, or a pane's own (active while that pane has focus).
 Scope = Literal["app", "screen", "tables", "messages", "spark", "schemas"]
 
+# The process table, as a place a key acts in (while it has focus), beside the tabs' ids.
+PROCESSES = "processes"
+
 
 @dataclass(frozen=True, slots=True)
 class LiveAction:
@@ -31,7 +34,9 @@ class LiveAction:
     section: str  # the help screen's heading
     palette: str | None = None  # the command palette's title; None: not offered there
     scope: Scope = "screen"
-    tabs: frozenset[str] = frozenset()  # the tabs it applies in (the palette offers it only there); empty: every tab
+    # Where its key acts, and is shown in the footer and offered in the palette: tabs' ids, or PROCESSES (the process
+    # table focused); pressed elsewhere it does nothing and says where it belongs. Empty: everywhere.
+    tabs: frozenset[str] = frozenset()
     launches: frozenset[Launch] = LIVE  # how the view was launched, where it applies
     needs: str | None = None  # the Sources member it needs; without it, the palette does not offer it
     writes: bool = False  # changes the cluster (a process signalled, a topic, a record, a group, a leader, replicas)
@@ -68,12 +73,16 @@ class LiveAction:
             return "switcher" in present
         return launch != "replay" if self.launches <= LIVE else True
 
-    def applies(self, launch: Launch, tab: str | None, sources: frozenset[str], read_only: bool = False) -> bool:
+    def acts_in(self, place: str | None) -> bool:
+        """Whether its key acts in `place`: the active tab's id, or PROCESSES while the process table has focus."""
+        return not self.tabs or place in self.tabs
+
+    def applies(self, launch: Launch, place: str | None, sources: frozenset[str], read_only: bool = False) -> bool:
         """Whether it does something here and now (the palette's test)."""
         return (
             launch in self.launches
             and not (read_only and self.writes)
-            and (not self.tabs or tab in self.tabs)
+            and self.acts_in(place)
             and (self.needs is None or self.needs in sources or launch == "replay")
         )
 

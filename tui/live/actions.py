@@ -1,6 +1,7 @@
-"""What the keys do to the cluster: a node killed, stopped, started, restarted or added; a topic created or deleted;
-the durability check. Each asks what it needs first (a dialog, a confirmation), then runs in the app's action worker;
-its end comes back as an ActionFinished.
+"""What the keys do to the cluster's topics, leaders, replicas and groups (a node's keys: view_keys.ProcessKeys): a
+topic created or deleted, leaders elected, replicas moved, a group deleted, configs changed, the durability check.
+Each asks what it needs first (a dialog, a confirmation), then runs in the app's action worker; its end comes back as
+an ActionFinished.
 
 A dialog's module is imported when it is first opened: the view's start compiles none of them (about 1,300 lines)."""
 
@@ -14,10 +15,9 @@ from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.model.nodes import NodeAction, ProcessRole
+from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.reassignment import ReassignmentPlan
-from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.backends.model.topics import NewTopicRequest
 from kafkatop.backends.ports import LeaderElections, Reassignments
 from kafkatop.tui.live.acting import Acting
@@ -27,61 +27,11 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 if TYPE_CHECKING:
     from kafkatop.tui.live.screens.reassign import ReassignRequest
 
-NODE_ACTIONS: dict[NodeAction, str] = {
-    "kill": "killed (kill -9)",
-    "stop": "stopped",
-    "start": "started",
-    "restart": "restarted",
-}
-
 
 class ClusterActions:
     def __init__(self, app: Acting) -> None:
         self.app = app
         self.reassigning: ReassignmentPlan | None = None  # the plan kafkatop is following, if one
-
-    def node(self, action: NodeAction, name: str | None) -> None:
-        app = self.app
-        control = app.sources.control
-        if control is None:
-            app.notify("no cluster processes here: attach to a lab cluster or start one (kafkatop up)",
-                       severity="warning")  # fmt: skip
-            return
-        if name is None:
-            app.notify("highlight a node first (arrow keys in the process table)", severity="warning")
-            return
-        view = app.view.nodes.node(name) if app.view.nodes is not None else None
-        taken = ActionTaken(action, name, view.node_id if view is not None else None)
-
-        def act() -> None:
-            app.feed.action(taken)  # before acting: the action's effects are seen after it
-            getattr(control, action)(name)
-
-        def go(yes: bool | None = True) -> None:
-            if yes:
-                app.notify(f"{action} {name} …", timeout=2)
-                app.act(f"{name} {NODE_ACTIONS[action]}", act)
-
-        if action != "kill":
-            go()
-            return
-        pid = f" (pid {view.pid})" if view is not None and view.pid is not None else ""
-        leads = app.view.cluster.leaders_by_broker.get(view.node_id, 0) if (
-            app.view.cluster is not None and view is not None and view.node_id is not None) else 0  # fmt: skip
-        tasks = app.view.connect.tasks_on(f"127.0.0.1:{view.ports[0]}") if (
-            app.view.connect is not None and view is not None and view.role is ProcessRole.CONNECT and view.ports
-        ) else 0  # fmt: skip
-        detail = (
-            "SIGKILL: no controlled shutdown"
-            + (f"; it leads {leads} partition(s), which go leaderless until the controller notices" if leads else "")
-            + (f"; its {tasks} task(s) wait for the group to give them to another worker" if tasks else "")
-        )
-        app.push_screen(ConfirmScreen(f"Kill -9 {name}{pid}?", yes="Kill -9", detail=detail), go)
-
-    def add_broker(self) -> None:
-        control = self.app.sources.control
-        if control is not None:
-            self.app.act("broker added", control.add_broker)
 
     def create_topic(self) -> None:
         app = self.app

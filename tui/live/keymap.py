@@ -17,11 +17,16 @@ from functools import partial
 from textual.binding import BindingType
 
 from kafkatop.tui.live import action
-from kafkatop.tui.live.action import ANY, LIVE, REPLAY, Launch, LiveAction, Scope
+from kafkatop.tui.live.action import ANY, LIVE, PROCESSES, REPLAY, Launch, LiveAction, Scope
 from kafkatop.tui.live.tabs import TABS
+from kafkatop.tui.live.tabs.brokers import BROKERS
+from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
 
-# What the process table's keys and the replay's share, said once (their keys objects: view_keys.py).
-_PROCESS = partial(LiveAction, section="Processes", needs="control", writes=True, owner="processes")
+# What the process table's keys and the replay's share, said once (their keys objects: view_keys.py). The process
+# keys act where a node is highlighted: the process table (focused: 0) and Brokers; a topic's in Partitions.
+_NODE_PLACES = frozenset({PROCESSES, BROKERS})
+_PROCESS = partial(LiveAction, section="Processes", needs="control", writes=True, owner="processes", tabs=_NODE_PLACES)
+_TOPIC_PLACES = frozenset({PARTITIONS})  # (the Partitions tab's own keys: tabs/partitions/keys.py)
 _REPLAY = partial(LiveAction, section="Replay", launches=REPLAY, footer=True, owner="replay")
 
 # fmt: off
@@ -53,30 +58,25 @@ _VIEW: tuple[LiveAction, ...] = (
     # K, not k: k moves up in every table (j/k as in less and vi), and a kill -9 is never one slip away.
     _PROCESS("kill", ("K",), "node('kill')", "Kill -9",
         help="kill -9 the highlighted process (SIGKILL: no controlled shutdown), after a confirmation naming "
-             "it",
+             "it; in the process table (0) or Brokers",
         palette="Kill -9 the highlighted node", asks_first=True, footer=True),
     _PROCESS("stop", ("t",), "node('stop')", "Stop",
-        help="stop it (SIGTERM: controlled shutdown, leaders move first)",
-        palette="Stop the highlighted node", footer=True),
+        help="stop it (SIGTERM: controlled shutdown, leaders move first), after a confirmation",
+        palette="Stop the highlighted node", asks_first=True, footer=True),
     _PROCESS("start", ("s",), "node('start')", "Start",
         help="start a stopped or killed node",
         palette="Start the highlighted node", footer=True),
     _PROCESS("restart", ("R",), "node('restart')", "Restart",
-        help="restart it",
-        palette="Restart the highlighted node", footer=True),
+        help="restart it (a stop, confirmed first, then a start)",
+        palette="Restart the highlighted node", asks_first=True, footer=True),
     _PROCESS("add-broker", ("a",), "add_broker", "Add broker",
         help="add a broker (lab clusters)",
         palette="Add a broker", launches=frozenset({"lab"})),
-    LiveAction("create-topic", ("c",), "create_topic", "Create topic",
-        help="create a topic",
-        section="Topics", palette="Create a topic", needs="topic_admin", writes=True, asks_first=True, footer=True),
-    LiveAction("durability", ("v",), "durability", "Durability check",
-        help="durability check: sequenced records while a leader fails, then read back",
-        section="Topics", palette="Durability check", needs="durability", writes=True, asks_first=True),
     LiveAction("configs", ("C",), "configs", "Configs",
         help="configs of the topic highlighted in Partitions or the broker highlighted in Brokers or the "
              "process table: set, delete (as kafka-configs)",
-        section="Topics", palette="Configs of the highlighted topic or broker", needs="configs"),
+        section="Topics", palette="Configs of the highlighted topic or broker", tabs=_NODE_PLACES | _TOPIC_PLACES,
+        needs="configs"),
     LiveAction("transactions", ("i",), "transactions", "Transactions",
         help="the transactions not ended yet: state, producer, age against the timeout, partitions held back from "
              "read_committed consumers (as kafka-transactions.sh list and describe), read every 2 s",
@@ -120,6 +120,7 @@ ACTIONS: tuple[LiveAction, ...] = _VIEW + tuple(
     replace(a, owner=tab.id) if a.scope == "screen" else a for tab in TABS for a in tab.actions
 )
 SCREEN_ACTIONS = tuple(a for a in ACTIONS if a.scope == "screen")
+TAB_IDS = frozenset(t.id for t in TABS)
 
 
 def by_id(action_id: str) -> LiveAction:
@@ -127,8 +128,9 @@ def by_id(action_id: str) -> LiveAction:
 
 
 def bindings(scope: Scope = "screen") -> list[BindingType]:
-    """The Textual bindings of `scope` (action.bindings over every action)."""
-    return action.bindings(ACTIONS, scope)
+    """The Textual bindings of `scope` (action.bindings over every action): the keys of a place before the keys of
+    everywhere, so that the footer shows first what acts where the focus is."""
+    return action.bindings(sorted(ACTIONS, key=lambda a: not a.tabs), scope)
 
 
 def key_rows() -> Iterator[tuple[LiveAction, str, str]]:
@@ -148,14 +150,29 @@ def readme_table() -> str:
     return "\n".join(lines)
 
 
-def refused(key: str, launch: Launch, read_only_reason: str | None) -> str | None:
+def place_name(place: str) -> str:
+    """A place keys act in, as a notice names it: the process table (with the key that goes there), or a tab."""
+    return "the process table (0)" if place == PROCESSES else next(t.title for t in TABS if t.id == place)
+
+
+def refused(key: str, launch: Launch, read_only_reason: str | None, place: str | None = None) -> str | None:
     """What a key says when it would do nothing here: one that writes in a read-only context (`read_only_reason`),
-    one that acts on a live cluster in a replay; None where the key acts (or is no key of the screen's)."""
-    for a in SCREEN_ACTIONS:
-        if key not in a.keys:
-            continue
+    one that acts on a live cluster in a replay, one that acts elsewhere than `place`; None
+    where the key acts (or is no key of the screen's). A tab's key out of place is not said here (misplaced)."""
+    keyed = [a for a in SCREEN_ACTIONS if key in a.keys]
+    for a in keyed:
         if read_only_reason is not None and launch != "replay" and a.writes:
             return f"{read_only_reason}: {a.shown_keys.replace('`', '')} ({a.label.lower()}) writes to the cluster"
         if launch == "replay" and a.launches <= LIVE:
             return f"{a.keys[0]}: {a.label.lower()} acts on a live cluster; a replay only plays back what was recorded"
+    if place is not None and keyed and not any(a.acts_in(place) or a.owner in TAB_IDS for a in keyed):
+        where = " or ".join(sorted(place_name(p) for p in keyed[0].tabs))
+        return f"{keyed[0].keys[0]} ({keyed[0].label.lower()}) acts in {where}: nothing was done here"
     return None
+
+
+def misplaced(key: str, place: str) -> LiveAction | None:
+    """The tab's key pressed outside the places it acts in, if `key` is one: its keys object says where it acts."""
+    keyed = [a for a in SCREEN_ACTIONS if key in a.keys]
+    owned = [a for a in keyed if a.owner in TAB_IDS]
+    return owned[0] if owned and not any(a.acts_in(place) for a in keyed) else None

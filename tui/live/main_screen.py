@@ -14,11 +14,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane, Tabs
 
-from kafkatop.tui.live.action import Launch
+from kafkatop.tui.live.action import PROCESSES, Launch
 from kafkatop.tui.live.host import Host
-from kafkatop.tui.live.keymap import SCREEN_ACTIONS, bindings, by_id, key_rows, refused
+from kafkatop.tui.live.keymap import SCREEN_ACTIONS, bindings, by_id, key_rows, misplaced, refused
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.tabs import TABS
+from kafkatop.tui.live.tabs.brokers import BROKERS
 from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
 from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
@@ -106,7 +107,9 @@ class MainScreen(Screen[None]):
     # --- what the palette and the keys ask ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = by_id(str(parameters[0])) if action == "key" else _BY_ACTION.get((action, parameters))
-        return live is None or live.acts(self.launch, self.host.present(), self.host.settings.read_only)
+        return live is None or (
+            live.acts(self.launch, self.host.present(), self.host.settings.read_only) and live.acts_in(self.place())
+        )
 
     def action_key(self, action_id: str) -> None:
         """A tab's key: its action run on the keys object of the tab that declares it."""
@@ -115,19 +118,27 @@ class MainScreen(Screen[None]):
         getattr(self.keys_of[str(live.owner)], f"action_{name}")(*parameters)
 
     def here(self) -> tuple[Launch, str | None, frozenset[str], bool]:
-        return self.launch, self.tabs.active, self.host.present(), self.host.settings.read_only
+        return self.launch, self.place(), self.host.present(), self.host.settings.read_only
+
+    def place(self) -> str:
+        """Where a key is pressed: the process table while it has focus, else the active tab (action.PROCESSES)."""
+        return PROCESSES if isinstance(self.focused, NodeTable) else self.tabs.active
 
     def run_command(self, action: str) -> None:
         self.call_later(self.run_action, action)
 
     def on_key(self, event: events.Key) -> None:
-        """A replay acts on nothing, a read-only context writes nothing: a key that would says so, not nothing."""
-        said = refused(event.key, self.launch, self.host.settings.read_only_reason)
-        if said is not None:
+        """A replay acts on nothing, a read-only context writes nothing, a key acts where it is shown: a key that
+        would act elsewhere says so, and does nothing."""
+        said = refused(event.key, self.launch, self.host.settings.read_only_reason, self.place())
+        if said is None and (tabs_key := misplaced(event.key, self.place())) is not None:
+            self.action_key(tabs_key.id)  # its tab's keys object says where it acts: "press N, pick …, then Z"
+            event.stop()
+        elif said is not None:
             self.notify(said, severity="information" if self.launch == "replay" else "warning", timeout=4)
             event.stop()
 
-    # --- tabs and focus: keys act from every table; a field is entered on purpose and left with Escape -----------
+    # --- tabs and focus: a key acts where it is shown; a field is entered on purpose and left with Escape --------
     def visible_tabs(self) -> list[TabPane]:
         """The tabs on show, in order: the number keys, help and the palette all count these."""
         tabs = self.tabs
@@ -224,18 +235,12 @@ class MainScreen(Screen[None]):
         self.host.poll_now("cluster")
 
     # --- the view's keys that act on a topic or a broker: the row found here, the action done by ClusterActions ----
-    def action_create_topic(self) -> None:
-        self.host.cluster_actions.create_topic()
-
-    def action_durability(self) -> None:
-        self.host.cluster_actions.durability(self.query_one(PartitionsPane).selected_topic)
-
     def action_configs(self) -> None:
         """C: the configs of the broker highlighted in the process table or Brokers, or of the topic in Partitions."""
         focused, tab = self.focused, self.tabs.active
         self.host.cluster_actions.configs(
             node=focused.selected_name if isinstance(focused, NodeTable) else None,
-            broker=self.query_one(BrokerTable).selected_broker if tab == "tab-brokers" else None,
+            broker=self.query_one(BrokerTable).selected_broker if tab == BROKERS else None,
             topic=self.query_one(PartitionsPane).selected_topic if tab == PARTITIONS else None,
         )
 

@@ -6,27 +6,104 @@ from __future__ import annotations
 from typing import cast
 
 from textual.screen import Screen
+from textual.widgets import TabbedContent
 
-from kafkatop.backends.model.nodes import NodeAction
+from kafkatop.backends.model.nodes import NodeAction, NodeState, NodeView, ProcessRole
+from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.tui.live.host import Host
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.tabs.brokers import BROKERS
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.replay import ReplayBar
 
+# The confirmation's button and what it says the action does to the process (a start asks nothing).
+ASKED: dict[NodeAction, tuple[str, str]] = {
+    "kill": ("Kill -9", "SIGKILL: no controlled shutdown"),
+    "stop": ("Stop", "SIGTERM: a controlled shutdown"),
+    "restart": ("Restart", "SIGTERM (a controlled shutdown), then a start"),
+}
+NODE_ACTIONS: dict[NodeAction, str] = {
+    "kill": "killed (kill -9)",
+    "stop": "stopped",
+    "start": "started",
+    "restart": "restarted",
+}
+
 
 class ProcessKeys:
-    """The process table's keys (K t s R a, 0): the highlighted node acted on by the app's ClusterActions."""
+    """The process table's keys (K t s R a, 0): they act on the node highlighted there, or on the broker highlighted
+    in Brokers; a kill, a stop or a restart asks first, naming the node and what it takes along."""
 
     def __init__(self, screen: Screen[None]) -> None:
         self.screen = screen
 
+    @property
+    def _app(self) -> Host:
+        return cast(Host, self.screen.app)
+
+    def _selected(self) -> str | None:
+        """The node the keys act on: the process table's row, or in Brokers (not in the table) the highlighted
+        broker's process."""
+        screen, nodes = self.screen, self._app.view.nodes
+        if isinstance(screen.focused, NodeTable) or screen.query_one(TabbedContent).active != BROKERS:
+            return screen.query_one(NodeTable).selected_name
+        broker = screen.query_one(BrokerTable).selected_broker
+        hosting = [n for n in nodes.nodes if n.node_id == broker and n.role is not ProcessRole.CONTROLLER] if (
+            nodes is not None and broker is not None) else []  # fmt: skip
+        return hosting[0].name if hosting else None
+
     def action_node(self, action: NodeAction) -> None:
-        cast(Host, self.screen.app).cluster_actions.node(action, self.screen.query_one(NodeTable).selected_name)
+        app, name = self._app, self._selected()
+        control = app.sources.control
+        if control is None:
+            app.notify("no cluster processes here: attach to a lab cluster or start one (kafkatop up)",
+                       severity="warning")  # fmt: skip
+            return
+        if name is None:
+            app.notify("highlight a node first (arrow keys in the process table, or a broker in Brokers)",
+                       severity="warning")  # fmt: skip
+            return
+        view = app.view.nodes.node(name) if app.view.nodes is not None else None
+        taken = ActionTaken(action, name, view.node_id if view is not None else None)
+
+        def act() -> None:
+            app.feed.action(taken)  # before acting: the action's effects are seen after it
+            getattr(control, action)(name)
+
+        def go(yes: bool | None = True) -> None:
+            if yes:
+                app.notify(f"{action} {name} …", timeout=2)
+                app.act(f"{name} {NODE_ACTIONS[action]}", act)
+
+        if action == "start" or (action == "restart" and view is not None and view.state is not NodeState.UP):
+            go()  # a restart of a node that is down is a start
+            return
+        verb = ASKED[action][0]
+        pid = f" (pid {view.pid})" if view is not None and view.pid is not None else ""
+        app.push_screen(ConfirmScreen(f"{verb} {name}{pid}?", yes=verb, detail=self._stopping(action, view)), go)
+
+    def _stopping(self, action: NodeAction, node: NodeView | None) -> str:
+        """What a node's kill, stop or restart does, with what it takes along: partitions it leads, Connect tasks."""
+        view, leads, tasks = self._app.view, 0, 0
+        if node is not None and view.cluster is not None and node.node_id is not None:
+            leads = view.cluster.leaders_by_broker.get(node.node_id, 0)
+        if node is not None and view.connect is not None and node.role is ProcessRole.CONNECT and node.ports:
+            tasks = view.connect.tasks_on(f"127.0.0.1:{node.ports[0]}")
+        moved = "which go leaderless until the controller notices" if action == "kill" else "which move first"
+        return (
+            ASKED[action][1]
+            + (f"; it leads {leads} partition(s), {moved}" if leads else "")
+            + (f"; its {tasks} task(s) wait for the group to give them to another worker" if tasks else "")
+        )
 
     def action_add_broker(self) -> None:
-        cast(Host, self.screen.app).cluster_actions.add_broker()
+        control = self._app.sources.control
+        if control is not None:
+            self._app.act("broker added", control.add_broker)
 
     def action_processes(self) -> None:
-        if "control" not in cast(Host, self.screen.app).present():
+        if "control" not in self._app.present():
             self.screen.notify("no process table here: it shows a lab cluster's processes or the demo's brokers",
                                timeout=4)  # fmt: skip
             return

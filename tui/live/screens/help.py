@@ -13,9 +13,10 @@ from kafkatop.tui.live.screens.dialog import Dialog
 INTRO = """\
 # kafkatop
 
-**Keys work from every table.** A text field takes what is typed: **Escape** leaves it (back to the tab's table),
-**Tab** / **shift+Tab** move between fields. Produce and Consume open in their topic field, so a topic typed there is
-text, never a key. `ctrl+q` or `q` quits (`q` types a q inside a field).
+**A key acts where it is shown**: a node's keys in the process table (`0`) and Brokers, a topic's in Partitions, a
+group's in Groups; elsewhere it says where it belongs and does nothing. A text field takes what is typed: **Escape**
+leaves it (back to the tab's table), **Tab** / **shift+Tab** move between fields. Produce and Consume open in their
+topic field, so a topic typed there is text, never a key. `ctrl+q` or `q` quits (`q` types a q inside a field).
 
 **Tabs**: {tabs} · `0` the process table
 """

@@ -5,4 +5,5 @@ from __future__ import annotations
 from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
-TAB = Tab("tab-brokers", "Brokers", showing(lambda _: BrokerTable()))
+BROKERS = "tab-brokers"
+TAB = Tab(BROKERS, "Brokers", showing(lambda _: BrokerTable()))

@@ -11,14 +11,13 @@ from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.tabs.tab import TabScreen
 
 MESSAGES = "tab-messages"
-_P = frozenset({PARTITIONS})
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
     LiveAction("browse", ("b",), "browse", "Browse messages",
         help="the Messages tab; from Partitions (or Enter on a row) the highlighted partition's newest "
              "records",
-        section="Messages", palette="Browse the highlighted partition", tabs=_P, needs="browser"),
+        section="Messages", palette="Browse the highlighted partition", needs="browser"),
     *BROWSER_ACTIONS,
 )
 # fmt: on

@@ -16,6 +16,12 @@ _TOPIC = partial(LiveAction, section="Topics", tabs=_HERE)
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
+    _TOPIC("create-topic", ("c",), "create_topic", "Create topic",
+        help="Partitions: create a topic",
+        palette="Create a topic", needs="topic_admin", writes=True, asks_first=True, footer=True),
+    _TOPIC("durability", ("v",), "durability", "Durability check",
+        help="Partitions: durability check: sequenced records while a leader fails, then read back",
+        palette="Durability check", needs="durability", writes=True, asks_first=True),
     _TOPIC("delete-topic", ("d",), "delete_topic", "Delete topic",
         help="Partitions: delete the highlighted topic (a confirmation names it)",
         palette="Delete the highlighted topic", needs="topic_admin", writes=True, asks_first=True),
@@ -46,6 +52,14 @@ class PartitionKeys:
     @property
     def _pane(self) -> PartitionsPane:
         return self.screen.query_one(PartitionsPane)
+
+    def action_create_topic(self) -> None:
+        if self.screen.in_tab(PARTITIONS, "c", "creates a topic", "any row"):
+            self.screen.host.cluster_actions.create_topic()
+
+    def action_durability(self) -> None:
+        if self.screen.in_tab(PARTITIONS, "v", "checks the durability of the highlighted topic", "its row"):
+            self.screen.host.cluster_actions.durability(self._pane.selected_topic)
 
     def action_delete_topic(self) -> None:
         if self.screen.in_tab(PARTITIONS, "d", "deletes the topic highlighted", "its row"):

@@ -1,0 +1,155 @@
+"""A key acts where it is shown (issue 40), each a repro of what a user hit on a real lab, here on the demo cluster
+(the librdkafka mock over real sockets, with kafkatop's demo controller): a word typed with the focus on a table or a
+dropdown stops, kills, starts and creates nothing; the node keys act in the process table and in Brokers, and each
+that stops a node asks first, naming it; the footer shows the keys of the place the focus is in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from textual.widgets import Select
+from textual.widgets._footer import FooterKey
+
+from kafkatop.backends.demo.cluster import DemoCluster
+from kafkatop.backends.demo.node_control import DemoControl
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
+from kafkatop.backends.kafka.records.browser import MessageBrowser
+from kafkatop.backends.kafka.records.consoles import Consoles
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.messages.pane import MessagesPane
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
+from kafkatop.tui.live.widgets.nodes import NodeTable
+from tests.conftest import pilot_until
+from tests.fixtures.demo import demo_with_consoles
+from tests.integration.test_keys import make_app, node_state, ready
+
+BROKERS = ("broker-1", "broker-2", "broker-3")
+
+
+@pytest.fixture
+def demo() -> Iterator[tuple[DemoCluster, DemoControl, Consoles]]:
+    with demo_with_consoles() as made:
+        yield made
+
+
+def notices(app: KafkatopApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]  # noqa: SLF001 - the notices shown
+
+
+def footer(app: KafkatopApp) -> str:
+    """The footer's keys, as drawn."""
+    return " · ".join(str(k.description) for k in app.screen.query(FooterKey) if k.display)
+
+
+def browsing_app(demo: tuple[DemoCluster, DemoControl, Consoles], stack: list[Any]) -> KafkatopApp:
+    """The demo with its message browser (make_app's has none)."""
+    cluster, control, consoles = demo
+    connection = KafkaConnection.parse(cluster.bootstrap_servers)
+    admin, browser = AdminSource(connection, timeout_s=1.0, watch_groups=cluster.groups), MessageBrowser(connection)
+    stack += [admin.close, browser.close]
+    topics = lambda: TopicAdmin(connection, timeout_s=5.0)  # noqa: E731
+    return KafkatopApp(
+        Sources(admin.poll, control, None, topics, consoles, browser=browser), Settings(poll_interval_s=0.3)
+    )
+
+
+async def nothing_happened(pilot: Any, app: KafkatopApp, topics: int = 2) -> None:
+    """No dialog, every broker up, no action run, no topic made: what a word typed in the wrong place must leave."""
+    await pilot.pause(0.5)
+    assert len(app.screen_stack) == 1, app.screen
+    assert [node_state(app, b) for b in BROKERS] == ["up", "up", "up"]
+    assert app.last_action is None
+    assert app.snapshot is not None and len(app.snapshot.topics) == topics
+
+
+async def test_a_word_typed_in_the_messages_table_acts_on_nothing_and_says_where_its_keys_act(demo: Any) -> None:
+    """Before: `b`, then `secret` typed where the topic box looked focused: `s` tried to start a broker, `e` showed
+    the election hint, `c` opened Create topic and took the rest; `t` stopped broker-1 at once."""
+    closing: list[Any] = []
+    app = browsing_app(demo, closing)
+    try:
+        await typed_in_the_records_table(app)
+    finally:
+        for close in closing:
+            close()
+
+
+async def typed_in_the_records_table(app: KafkatopApp) -> None:
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("b")  # the highlighted partition's records, the focus in their table
+        pane = app.query_one(MessagesPane)
+        await pilot_until(pilot, lambda: pane.page is not None, "the page")
+        await pilot.press(*"secret")
+        await nothing_happened(pilot, app)
+        said = notices(app)
+        assert "s (start) acts in Brokers or the process table (0): nothing was done here" in said
+        assert "t (stop) acts in Brokers or the process table (0): nothing was done here" in said
+        assert any(n.startswith("c creates a topic in Partitions: press 1") for n in said), said
+        assert any(n.startswith("e elects leaders for the highlighted partition's topic in Partitions") for n in said)
+
+
+async def test_kill_typed_on_a_dropdown_kills_nothing(demo: Any) -> None:
+    """Before: with the focus on Produce's `acks` dropdown, `K` opened "Kill -9 broker-1?"; "Ky…" killed it."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("3")
+        app.set_focus(app.query_one("#acks", Select))
+        await pilot.press("K", "y", "t", "y", "R", "y")
+        await nothing_happened(pilot, app)
+        assert "K (kill -9) acts in Brokers or the process table (0): nothing was done here" in notices(app)
+
+
+async def test_stop_and_restart_ask_first_naming_the_node(demo: Any) -> None:
+    """Before: `t` stopped the highlighted broker at once, no confirmation."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("0", "t")
+        screen = app.screen
+        assert isinstance(screen, ConfirmScreen) and screen.question == "Stop broker-1?"
+        assert screen.detail.startswith("SIGTERM: a controlled shutdown; it leads 3 partition(s), which move first")
+        await pilot.press("n")
+        await pilot.press("R")
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Restart broker-1?"
+        await pilot.press("escape")
+        await nothing_happened(pilot, app)
+        await pilot.press("t", "y")
+        await pilot_until(pilot, lambda: node_state(app, "broker-1") == "down", "broker-1 stopped")
+        await pilot.press("s")  # a start asks nothing
+        await pilot_until(pilot, lambda: node_state(app, "broker-1") == "up", "broker-1 started")
+
+
+async def test_the_node_keys_act_on_the_broker_highlighted_in_brokers(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("2", "G", "K")  # Brokers, its last row: broker 3
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Kill -9 broker-3?"
+        await pilot.press("n")
+        await nothing_happened(pilot, app)
+
+
+async def test_the_footer_shows_the_keys_of_the_place_the_focus_is_in(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ready(pilot, app)
+        assert isinstance(app.focused, PartitionTable)
+        assert "Create topic" in footer(app) and "Kill -9" not in footer(app)
+        await pilot.press("0")
+        assert isinstance(app.focused, NodeTable)
+        await pilot.pause()
+        assert "Kill -9" in footer(app) and "Stop" in footer(app) and "Create topic" not in footer(app)
+        await pilot.press("2")
+        await pilot.pause()
+        assert "Kill -9" in footer(app) and "Create topic" not in footer(app)
+        await pilot.press("4", "escape")  # Consume, out of its topic field
+        await pilot.pause()
+        assert "Kill -9" not in footer(app) and "Create topic" not in footer(app)
