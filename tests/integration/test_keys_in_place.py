@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from textual.widgets import Select
+from textual import events
+from textual.widgets import Input, Select
 from textual.widgets._footer import FooterKey
 
 from kafkatop.backends.demo.cluster import DemoCluster
@@ -153,3 +154,39 @@ async def test_the_footer_shows_the_keys_of_the_place_the_focus_is_in(demo: Any)
         await pilot.press("4", "escape")  # Consume, out of its topic field
         await pilot.pause()
         assert "Kill -9" not in footer(app) and "Create topic" not in footer(app)
+
+
+async def test_keys_typed_right_after_slash_go_to_the_filter(demo: Any) -> None:
+    """Before: the filter field took the focus a frame later (Textual's focus() is deferred), so fast typing after `/`
+    reached the table: `o` reordered it, `t` stopped a node."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        assert app._driver is not None  # noqa: SLF001 - the keys sent as the terminal sends them
+        for key, character in (("slash", "/"), ("o", "o"), ("r", "r"), ("d", "d")):
+            event = events.Key(key, character)
+            event.set_sender(app)
+            app._driver.send_message(event)  # noqa: SLF001 - queued at once, as a fast typist's keys are
+        await pilot_until(pilot, lambda: app.query_one(PartitionTable).filter_text == "ord", "the filter typed")
+        assert isinstance(app.focused, Input) and app.focused.value == "ord"
+        await nothing_happened(pilot, app)
+
+
+async def test_a_node_key_that_cannot_act_now_is_a_notice_not_an_incident(demo: Any) -> None:
+    """Before: two `s` on a broker that was up became Timeline incidents, "start broker-1 … not recovered"."""
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("0", "s", "s")
+        await nothing_happened(pilot, app)
+        assert "cannot start broker-1 now: it is up" in notices(app)
+        assert app.timeline.snapshot().incidents == ()
+
+
+async def test_a_slash_typed_in_a_text_field_is_text(demo: Any) -> None:
+    app = make_app(demo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("3", *"a/b")  # Produce opens in its topic field
+        assert isinstance(app.focused, Input) and app.focused.value == "a/b"
+        assert not app.query_one("#filter-bar").display

@@ -323,8 +323,8 @@ def test_a_closed_terminal_ends_the_live_view_of_a_found_lab(tmp_path: Path, sta
 def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
     tmp_path: Path, standin_classes: Path
 ) -> None:
-    """`kafkatop up --detach`, then the live view, where the user restarts broker-1 (`R`): on `q` the lab is left as
-    it was found — all of it running, the broker restarted from the view too — and the view says so."""
+    """`kafkatop up --detach`, then the live view, where the user restarts broker-1 (`R`, `y`): on `q` the lab is left
+    as it was found — all of it running, the broker restarted from the view too — and the view says so."""
     home = make_standin_install(tmp_path / "install", standin_classes, "3.9.0")
     ports = free_port_block(12)
     spec = ClusterSpec(
@@ -347,6 +347,8 @@ def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
         term.type("j")  # zookeeper, then broker-1
         time.sleep(0.3)
         term.type("R")
+        time.sleep(0.3)
+        term.type("y")  # the restart's confirmation
         try:
             restarted = wait_for(
                 lambda: (pids := up_pids(cluster)) is not None and pids[1] != found[1] and pids,

@@ -42,6 +42,9 @@ class LiveAction:
     writes: bool = False  # changes the cluster (a process signalled, a topic, a record, a group, a leader, replicas)
     asks_first: bool = False  # a dialog or a confirmation comes before anything is done
     footer: bool = False
+    # Run when the key arrives, before the keys typed after it are given to a widget: a key that moves the focus to a
+    # field (`/`), so that what is typed next is the field's. In a text field it is text (MainScreen.check_action).
+    priority: bool = False
     # The keys object that runs it (MainScreen.keys): a tab's id (its Tab declares it), or "replay" or "contexts";
     # None: the screen itself, or the pane of its scope.
     owner: str | None = None
@@ -109,6 +112,6 @@ def bindings(actions: Iterable[LiveAction], scope: Scope = "screen") -> list[Bin
         if a.scope != scope or not a.keys or not a.action:
             continue
         first, *more = a.keys
-        made.append(Binding(first, a.bound, a.label, show=a.footer))
+        made.append(Binding(first, a.bound, a.label, show=a.footer, priority=a.priority))
         made.extend(Binding(k, a.bound, a.label, show=False, system=True) for k in more)
     return made

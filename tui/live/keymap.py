@@ -51,7 +51,7 @@ _VIEW: tuple[LiveAction, ...] = (
     LiveAction("filter", ("slash",), "filter", "Filter",
         help="filter the table's rows: topic, partition, group, key or value (in Messages the decoded key and "
              "value, or a path: `.customer.id == 42`); Enter keeps it, Escape clears it",
-        section="Tables", palette="Filter the table's rows", launches=ANY, footer=True),
+        section="Tables", palette="Filter the table's rows", launches=ANY, footer=True, priority=True),
     LiveAction("refresh", ("r",), "refresh", "Refresh",
         help="poll the cluster now",
         section="View", palette="Refresh now"),
@@ -76,11 +76,11 @@ _VIEW: tuple[LiveAction, ...] = (
         help="configs of the topic highlighted in Partitions or the broker highlighted in Brokers or the "
              "process table: set, delete (as kafka-configs)",
         section="Topics", palette="Configs of the highlighted topic or broker", tabs=_NODE_PLACES | _TOPIC_PLACES,
-        needs="configs"),
+        needs="configs", owner="resources"),
     LiveAction("transactions", ("i",), "transactions", "Transactions",
         help="the transactions not ended yet: state, producer, age against the timeout, partitions held back from "
              "read_committed consumers (as kafka-transactions.sh list and describe), read every 2 s",
-        section="Topics", palette="Transactions not ended yet", needs="transactions"),
+        section="Topics", palette="Transactions not ended yet", needs="transactions", owner="resources"),
     # M (perMit): after a refusal of the authorizer's, shown in the footer; an app action, on any tab (grant_key.py).
     LiveAction("grant", ("M",), "app.grant", "Grant refused",
         help="grant what Kafka's authorizer refused last (once a refusal named it): a confirmation lists the ACL "

@@ -19,15 +19,12 @@ from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.keymap import SCREEN_ACTIONS, bindings, by_id, key_rows, misplaced, refused
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.tabs import TABS
-from kafkatop.tui.live.tabs.brokers import BROKERS
-from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
 from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted
-from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
-from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable
+from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.tabs.schemas.keys import SCHEMAS, SchemaKeys
 from kafkatop.tui.live.tabs.tab import TabContext
 from kafkatop.tui.live.text import DataTable, Input
-from kafkatop.tui.live.view_keys import ContextKeys, ProcessKeys, ReplayKeys
+from kafkatop.tui.live.view_keys import ContextKeys, ProcessKeys, ReplayKeys, ResourceKeys
 from kafkatop.tui.live.widgets.banner import Banner
 from kafkatop.tui.live.widgets.filter import Filterable, FilterBar
 from kafkatop.tui.live.widgets.footer import CoalescingFooter
@@ -47,7 +44,7 @@ SMALL_HEIGHT = 32
 
 # The objects a key's `owner` names (keymap.py): each tab's keys, the process table's, the replay's, the contexts'.
 OWNERS: dict[str, Callable[[MainScreen], object]] = {t.id: t.keys for t in TABS if t.keys is not None}
-OWNERS |= {"processes": ProcessKeys, "replay": ReplayKeys, "contexts": ContextKeys}
+OWNERS |= {"processes": ProcessKeys, "resources": ResourceKeys, "replay": ReplayKeys, "contexts": ContextKeys}
 
 # The view's own actions by Textual action (name, parameters): what check_action is asked about.
 _BY_ACTION = {parse(a.action)[1:]: a for a in SCREEN_ACTIONS if a.owner is None}
@@ -108,7 +105,9 @@ class MainScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = by_id(str(parameters[0])) if action == "key" else _BY_ACTION.get((action, parameters))
         return live is None or (
-            live.acts(self.launch, self.host.present(), self.host.settings.read_only) and live.acts_in(self.place())
+            live.acts(self.launch, self.host.present(), self.host.settings.read_only)
+            and live.acts_in(self.place())
+            and not (live.priority and isinstance(self.focused, Input))
         )
 
     def action_key(self, action_id: str) -> None:
@@ -129,7 +128,13 @@ class MainScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A replay acts on nothing, a read-only context writes nothing, a key acts where it is shown: a key that
-        would act elsewhere says so, and does nothing."""
+        would act elsewhere says so, and does nothing. A character typed before a field had the focus (Textual
+        gives it to the widget focused when the key came: `/ord` typed fast) is the field's."""
+        field = self.focused
+        if isinstance(field, Input) and event.is_printable and event.character is not None:
+            field.insert_text_at_cursor(event.character)
+            event.stop()
+            return
         said = refused(event.key, self.launch, self.host.settings.read_only_reason, self.place())
         if said is None and (tabs_key := misplaced(event.key, self.place())) is not None:
             self.action_key(tabs_key.id)  # its tab's keys object says where it acts: "press N, pick …, then Z"
@@ -203,9 +208,9 @@ class MainScreen(Screen[None]):
         cast(SchemaKeys, self.keys_of[SCHEMAS]).record_schema(wanted)
 
     def action_leave_field(self) -> None:
-        focused, home = self.focused, self.home()
-        if isinstance(focused, Filterable) and focused.filter_text:
-            self.query_one(FilterBar).clear()  # Escape on a filtered table: every row again
+        focused, home, bar = self.focused, self.home(), self.query_one(FilterBar)
+        if (isinstance(focused, Filterable) and focused.filter_text) or (focused is not None and focused.parent is bar):
+            bar.clear()  # Escape on a filtered table, or in the filter typed: every row again
         elif focused is not home:
             self.app.set_focus(home)
 
@@ -233,17 +238,3 @@ class MainScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self.host.poll_now("cluster")
-
-    # --- the view's keys that act on a topic or a broker: the row found here, the action done by ClusterActions ----
-    def action_configs(self) -> None:
-        """C: the configs of the broker highlighted in the process table or Brokers, or of the topic in Partitions."""
-        focused, tab = self.focused, self.tabs.active
-        self.host.cluster_actions.configs(
-            node=focused.selected_name if isinstance(focused, NodeTable) else None,
-            broker=self.query_one(BrokerTable).selected_broker if tab == BROKERS else None,
-            topic=self.query_one(PartitionsPane).selected_topic if tab == PARTITIONS else None,
-        )
-
-    def action_transactions(self) -> None:
-        """i: the transactions not ended yet, read again every 2 s (the screen's own worker)."""
-        self.host.cluster_actions.transactions()

@@ -13,12 +13,13 @@ app (KafkatopApp.notify). `shown` is the same for any other place a Text is draw
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Generic, Self, TypeVar, cast
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
 from rich import table
 from rich.console import Group, RenderableType
 from rich.text import Span, Text
 from textual import widgets
+from textual.binding import Binding, BindingType
 from textual.visual import VisualType
 
 from kafkatop.backends.model.text import escaped, printable, unprintable
@@ -127,7 +128,11 @@ class RichLog(widgets.RichLog):
 
 class Input(widgets.Input):
     """Textual's Input, whose value is drawn with its control characters escaped (a subject, a topic or a config
-    value from outside, put in a field to be edited): the value itself, what is typed and used, is left as it is."""
+    value from outside, put in a field to be edited): the value itself, what is typed and used, is left as it is.
+    In a tab, the footer says how out of it: Escape, the main screen's `leave_field` (a dialog's own Escape, where
+    the screen has none, cancels it)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.leave_field", "Leave field")]
 
     @property
     def _value(self) -> Text:  # Textual's: what the field draws

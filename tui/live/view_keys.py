@@ -1,5 +1,6 @@
-"""The keys objects of the view's own keys that are no tab's (keymap.py's `owner`): the process table's, the replay's,
-the contexts'. Each acts on the screen it is given; the app is reached as the Host."""
+"""The keys objects of the view's own keys that are no tab's (keymap.py's `owner`): the process table's, the screens
+on a broker or a topic, the replay's, the contexts'. Each acts on the screen it is given; the app is reached as the
+Host."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.tabs.brokers import BROKERS
 from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
+from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.replay import ReplayBar
 
@@ -65,6 +68,9 @@ class ProcessKeys:
                        severity="warning")  # fmt: skip
             return
         view = app.view.nodes.node(name) if app.view.nodes is not None else None
+        if view is not None and action not in view.actions:  # said, not done: no action taken, no incident opened
+            app.notify(f"cannot {action} {name} now: it is {view.state.value}", severity="warning", timeout=4)
+            return
         taken = ActionTaken(action, name, view.node_id if view is not None else None)
 
         def act() -> None:
@@ -108,6 +114,27 @@ class ProcessKeys:
                                timeout=4)  # fmt: skip
             return
         self.screen.app.set_focus(self.screen.query_one(NodeTable))
+
+
+class ResourceKeys:
+    """The keys that open a screen on a broker or a topic (C) or on the cluster (i): the row found here, the screen
+    opened by ClusterActions."""
+
+    def __init__(self, screen: Screen[None]) -> None:
+        self.screen = screen
+
+    def action_configs(self) -> None:
+        """C: the configs of the broker highlighted in the process table or Brokers, or of the topic in Partitions."""
+        screen, tab = self.screen, self.screen.query_one(TabbedContent).active
+        cast(Host, screen.app).cluster_actions.configs(
+            node=screen.focused.selected_name if isinstance(screen.focused, NodeTable) else None,
+            broker=screen.query_one(BrokerTable).selected_broker if tab == BROKERS else None,
+            topic=screen.query_one(PartitionsPane).selected_topic if tab == PARTITIONS else None,
+        )
+
+    def action_transactions(self) -> None:
+        """i: the transactions not ended yet, read again every 2 s (the screen's own worker)."""
+        cast(Host, self.screen.app).cluster_actions.transactions()
 
 
 class ReplayKeys:

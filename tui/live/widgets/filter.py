@@ -83,7 +83,8 @@ class FilterBar(Horizontal):
         field.value = target.filter_text
         self.display = True
         self._count(*target.apply_filter(target.filter_text))
-        field.focus()
+        # Now, not after the frame (Widget.focus): keys typed right after `/` are the filter's, not the table's.
+        self.screen.set_focus(field)
 
     def follow(self, target: Filterable | None) -> None:
         """The active tab changed: show its table's filter, or nothing."""
