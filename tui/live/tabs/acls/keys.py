@@ -60,7 +60,7 @@ class AclKeys:
 
     def run(self, what: str) -> None:
         app, panel = self.app, self.panel
-        launch, tab, _, _ = self.screen.here()
+        launch, tab = self.screen.here()[0], self.screen.tabs.active
         if panel is None:
             app.notify(NO_RECORDING if launch == "replay" else NO_SOURCE, timeout=5)
             return

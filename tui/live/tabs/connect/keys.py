@@ -114,7 +114,7 @@ class ConnectKeys:
             app.push_screen(ConnectPluginsScreen(connect))
             return
         key = KEYS[what]
-        if self.screen.here()[1] != CONNECT:
+        if self.screen.tabs.active != CONNECT:  # the tab, wherever its focus is
             app.notify(f"{key} acts on the connector highlighted in Connect: press N, pick a connector, then {key}",
                        severity="warning", timeout=5)  # fmt: skip
             return
