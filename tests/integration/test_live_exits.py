@@ -347,8 +347,8 @@ def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
         term.type("j")  # zookeeper, then broker-1
         time.sleep(0.3)
         term.type("R")
-        time.sleep(0.3)
-        term.type("y")  # the restart's confirmation
+        wait_for(lambda: "Restart broker-1" in shown.text(), timeout_s=10, what="the restart's confirmation")
+        term.type("y")
         try:
             restarted = wait_for(
                 lambda: (pids := up_pids(cluster)) is not None and pids[1] != found[1] and pids,
