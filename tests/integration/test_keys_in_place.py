@@ -96,6 +96,22 @@ async def typed_in_the_records_table(app: KafkatopApp) -> None:
         assert any(n.startswith("e elects leaders for the highlighted partition's topic in Partitions") for n in said)
 
 
+async def test_messages_shown_without_a_partition_opens_in_its_topic_field(demo: Any) -> None:
+    """The topic box is the tab's first work: `b` from Brokers puts the cursor there, so a word typed is a topic."""
+    closing: list[Any] = []
+    app = browsing_app(demo, closing)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await ready(pilot, app)
+            await pilot.press("2", "b", *"test")
+            await pilot_until(pilot, lambda: isinstance(app.focused, Input) and app.focused.value == "test", "typed")
+            assert app.focused is app.query_one("#browse-topic")
+            await nothing_happened(pilot, app)
+    finally:
+        for close in closing:
+            close()
+
+
 async def test_kill_typed_on_a_dropdown_kills_nothing(demo: Any) -> None:
     """Before: with the focus on Produce's `acks` dropdown, `K` opened "Kill -9 broker-1?"; "Ky…" killed it."""
     app = make_app(demo)

@@ -16,5 +16,6 @@ TAB = Tab(
     showing(lambda c: MessagesPane(c.sources.browser, clock=c.clock, codec=c.sources.codec)),
     ACTIONS,
     MessageKeys,
+    work_field="#browse-topic",
     css=CSS,
 )

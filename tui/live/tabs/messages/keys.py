@@ -6,6 +6,7 @@ from __future__ import annotations
 from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.tabs.messages.browser_keys import BROWSER_ACTIONS
 from kafkatop.tui.live.tabs.messages.pane import MessagesPane
+from kafkatop.tui.live.tabs.messages.record_table import RecordTable
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.tabs.tab import TabScreen
@@ -33,5 +34,6 @@ class MessageKeys:
         if self.screen.tabs.active == PARTITIONS:
             selected = self.screen.query_one(PartitionTable).selected_partition
         self.screen.show_tab(MESSAGES)
-        if selected is not None:
+        if selected is not None:  # a partition picked: its records are the work, read with the arrows
             self.screen.query_one(MessagesPane).open(selected.topic, selected.partition)
+            self.screen.query_one(RecordTable).focus()
