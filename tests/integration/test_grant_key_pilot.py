@@ -38,6 +38,7 @@ from tests.conftest import pilot_until
 
 PRODUCE = 0
 TOPIC_AUTHORIZATION_FAILED = 29
+INIT_PRODUCER_ID, CLUSTER_AUTHORIZATION_FAILED = 22, 31
 LINE = "kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t --name lab"
 
 
@@ -134,6 +135,24 @@ async def test_a_refusal_names_the_grant_and_m_adds_it(mock_cluster: MockCluster
         consoles.close()
 
 
+async def test_the_idempotent_producer_refused_its_producer_id_names_the_grant(mock_cluster: MockCluster) -> None:
+    """Before: with `idempotent` ticked (the tab's default) the refusal came as `_PURGE_QUEUE: Local: Purged in queue`
+    and M had nothing to grant; it says the fatal error librdkafka met before the purge, and what grants it."""
+    mock_cluster.create_topic("t", 1, 1)
+    mock_cluster.push_request_errors(INIT_PRODUCER_ID, [CLUSTER_AUTHORIZATION_FAILED])
+    app, consoles = app_on(mock_cluster, RecordingAcls())
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
+            said = await refused_send(pilot, app)
+            assert "_PURGE" not in said, said
+            assert "CLUSTER_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — grant it: " + LINE in said
+            assert said.endswith(" · M grants it")
+            await pilot_until(pilot, lambda: app.check_action("grant", ()) is True, "M shown after the refusal")
+    finally:
+        consoles.close()
+
+
 async def test_m_refuses_where_it_must(mock_cluster: MockCluster) -> None:
     mock_cluster.create_topic("t", 1, 1)
     mock_cluster.push_request_errors(PRODUCE, [TOPIC_AUTHORIZATION_FAILED] * 20)
@@ -142,7 +161,7 @@ async def test_m_refuses_where_it_must(mock_cluster: MockCluster) -> None:
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await pilot_until(pilot, lambda: app.view.cluster is not None, "the first poll")
-            app.action_grant()  # as the palette would, before any refusal
+            await pilot.press("M")  # before any refusal: hidden from the footer, it says why it does nothing
             await pilot.pause()
             assert "nothing was refused yet" in list(app._notifications)[-1].message
             await refused_send(pilot, app)

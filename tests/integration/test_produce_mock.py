@@ -18,8 +18,9 @@ from confluent_kafka import Consumer, TopicPartition
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.kafka.records.bulk_producer import RecordProducer
+from kafkatop.backends.kafka.records.producer_console import ProducerSession
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.consoles import ClientError, Delivery
 from kafkatop.backends.model.produce import ProducerRecord
 from kafkatop.tui.cli.main import main
 from tests.conftest import wait_for
@@ -74,6 +75,32 @@ def test_an_idempotent_producer_refused_its_producer_id_says_what_to_grant(
             "kafkatop: cannot send to 't': CLUSTER_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t — "
             "as an admin, grant it: kafkatop acls --add --allow-principal User:ANONYMOUS --operation Write --topic t "
         ), lines
+
+
+def test_the_tabs_idempotent_producer_refused_its_producer_id_names_the_grant(mock_cluster: MockCluster) -> None:
+    """The Produce tab's session (ProducerSession): its records purged after the fatal error once said only
+    `_PURGE_QUEUE: Local: Purged in queue`, and M had nothing to grant; they say the refusal and carry the grant, and
+    the next line goes through a new producer once the refusal is gone."""
+    mock_cluster.create_topic("t", 1, 1)
+    for _ in range(3):  # the fatal error comes through on every order of callbacks
+        mock_cluster.push_request_errors(INIT_PRODUCER_ID_API, [CLUSTER_AUTHORIZATION_FAILED])
+        session = ProducerSession(KafkaConnection.parse(mock_cluster.bootstrap_servers))
+        try:
+            refused_then_sent(session)
+        finally:
+            session.close()
+
+
+def refused_then_sent(session: ProducerSession) -> None:
+    assert session.settings.idempotence  # the tab's default
+    session.send("t", "refused")
+    got: list[Delivery] = []
+    wait_for(lambda: bool(got.__iadd__(session.deliveries())), what="the refused line's report")
+    assert got[0].error == "CLUSTER_AUTHORIZATION_FAILED: User:ANONYMOUS may not Write on Topic:t", got
+    assert [(g.operations, g.pattern.name) for g in got[0].grants] == [(("WRITE",), "t")]
+    session.send("t", "allowed")  # InitProducerId answers now: a new producer sends it
+    wait_for(lambda: bool(got.__iadd__(session.deliveries())) and len(got) == 2, what="the next line")
+    assert got[1].error is None and got[1].offset is not None, got
 
 
 def test_records_a_stopped_leader_never_takes_are_counted_once_purged(mock_cluster: MockCluster) -> None:

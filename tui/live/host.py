@@ -39,3 +39,5 @@ class Host(Acting, Protocol):
     def panes_mounted(self, panes: list[Any]) -> None: ...  # widgets/pane.py's LivePanes
 
     def switch_context(self, name: str) -> None: ...
+
+    def action_grant(self) -> None: ...  # M (grant_key.py)

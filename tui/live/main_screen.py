@@ -142,6 +142,9 @@ class MainScreen(Screen[None]):
         elif said is not None:
             self.notify(said, severity="information" if self.launch == "replay" else "warning", timeout=4)
             event.stop()
+        elif event.key == "M" and self.app.check_action("grant", ()) is False:
+            self.host.action_grant()  # hidden until a refusal names a grant: pressed before, it says why it did nothing
+            event.stop()
 
     # --- tabs and focus: a key acts where it is shown; a field is entered on purpose and left with Escape --------
     def visible_tabs(self) -> list[TabPane]:

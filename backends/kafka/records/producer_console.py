@@ -45,6 +45,9 @@ def _utf8(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8")
 
 
+_PURGED = (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
+
+
 def _fatal(err: KafkaError) -> bool:
     """The producer's fatal error, or produce()'s refusal once there is one (_FATAL, not itself flagged fatal)."""
     return bool(err.fatal()) or err.code() == KafkaError._FATAL
@@ -72,6 +75,8 @@ class ProducerSession:
         self._pending = 0
         self._last_error: str | None = None
         self._fatal = False  # librdkafka said the handle cannot go on (_renew)
+        # Why: the records it purged then are reported as _PURGE_QUEUE, which names neither the refusal nor a grant.
+        self._fatal_error: KafkaError | None = None
         self._seq = itertools.count(1)
         self._settings = settings
         self._producer: Producer | None = self._new_producer(settings)
@@ -113,6 +118,21 @@ class ProducerSession:
         # Client-wide trouble (all brokers down, authentication): shown beside the deliveries.
         self._last_error = error_text(err)
         self._fatal = self._fatal or _fatal(err)
+        if err.fatal():
+            self._fatal_error = err
+
+    def _keep_fatal(self, e: KafkaException | SystemError) -> None:
+        """A fatal error poll() raised (or left set, so that confluent-kafka's next call back into Python failed of
+        it as a SystemError): the handle goes no further, and its purged records say it."""
+        cause = e if isinstance(e, KafkaException) else e.__cause__
+        if isinstance(cause, KafkaException) and cause.args and isinstance(cause.args[0], KafkaError):
+            if _fatal(cause.args[0]):
+                self._fatal = True
+                self._fatal_error = self._fatal_error or cause.args[0]
+                self._last_error = error_text(self._fatal_error)
+            return
+        if isinstance(e, KafkaException):
+            raise e
 
     @property
     def settings(self) -> ProducerSettings:
@@ -168,6 +188,7 @@ class ProducerSession:
         if self._fatal:
             self._fatal = False
             self.reconfigure(self._settings)
+            self._fatal_error = None  # its purged records were reported by the old handle, named by it
 
     # --- sending ----------------------------------------------------------------------------------------------------
     def send(self, topic: str, line: str) -> int:
@@ -295,6 +316,8 @@ class ProducerSession:
     ) -> Callable[[KafkaError | None, Any], None]:
         def report(err: KafkaError | None, msg: Any) -> None:
             partition, offset = msg.partition(), msg.offset()
+            if err is not None and err.code() in _PURGED and self._fatal_error is not None:
+                err = self._fatal_error  # purged because the handle stopped: that is the why, and what to grant
             grants = grants_for(err.name(), self._doing, self._principal, topics=[topic]) if err is not None else ()
             delivery = Delivery(
                 seq=seq,
@@ -324,6 +347,8 @@ class ProducerSession:
             try:
                 if self._producer is not None:
                     self._producer.poll(0)
+            except (KafkaException, SystemError) as e:  # a fatal error: kept, said by the records it stopped
+                self._keep_fatal(e)
             finally:
                 self._lock.release()
         with self._reports_lock:
