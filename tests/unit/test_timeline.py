@@ -214,9 +214,11 @@ def test_kill_9_and_controlled_shutdown_side_by_side() -> None:
         (EventKind.BROKER_DEREGISTERED, 1.6, 0.1),
     ]
     assert stop.steps[3].event.text == "broker-2 gone: stopped"
-    # Each incident ends where the next one begins, unless it recovered first.
-    assert kill.ended_at == T0 + 30 and not kill.recovered
+    # The start of the node a kill -9 lost is its way back: the kill recovers with it (before, it stayed "not
+    # recovered", its recovery filed under the start's). The stop's node is not started again: it stays open.
     assert start.recovered and start.ended_at == T0 + 34.5
+    assert kill.recovered and kill.ended_at == T0 + 34.5 and kill.recovered_after_s == pytest.approx(33.5)
+    assert kill.steps[-1].event.kind is EventKind.RECOVERED
     assert stop.open
 
 
@@ -240,7 +242,9 @@ def test_recovered_once_every_node_is_up_and_every_isr_full() -> None:
     assert start.recovered_after_s == pytest.approx(4.5)
     recovered = snap.events[-1]
     assert recovered.kind is EventKind.RECOVERED and recovered.source == "kafkatop"
-    assert recovered.text.startswith("recovered 4.5 s after start broker-2: every node up")
+    assert recovered.text.startswith(
+        "recovered 4.5 s after start broker-2 (33.5 s after kill -9 broker-2): every node up"
+    )
     assert snap.open_incident is None
     # Further changes after the recovery are logged, outside any incident.
     timeline.observe_cluster(cluster(T0 + 50, (part(0, 2, (1, 2, 3), 8), part(1, 1, (1, 2, 3), 7)), controller=1))
@@ -641,3 +645,26 @@ def test_a_reassignment_shrinking_isrs_on_its_way_ends_when_done_not_when_they_a
     assert incident.ended_at == T0 + 4 and [
         s.event.after for s in incident.steps if s.event.kind is EventKind.OPERATION
     ] == ["started", "done", "seen"]
+
+
+def test_a_controlled_shutdown_recovers_when_its_node_is_started_again() -> None:
+    """Before: `t` then `s` left the shutdown "not recovered" for ever, superseded by the start that recovered."""
+    timeline = Timeline()
+    baseline(timeline)
+    controlled_shutdown(timeline, T0 + 10)
+    restart_broker_2(timeline, T0 + 20)
+    stop, start = timeline.snapshot().incidents
+    assert (stop.trigger, start.trigger) == (Trigger.STOP, Trigger.START)
+    assert stop.recovered and stop.recovered_after_s == pytest.approx(14.5)
+    assert start.recovered and start.recovered_after_s == pytest.approx(4.5)
+    assert stop.steps[-1].event is start.steps[-1].event  # one recovery, said in both
+    assert timeline.snapshot().open_incident is None
+
+
+def test_a_start_of_another_node_does_not_recover_a_loss() -> None:
+    timeline = Timeline()
+    baseline(timeline)
+    controlled_shutdown(timeline, T0 + 10)
+    timeline.record_action("start", "broker-3", T0 + 20)  # broker-2 is still down: nothing recovers
+    stop, start = timeline.snapshot().incidents
+    assert stop.ended_at == T0 + 20 and not stop.recovered and start.open

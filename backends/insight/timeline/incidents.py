@@ -42,6 +42,10 @@ _LOSSES = frozenset(
 )
 
 
+# A start of the node an incident lost closes that incident when it recovers (Incidents.check_recovered).
+_NODE_LOSSES = frozenset({Trigger.KILL, Trigger.STOP, Trigger.PROCESS_EXITED})
+_RETURNS = frozenset({Trigger.START, Trigger.RESTART})
+
 _NODE_KINDS = frozenset(
     {
         EventKind.ACTION,
@@ -74,6 +78,8 @@ class _Incident:
     omitted: int = 0
     subject: str | None = None  # an operation's topic
     settle_at: float | None = None  # an operation's end: the incident ends with the first cluster view after it
+    # The loss of the node this start brings back (its kill -9, its controlled shutdown): it recovers with this one.
+    answers: _Incident | None = None
 
     def covers(self, event: TimelineEvent) -> bool:
         return (event.node is not None and event.node in self.nodes) or (
@@ -161,6 +167,8 @@ class Incidents:
         if latest is not None and latest.ended_at is None:
             latest.ended_at = e.at  # superseded: it did not recover before the next one began
         inc = _Incident(next(self._numbers), trigger, announced, e.node, e.broker_id, e.at, subject=subject)
+        if trigger in _RETURNS and latest is not None and latest.trigger in _NODE_LOSSES and latest.node == e.node:
+            inc.answers = latest  # not superseded: the start is its way back, and its recovery is that one's too
         inc.add(record)
         # A start begins from a degraded cluster (its node is down): recovery needs no further loss to be seen.
         inc.degraded = inc.degraded or self._healthy(e.at) is False
@@ -195,6 +203,9 @@ class Incidents:
         if reported and all(taken < inc.started_at for taken in reported):
             return  # the processes are back; the cluster's view of it is still to come
         what = title(inc.trigger, inc.node, inc.broker_id)
+        lost = inc.answers
+        if lost is not None:
+            what += f" ({at - lost.started_at:.1f} s after {title(lost.trigger, lost.node, lost.broker_id)})"
         event = TimelineEvent(
             at,
             EventKind.RECOVERED,
@@ -203,6 +214,7 @@ class Incidents:
             "led with its full ISR",
         )
         record = self.log.add(event, "kafkatop")
-        if record is not None:
-            inc.add(record)
-        inc.ended_at = inc.recovered_at = at
+        for recovered in (inc,) if lost is None else (lost, inc):
+            if record is not None:
+                recovered.add(record)
+            recovered.ended_at = recovered.recovered_at = at
