@@ -6,6 +6,7 @@ that stops a node asks first, naming it; the footer shows the keys of the place 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -152,6 +153,17 @@ async def test_the_node_keys_act_on_the_broker_highlighted_in_brokers(demo: Any)
         assert isinstance(app.screen, ConfirmScreen) and app.screen.question == "Kill -9 broker-3?"
         await pilot.press("n")
         await nothing_happened(pilot, app)
+
+
+async def test_no_confirm_stops_at_once(demo: Any) -> None:
+    """--no-confirm, for those who want no question: `t` stops the node without one."""
+    app = make_app(demo)
+    app.settings = replace(app.settings, confirm=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("0", "t")
+        await pilot_until(pilot, lambda: node_state(app, "broker-1") == "down", "broker-1 stopped")
+        assert len(app.screen_stack) == 1 and not isinstance(app.screen, ConfirmScreen)
 
 
 async def test_the_footer_shows_the_keys_of_the_place_the_focus_is_in(demo: Any) -> None:

@@ -296,7 +296,7 @@ def compose_sources(
     return sources, Settings(
         poll_interval_s=args.interval, banner=chosen.banner, launch=chosen.kind, context=name,
         colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
-        typed_name=typed, warnings=(*kept(args), *chosen.warnings),
+        typed_name=typed, warnings=(*kept(args), *chosen.warnings), confirm=not getattr(args, "no_confirm", False),
     ), lab  # fmt: skip
 
 

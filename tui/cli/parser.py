@@ -48,6 +48,8 @@ def build_parser() -> RootParser:
     p.option("--demo", action="store_true", help="the built-in demo cluster, even when Kafka is installed")
     p.option("--yes", action="store_true", help="with no Kafka installed, download it without asking "
              "(`kafkatop install`)")  # fmt: skip
+    p.option("--no-confirm", action="store_true", help="stop, kill -9, restart and delete at once, without the y/n "
+             "question (an attached cluster still asks for its name before a delete or reset)")  # fmt: skip
     p.option("--record", metavar="FILE", type=text("a file name"), help="record the session (JSON lines; .gz "
              "compresses) for --replay", shown="no recording")  # fmt: skip
     p.option("--replay", metavar="FILE", type=text("a recording"), help="play a recording back, labelled REPLAY "

@@ -50,6 +50,7 @@ class Settings:
     # What a user types before deleting or resetting on a cluster that is not kafkatop's own (attached): its
     # context's name, else its bootstrap address; None: a lab or the demo, where "yes" does.
     typed_name: str | None = None
+    confirm: bool = True  # False (--no-confirm): a y/n question is answered y at once; a name to type is still asked
     # Said once the view is on screen, as notices (text, never markup): what the command line said on stderr before
     # the screen hid it, and what it found opening the cluster (tui/cli/startup_warnings.py). A context switched to
     # brings its own.

@@ -2,9 +2,12 @@
 
 Focus starts on Cancel, so an Enter typed out of habit cancels; `y` or the red button does it. On a cluster that is not
 kafkatop's own (attached), the most destructive acts ask for the cluster's name typed instead, as GitHub asks for a
-repository's name before deleting it: `y` cannot do them by reflex."""
+repository's name before deleting it: `y` cannot do them by reflex. With --no-confirm a y/n question is answered y at
+once (the name to type is still asked)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +16,9 @@ from textual.widgets import Button
 
 from kafkatop.tui.live.screens.dialog import Dialog, frame
 from kafkatop.tui.live.text import Input, Label, shown
+
+if TYPE_CHECKING:
+    from kafkatop.tui.live.host import Host  # the app (its module imports this one's users)
 
 
 class ConfirmScreen(Dialog[bool]):
@@ -40,6 +46,10 @@ class ConfirmScreen(Dialog[bool]):
                 yield Button(f"{self.yes} (y)" if self.typed is None else self.yes, variant="error", id="yes",
                              disabled=self.typed is not None)  # fmt: skip
                 yield Button("Cancel (n)" if self.typed is None else "Cancel", id="no")
+
+    def on_mount(self) -> None:
+        if self.typed is None and not cast("Host", self.app).settings.confirm:
+            self.dismiss(True)  # --no-confirm: the user said y to every y/n question beforehand
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#yes", Button).disabled = event.value.strip() != self.typed
