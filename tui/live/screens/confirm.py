@@ -7,18 +7,14 @@ once (the name to type is still asked)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Button
 
 from kafkatop.tui.live.screens.dialog import Dialog, frame
+from kafkatop.tui.live.sources import Settings
 from kafkatop.tui.live.text import Input, Label, shown
-
-if TYPE_CHECKING:
-    from kafkatop.tui.live.host import Host  # the app (its module imports this one's users)
 
 
 class ConfirmScreen(Dialog[bool]):
@@ -48,7 +44,8 @@ class ConfirmScreen(Dialog[bool]):
                 yield Button("Cancel (n)" if self.typed is None else "Cancel", id="no")
 
     def on_mount(self) -> None:
-        if self.typed is None and not cast("Host", self.app).settings.confirm:
+        settings = getattr(self.app, "settings", None)  # the live view's (a test's bare App has none)
+        if self.typed is None and isinstance(settings, Settings) and not settings.confirm:
             self.dismiss(True)  # --no-confirm: the user said y to every y/n question beforehand
 
     def on_input_changed(self, event: Input.Changed) -> None:
