@@ -28,8 +28,10 @@ from kafkatop.tui.live.tabs.messages.pane import MessagesPane
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from tests.conftest import pilot_until
+from tests.fixtures.connect_views import connect_snapshot
 from tests.fixtures.demo import demo_with_consoles
 from tests.integration.test_keys import make_app, node_state, ready
+from tests.snapshots.test_connect_snapshots import connect_app
 
 BROKERS = ("broker-1", "broker-2", "broker-3")
 
@@ -223,3 +225,22 @@ async def test_a_slash_typed_in_a_text_field_is_text(demo: Any) -> None:
         await pilot.press("3", *"a/b")  # Produce opens in its topic field
         assert isinstance(app.focused, Input) and app.focused.value == "a/b"
         assert not app.query_one("#filter-bar").display
+
+
+async def test_at_80x24_every_node_is_in_sight_and_each_worker_can_be_acted_on() -> None:
+    """Before: the process table showed 3 of 5 rows at 80x24 (the Connect workers only after `0`, `G`). Out of focus
+    the workers are one row with their count; `0` gives each its own row, and K asks about the one highlighted."""
+    app = connect_app(connect_snapshot())
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(NodeTable)
+        await pilot_until(pilot, lambda: table.row_count == 4, "the folded process table")
+        assert [str(table.get_row_at(i)[0]) for i in range(4)] == ["broker-1", "broker-2", "broker-3", "connect ×2"]
+        assert str(table.get_row_at(3)[2]) == "2/2 up"
+        await pilot.press("0", "G")
+        await pilot_until(pilot, lambda: table.row_count == 5 and table.selected_name == "connect-2", "unfolded")
+        await pilot.press("K")
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question.startswith("Kill -9 connect-2")
+        await pilot.press("n", "2")  # Brokers: the table folds again, and keeps connect-2 for when it unfolds
+        await pilot_until(pilot, lambda: table.row_count == 4, "folded again")
+        await pilot.press("0")
+        await pilot_until(pilot, lambda: table.row_count == 5 and table.selected_name == "connect-2", "kept")

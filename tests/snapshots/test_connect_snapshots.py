@@ -40,6 +40,7 @@ SCREENS: dict[str, tuple[tuple[ConnectSnapshot, ...], Literal["lab", "demo"], tu
     "demo-has-none": ((), "demo", ("N",)),
     "lab-without-workers": ((), "lab", ("N",)),
     "worker-tasks-in-process-table": ((connect_snapshot(),), "lab", ("N", "0", "G")),
+    "workers-folded-out-of-focus": ((connect_snapshot(),), "lab", ()),  # 80x24: one row, every node in sight
     "restart-asks-how": ((connect_snapshot(),), "lab", ("N", "B")),
     "offsets-of-a-sink": ((connect_snapshot(),), "lab", ("N", "O")),
     "offsets-reset-refused-while-running": ((connect_snapshot(),), "lab", ("N", "j", "O", "x")),

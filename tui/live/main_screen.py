@@ -33,6 +33,7 @@ from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.replay import ReplayBar
 from kafkatop.tui.live.widgets.status_bar import StatusBar
+from kafkatop.tui.live.widgets.tab_markers import TabMarkers
 from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
 
 # The widgets focus rests on in a tab (see MainScreen.home): tables, whose keys are the app's keys.
@@ -92,6 +93,7 @@ class MainScreen(Screen[None]):
         for tab in TABS:
             if tab.composed(context) and tab.hidden(context):
                 tabs.hide_tab(tab.id)  # a key shows it where it has something to say (H, N)
+        self.tab_markers = TabMarkers(tabs.query_one(Tabs))  # how many tabs lie beyond each end of the bar
         self._fit(self.app.size.width, self.app.size.height)
         for field in self.query(", ".join(WORK_FIELDS.values())).results(Input):
             field.select_on_focus = False  # show_tab puts the cursor after the topic shown: a letter typed loses none
@@ -195,6 +197,7 @@ class MainScreen(Screen[None]):
         """Small terminals' layouts (app.tcss): `-narrow` stacks, `-short` folds the banner, shortens the processes."""
         self.set_class(width < SMALL_WIDTH, "-narrow")
         self.set_class(height < SMALL_HEIGHT, "-short")
+        self.tab_markers.update()
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self) -> None:

@@ -26,7 +26,10 @@ STATE_STYLE = {
 
 
 class NodeTable(LivePane, DataTable[str | Text]):
-    """One row per process. Keys act on the highlighted one (see the app's bindings); `0` brings the keys here."""
+    """One row per process. Keys act on the highlighted one (see the app's bindings); `0` brings the keys here.
+
+    In a short terminal (80x24) the table has room for four processes: there, out of focus, a lab's Connect workers
+    are one row with their count, so every node is in sight; `0` (focus) shows each worker's own row to act on."""
 
     BINDINGS = VI_KEYS
 
@@ -53,8 +56,18 @@ class NodeTable(LivePane, DataTable[str | Text]):
         self._set_columns(self.size.width or self.app.size.width)
 
     def on_resize(self) -> None:
-        if self._set_columns(self.size.width):
-            self.redraw()
+        self._set_columns(self.size.width)
+        self.redraw()  # also when the height changed: the workers fold or unfold
+
+    def on_focus(self) -> None:
+        self.redraw()  # the workers' own rows, to act on
+
+    def on_blur(self) -> None:
+        self.redraw()
+
+    @property
+    def folds_workers(self) -> bool:
+        return self.screen.focused is not self and self.screen.has_class("-short")  # (has_focus is set after on_focus)
 
     def _set_columns(self, width: int) -> bool:
         narrow = width < self.NARROW
@@ -78,11 +91,21 @@ class NodeTable(LivePane, DataTable[str | Text]):
         replicas: Mapping[int, int],
         connect: ConnectSnapshot | None = None,
     ) -> None:
-        selected, self._kept = self.selected_name or self._kept, None
+        # The process kept while its row was away (folded, or the columns changed) first, else the highlighted one.
+        selected, self._kept = self._kept or highlighted_key(self), None
         self.clear()
         shown = [str(key.value) for key in self.columns]
+        workers = [n for n in nodes.nodes if n.role is ProcessRole.CONNECT]
+        folded = self.folds_workers and len(workers) > 1
+        if selected == WORKERS and not folded:
+            selected = workers[0].name if workers else None
         for n in nodes.nodes:
-            role = n.role.value
+            if folded and n.role is ProcessRole.CONNECT:
+                if n is workers[0]:
+                    fold = _folded(workers, connect)
+                    self.add_row(*(fold.get(name, "-") for name in shown), key=WORKERS)
+                continue
+            role = "combined" if self._narrow and n.role is ProcessRole.COMBINED else n.role.value  # KRaft's word
             if controller_id is not None and n.node_id == controller_id:
                 role += " ★"  # the active controller (ZooKeeper mode) or quorum leader (KRaft)
             hosts = n.node_id is not None and n.role.value != "controller"
@@ -103,10 +126,33 @@ class NodeTable(LivePane, DataTable[str | Text]):
             self.add_row(*(cells[name] for name in shown), key=n.name)
         if selected is not None and selected in self.rows:
             self.move_cursor(row=self.get_row_index(selected))
+        elif folded and selected in [w.name for w in workers]:
+            self._kept = selected  # back on its own row once the table has the focus again
+            self.move_cursor(row=self.get_row_index(WORKERS))
 
     @property
     def selected_name(self) -> str | None:
-        return highlighted_key(self)
+        """The highlighted process (None on the folded workers' row: a key acts on one process)."""
+        key = highlighted_key(self)
+        return None if key == WORKERS else key
+
+
+WORKERS = "connect workers"  # the key of the folded workers' row
+
+
+def _folded(workers: list[NodeView], connect: ConnectSnapshot | None) -> dict[str, str | Text]:
+    """The Connect workers as one row: how many, how many are up, their memory and tasks together."""
+    up = sum(w.state is NodeState.UP for w in workers)
+    tasks = [_tasks(w, connect) for w in workers]
+    counted = [int(t.split()[0]) for t in tasks if t != "-"]
+    rss = [w.rss_bytes for w in workers if w.rss_bytes is not None]
+    return {
+        "node": f"connect ×{len(workers)}",
+        "role": "connect",
+        "state": Text(f"{up}/{len(workers)} up", style="green" if up == len(workers) else "yellow"),
+        "rss": human_size(sum(rss), compact=True) if rss else "-",
+        "replicas": f"{sum(counted)} task{'s' * (sum(counted) != 1)}" if counted else "-",
+    }
 
 
 def _tasks(worker: NodeView, connect: ConnectSnapshot | None) -> str:

@@ -16,6 +16,7 @@ from textual.message import Message
 
 from kafkatop.backends.model.connect import ConnectorPlugin
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Label, Static, Table
@@ -29,13 +30,28 @@ class PluginsRead(Message):
     error: str | None = None  # why they could not be read
 
 
-def plugins_table(plugins: tuple[ConnectorPlugin, ...]) -> Table:
+def plugins_table(plugins: tuple[ConnectorPlugin, ...], width: int = 0) -> Table:
+    """The plugins, sorted by type; in `width` columns (0: any) a class name too long for its column breaks after a
+    dot (org.apache.kafka.connect.file. / FileStreamSinkConnector), never inside a word."""
     table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
     for column in ("plugin", "type", "version"):
         table.add_column(column, no_wrap=column != "plugin", overflow="fold" if column == "plugin" else "ellipsis")
+    rest = max((len(p.type) for p in plugins), default=4) + max((len(p.version) for p in plugins), default=7) + 4
+    room = width - rest if width else 0
     for p in sorted(plugins, key=lambda p: (ORDER.index(p.type) if p.type in ORDER else len(ORDER), p.class_name)):
-        table.add_row(p.class_name, Text(p.type, style="bold" if p.type in ("source", "sink") else ""), p.version)
+        name = Text(at_dots(printable(p.class_name), room)) if room > 0 else p.class_name  # its lines, made here
+        table.add_row(name, Text(p.type, style="bold" if p.type in ("source", "sink") else ""), p.version)
     return table
+
+
+def at_dots(name: str, width: int) -> str:
+    """`name` in lines of at most `width`, broken after dots (a part longer than a line is folded by the table)."""
+    lines = [""]
+    for part in name.replace(".", ".\0").split("\0"):
+        if lines[-1] and len(lines[-1]) + len(part) > width:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(lines)
 
 
 class ConnectPluginsScreen(Dialog[None]):
@@ -45,6 +61,7 @@ class ConnectPluginsScreen(Dialog[None]):
     def __init__(self, connect: ConnectCluster) -> None:
         super().__init__(None)
         self.connect = connect
+        self.plugins: tuple[ConnectorPlugin, ...] = ()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-plugins"):
@@ -56,6 +73,14 @@ class ConnectPluginsScreen(Dialog[None]):
 
     def on_mount(self) -> None:
         self._read()
+
+    def on_resize(self) -> None:
+        if self.plugins:
+            self._draw()  # the names broken at their dots again, for the new width
+
+    def _draw(self) -> None:
+        width = self.query_one("#connect-plugins-list").size.width - 1  # its scroll bar
+        self.query_one("#connect-plugins-table", Static).update(plugins_table(self.plugins, width))
 
     @work(thread=True, exclusive=True, group="connect-plugins", exit_on_error=False)
     def _read(self) -> None:
@@ -70,7 +95,8 @@ class ConnectPluginsScreen(Dialog[None]):
         if message.error:
             self.query_one("#connect-plugins-table", Static).update(Text(message.error, style="bold red"))
             return
-        self.query_one("#connect-plugins-table", Static).update(plugins_table(message.plugins))
+        self.plugins = message.plugins
+        self._draw()
         connectors = sum(1 for p in message.plugins if p.type in ("source", "sink"))
         said = f"{len(message.plugins)} plugin(s), {connectors} of them connectors"
         self.query_one("#connect-plugins-status", Static).update(Text(said, style="dim"))
