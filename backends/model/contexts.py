@@ -14,6 +14,7 @@ import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Literal
 
@@ -120,7 +121,8 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         )
     unknown = sorted(set(table) - KEYS)
     if unknown:
-        raise BadInput(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
+        raise BadInput(f"{where}: unknown key(s) {', '.join(_guessed(k) for k in unknown)}; known: "
+                       f"{', '.join(sorted(KEYS))}")  # fmt: skip
 
     def text(key: str) -> str | None:
         value = table.get(key)
@@ -170,6 +172,12 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
         description=text("description") or "", schema_registry=registry, formats=formats,
     )  # fmt: skip
+
+
+def _guessed(key: str) -> str:
+    """An unknown key, with the known one it is most like: `bootstrap-servers (did you mean bootstrap-server?)`."""
+    close = get_close_matches(key.lower().replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)
+    return f"{key} (did you mean {close[0]}?)" if close else key
 
 
 def read_contexts(files: Sequence[Path]) -> Contexts:
