@@ -14,10 +14,10 @@ import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Literal
 
+from kafkatop.backends.model.configs import closest_name
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.format_config import parse_formats, parse_registry
 from kafkatop.backends.model.formats import RegistrySettings, TopicFormat
@@ -176,8 +176,8 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
 
 def _guessed(key: str) -> str:
     """An unknown key, with the known one it is most like: `bootstrap-servers (did you mean bootstrap-server?)`."""
-    close = get_close_matches(key.lower().replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)
-    return f"{key} (did you mean {close[0]}?)" if close else key
+    close = closest_name(key.lower().replace("_", "-"), sorted(KEYS))
+    return f"{key} (did you mean {close}?)" if close else key
 
 
 def read_contexts(files: Sequence[Path]) -> Contexts:
