@@ -45,3 +45,11 @@ def test_a_refusal_says_why_and_the_line_that_creates_it() -> None:
 def test_the_create_line_quotes_what_the_shell_would_split() -> None:
     line = create_line(args(topic="a b;rm", name="lab 2", state_dir="/s"), 1, 1)
     assert line == "kafkatop create-topic 'a b;rm' --partitions 1 --replication-factor 1 --name 'lab 2' --state-dir /s"
+
+
+def test_a_name_the_brokers_refuse_is_said_without_a_line_that_would_fail_too() -> None:
+    bad = FirstUse("bad name!", BrokerSetting(1, True, 1, 1), answer="TOPIC_EXCEPTION: Broker: Invalid topic",
+                   invalid=True)  # fmt: skip
+    said = not_created(args(topic="bad name!"), bad)
+    assert said.startswith("topic 'bad name!' does not exist, and the brokers refuse the name (TOPIC_EXCEPTION: "), said
+    assert "create-topic" not in said and said.endswith("nothing was sent"), said

@@ -50,6 +50,11 @@ def create_line(args: argparse.Namespace, partitions: int | None, replicas: int 
 def not_created(args: argparse.Namespace, used: FirstUse) -> str:
     """Why nothing was sent: the brokers do not create topics on first use (or did not), and how to create it."""
     topic, setting = used.topic, used.setting
+    if used.invalid:
+        return (
+            f"topic {topic!r} does not exist, and the brokers refuse the name ({used.answer}): a topic's name is "
+            "letters, digits, '.', '_' and '-', at most 249 of them; nothing was sent"
+        )
     if setting.enabled is False:
         why = f"the brokers do not create topics on first use ({SETTING}=false on broker {setting.broker})"
     elif setting.enabled:

@@ -28,6 +28,7 @@ SETTING = "auto.create.topics.enable"
 # With the setting unknown, how long the topic is waited for: a broker that creates it has it led well within this
 # (the first answers while it is created are UNKNOWN_TOPIC_OR_PARTITION or LEADER_NOT_AVAILABLE, as when it never is).
 UNKNOWN_WAIT_S = 5.0
+_MAY_BE_CREATING = (KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError.LEADER_NOT_AVAILABLE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,7 @@ class FirstUse:
     setting: BrokerSetting
     partitions: int = 0
     answer: str = ""
+    invalid: bool = False  # the brokers refused the name itself (INVALID_TOPIC_EXCEPTION)
 
     @property
     def created(self) -> bool:
@@ -121,6 +123,9 @@ def _wait_created(
             if refused is not None:
                 raise refused
             answer = error_text(error) if error is not None else "its partitions have no leader yet"
+            if error is not None and error.code() not in _MAY_BE_CREATING:
+                invalid = error.code() == KafkaError.TOPIC_EXCEPTION  # Kafka's INVALID_TOPIC_EXCEPTION
+                return FirstUse(topic, setting, answer=answer, invalid=invalid)  # it never will be created
         if time.monotonic() >= deadline:
             return FirstUse(topic, setting, answer=f"still {answer} after {timeout_s:g} s")
         time.sleep(0.1)
