@@ -237,10 +237,10 @@ class LabCluster:
             )
 
     # --- stopping ----------------------------------------------------------------------------------------------
-    def down(self, timeout_s: float = STOP_TIMEOUT_S) -> None:
+    def down(self, timeout_s: float = STOP_TIMEOUT_S) -> tuple[str, ...]:
         """Stop every node: Connect workers first (a clean stop commits their tasks' offsets and leaves their group,
         through the brokers), then brokers, then controllers, then ZooKeeper — brokers hang in controlled shutdown
-        when the controllers they report to are gone first."""
+        when the controllers they report to are gone first. The nodes that were running: none, when it was stopped."""
         with self.state.lock:
             self.state.refresh_from_disk()
         order = (
@@ -249,8 +249,9 @@ class LabCluster:
             [n for n in self.state.nodes if n.role is ProcessRole.CONTROLLER],
             [n for n in self.state.nodes if n.role is ProcessRole.ZOOKEEPER],
         )
-        for group in order:
-            self.runner.stop_nodes(group, NodeState.DOWN, timeout_s=timeout_s)
+        return tuple(
+            name for group in order for name in self.runner.stop_nodes(group, NodeState.DOWN, timeout_s=timeout_s)
+        )
 
     def release(self) -> None:
         """Leave every node running for a later kafkatop (`--detach`): recorded as such in the state file."""

@@ -273,8 +273,9 @@ class NodeRunner:
 
     def stop_nodes(
         self, nodes: list[NodeSpec], final: NodeState, timeout_s: float = STOP_TIMEOUT_S, keep_intent: bool = True
-    ) -> None:
-        """Signal all, then wait for all, so a group of brokers shuts down in parallel."""
+    ) -> tuple[str, ...]:
+        """Signal all, then wait for all, so a group of brokers shuts down in parallel. The names of the nodes that
+        were running (and were signalled): none, when every one was already stopped."""
         sig = signal.SIGKILL if final is NodeState.KILLED else signal.SIGTERM
         targets: list[tuple[NodeSpec, RunningNode]] = []
         # The intent is on disk before the signal: a shutdown takes seconds, and meanwhile a refresh_from_disk (an
@@ -304,6 +305,7 @@ class NodeRunner:
                 if self.state.running.get(node.name) is run:
                     self.state.running.pop(node.name)
             self.state.save()
+        return tuple(node.name for node, _run in targets)
 
     def log_tail(self, ref: str, lines: int = 20) -> str:
         return read_tail(self.state.log_path(self.state.node(ref)), lines)

@@ -39,15 +39,25 @@ class KafkaConnection:
     addresses: tuple[tuple[str, int], ...]  # parsed: ((host, port), …)
     # client properties, e.g. security.protocol, sasl.*: never in a repr (a traceback, a log line), they hold passwords
     settings: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    # Where the address came from, for a message that asks to check it: "--bootstrap-server", or "bootstrap-server
+    # of context 'staging' in ~/.config/kafkatop/config.toml"; "" when neither (a lab's own, the demo's).
+    origin: str = field(default="", compare=False)
 
     @classmethod
-    def parse(cls, bootstrap_servers: str, settings: Mapping[str, str] | None = None) -> KafkaConnection:
+    def parse(
+        cls, bootstrap_servers: str, settings: Mapping[str, str] | None = None, *, origin: str = ""
+    ) -> KafkaConnection:
         """SourceUnavailable names what cannot be read in `bootstrap_servers`. `bootstrap.servers` in `settings` is
         overridden by `bootstrap_servers`, as --bootstrap-server overrides it in Kafka's tools."""
         text = bootstrap_servers.strip()
         addresses = parse_host_ports(text, DEFAULT_PORT, source="kafka", what="bootstrap server list")
         kept = tuple(sorted((k, v) for k, v in (settings or {}).items() if k != "bootstrap.servers"))
-        return cls(text, addresses, kept)
+        return cls(text, addresses, kept, origin)
+
+    @property
+    def check_address(self) -> str:
+        """The sentence that ends a message when no broker answered: what to check, named where it was given."""
+        return f"Check that a broker listens there and that {self.origin or 'the address'} is right."
 
     @property
     def client_settings(self) -> dict[str, str]:

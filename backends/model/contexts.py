@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from kafkatop.backends.model.configs import closest_name
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.format_config import parse_formats, parse_registry
 from kafkatop.backends.model.formats import RegistrySettings, TopicFormat
@@ -120,7 +121,8 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         )
     unknown = sorted(set(table) - KEYS)
     if unknown:
-        raise BadInput(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
+        raise BadInput(f"{where}: unknown key(s) {', '.join(_guessed(k) for k in unknown)}; known: "
+                       f"{', '.join(sorted(KEYS))}")  # fmt: skip
 
     def text(key: str) -> str | None:
         value = table.get(key)
@@ -170,6 +172,12 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
         description=text("description") or "", schema_registry=registry, formats=formats,
     )  # fmt: skip
+
+
+def _guessed(key: str) -> str:
+    """An unknown key, with the known one it is most like: `bootstrap-servers (did you mean bootstrap-server?)`."""
+    close = closest_name(key.lower().replace("_", "-"), sorted(KEYS))
+    return f"{key} (did you mean {close}?)" if close else key
 
 
 def read_contexts(files: Sequence[Path]) -> Contexts:

@@ -17,7 +17,10 @@ import pytest
 from kazoo.client import KazooClient
 
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.lab.cluster import LabCluster
+from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.runner import port_is_free
+from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.fixtures import kafka_znodes
@@ -123,10 +126,24 @@ def test_detached_cluster_is_driven_by_later_commands(lab: Lab) -> None:
     assert len(lab.recorded_alive()) == 4  # a headless start leaves its node running
 
     down = lab.run("down")
-    assert down.returncode == 0 and "stopped" in down.stdout
+    assert down.returncode == 0 and down.stdout.startswith("cluster 'lab' stopped (4 node(s));"), down.stdout
     assert lab.recorded_alive() == []
+    again = lab.run("down")  # as `systemctl stop` of a stopped unit: exit 0, and said as it is
+    assert again.returncode == 0 and again.stdout.startswith("cluster 'lab' was not running: nothing to stop;")
+    assert "stopped" not in again.stdout, again.stdout
     assert (lab.state / "lab" / "config" / "broker-2.properties").exists()  # down keeps the data
     assert lab.run("down", "--delete").returncode == 0 and not (lab.state / "lab").exists()
+
+
+def test_down_on_a_lab_never_started_says_nothing_was_running(lab: Lab) -> None:
+    base = free_port_block(8)
+    LabCluster.create_or_open(lab.state, open_install(lab.home), ClusterSpec(base_port=base, controller_port=base + 4))
+    down = lab.run("down")
+    assert down.returncode == 0, down.stderr
+    assert down.stdout == f"cluster 'lab' was not running: nothing to stop; its data stays in {lab.state / 'lab'}\n"
+    deleted = lab.run("down", "--delete")
+    assert deleted.returncode == 0 and "was not running: nothing to stop; its state deleted" in deleted.stdout
+    assert not (lab.state / "lab").exists()
 
 
 def test_a_lab_whose_kafka_was_deleted_says_so_and_can_still_be_taken_down(lab: Lab) -> None:

@@ -19,7 +19,7 @@ from confluent_kafka import Producer
 
 from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
-from tests.integration.test_real_kafka import KraftNode, create_topic
+from tests.integration.test_real_kafka import KraftNode, create_topic, start_node, stop_node
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 
@@ -176,3 +176,49 @@ def test_a_bad_line_sends_nothing_from_a_file_and_what_came_before_from_stdin(ka
         "kafkatop: 2 records produced; stopped at line 3: nothing after it was sent"
     )
     assert high_watermarks(kafka, "strict") == 2
+
+
+def topic_partitions(node: KraftNode, topic: str) -> int | None:
+    """The topic's partition count as a Metadata request that never creates it says (None: no such topic)."""
+    producer = Producer({"bootstrap.servers": node.bootstrap, "allow.auto.create.topics": False})
+    try:
+        found = producer.list_topics(topic=topic, timeout=10).topics.get(topic)
+        return None if found is None or found.error is not None else len(found.partitions)
+    finally:
+        producer.flush(1)
+
+
+def test_a_missing_topic_is_created_by_the_brokers_as_for_kafka_console_producer(kafka: KraftNode) -> None:
+    """auto.create.topics.enable=true (Kafka's default): kafka-console-producer.sh's records create the topic, with
+    num.partitions (1); so do kafkatop's, which says so and goes on."""
+    theirs = run(str(kafka.home / "bin" / "kafka-console-producer.sh"), "--bootstrap-server", kafka.bootstrap,
+                 "--topic", "made-by-theirs", stdin=b"a\n")  # fmt: skip
+    assert theirs.returncode == 0, theirs.stderr
+    done = kafkatop(kafka, "produce", "made-by-ours", "--timeout", "20", stdin=b"a\nb\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines() == [
+        "kafkatop: topic 'made-by-ours' does not exist: the brokers create it (auto.create.topics.enable=true) with "
+        "1 partition",
+        "kafkatop: 2 records produced",
+    ]
+    assert topic_partitions(kafka, "made-by-ours") == topic_partitions(kafka, "made-by-theirs") == 1
+    assert high_watermarks(kafka, "made-by-ours") == 2
+
+
+def test_a_missing_topic_is_refused_where_the_brokers_do_not_create_topics(
+    kafka_home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    node = start_node(kafka_home, tmp_path_factory.mktemp("kraft-no-auto"), extra={"auto.create.topics.enable": "false",
+                                                                                  "num.partitions": "3"})  # fmt: skip
+    try:
+        done = kafkatop(node, "produce", "nowhere", "--timeout", "10", stdin=b"a\n")
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.decode() == (
+            "kafkatop: topic 'nowhere' does not exist, and the brokers do not create topics on first use "
+            "(auto.create.topics.enable=false on broker 1): create it with `kafkatop create-topic nowhere --partitions "
+            f"3 --replication-factor 1 --bootstrap-server {node.bootstrap}` (kafka-topics.sh --create does the same), "
+            "then send again; nothing was sent\n"
+        )
+        assert topic_partitions(node, "nowhere") is None
+    finally:
+        stop_node(node.proc)

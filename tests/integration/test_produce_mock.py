@@ -24,6 +24,7 @@ from kafkatop.backends.model.consoles import ClientError, Delivery
 from kafkatop.backends.model.produce import ProducerRecord
 from kafkatop.tui.cli.main import main
 from tests.conftest import wait_for
+from tests.integration.test_clients_mock import high_watermarks
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -167,3 +168,25 @@ def test_ctrl_c_says_how_many_records_were_delivered(mock_cluster: MockCluster, 
             ]
     finally:
         watermarks.close()
+
+
+def test_a_missing_topic_is_asked_for_as_kafkas_producer_asks_and_the_brokers_create_it(
+    mock_cluster: MockCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """kafka-console-producer.sh names its topic in a Metadata request that allows auto-creation; the mock, as a
+    broker with auto.create.topics.enable=true, creates it (4 partitions, the mock's num.partitions). The mock has no
+    DescribeConfigs: the setting is unknown, so the line says what the brokers did, and the records go."""
+    records = tmp_path / "records.txt"
+    records.write_text("a\nb\nc\n", encoding="utf-8")
+    bootstrap = mock_cluster.bootstrap_servers
+    argv = ["produce", "--topic", "fresh", "--file", str(records), "--bootstrap-server", bootstrap, "--timeout", "5"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "kafkatop: topic 'fresh' did not exist: the brokers created it when asked for it, as Kafka's producer asks, "
+        "with 4 partitions (auto.create.topics.enable could not be read: broker 1 does not answer DescribeConfigs)",
+        "kafkatop: 3 records produced",
+    ]
+    assert sum(n or 0 for n in high_watermarks(mock_cluster, "fresh").values()) == 3
+    # Now it exists: nothing more is said.
+    assert main(argv) == 0
+    assert capsys.readouterr().err.splitlines() == ["kafkatop: 3 records produced"]

@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,7 @@ def node_env(log_dir: Path) -> dict[str, str]:
     return env
 
 
-def write_config(root: Path, port: int, controller_port: int) -> Path:
+def write_config(root: Path, port: int, controller_port: int, extra: Mapping[str, str] | None = None) -> Path:
     config = root / "server.properties"
     settings = {
         "process.roles": "broker,controller",
@@ -90,6 +91,7 @@ def write_config(root: Path, port: int, controller_port: int) -> Path:
         "share.coordinator.state.topic.replication.factor": "1",
         "share.coordinator.state.topic.min.isr": "1",
         "group.initial.rebalance.delay.ms": "0",
+        **(extra or {}),
     }
     config.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
     return config
@@ -111,14 +113,14 @@ def stop_node(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(10)
 
 
-def start_node(home: Path, root: Path, timeout_s: float = 60.0) -> KraftNode:
+def start_node(home: Path, root: Path, timeout_s: float = 60.0, extra: Mapping[str, str] | None = None) -> KraftNode:
     port = free_port()
     controller_port = free_port()
     while controller_port == port:
         controller_port = free_port()
     log_dir = root / "logs"
     log_dir.mkdir(parents=True)
-    config = write_config(root, port, controller_port)
+    config = write_config(root, port, controller_port, extra)
     env = node_env(log_dir)
     fmt = subprocess.run(
         [str(home / "bin" / "kafka-storage.sh"), "format", "-t", new_cluster_id(), "-c", str(config)],

@@ -9,12 +9,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.tui.cli.main import main
 
 
 @pytest.fixture
@@ -81,3 +83,23 @@ def test_commands_end_within_their_timeout_with_one_line(silent_broker: str, com
     # Never a hang: the timeout, its 1 s backstop, and the interpreter's start (slow on a loaded machine: 8.5 s seen
     # with a 30-minute soak beside it).
     assert took < 2.0 + 1.0 + 12.0, f"{command[0]} took {took:.1f} s with --timeout 2"
+
+
+def test_an_unanswered_contexts_address_is_said_to_come_from_its_file(
+    silent_broker: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The address came from config.toml, not the command line: the line names the context and its file."""
+    config = tmp_path / "xdg" / "kafkatop" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[contexts.staging]\nbootstrap-server = "{silent_broker}"\n', encoding="utf-8")
+    config.chmod(0o600)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["describe", "--context", "staging", "--timeout", "1"]) == 1
+    said = capsys.readouterr().err
+    assert f"the bootstrap-server of context 'staging' in {config} is right" in said, said
+    assert "--bootstrap-server" not in said and "Traceback" not in said, said
+    # Given on the command line, the flag is what to check.
+    assert main(["describe", "--bootstrap-server", silent_broker, "--timeout", "1"]) == 1
+    said = capsys.readouterr().err
+    assert "that --bootstrap-server is right" in said and "context" not in said, said

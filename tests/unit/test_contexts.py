@@ -145,6 +145,27 @@ def test_a_bad_context_is_refused_naming_the_file_and_the_key(files: Files, text
     assert "hunter2" not in message  # a secret pasted in is never echoed
 
 
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [("bootstrap-servers", "bootstrap-server"), ("bootstrap_server", "bootstrap-server"), ("readonly", "read-only"),
+     ("colur", "colour"), ("command_config", "command-config")],
+)  # fmt: skip
+def test_a_mistyped_key_is_refused_with_the_key_it_is_most_like(files: Files, key: str, meant: str) -> None:
+    write(files.user, f'[contexts.a]\nlab = "x"\n{key} = "y"\n')
+    with pytest.raises(BadInput) as refused:
+        read_contexts([files.user])
+    message = str(refused.value)
+    assert f"unknown key(s) {key} (did you mean {meant}?)" in message, message
+    assert "known: bootstrap-server, color, colour, command-config" in message, message  # the list is kept
+
+
+def test_a_key_like_none_known_is_refused_without_a_guess(files: Files) -> None:
+    write(files.user, '[contexts.a]\nlab = "x"\nwhatever = 1\n')
+    with pytest.raises(BadInput) as refused:
+        read_contexts([files.user])
+    assert "unknown key(s) whatever; known: " in str(refused.value) and "did you mean" not in str(refused.value)
+
+
 def test_an_unknown_default_context_is_refused_naming_the_file(files: Files) -> None:
     write(files.project, 'default-context = "nope"\n[contexts.a]\nbootstrap-server = "h:1"\n')
     with pytest.raises(BadInput) as refused:

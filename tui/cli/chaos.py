@@ -25,7 +25,7 @@ from kafkatop.backends.model.chaos import ChaosEvent, ChaosRefused, ChaosReport,
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
-from kafkatop.tui.cli.common import client_settings, lab_in_use, open_cluster, run_check
+from kafkatop.tui.cli.common import attached_connection, lab_in_use, open_cluster, run_check
 from kafkatop.tui.cli.exits import err
 
 
@@ -53,7 +53,7 @@ def _cluster(args: argparse.Namespace, topic: str) -> Iterator[tuple[KafkaConnec
     `kafkatop start` leaves it."""
     lab = None
     if args.bootstrap_server:
-        given = KafkaConnection.parse(args.bootstrap_server, client_settings(args))
+        given = attached_connection(args)
         remote = sorted({h for h, _ in given.addresses if not is_local(h.lower())})
         if remote:
             raise ChaosRefused(

@@ -167,10 +167,24 @@ def lab_in_use(args: argparse.Namespace, lab: LabCluster) -> Iterator[tuple[Kafk
         lab.release()
 
 
+def address_origin(args: argparse.Namespace) -> str:
+    """Where args.bootstrap_server came from, for a message that asks to check it: a context's file, or the flag."""
+    name, file = getattr(args, "context_name", None), getattr(args, "context_file", None)
+    if name is not None and file is not None:
+        return f"the bootstrap-server of context {name!r} in {file}"
+    return "--bootstrap-server"
+
+
+def attached_connection(args: argparse.Namespace, settings: Mapping[str, str] | None = None) -> KafkaConnection:
+    """--bootstrap-server's cluster (or an attached context's), with `settings` (else --command-config's)."""
+    given = client_settings(args) if settings is None else settings
+    return KafkaConnection.parse(args.bootstrap_server, given, origin=address_origin(args))
+
+
 def connection(args: argparse.Namespace) -> KafkaConnection:
     """The cluster a command talks to: --bootstrap-server, else the lab cluster; with --command-config's settings."""
     if args.bootstrap_server:
-        return KafkaConnection.parse(args.bootstrap_server, client_settings(args))
+        return attached_connection(args)
     return lab_connection(args, lab_snapshot(args))
 
 

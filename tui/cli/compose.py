@@ -36,7 +36,7 @@ from kafkatop.backends.ports import (
     TopicAdminFactory,
 )
 from kafkatop.spark.counter import SparkCounts
-from kafkatop.tui.cli.common import build_spec, client_settings, state_root
+from kafkatop.tui.cli.common import attached_connection, build_spec, client_settings, state_root
 from kafkatop.tui.cli.compose_acls import acl_admin
 from kafkatop.tui.cli.compose_connect import connect_cluster
 from kafkatop.tui.cli.compose_lab import lab_cluster, lab_command, lab_opening, lab_startup, stop_lab
@@ -240,7 +240,7 @@ def compose_sources(
     (compose_lab.py): the caller stops what was started."""
     settings = client_settings(args)
     if args.bootstrap_server:
-        connection = KafkaConnection.parse(args.bootstrap_server, settings)  # a bad address: refused here
+        connection = attached_connection(args, settings)  # a bad address: refused here
         if terminal:
             _need_terminal()
         chosen = _attach(args, connection, stack)

@@ -58,7 +58,7 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
     if not hasattr(args, "context"):
         return None  # install: no cluster
     given: str | None = args.context
-    args.context_name = None
+    args.context_name = args.context_file = None
     chosen = [flag for dest, flag in _CHOOSERS if getattr(args, dest, None)]
     if given is None and (chosen or getattr(args, "kafka_home", None)):
         return None  # a cluster named by the flags (--kafka-home: a lab from that install)
@@ -100,6 +100,7 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
     if context.command_config is not None and not getattr(args, "command_config", None):
         args.command_config = context.command_config
     args.context_name = context.name
+    args.context_file = context.defined_in  # named when its address does not answer (common.address_origin)
     args.context_colour = context.colour
     args.context_read_only = context.read_only
     args.read_only = bool(getattr(args, "read_only", False)) or context.read_only

@@ -31,7 +31,7 @@ from kafkatop.backends.model.durability import (
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import NodeControl
 from kafkatop.tui.cli.common import (
-    client_settings,
+    attached_connection,
     confirmed,
     lab_in_use,
     open_cluster,
@@ -78,7 +78,7 @@ def _cluster(
     """(the cluster, the control that performs the fault): the attached cluster's local processes, or the lab
     cluster's nodes. A lab broker started again by the run is left running, as `kafkatop start` leaves it."""
     if args.bootstrap_server:
-        connection = KafkaConnection.parse(args.bootstrap_server, client_settings(args))
+        connection = attached_connection(args)
         if settings.kill_at is None:
             yield connection, None
             return

@@ -132,14 +132,17 @@ def cmd_down(args: argparse.Namespace) -> int:
     cluster = open_cluster(args, need_install=False)  # a cluster whose Kafka was deleted can still be stopped
     restore = ignore_interrupts()
     try:
-        cluster.down()
+        stopped = cluster.down()
     finally:
         restore()
+    # Nothing running is not a failure (as `systemctl stop` of a stopped unit exits 0), but it is said as it is.
+    name = f"cluster {cluster.spec.name!r}"
+    what = f"{name} stopped ({len(stopped)} node(s))" if stopped else f"{name} was not running: nothing to stop"
     if args.delete:
         delete_state(cluster.state_dir, state_root(args))
-        print(f"cluster {cluster.spec.name!r} stopped and its state deleted ({cluster.state_dir})")
+        print(f"{what}; its state deleted ({cluster.state_dir})")
     else:
-        print(f"cluster {cluster.spec.name!r} stopped; its data stays in {cluster.state_dir}")
+        print(f"{what}; its data stays in {cluster.state_dir}")
     return 0
 
 

@@ -21,7 +21,12 @@ from contextlib import ExitStack
 from typing import BinaryIO
 
 from kafkatop.backends.insight.produce_input import Encoders, LineReader, chomp, encoded, json_record, parse_header
-from kafkatop.backends.kafka.records.bulk_producer import RecordProducer, producer_properties
+from kafkatop.backends.kafka.records.bulk_producer import (
+    MissingTopic,
+    NotProducible,
+    RecordProducer,
+    producer_properties,
+)
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.formats import Format, RecordField, TopicFormat
 from kafkatop.backends.model.produce import BadLine, Produced, ProducerRecord
@@ -39,6 +44,7 @@ from kafkatop.tui.cli.compose_schemas import (
 )
 from kafkatop.tui.cli.exits import DONE, FAILED, INTERRUPTED, UsageError, err
 from kafkatop.tui.cli.grant_lines import acl_flags
+from kafkatop.tui.cli.produce_topic import created, not_created
 
 Read = Callable[[bytes, int], ProducerRecord | None]
 
@@ -214,7 +220,7 @@ def produce(args: argparse.Namespace, codec: RecordCodec | None = None, fields: 
             connection(args), acks=acks, compression=args.compression, properties=properties, timeout_s=args.timeout
         )
         stack.callback(producer.close)
-        count = producer.partitions(args.topic, args.partition)
+        count = _partitions(args, producer)
         place = _placer(args, count)
         if args.file is not None and stream.seekable():
             try:
@@ -248,6 +254,22 @@ def produce(args: argparse.Namespace, codec: RecordCodec | None = None, fields: 
         if refused is not None:
             raise refused
         return FAILED if produced.failed else DONE
+
+
+def _partitions(args: argparse.Namespace, producer: RecordProducer) -> int:
+    """The topic's partition count. A topic the cluster does not have is asked for as kafka-console-producer.sh asks
+    for it: the brokers create it when auto.create.topics.enable=true (said, and the records go), else refused."""
+    try:
+        return producer.partitions(args.topic, args.partition)
+    except MissingTopic:
+        pass
+    from kafkatop.backends.kafka.records.first_use import first_use
+
+    used = first_use(producer.connection, args.topic, args.timeout)
+    if not used.created:
+        raise NotProducible(not_created(args, used))
+    err(created(used))
+    return producer.partitions(args.topic, args.partition)
 
 
 def _interrupted(producer: RecordProducer) -> int:

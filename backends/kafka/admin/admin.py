@@ -241,8 +241,7 @@ class AdminSource:
                         "kafka",
                         f"no metadata from bootstrap server {self.connection.bootstrap_servers} "
                         f"within {self.timeout_s:g} s "
-                        f"({describe_error(e)}). Check that a broker listens there and that --bootstrap-server is "
-                        "right.",
+                        f"({describe_error(e)}). {self.connection.check_address}",
                     ) from None
                 time.sleep(min(0.05, deadline.left()))  # an instant failure must not become a busy loop
 

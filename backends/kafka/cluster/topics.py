@@ -80,7 +80,7 @@ class TopicAdmin(AdminOwner):
         elif code == "_TIMED_OUT":
             message = (
                 f"Cannot {action} topic '{name}': no answer from Kafka at {self.connection} within "
-                f"{self.timeout_s:g} s ({text}). Check that a broker listens there and that the address is right."
+                f"{self.timeout_s:g} s ({text}). {self.connection.check_address}"
             )
         elif code == "INVALID_REPLICATION_FACTOR":
             message = (

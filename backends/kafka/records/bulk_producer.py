@@ -62,6 +62,11 @@ class NotProducible(ClientError, BadInput):
     refuses): the message says what to change (exit 2)."""
 
 
+class MissingTopic(NotProducible):
+    """The topic is not in the cluster's metadata: Kafka's producer would ask the brokers to create it
+    (records/first_use.py)."""
+
+
 def as_given(said: str, given: Mapping[str, str]) -> str:
     """librdkafka's error with the setting named as it was given (linger.ms, not queue.buffering.max.ms)."""
     for name, alias in ALIASES.items():
@@ -146,7 +151,7 @@ class RecordProducer:
         try:
             count = self._topics.partitions(topic)
         except NoSuchTopic as e:
-            raise NotProducible(str(e)) from None
+            raise MissingTopic(str(e)) from None
         try:
             check_partition(topic, partition, count)
         except ClientError as e:
