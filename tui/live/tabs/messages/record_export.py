@@ -20,6 +20,7 @@ from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.messages import BrowsedRecord
 from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
+from kafkatop.tui.live.widgets.path_suggester import PathSuggester
 
 
 def default_path(records: Sequence[BrowsedRecord]) -> str:
@@ -55,7 +56,7 @@ class ExportScreen(Dialog[tuple[str, bool] | None]):
         with frame(f"Export {self.what}", "record-export"):
             yield Label(Text("to a file of JSON lines, as `kafkatop consume --json` prints them (`kafkatop produce "
                              "--json` reads them back)", style="dim"), id="dialog-detail")  # fmt: skip
-            yield Input(self.default, placeholder="the file to write", id="export-path")
+            yield Input(self.default, placeholder="the file to write", id="export-path", suggester=PathSuggester())
             yield Static("", id="dialog-errors")
             yield buttons(Button("Export", variant="primary", id="export"))
 

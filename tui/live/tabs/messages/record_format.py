@@ -26,6 +26,7 @@ from kafkatop.backends.model.formats import (
 )
 from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Select, Static
+from kafkatop.tui.live.widgets.path_suggester import PathSuggester
 
 FIELDS: tuple[RecordField, ...] = ("key", "value")
 
@@ -49,6 +50,7 @@ class FormatScreen(Dialog[TopicFormat | None]):
                     yield Select([(name, name) for name in FORMAT_NAMES], value=now.format.value, allow_blank=False,
                                  compact=True, id=f"{which}-format")  # fmt: skip
                     yield Input(now.schema_file or "", placeholder="schema file", id=f"{which}-schema", compact=True,
+                                suggester=PathSuggester(),
                                 tooltip=".avsc, .proto or a descriptor set (.desc), a JSON Schema (.json)")  # fmt: skip
                 with Horizontal(classes="row then"):
                     yield Label("")

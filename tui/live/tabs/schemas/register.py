@@ -27,6 +27,7 @@ from kafkatop.backends.model.text import printable
 from kafkatop.backends.ports import SchemaRegistry
 from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Select, Static
+from kafkatop.tui.live.widgets.path_suggester import PathSuggester
 
 TYPES: tuple[SchemaType, ...] = get_args(SchemaType)
 BY_SUFFIX: dict[str, SchemaType] = {".avsc": "AVRO", ".avro": "AVRO", ".proto": "PROTOBUF", ".json": "JSON"}
@@ -107,7 +108,7 @@ class RegisterSchemaScreen(Dialog[Registered | None]):
                              id="schema-type")  # fmt: skip
             with Horizontal(classes="row"):
                 yield Label("file")
-                yield Input(placeholder="orders.avsc", id="schema-file", compact=True)
+                yield Input(placeholder="orders.avsc", id="schema-file", compact=True, suggester=PathSuggester())
             yield Label(Text(ABOUT, style="dim"), id="dialog-detail")
             yield TextArea(id="schema-paste", placeholder="or paste the schema here", soft_wrap=True)
             yield Static("", id="dialog-errors")
