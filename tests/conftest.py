@@ -18,9 +18,18 @@ from textual.css.query import NoMatches
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.zookeeper.server import ZooKeeperServer
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NEEDS_KAFKA = "needs a real Kafka: set KAFKA_HOME to an Apache Kafka install to run (e.g. /opt/kafka_2.13-4.1.0)"
+
+
+@pytest.fixture(autouse=True)
+def _confirmations_armed_at_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pilot presses y in the same instant as the key that asked (a typist's next key comes 0.1 s later), which
+    ConfirmScreen takes for a word typed on: its arming delay is off in every test but those about it (`arming`)."""
+    if request.node.get_closest_marker("arming") is None:
+        monkeypatch.setattr(ConfirmScreen, "ARMING_S", 0.0)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

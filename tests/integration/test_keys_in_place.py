@@ -244,3 +244,21 @@ async def test_at_80x24_every_node_is_in_sight_and_each_worker_can_be_acted_on()
         await pilot_until(pilot, lambda: table.row_count == 4, "folded again")
         await pilot.press("0")
         await pilot_until(pilot, lambda: table.row_count == 5 and table.selected_name == "connect-2", "kept")
+
+
+@pytest.mark.arming
+async def test_ky_typed_in_brokers_kills_nothing(demo: Any) -> None:
+    """Before: in Brokers (where K acts, on the highlighted broker) "Ky…" typed as a word killed it: K asked, and the
+    next letter said yes. A y that comes with the question was typed on: it does nothing, and says so."""
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("2", "K", "y", "o", "t", "o")
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.question.startswith("Kill -9 broker-1")
+        assert any(n.startswith("y came with the question") for n in notices(app)), notices(app)
+        await pilot.press("escape")
+        await nothing_happened(pilot, app)
+        await pilot.press("K")
+        await pilot.pause(ConfirmScreen.ARMING_S)  # read, then y: done
+        await pilot.press("y")
+        await pilot_until(pilot, lambda: node_state(app, "broker-1") in ("killed", "down"), "broker-1 killed")

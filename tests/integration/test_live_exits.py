@@ -29,6 +29,7 @@ from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.lab.state import STATE_FILE
 from kafkatop.backends.model.nodes import NodeState
+from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import make_standin_install
 from tests.integration.test_supervisor import free_port_block
@@ -320,6 +321,7 @@ def test_a_closed_terminal_ends_the_live_view_of_a_found_lab(tmp_path: Path, sta
     assert read_recording(record).entries  # the way out closed the recording, as on every way out
 
 
+@pytest.mark.arming  # the view runs in its own process: its confirmations are armed as a user's are
 def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
     tmp_path: Path, standin_classes: Path
 ) -> None:
@@ -348,6 +350,7 @@ def test_a_lab_found_running_is_left_running_with_the_nodes_restarted_in_it(
         time.sleep(0.3)
         term.type("R")
         wait_for(lambda: "Restart broker-1" in shown.text(), timeout_s=10, what="the restart's confirmation")
+        time.sleep(ConfirmScreen.ARMING_S)  # read, as a person does: a y sooner is taken for a word typed on
         term.type("y")
         try:
             restarted = wait_for(

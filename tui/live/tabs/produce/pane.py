@@ -201,9 +201,9 @@ class ProducerPane(GrantAwaiting, Asking, LivePane, Vertical):
     def on_show(self) -> None:
         self._subjects.clear()  # registered meanwhile, maybe: asked again (LivePane's on_show redraws)
 
-    @on(Input.Submitted, "#produce-key, #produce-headers")
+    @on(Input.Submitted, "#produce-topic, #produce-key, #produce-headers")
     def _to_line(self) -> None:
-        self.query_one("#produce-line", Input).focus()  # the key or headers typed: the message next
+        self.query_one("#produce-line", Input).focus()  # the topic, key or headers typed: the message next
 
     # --- what the fields say ---------------------------------------------------------------------------------------
     def _settings(self) -> ProducerSettings:
