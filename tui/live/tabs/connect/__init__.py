@@ -18,4 +18,6 @@ TAB = Tab(
     ConnectKeys,
     hidden=lambda c: "connect" not in c.present and c.launch not in ("lab", "demo"),
     css=CSS,
+    purpose="Kafka Connect's connectors, their tasks and the worker each runs on",
+    shown_by="connect-tab",
 )
