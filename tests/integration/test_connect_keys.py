@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Input, Static, TabbedContent
 
 from kafkatop.backends.model.recording import Recorded, Recording, RecordingHeader
 from kafkatop.tui.live.app import KafkatopApp
@@ -197,3 +197,33 @@ async def test_a_resize_that_changes_the_process_tables_columns_keeps_the_highli
             await pilot.resize_terminal(*size)
             await settled(pilot)
             assert table.selected_name == "connect-2", size
+
+
+async def test_escape_in_a_connectors_tasks_goes_back_to_the_connectors_and_the_footer_says_so() -> None:
+    app = app_with(RecordedConnect())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "enter")  # Enter on a connector: its tasks
+        assert app.focused is not None and app.focused.id == "connect-tasks"
+        escape = app.screen.active_bindings.get("escape")
+        assert escape is not None and escape.binding.description == "Back to connectors" and escape.binding.show
+        await pilot.press("escape")
+        assert app.focused is not None and app.focused.id == "connectors"
+
+
+async def test_shift_tab_back_into_the_connectors_file_keeps_its_path(tmp_path: Any) -> None:
+    """Back in the file field (shift+Tab), a key typed goes after the path: it used to select it all, and the key
+    replaced it."""
+    app = app_with(RecordedConnect())
+    path = str(tmp_path / "sink.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "A")
+        field = app.screen.query_one("#connector-file", Input)
+        await pilot.press(*path)
+        await pilot.press("tab")
+        assert app.focused is not field
+        await pilot.press("shift+tab")
+        assert app.focused is field
+        await pilot.press("x")
+        assert field.value == path + "x" and field.cursor_position == len(path) + 1

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 
 from kafkatop.backends.insight.timeline.connect import worker_key
@@ -107,6 +108,15 @@ def workers_text(snapshot: ConnectSnapshot, cluster_id: str | None = None) -> Te
     return text
 
 
+class TaskTable(LineTable):
+    """The highlighted connector's tasks; Escape goes back to the connectors (the footer says so)."""
+
+    BINDINGS = [Binding("escape", "back", "Back to connectors")]
+
+    def action_back(self) -> None:
+        self.screen.set_focus(self.screen.query_one("#connectors", LineTable))
+
+
 class ConnectPane(LivePane, Vertical):
     """Connectors, the highlighted one's tasks, and the workers; see the module's docstring."""
 
@@ -123,7 +133,7 @@ class ConnectPane(LivePane, Vertical):
     def compose(self) -> ComposeResult:
         yield Static(self.missing, id="connect-workers")
         yield LineTable(CONNECTOR_COLUMNS, dropped_first=DROPPED_FIRST, id="connectors")
-        yield LineTable(TASK_COLUMNS, filterable=False, uncut=("trace",), id="connect-tasks")
+        yield TaskTable(TASK_COLUMNS, filterable=False, uncut=("trace",), id="connect-tasks")
         yield Static(Text(KEYS, style="dim"), id="connect-keys")
 
     def on_mount(self) -> None:
