@@ -227,3 +227,27 @@ async def test_shift_tab_back_into_the_connectors_file_keeps_its_path(tmp_path: 
         assert app.focused is field
         await pilot.press("x")
         assert field.value == path + "x" and field.cursor_position == len(path) + 1
+
+
+async def test_the_restart_and_offsets_dialogs_say_the_state_of_the_latest_poll() -> None:
+    """B opened on a PAUSED connector, then a poll saying it RUNS (a resume just done): the dialog says RUNNING, as
+    the table does, not what it read when it opened; the same for O's title."""
+    paused = connect_snapshot("connectors_paused_stopped.json")  # lines-out PAUSED
+    connect = RecordedConnect(paused, connect_snapshot())  # the next poll: lines-out RUNNING, 2 tasks
+    app = app_with(connect)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "j", "j")
+        assert app.query_one(ConnectPane).selected_connector.name == "lines-out"  # type: ignore[union-attr]
+        await pilot.press("B")
+        assert isinstance(app.screen, RestartConnectorScreen)
+        detail = app.screen.query_one("#dialog-detail", Static)
+        assert str(detail.render()).startswith("It is PAUSED; 0 of")
+        app.poll_now("connect")
+        await pilot_until(pilot, lambda: str(detail.render()).startswith("It is RUNNING; 2 of 2 task(s) RUNNING"),
+                          "the dialog following the poll")  # fmt: skip
+        await pilot.press("escape", "O")
+        await settled(pilot)
+        assert isinstance(app.screen, ConnectorOffsetsScreen)
+        title = str(app.screen.query_one("#connector-offsets-title", Static).render())
+        assert title == "Offsets of connector lines-out (sink, RUNNING)", title
