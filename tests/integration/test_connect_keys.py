@@ -251,3 +251,18 @@ async def test_the_restart_and_offsets_dialogs_say_the_state_of_the_latest_poll(
         assert isinstance(app.screen, ConnectorOffsetsScreen)
         title = str(app.screen.query_one("#connector-offsets-title", Static).render())
         assert title == "Offsets of connector lines-out (sink, RUNNING)", title
+
+
+async def test_a_lab_without_workers_gives_the_add_connect_of_this_lab() -> None:
+    """A lab started with --name and --state-dir: the hint's commands carry them (`kafkatop add-connect` alone would
+    look for the default lab)."""
+    cluster, nodes, quorum = connect_lab()
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum)
+    settings = replace(SETTINGS, lab_flags="--name e --state-dir '/tmp/my labs'")
+    app = KafkatopApp(sources, settings, clock=lambda: TAKEN_AT)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N")
+        said = str(app.query_one("#connect-workers", Static).render())
+        assert "`kafkatop add-connect --name e --state-dir '/tmp/my labs'`" in said, said
+        assert "`kafkatop up --connect N --name e --state-dir '/tmp/my labs'`" in said, said

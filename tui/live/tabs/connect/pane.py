@@ -41,6 +41,16 @@ NO_WORKERS = (
     "this lab has no Kafka Connect workers: add one with `kafkatop add-connect`, or start the lab with "
     "`kafkatop up --connect N` (connect = N in kafkatop.toml)"
 )
+
+
+def no_workers(lab_flags: str = "") -> str:
+    """NO_WORKERS, its commands with the lab's --name and --state-dir where they are not the default."""
+    if not lab_flags:
+        return NO_WORKERS
+    return (f"this lab has no Kafka Connect workers: add one with `kafkatop add-connect {lab_flags}`, or start the "
+            f"lab with `kafkatop up --connect N {lab_flags}` (connect = N in kafkatop.toml)")  # fmt: skip
+
+
 NO_SOURCE = "no Kafka Connect here: give its workers with --connect-url URL (or connect_url in the context)"
 KEYS = "Enter: tasks, a trace · A add · Z pause · U resume · S stop · B restart · D delete · O offsets · L plugins"
 
@@ -120,9 +130,10 @@ class TaskTable(LineTable):
 class ConnectPane(LivePane, Vertical):
     """Connectors, the highlighted one's tasks, and the workers; see the module's docstring."""
 
-    def __init__(self, launch: Launch, has_source: bool) -> None:
+    def __init__(self, launch: Launch, has_source: bool, lab_flags: str = "") -> None:
         super().__init__()
         self.launch = launch
+        self.lab_flags = lab_flags  # the lab's --name and --state-dir, where not the default
         self.has_source = has_source  # a ConnectCluster was given (live), or a replay recorded one
         self.snapshot: ConnectSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
@@ -146,7 +157,8 @@ class ConnectPane(LivePane, Vertical):
         if self.has_source:
             return Text("asking the Connect workers …", style="dim")
         return Text(
-            NO_DEMO if self.launch == "demo" else NO_WORKERS if self.launch == "lab" else NO_SOURCE, style="yellow"
+            NO_DEMO if self.launch == "demo" else no_workers(self.lab_flags) if self.launch == "lab" else NO_SOURCE,
+            style="yellow",
         )
 
     @property
