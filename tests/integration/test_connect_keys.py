@@ -18,6 +18,7 @@ from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.connect.connector_offsets import NOT_STOPPED, ConnectorOffsetsScreen
 from kafkatop.tui.live.tabs.connect.connector_restart import RestartConnectorScreen
 from kafkatop.tui.live.tabs.connect.pane import NO_DEMO, NO_SOURCE, ConnectPane
+from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
 from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl
@@ -266,3 +267,27 @@ async def test_a_lab_without_workers_gives_the_add_connect_of_this_lab() -> None
         said = str(app.query_one("#connect-workers", Static).render())
         assert "`kafkatop add-connect --name e --state-dir '/tmp/my labs'`" in said, said
         assert "`kafkatop up --connect N --name e --state-dir '/tmp/my labs'`" in said, said
+
+
+async def test_a_file_source_waiting_for_its_file_says_so_in_the_tab() -> None:
+    """The client found lines-in's file missing on this host (a lab's workers): its state says it waits, its tasks'
+    rows say for what, the path as text (its escape shown, not acted on, no markup read in `[red]`)."""
+    path = "/tmp/none/in\x1b[31m[red].txt"
+    base = connect_snapshot()
+    waiting = replace(base, connectors=tuple(replace(c, waiting_for=path) if c.name == "lines-in" else c
+                                             for c in base.connectors))  # fmt: skip
+    app = app_with(RecordedConnect(waiting))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "j")
+        pane = app.query_one(ConnectPane)
+        assert pane.selected_connector is not None and pane.selected_connector.name == "lines-in"
+        connectors, tasks = app.query_one("#connectors", LineTable), app.query_one("#connect-tasks", LineTable)
+        assert connectors.row("lines-in")[3] == "RUNNING waiting for its file"
+        assert connectors.row("lines-out")[3] == "RUNNING"
+        assert tasks.row("connector")[3] == f"waiting for {path}: it does not exist yet"
+        drawn = "".join(tasks.row_strip(i).text for i in range(tasks.row_count))
+        assert "waiting for /tmp/none/in\\x1b[31m[red].txt: it does not exist yet" in drawn, drawn
+        await pilot.press("enter", "k", "enter")  # the connector's own row: no trace, what it waits for
+        said = "lines-in is RUNNING: waiting for /tmp/none/in\\x1b[31m[red].txt: it does not exist yet"
+        assert notices(app)[-1] == said  # a notice escapes it too

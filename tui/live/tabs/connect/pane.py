@@ -73,11 +73,14 @@ def trace_text(trace: str) -> Text:
 
 def connector_row(c: Connector) -> LineCells:
     failed = c.failed
+    state = state_text(c.state)
+    if c.waiting_for is not None:  # RUNNING, and its task waits for its file (its tasks' row says which)
+        state.append(" waiting for its file", style="yellow")
     return (
         c.name,
         c.type,
         c.class_name.rpartition(".")[2],
-        state_text(c.state),
+        state,
         c.worker_id or "-",
         f"{c.running}/{len(c.tasks)}",
         Text(str(failed), style="bold red") if failed else "0",
@@ -87,10 +90,12 @@ def connector_row(c: Connector) -> LineCells:
 
 def task_rows(c: Connector) -> dict[str, LineCells]:
     # The connector's own row is named: which connector these tasks are of, whatever the table above highlights.
+    waiting = Text(c.waiting, style="yellow") if c.waiting else None  # the path as text: the table escapes it
     rows: dict[str, LineCells] = {CONNECTOR_ROW: (c.name, state_text(c.state), c.worker_id or "-",
-                                                  first_line(c.trace))}  # fmt: skip
+                                                  waiting or first_line(c.trace))}  # fmt: skip
     for t in c.tasks:
-        rows[str(t.task)] = (f"task {t.task}", state_text(t.state), t.worker_id or "-", first_line(t.trace))
+        said = first_line(t.trace) or (waiting if waiting is not None and t.state == "RUNNING" else "")
+        rows[str(t.task)] = (f"task {t.task}", state_text(t.state), t.worker_id or "-", said)
     return rows
 
 
@@ -224,7 +229,8 @@ class ConnectPane(LivePane, Vertical):
         trace, state = (c.trace, c.state) if task is None else (task.trace, task.state)
         what = f"{c.name}" if task is None else f"{c.name} task {task.task}"
         if not trace:
-            self.notify(f"{what} is {state}: no trace (a FAILED one has its Java stack trace)", timeout=4)
+            said = c.waiting if c.waiting and state == "RUNNING" else "no trace (a FAILED one has its Java stack trace)"
+            self.notify(f"{what} is {state}: {said}", timeout=4)
             return
         from kafkatop.tui.live.screens.record import RecordScreen
 
