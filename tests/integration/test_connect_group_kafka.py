@@ -1,0 +1,68 @@
+"""A Kafka Connect worker's group in the Groups tab, as Kafka's tools list it: a real Apache Kafka 4.1 lab (one
+combined node) with one Connect worker, whose group `<lab>-connect` (a classic group of protocol type "connect") the
+live poll lists — confluent-kafka's listing leaves it out — and the tab shows as "classic (connect)", the group
+`kafkatop groups --list` names with the same type and protocol.
+
+Set KAFKA_HOME to run it (skipped without); KAFKATOP_TEST_BASE_PORT picks the first of the 13 ports it binds (else a
+free block). Every process is stopped by its recorded pid at the end."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.model.cluster import ConsumerGroup
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.tui.cli.main import main
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.widgets.line_table import LineTable
+from tests.conftest import pilot_until
+from tests.integration.test_supervisor import Clusters, free_port_block
+
+pytestmark = pytest.mark.kafka
+
+
+@pytest.fixture
+def clusters(tmp_path: Path) -> Iterator[Clusters]:
+    c = Clusters(tmp_path)
+    yield c
+    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
+
+
+async def test_a_connect_workers_group_is_listed_as_kafka_lists_it(
+    clusters: Clusters, kafka_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = int(os.environ.get("KAFKATOP_TEST_BASE_PORT", "0")) or free_port_block(13)
+    cluster = clusters.make(
+        kafka_home, name="grp", mode="kraft", brokers=1, connect=1, heap="256m",
+        base_port=base, controller_port=base + 4, zookeeper_port=base + 8, connect_port=base + 10,
+    )  # fmt: skip
+    snap = cluster.up(timeout_s=150)
+    admin = AdminSource(KafkaConnection.parse(snap.bootstrap_servers, {}), timeout_s=5.0)
+    try:
+        found: ConsumerGroup | None = None
+        end = time.monotonic() + 60
+        while found is None and time.monotonic() < end:  # the worker joins its group once its topics are made
+            found = next((g for g in admin.poll().groups if g.group_id == "grp-connect"), None)
+            time.sleep(0.5)
+        assert found is not None, "the Connect worker's group in the poll"
+        assert found.protocol_type == "connect" and found.group_type == "classic" and len(found.members) == 1
+
+        assert main(["groups", "--list", "--bootstrap-server", snap.bootstrap_servers]) == 0
+        listed = [line.split() for line in capsys.readouterr().out.splitlines()]
+        assert ["grp-connect", "Classic", "connect"] in listed
+
+        app = KafkatopApp(Sources(admin.poll), Settings(poll_interval_s=1.0, launch="lab"))
+        async with app.run_test(size=(160, 45)) as pilot:
+            table = app.query_one("#groups", LineTable)
+            await pilot.press("5")  # Groups
+            await pilot_until(pilot, lambda: "grp-connect" in table._all, "the group in the Groups tab", 30)
+            assert table.row("grp-connect")[2] == "classic (connect)"
+    finally:
+        admin.close()
