@@ -79,7 +79,7 @@ def _lab(clusters: Clusters, kafka_home: Path) -> Any:
 
 
 def test_a_file_source_on_a_missing_file_is_said_to_wait_for_it(
-    clusters: Clusters, kafka_home: Path, tmp_path: Path
+    clusters: Clusters, kafka_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     cluster = _lab(clusters, kafka_home)
     cluster.up(timeout_s=150)
@@ -103,5 +103,11 @@ def test_a_file_source_on_a_missing_file_is_said_to_wait_for_it(
         c = lines_in()
         assert c.state == "RUNNING" and c.running == 1, c  # Kafka's word: RUNNING, while its task waits
         assert c.waiting == f"waiting for {missing}: it does not exist yet"
+        lab = ["--name", "grp", "--state-dir", str(cluster.state_dir.parent)]
+        assert main(["connect", "status", "lines-in", *lab]) == 0
+        assert f"note: waiting for {missing}: it does not exist yet (its task retries until it does)" in \
+            capsys.readouterr().out  # fmt: skip
+        assert main(["connect", "list", *lab]) == 0
+        assert f"note: connector lines-in is waiting for {missing}: it does not exist yet" in capsys.readouterr().err
         missing.write_text("a line\n")
         assert lines_in().waiting_for is None
