@@ -27,6 +27,7 @@ from kafkatop.backends.connect.answers import (
     validation_of,
     worker_of,
 )
+from kafkatop.backends.connect.local_files import noted, noted_snapshot
 from kafkatop.backends.connect.masking import (
     SHORTEST_SCRUBBED,
     UNKNOWN,
@@ -84,7 +85,10 @@ class ConnectClient:
         user_info: str | None = None,
         ssl_context: ssl.SSLContext | None = None,
         timeout_s: float = 10.0,
+        local: bool = False,
     ) -> None:
+        """`local`: the workers run on this host (a lab's), where a FileStreamSource's missing file is looked for."""
+        self.local = local
         self._workers = Workers(tuple(urls), user_info=user_info, ssl_context=ssl_context, timeout_s=timeout_s)
         self._pool: ThreadPoolExecutor | None = None
         # Each plugin class's PASSWORD settings, and when they were read (the poll's worker and an action's may both
@@ -126,7 +130,8 @@ class ConnectClient:
             connectors = connectors_of(self.connectors_answer(prefer=answering), self.answered)
         except KafkatopError as e:
             return ConnectSnapshot(taken_at, workers, (), problem=str(e))
-        return ConnectSnapshot(taken_at, workers, connectors)
+        snapshot = ConnectSnapshot(taken_at, workers, connectors)
+        return noted_snapshot(snapshot) if self.local else snapshot
 
     def check_cluster(self, cluster_id: str, owner: str) -> None:
         """ConnectRefused when a worker answers as Connect of another Kafka cluster than `cluster_id` (a stranger's
@@ -214,7 +219,8 @@ class ConnectClient:
     def status(self, name: str) -> Connector:
         """One connector with its tasks, each with its worker and a failed one's trace, and its config."""
         status = self.status_answer(name)
-        return status_of(status, self.info_answer(name), self.answered)
+        connector = status_of(status, self.info_answer(name), self.answered)
+        return noted(connector) if self.local else connector
 
     def plugins_answer(self, *, connectors_only: bool = False) -> Any:
         suffix = "" if connectors_only else "?connectorsOnly=false"

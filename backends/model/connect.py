@@ -58,6 +58,14 @@ class Connector:
     config: tuple[tuple[str, str], ...]  # each secret's value HIDDEN ("[hidden]")
     trace: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # the REST answer, secrets hidden
+    # A FileStreamSource's `file` that does not exist on this host, its workers being local (a lab's): its task
+    # logs a warning and tries again until the file appears, RUNNING all along (backends/connect/local_files.py).
+    waiting_for: str | None = None
+
+    @property
+    def waiting(self) -> str | None:
+        """What it waits for, in words (the path as it is: shown as text, its control characters escaped)."""
+        return None if self.waiting_for is None else f"waiting for {self.waiting_for}: it does not exist yet"
 
     @property
     def running(self) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from textual.widgets import Static, TabbedContent
+from textual.widgets import Input, Static, TabbedContent
 
 from kafkatop.backends.model.recording import Recorded, Recording, RecordingHeader
 from kafkatop.tui.live.app import KafkatopApp
@@ -18,6 +18,7 @@ from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.connect.connector_offsets import NOT_STOPPED, ConnectorOffsetsScreen
 from kafkatop.tui.live.tabs.connect.connector_restart import RestartConnectorScreen
 from kafkatop.tui.live.tabs.connect.pane import NO_DEMO, NO_SOURCE, ConnectPane
+from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
 from tests.fixtures.connect_views import RecordedConnect, connect_lab, connect_snapshot
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl
@@ -197,3 +198,96 @@ async def test_a_resize_that_changes_the_process_tables_columns_keeps_the_highli
             await pilot.resize_terminal(*size)
             await settled(pilot)
             assert table.selected_name == "connect-2", size
+
+
+async def test_escape_in_a_connectors_tasks_goes_back_to_the_connectors_and_the_footer_says_so() -> None:
+    app = app_with(RecordedConnect())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "enter")  # Enter on a connector: its tasks
+        assert app.focused is not None and app.focused.id == "connect-tasks"
+        escape = app.screen.active_bindings.get("escape")
+        assert escape is not None and escape.binding.description == "Back to connectors" and escape.binding.show
+        await pilot.press("escape")
+        assert app.focused is not None and app.focused.id == "connectors"
+
+
+async def test_shift_tab_back_into_the_connectors_file_keeps_its_path(tmp_path: Any) -> None:
+    """Back in the file field (shift+Tab), a key typed goes after the path: it used to select it all, and the key
+    replaced it."""
+    app = app_with(RecordedConnect())
+    path = str(tmp_path / "sink.json")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "A")
+        field = app.screen.query_one("#connector-file", Input)
+        await pilot.press(*path)
+        await pilot.press("tab")
+        assert app.focused is not field
+        await pilot.press("shift+tab")
+        assert app.focused is field
+        await pilot.press("x")
+        assert field.value == path + "x" and field.cursor_position == len(path) + 1
+
+
+async def test_the_restart_and_offsets_dialogs_say_the_state_of_the_latest_poll() -> None:
+    """B opened on a PAUSED connector, then a poll saying it RUNS (a resume just done): the dialog says RUNNING, as
+    the table does, not what it read when it opened; the same for O's title."""
+    paused = connect_snapshot("connectors_paused_stopped.json")  # lines-out PAUSED
+    connect = RecordedConnect(paused, connect_snapshot())  # the next poll: lines-out RUNNING, 2 tasks
+    app = app_with(connect)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "j", "j")
+        assert app.query_one(ConnectPane).selected_connector.name == "lines-out"  # type: ignore[union-attr]
+        await pilot.press("B")
+        assert isinstance(app.screen, RestartConnectorScreen)
+        detail = app.screen.query_one("#dialog-detail", Static)
+        assert str(detail.render()).startswith("It is PAUSED; 0 of")
+        app.poll_now("connect")
+        await pilot_until(pilot, lambda: str(detail.render()).startswith("It is RUNNING; 2 of 2 task(s) RUNNING"),
+                          "the dialog following the poll")  # fmt: skip
+        await pilot.press("escape", "O")
+        await settled(pilot)
+        assert isinstance(app.screen, ConnectorOffsetsScreen)
+        title = str(app.screen.query_one("#connector-offsets-title", Static).render())
+        assert title == "Offsets of connector lines-out (sink, RUNNING)", title
+
+
+async def test_a_lab_without_workers_gives_the_add_connect_of_this_lab() -> None:
+    """A lab started with --name and --state-dir: the hint's commands carry them (`kafkatop add-connect` alone would
+    look for the default lab)."""
+    cluster, nodes, quorum = connect_lab()
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum)
+    settings = replace(SETTINGS, lab_flags="--name e --state-dir '/tmp/my labs'")
+    app = KafkatopApp(sources, settings, clock=lambda: TAKEN_AT)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N")
+        said = str(app.query_one("#connect-workers", Static).render())
+        assert "`kafkatop add-connect --name e --state-dir '/tmp/my labs'`" in said, said
+        assert "`kafkatop up --connect N --name e --state-dir '/tmp/my labs'`" in said, said
+
+
+async def test_a_file_source_waiting_for_its_file_says_so_in_the_tab() -> None:
+    """The client found lines-in's file missing on this host (a lab's workers): its state says it waits, its tasks'
+    rows say for what, the path as text (its escape shown, not acted on, no markup read in `[red]`)."""
+    path = "/tmp/none/in\x1b[31m[red].txt"
+    base = connect_snapshot()
+    waiting = replace(base, connectors=tuple(replace(c, waiting_for=path) if c.name == "lines-in" else c
+                                             for c in base.connectors))  # fmt: skip
+    app = app_with(RecordedConnect(waiting))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "j")
+        pane = app.query_one(ConnectPane)
+        assert pane.selected_connector is not None and pane.selected_connector.name == "lines-in"
+        connectors, tasks = app.query_one("#connectors", LineTable), app.query_one("#connect-tasks", LineTable)
+        assert connectors.row("lines-in")[3] == "RUNNING waiting for its file"
+        assert connectors.row("lines-out")[3] == "RUNNING"
+        assert tasks.row("connector")[3] == f"waiting for {path}: it does not exist yet"
+        drawn = "".join(tasks.row_strip(i).text for i in range(tasks.row_count))
+        assert "waiting for /tmp/none/in\\x1b[31m[red].txt: it does not exist yet" in drawn, drawn
+        await pilot.press("enter", "k", "enter")  # the connector's own row: no trace, what it waits for
+        said = "lines-in is RUNNING: waiting for /tmp/none/in\\x1b[31m[red].txt: it does not exist yet"
+        assert notices(app)[-1] == said  # a notice escapes it too

@@ -193,3 +193,33 @@ def test_a_connect_of_another_kafka_cluster_on_a_labs_port_is_refused_before_any
         client.check_cluster("someone-else", "lab 'lab'")
     assert [(s.method, s.path) for s in worker.seen] == [("GET", "/"), ("GET", "/")]
     client.close()
+
+
+def test_a_lab_file_source_whose_file_is_missing_is_said_to_wait_for_it(tmp_path: Path) -> None:
+    """FileStreamSourceTask logs a warning and tries again while its file is missing, RUNNING all along: a client of
+    workers on this host (a lab's) says what it waits for, until the file is there; one of workers elsewhere never
+    looks (their files are not ours)."""
+    path = tmp_path / "in \x1b[31m.txt"  # a path is text: its control characters are shown escaped, never acted on
+    body = json.loads(recorded("connectors_expanded.json"))
+    body["lines-in"]["info"]["config"]["file"] = str(path)
+    entry = body["lines-in"]
+    w = ScriptedWorker({("GET", "/"): [(200, recorded("root.json"))],
+                        ("GET", "/connectors?expand=status&expand=info"): [(200, json.dumps(body).encode())],
+                        ("GET", "/connectors/lines-in/status"): [(200, json.dumps(entry["status"]).encode())],
+                        ("GET", "/connectors/lines-in"): [(200, json.dumps(entry["info"]).encode())],
+                        **plugin_configs()})  # fmt: skip
+    try:
+        local = ConnectClient([w.url], local=True)
+        elsewhere = ConnectClient([w.url])
+        lines_in = local.poll().connector("lines-in")
+        assert lines_in is not None and lines_in.state == "RUNNING" and lines_in.waiting_for == str(path)
+        assert lines_in.waiting == f"waiting for {path}: it does not exist yet"
+        assert local.status("lines-in").waiting_for == str(path)
+        assert all(c.waiting_for is None for c in local.poll().connectors if c.name != "lines-in")  # sinks: never
+        assert all(c.waiting_for is None for c in elsewhere.poll().connectors)
+        path.write_text("a line\n")
+        assert all(c.waiting_for is None for c in local.poll().connectors)
+        local.close()
+        elsewhere.close()
+    finally:
+        w.close()

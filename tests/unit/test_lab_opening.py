@@ -93,3 +93,14 @@ def test_a_read_only_context_never_creates_its_lab(isolated: Path, capsys: pytes
     with ExitStack() as stack, pytest.raises(UsageError, match="kafkatop creates nothing here"):
         compose_sources(args, stack, terminal=False)  # headless too, where a Kafka install would be found and used
     assert sorted(p.name for p in isolated.iterdir()) == ["kafkatop.toml"]
+
+
+def test_a_labs_flags_are_those_a_command_needs_to_reach_it(isolated: Path) -> None:
+    """The lab's --name and --state-dir where not the default, quoted for a shell: the Connect tab's add-connect."""
+    from kafkatop.backends.lab.state import default_state_root
+    from kafkatop.tui.cli.compose_lab import lab_flags
+
+    assert lab_flags("lab", default_state_root()) == ""
+    assert lab_flags("e", default_state_root()) == "--name e"
+    assert lab_flags("lab", isolated / "my labs") == f"--state-dir '{isolated / 'my labs'}'"
+    assert lab_flags("e", Path("/tmp/labs")) == "--name e --state-dir /tmp/labs"

@@ -39,7 +39,7 @@ from kafkatop.spark.counter import SparkCounts
 from kafkatop.tui.cli.common import attached_connection, build_spec, client_settings, state_root
 from kafkatop.tui.cli.compose_acls import acl_admin
 from kafkatop.tui.cli.compose_connect import connect_cluster
-from kafkatop.tui.cli.compose_lab import lab_cluster, lab_command, lab_opening, lab_startup, stop_lab
+from kafkatop.tui.cli.compose_lab import lab_cluster, lab_command, lab_flags, lab_opening, lab_startup, stop_lab
 from kafkatop.tui.cli.compose_schemas import schema_ports
 from kafkatop.tui.cli.contexts import read_only_reason
 from kafkatop.tui.cli.ending import Ending, say
@@ -297,6 +297,7 @@ def compose_sources(
         poll_interval_s=args.interval, banner=chosen.banner, launch=chosen.kind, context=name,
         colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
         typed_name=typed, warnings=(*kept(args), *chosen.warnings), confirm=not getattr(args, "no_confirm", False),
+        lab_flags=lab_flags(lab.spec.name, lab.state_dir.parent) if lab is not None and chosen.kind == "lab" else "",
     ), lab  # fmt: skip
 
 

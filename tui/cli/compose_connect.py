@@ -32,6 +32,8 @@ def connect_cluster(args: argparse.Namespace, lab: LabCluster | None, stack: Exi
 
     # A lab's workers answer plain http on 127.0.0.1; a secured lab's ask for its admin (basic auth).
     settings = auth(args) if given else lab_auth(lab.snapshot().connect_admin_properties) if lab else ConnectAuth()
-    client = ConnectClient(urls, user_info=settings.user_info, ssl_context=settings.ssl_context, timeout_s=TIMEOUT_S)
+    # A lab's own workers run here: a FileStreamSource's missing file is looked for (and said) on this host.
+    client = ConnectClient(urls, user_info=settings.user_info, ssl_context=settings.ssl_context, timeout_s=TIMEOUT_S,
+                           local=not given and lab is not None)  # fmt: skip
     stack.callback(client.close)
     return client

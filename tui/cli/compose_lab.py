@@ -14,6 +14,7 @@ it.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -79,6 +80,16 @@ def lab_startup(
         set_lab_features(connection, lab.mode, features)  # its own timeout: the poll's is a couple of seconds
 
     return startup
+
+
+def lab_flags(name: str, root: Path) -> str:
+    """--name and --state-dir as a command needs them to reach this lab: each only where it is not the default,
+    quoted for a shell ("" for the default lab)."""
+    from kafkatop.backends.lab.spec import ClusterSpec
+    from kafkatop.backends.lab.state import default_state_root
+
+    given = (("--name", name, name != ClusterSpec().name), ("--state-dir", str(root), root != default_state_root()))
+    return shlex.join([w for flag, value, needed in given if needed for w in (flag, value)])
 
 
 def lab_command(verb: str, name: str, root: Path) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from kafkatop.backends.connect.answers import offsets_of, plugins_of, status_of, validation_of
 from kafkatop.backends.connect.client import ConnectClient
+from kafkatop.backends.connect.local_files import noted
 from kafkatop.backends.connect.masking import HIDDEN_NOTE
 from kafkatop.backends.connect.rest import worker_name
 from kafkatop.backends.model.columns import aligned_lines
@@ -65,9 +66,9 @@ def cmd_connect(args: argparse.Namespace) -> int:
     check_options(args)
     urls = worker_urls(args)
     settings = auth(args)
+    lab = getattr(args, "lab_cluster", None)  # a lab's own workers: on this host, where its files are looked for
     client = ConnectClient(urls, user_info=settings.user_info, ssl_context=settings.ssl_context,
-                           timeout_s=args.timeout)  # fmt: skip
-    lab = getattr(args, "lab_cluster", None)
+                           timeout_s=args.timeout, local=lab is not None)  # fmt: skip
     try:
         if lab is not None and lab[1] is not None:
             client.check_cluster(lab[1], f"lab {lab[0]!r}")
@@ -100,6 +101,9 @@ def _list(client: ConnectClient, args: argparse.Namespace) -> int:
         rows.append((c.name, c.type, c.state, _tasks(c), c.worker_id or "-", c.class_name.rpartition(".")[2] or "-",
                      ",".join(c.topics) or "-"))  # fmt: skip
     _print_table(rows)
+    for c in snapshot.connectors:
+        if c.waiting:
+            err(f"note: connector {c.name} is {c.waiting} (its task retries until it does)")
     return DONE
 
 
@@ -115,8 +119,11 @@ def _status(client: ConnectClient, args: argparse.Namespace) -> int:
         _print_json(answer)
         return DONE
     c = status_of(answer, client.info_answer(args.target))
+    c = noted(c) if client.local else c
     print(f"connector {c.name} ({c.type}, {c.class_name or 'class unknown'}): {c.state}"
           f"{' on ' + c.worker_id if c.worker_id else ''}")  # fmt: skip
+    if c.waiting:
+        print(f"note: {c.waiting} (its task retries until it does)")
     if c.topics:
         print(f"topics: {', '.join(c.topics)}")
     if c.trace:

@@ -36,8 +36,10 @@ def worker_urls(args: argparse.Namespace) -> tuple[str, ...]:
     except KafkatopError as e:
         raise UsageError(f"no Connect workers to ask: {ADD_WORKERS} (no lab either: {e})") from None
     if not lab.connect_urls:
-        raise UsageError(f"lab {lab.name!r} has no Kafka Connect workers: `kafkatop add-connect` adds one, or "
-                         "--connect-url names others")  # fmt: skip
+        add = shlex.join(["kafkatop", "add-connect", *(w for flag, value in (("--name", args.name),
+                          ("--state-dir", args.state_dir)) if value for w in (flag, str(value)))])  # fmt: skip
+        raise UsageError(f"lab {lab.name!r} has no Kafka Connect workers: `{add}` adds one, or --connect-url names "
+                         "others")  # fmt: skip
     args.lab_cluster = (lab.name, lab.cluster_id)  # whose workers these must be: checked before they are asked
     args.lab_connect_auth = lab.connect_admin_properties  # a secured lab's workers' REST user
     return lab.connect_urls

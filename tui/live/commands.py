@@ -10,8 +10,9 @@ from typing import Protocol, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from kafkatop.tui.live import tabs
 from kafkatop.tui.live.action import Launch
-from kafkatop.tui.live.keymap import SCREEN_ACTIONS
+from kafkatop.tui.live.keymap import ACTIONS, SCREEN_ACTIONS
 
 
 @runtime_checkable
@@ -21,6 +22,8 @@ class Here(Protocol):
     def here(self) -> tuple[Launch, str | None, frozenset[str], bool]: ...
 
     def tab_titles(self) -> list[str]: ...
+
+    def tab_ids(self) -> list[str]: ...
 
     def run_command(self, action: str) -> None: ...
 
@@ -45,10 +48,21 @@ def offered(screen: Here) -> list[Command]:
         if a.palette is not None and a.applies(launch, tab, sources, read_only)
     ]
     commands += [
-        Command(f"Show {title}", str(i), partial(screen.run_command, f"tab({i})"))
-        for i, title in enumerate(screen.tab_titles(), start=1)
+        Command(f"Show {title}", tab_help(title, tab_id, i), partial(screen.run_command, f"tab({i})"))
+        for i, (title, tab_id) in enumerate(zip(screen.tab_titles(), screen.tab_ids(), strict=True), start=1)
     ]
     return commands
+
+
+def tab_help(title: str, tab_id: str, number: int) -> str:
+    """A "Show <tab>" entry's line: the tab, the key that shows it (its digit among the first nine, else its own
+    key, if it has one), and what it shows."""
+    tab = next((t for t in tabs.TABS if t.id == tab_id), None)
+    key = str(number) if number <= 9 else None
+    if key is None and tab is not None and tab.shown_by is not None:
+        key = next((a.shown_keys.replace("`", "") for a in ACTIONS if a.id == tab.shown_by), None)
+    said = f"the {title} tab" + (f" (key {key})" if key else "")
+    return f"{said}: {tab.purpose}" if tab is not None and tab.purpose else said
 
 
 class LiveCommands(Provider):

@@ -46,7 +46,8 @@ _VIEW: tuple[LiveAction, ...] = (
              "each keeps its timeline; a read-only one refuses every key that writes",
         section="View", palette="Switch to another context (cluster)", needs="switcher", footer=True, owner="contexts"),
     LiveAction("leave", ("escape",), "leave_field", "Leave field",
-        help="out of a text field, back to its tab's table (on a filtered table: every row again)",
+        help="out of a text field, back to its tab's table (on a filtered table: every row again; in Connect's "
+             "tasks: back to the connectors)",
         section="View", launches=ANY),
     LiveAction("filter", ("slash",), "filter", "Filter",
         help="filter the table's rows: topic, partition, group, key or value (in Messages the decoded key and "

@@ -157,6 +157,9 @@ class MainScreen(Screen[None]):
     def tab_titles(self) -> list[str]:
         return [str(self.tabs.get_tab(str(p.id)).label) for p in self.visible_tabs()]
 
+    def tab_ids(self) -> list[str]:
+        return [str(p.id) for p in self.visible_tabs()]
+
     def action_tab(self, index: int) -> None:
         shown = self.visible_tabs()
         if not 1 <= index <= len(shown):

@@ -55,6 +55,9 @@ class Settings:
     # the screen hid it, and what it found opening the cluster (tui/cli/startup_warnings.py). A context switched to
     # brings its own.
     warnings: tuple[str, ...] = ()
+    # A lab's --name and --state-dir where not the default ("--name demo2 --state-dir /tmp/labs"): what the lab
+    # commands the view suggests need to reach this lab.
+    lab_flags: str = ""
 
     @property
     def read_only_reason(self) -> str | None:

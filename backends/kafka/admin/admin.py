@@ -140,7 +140,7 @@ class AdminSource:
 
         cluster_f = self._client().describe_cluster(request_timeout=request_timeout)
         watermarks = self._start_watermarks(metadata, topic_meta, deadline, request_timeout)
-        groups_f = self._client().list_consumer_groups(request_timeout=request_timeout)
+        groups_f = self._groups.start_listing(self._client(), metadata, request_timeout, deadline)
         config_fs = self._configs.start(self._client(), list(topic_meta), metadata.controller_id, request_timeout)
         listening = {b.id: (b.host, b.port) for b in metadata.brokers.values()}
         elr_read = self._elr.start(listening, topic_meta, self._configs.min_isr, deadline.end)

@@ -38,6 +38,11 @@ def list_groups(connection: KafkaConnection, brokers: Sequence[Broker], timeout_
     asked = [b for b in brokers if b.host is not None and b.port is not None]
     with ThreadPoolExecutor(max(1, min(8, len(asked)))) as pool:
         answers = list(pool.map(lambda b: _ask(connection, b, deadline), asked))
+    return gathered(asked, answers)
+
+
+def gathered(asked: Sequence[Broker], answers: Sequence[list[ListedGroup] | str | Unsupported]) -> GroupListing:
+    """Each broker's answer (`asked`'s, in order) as one listing; raises Unsupported when none speaks ListGroups v3+."""
     refusals = [a for a in answers if isinstance(a, Unsupported)]
     if asked and len(refusals) == len(asked):  # one protocol for the whole cluster: said once
         raise refusals[0]
@@ -51,16 +56,21 @@ def list_groups(connection: KafkaConnection, brokers: Sequence[Broker], timeout_
     return GroupListing(tuple(groups[g] for g in sorted(groups)), tuple(failures))
 
 
+def listed_on(conn: BrokerConnection) -> list[ListedGroup] | str:
+    """One broker's groups, on a connection to it; its error code in words."""
+    version, payload = conn.call(LIST_GROUPS, list_groups_body)
+    code, groups = decode_list_groups(response_reader(payload), version)
+    return f"ListGroups: {error_name(code)}" if code else groups
+
+
 def _ask(connection: KafkaConnection, broker: Broker, deadline: float) -> list[ListedGroup] | str | Unsupported:
     assert broker.host is not None and broker.port is not None
     try:
         with BrokerConnection(broker.host, broker.port, deadline, connection.client_settings) as conn:
-            version, payload = conn.call(LIST_GROUPS, list_groups_body)
-            code, groups = decode_list_groups(response_reader(payload), version)
+            return listed_on(conn)
     except Unsupported as e:
         return e
     except OSError as e:
         return os_reason(e, max(0.0, deadline - time.monotonic()))
     except ProtocolError as e:
         return str(e)
-    return f"ListGroups: {error_name(code)}" if code else groups

@@ -19,16 +19,16 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from confluent_kafka import KafkaException
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error, error_code, is_unsupported
 from kafkatop.backends.kafka.groups.group_batch import BatchedGroupReader, GroupReads
 from kafkatop.backends.kafka.groups.group_coordinators import CoordinatorPlacement
+from kafkatop.backends.kafka.groups.group_list_poll import GroupLister, listed_of
 from kafkatop.backends.kafka.groups.group_offset_partitions import OffsetPartitions
 from kafkatop.backends.kafka.groups.group_reader import COORDINATOR_MOVED, GroupReader
 from kafkatop.backends.kafka.groups.groups import build_consumer_group, build_described_group, build_group, group_state
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupState, Problem
+from kafkatop.backends.model.cluster import Broker, ConsumerGroup, GroupState, Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription
 from kafkatop.backends.protocol.groups import DescribedGroup
@@ -81,6 +81,8 @@ class GroupPoll:
         self._batch = (
             BatchedGroupReader(connection) if mode == "batched" and BatchedGroupReader.speaks(connection) else None
         )
+        # ListGroups, spoken by kafkatop where it reads the groups itself: every group Kafka's tools list.
+        self._lister = GroupLister(connection.client_settings, own=self._batch is not None)
         # The batched way's last description of each group, and when it was read (see the module's docstring).
         self._described: dict[str, tuple[DescribedGroup, float, float]] = {}  # (description, monotonic, wall clock)
         # Each group as last built, with what it was built from: a group whose answers did not change since is the
@@ -99,7 +101,16 @@ class GroupPoll:
     def close(self) -> None:
         if self._batch is not None:
             self._batch.close()
+        self._lister.close()
         self._reader.close()
+
+    def start_listing(self, client: Any, metadata: Any, request_timeout: float, deadline: Deadline) -> Future[Any]:
+        """This poll's ListGroups (group_list_poll.py), collected by `collect`."""
+        brokers = [Broker(b.id, b.host, b.port) for b in metadata.brokers.values()]
+        # Answered a little before the poll's deadline: a broker that hangs costs its own groups, not every group.
+        end = deadline.end - min(0.25, max(0.0, deadline.left()) / 4)
+        return self._lister.start(lambda: client.list_consumer_groups(request_timeout=request_timeout), brokers,
+                                  end)  # fmt: skip
 
     def watch(self, group_ids: Iterable[str]) -> None:
         """Report these groups too, from the next poll on (groups kafkatop's own consumers joined)."""
@@ -169,14 +180,12 @@ class GroupPoll:
         try:
             listed_state: dict[str, Any] = {}
             try:
-                listed = deadline.result(listed_f)
-                listed_state = {g.group_id: g.state for g in listed.valid}
+                listed = listed_of(deadline.result(listed_f))
+                listed_state = dict(listed.states)
                 self._listed_before = set(listed_state)
                 self._listed_state = {g: group_state(s).value for g, s in listed_state.items()}
-                self._kip848 = {g.group_id for g in listed.valid if getattr(g.type, "name", None) == "CONSUMER"}
-                # ListGroups goes to every broker: one line per distinct failure, not one per broker.
-                for reason in sorted({describe_error(KafkaException(err)) for err in listed.errors}):
-                    problems.append(Problem(SOURCE, "ListGroups", reason))
+                self._kip848 = set(listed.kip848)
+                problems.extend(Problem(SOURCE, "ListGroups", reason) for reason in listed.failures)
             except Exception as e:  # noqa: BLE001
                 problems.append(Problem(SOURCE, "ListGroups", describe_error(e)))
             group_ids = sorted(set(listed_state) | set(self.watch_groups))

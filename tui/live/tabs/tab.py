@@ -83,3 +83,5 @@ class Tab:
     hidden: Callable[[TabContext], bool] = _never  # composed, but out of the tab bar until a key shows it
     work_field: str | None = None  # focused when the tab is shown (a topic typed there is text, not a key)
     css: Path | None = None  # its stylesheet, beside it: after the app's own (app.tcss), in the tabs' order
+    purpose: str = ""  # what it shows, in a few words: the palette's line for "Show <title>"
+    shown_by: str | None = None  # the action whose key shows it from anywhere (beyond the nine with digits)

@@ -18,4 +18,6 @@ TAB = Tab(
     AclKeys,
     composed=lambda c: "acls" in c.present or c.launch == "demo",
     css=CSS,
+    purpose="the ACL bindings by principal or by resource, and the authorizer",
+    shown_by="acls-tab",
 )

@@ -6,4 +6,4 @@ from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 BROKERS = "tab-brokers"
-TAB = Tab(BROKERS, "Brokers", showing(lambda _: BrokerTable()))
+TAB = Tab(BROKERS, "Brokers", showing(lambda _: BrokerTable()), purpose="each broker's address, rack and what it leads")

@@ -13,9 +13,11 @@ CSS = Path(__file__).with_name("connect.tcss")  # its rules: layout and colour b
 TAB = Tab(
     CONNECT,
     "Connect",
-    showing(lambda c: ConnectPane(c.launch, "connect" in c.present)),
+    showing(lambda c: ConnectPane(c.launch, "connect" in c.present, c.settings.lab_flags)),
     ACTIONS,
     ConnectKeys,
     hidden=lambda c: "connect" not in c.present and c.launch not in ("lab", "demo"),
     css=CSS,
+    purpose="Kafka Connect's connectors, their tasks and the worker each runs on",
+    shown_by="connect-tab",
 )

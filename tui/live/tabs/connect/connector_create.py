@@ -65,7 +65,9 @@ class CreateConnectorScreen(Dialog[ConnectorFile | None]):
         with frame("Create a Kafka Connect connector from a file", "connector-create"):
             with Horizontal(classes="row"):
                 yield Label("file")
-                yield Input(placeholder="connector.json or connector.properties", id="connector-file")
+                # Focused again (shift+Tab), its path keeps its cursor at the end: a key typed adds, never replaces.
+                yield Input(placeholder="connector.json or connector.properties", id="connector-file",
+                            select_on_focus=False)  # fmt: skip
             yield Label(Text(ABOUT, style="dim"), id="dialog-detail")
             with VerticalScroll(id="connector-check"):
                 yield Static("", id="connector-state")

@@ -21,6 +21,7 @@ from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.dialog import Dialog
+from kafkatop.tui.live.tabs.connect.connector_restart import FOLLOW_S
 from kafkatop.tui.live.text import Label, Static
 
 NOT_STOPPED = "Connect resets a connector's offsets only while it is STOPPED: close this, press S to stop it, then O, x"
@@ -66,18 +67,32 @@ class ConnectorOffsetsScreen(Dialog[bool | None]):
         self.read_only_reason = read_only_reason  # a read-only context: why nothing is reset
         self.typed = typed  # on a cluster not kafkatop's: the name typed to confirm a reset
         self.state = state or (lambda: connector.state)  # its state now (the tab's last poll)
+        self._shown_title: Text | None = None
 
     def compose(self) -> ComposeResult:
-        c = self.connector
+        self._shown_title = self._title()
         with Vertical(id="connector-offsets"):
-            yield Label(Text(f"Offsets of connector {c.name} ({c.type}, {c.state})", style="bold"))
+            yield Label(self._shown_title, id="connector-offsets-title")
             with VerticalScroll(id="connector-offsets-list"):
                 yield Static("reading its offsets …", id="connector-offsets-text")
             yield Static("", id="connector-offsets-status")
             yield Label("x reset (the connector STOPPED) · r reload · Escape close", classes="keys")
 
+    def _title(self) -> Text:
+        c = self.connector
+        return Text(f"Offsets of connector {c.name} ({c.type}, {self.state() or c.state})", style="bold")
+
     def on_mount(self) -> None:
         self.action_reload()
+        self.set_interval(FOLLOW_S, self._follow)
+
+    def _follow(self) -> None:
+        """Its state as the view's latest poll has it (a read of a snapshot): `S` pressed before, a poll since."""
+        title = self._title()
+        label = self.query_one("#connector-offsets-title", Label)
+        if title != self._shown_title:
+            self._shown_title = title
+            label.update(title)
 
     @work(thread=True, exclusive=True, group="connector-offsets", exit_on_error=False)
     def action_reload(self) -> None:

@@ -118,7 +118,9 @@ class ConnectKeys:
             app.notify(f"{key} acts on the connector highlighted in Connect: press N, pick a connector, then {key}",
                        severity="warning", timeout=5)  # fmt: skip
             return
-        connector = self.panel.selected_connector
+        # As the view's latest poll has it, not as the table was last drawn: a dialog says the state of now.
+        highlighted = self.panel.selected_connector
+        connector = (self.latest(highlighted.name) or highlighted) if highlighted is not None else None
         if connector is None:
             app.notify(f"{key}: highlight a connector first (A adds one)", severity="warning")
         elif what in PLAIN:
@@ -126,6 +128,11 @@ class ConnectKeys:
             self._act(connector.name, done, lambda: getattr(connect, what)(connector.name), said)
         else:
             {"restart": self.restart, "delete": self.delete, "offsets": self.offsets}[what](connect, connector)
+
+    def latest(self, name: str) -> Connector | None:
+        """The connector as the view's latest poll has it (None: not listed there)."""
+        view = self.app.view.connect
+        return view.connector(name) if view is not None else None
 
     def _act(self, name: str, done: str, call: Callable[[], object], said: str | None = None) -> None:
         """`call` in the action worker; once a worker accepted it, the timeline tells what it did (`said`), and its
@@ -170,7 +177,7 @@ class ConnectKeys:
 
         from kafkatop.tui.live.tabs.connect.connector_restart import RestartConnectorScreen
 
-        self.app.push_screen(RestartConnectorScreen(connector), chosen)
+        self.app.push_screen(RestartConnectorScreen(connector, partial(self.latest, name)), chosen)
 
     def delete(self, connect: ConnectCluster, connector: Connector) -> None:
         name = connector.name
@@ -197,8 +204,7 @@ class ConnectKeys:
         from kafkatop.tui.live.tabs.connect.connector_offsets import ConnectorOffsetsScreen
 
         def state() -> str | None:  # as the tab's last poll saw it: `S` may have stopped it since the screen opened
-            view = self.app.view.connect
-            now = view.connector(name) if view is not None else None
+            now = self.latest(name)
             return now.state if now is not None else None
 
         settings = self.app.settings

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 
 from kafkatop.backends.insight.timeline.connect import worker_key
@@ -40,6 +41,16 @@ NO_WORKERS = (
     "this lab has no Kafka Connect workers: add one with `kafkatop add-connect`, or start the lab with "
     "`kafkatop up --connect N` (connect = N in kafkatop.toml)"
 )
+
+
+def no_workers(lab_flags: str = "") -> str:
+    """NO_WORKERS, its commands with the lab's --name and --state-dir where they are not the default."""
+    if not lab_flags:
+        return NO_WORKERS
+    return (f"this lab has no Kafka Connect workers: add one with `kafkatop add-connect {lab_flags}`, or start the "
+            f"lab with `kafkatop up --connect N {lab_flags}` (connect = N in kafkatop.toml)")  # fmt: skip
+
+
 NO_SOURCE = "no Kafka Connect here: give its workers with --connect-url URL (or connect_url in the context)"
 KEYS = "Enter: tasks, a trace · A add · Z pause · U resume · S stop · B restart · D delete · O offsets · L plugins"
 
@@ -62,11 +73,14 @@ def trace_text(trace: str) -> Text:
 
 def connector_row(c: Connector) -> LineCells:
     failed = c.failed
+    state = state_text(c.state)
+    if c.waiting_for is not None:  # RUNNING, and its task waits for its file (its tasks' row says which)
+        state.append(" waiting for its file", style="yellow")
     return (
         c.name,
         c.type,
         c.class_name.rpartition(".")[2],
-        state_text(c.state),
+        state,
         c.worker_id or "-",
         f"{c.running}/{len(c.tasks)}",
         Text(str(failed), style="bold red") if failed else "0",
@@ -76,10 +90,12 @@ def connector_row(c: Connector) -> LineCells:
 
 def task_rows(c: Connector) -> dict[str, LineCells]:
     # The connector's own row is named: which connector these tasks are of, whatever the table above highlights.
+    waiting = Text(c.waiting, style="yellow") if c.waiting else None  # the path as text: the table escapes it
     rows: dict[str, LineCells] = {CONNECTOR_ROW: (c.name, state_text(c.state), c.worker_id or "-",
-                                                  first_line(c.trace))}  # fmt: skip
+                                                  waiting or first_line(c.trace))}  # fmt: skip
     for t in c.tasks:
-        rows[str(t.task)] = (f"task {t.task}", state_text(t.state), t.worker_id or "-", first_line(t.trace))
+        said = first_line(t.trace) or (waiting if waiting is not None and t.state == "RUNNING" else "")
+        rows[str(t.task)] = (f"task {t.task}", state_text(t.state), t.worker_id or "-", said)
     return rows
 
 
@@ -107,12 +123,22 @@ def workers_text(snapshot: ConnectSnapshot, cluster_id: str | None = None) -> Te
     return text
 
 
+class TaskTable(LineTable):
+    """The highlighted connector's tasks; Escape goes back to the connectors (the footer says so)."""
+
+    BINDINGS = [Binding("escape", "back", "Back to connectors")]
+
+    def action_back(self) -> None:
+        self.screen.set_focus(self.screen.query_one("#connectors", LineTable))
+
+
 class ConnectPane(LivePane, Vertical):
     """Connectors, the highlighted one's tasks, and the workers; see the module's docstring."""
 
-    def __init__(self, launch: Launch, has_source: bool) -> None:
+    def __init__(self, launch: Launch, has_source: bool, lab_flags: str = "") -> None:
         super().__init__()
         self.launch = launch
+        self.lab_flags = lab_flags  # the lab's --name and --state-dir, where not the default
         self.has_source = has_source  # a ConnectCluster was given (live), or a replay recorded one
         self.snapshot: ConnectSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
@@ -123,7 +149,7 @@ class ConnectPane(LivePane, Vertical):
     def compose(self) -> ComposeResult:
         yield Static(self.missing, id="connect-workers")
         yield LineTable(CONNECTOR_COLUMNS, dropped_first=DROPPED_FIRST, id="connectors")
-        yield LineTable(TASK_COLUMNS, filterable=False, uncut=("trace",), id="connect-tasks")
+        yield TaskTable(TASK_COLUMNS, filterable=False, uncut=("trace",), id="connect-tasks")
         yield Static(Text(KEYS, style="dim"), id="connect-keys")
 
     def on_mount(self) -> None:
@@ -136,7 +162,8 @@ class ConnectPane(LivePane, Vertical):
         if self.has_source:
             return Text("asking the Connect workers …", style="dim")
         return Text(
-            NO_DEMO if self.launch == "demo" else NO_WORKERS if self.launch == "lab" else NO_SOURCE, style="yellow"
+            NO_DEMO if self.launch == "demo" else no_workers(self.lab_flags) if self.launch == "lab" else NO_SOURCE,
+            style="yellow",
         )
 
     @property
@@ -202,7 +229,8 @@ class ConnectPane(LivePane, Vertical):
         trace, state = (c.trace, c.state) if task is None else (task.trace, task.state)
         what = f"{c.name}" if task is None else f"{c.name} task {task.task}"
         if not trace:
-            self.notify(f"{what} is {state}: no trace (a FAILED one has its Java stack trace)", timeout=4)
+            said = c.waiting if c.waiting and state == "RUNNING" else "no trace (a FAILED one has its Java stack trace)"
+            self.notify(f"{what} is {state}: {said}", timeout=4)
             return
         from kafkatop.tui.live.screens.record import RecordScreen
 

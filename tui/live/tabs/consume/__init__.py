@@ -10,4 +10,5 @@ TAB = Tab(
     "Consume",
     showing(lambda c: ConsumerPane(c.sources.consoles, c.settings.read_only_reason)),
     work_field="#consume-topics",
+    purpose="consumers in a group, their records and rebalances",
 )

@@ -12,4 +12,5 @@ TAB = Tab(
     showing(lambda c: GroupsPane(c.sources.consoles, c.settings.read_only_reason, c.settings.typed_name)),
     ACTIONS,
     GroupKeys,
+    purpose="the groups, their lag, members and committed offsets; offset resets",
 )

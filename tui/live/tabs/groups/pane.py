@@ -14,7 +14,7 @@ from textual.widgets import Button
 
 from kafkatop.backends.insight.group_lines import epochs_text
 from kafkatop.backends.insight.history import HistorySnapshot
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, TopicPartition
 from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset_value
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import Consoles
@@ -37,6 +37,13 @@ RESET_CHOICES: dict[str, tuple[str, str]] = {
     "shift": ("shift-by", "±N from the committed offset, e.g. -10"),
     "timestamp": ("to-datetime", "2026-01-31T09:00 (local) or epoch ms"),
 }
+
+
+def group_kind(g: ConsumerGroup) -> str:
+    """Its type, and its protocol type where that is not a consumer's: "classic (connect)", a Kafka Connect
+    worker's group (kafka-consumer-groups.sh --list's TYPE and PROTOCOL)."""
+    protocol = g.protocol_type
+    return g.group_type if protocol in ("consumer", "simple", "", g.group_type) else f"{g.group_type} ({protocol})"
 
 
 class GroupsPane(Asking, LivePane, Vertical):
@@ -81,7 +88,7 @@ class GroupsPane(Asking, LivePane, Vertical):
             g.group_id: (
                 g.group_id,
                 Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
-                g.group_type,
+                group_kind(g),
                 str(len(g.members)),
                 "-" if g.total_lag is None else str(g.total_lag),
                 Text(sparkline(history.group_lag(g.group_id), 16) if history is not None else "", style="yellow"),

@@ -18,4 +18,6 @@ TAB = Tab(
     MessageKeys,
     work_field="#browse-topic",
     css=CSS,
+    purpose="a partition's records, page by page, decoded, searched, exported",
+    shown_by="browse",
 )

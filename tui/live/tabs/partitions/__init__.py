@@ -17,4 +17,12 @@ def _panes(_: TabContext) -> Iterator[Widget]:
 
 
 CSS = Path(__file__).with_name("partitions.tcss")  # its rules: layout and colour beside the tab
-TAB = Tab(PARTITIONS, "Partitions", _panes, ACTIONS, PartitionKeys, css=CSS)
+TAB = Tab(
+    PARTITIONS,
+    "Partitions",
+    _panes,
+    ACTIONS,
+    PartitionKeys,
+    css=CSS,
+    purpose="each partition's leader, replicas and ISR, or one row per topic",
+)

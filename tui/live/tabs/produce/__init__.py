@@ -12,4 +12,5 @@ TAB = Tab(
         lambda c: ProducerPane(c.sources.consoles, c.settings.read_only_reason, c.sources.codec, c.sources.schemas)
     ),
     work_field="#produce-topic",
+    purpose="the producer console: records typed and sent, acks, key, headers, formats",
 )

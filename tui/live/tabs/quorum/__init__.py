@@ -15,4 +15,5 @@ TAB = Tab(
     showing(lambda _: QuorumPane()),
     hidden=lambda c: "poll_ensemble" not in c.present,
     css=CSS,
+    purpose="the KRaft quorum's voters and their lag, or ZooKeeper's ensemble",
 )

@@ -19,4 +19,6 @@ TAB = Tab(
     composed=lambda c: c.launch != "replay",
     hidden=lambda c: c.sources.schemas is None,
     css=CSS,
+    purpose="a Schema Registry's subjects, versions and schemas",
+    shown_by="schemas-tab",
 )

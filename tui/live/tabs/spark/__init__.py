@@ -9,4 +9,12 @@ from kafkatop.tui.live.tabs.spark.pane import SparkPane
 from kafkatop.tui.live.tabs.tab import Tab, showing
 
 CSS = Path(__file__).with_name("spark.tcss")  # its rules: layout and colour beside the tab
-TAB = Tab(SPARK, "Spark", showing(lambda c: SparkPane(c.sources.spark, clock=c.clock)), ACTIONS, SparkKeys, css=CSS)
+TAB = Tab(
+    SPARK,
+    "Spark",
+    showing(lambda c: SparkPane(c.sources.spark, clock=c.clock)),
+    ACTIONS,
+    SparkKeys,
+    css=CSS,
+    purpose="a topic counted per partition by PySpark, once or live",
+)

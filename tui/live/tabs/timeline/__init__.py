@@ -8,4 +8,10 @@ from kafkatop.tui.live.tabs.tab import Tab, showing
 from kafkatop.tui.live.tabs.timeline.pane import TimelinePane
 
 CSS = Path(__file__).with_name("timeline.tcss")  # its rules: layout and colour beside the tab
-TAB = Tab("tab-timeline", "Timeline", showing(lambda _: TimelinePane()), css=CSS)
+TAB = Tab(
+    "tab-timeline",
+    "Timeline",
+    showing(lambda _: TimelinePane()),
+    css=CSS,
+    purpose="what happened: incidents and their recoveries",
+)
