@@ -291,3 +291,17 @@ async def test_a_file_source_waiting_for_its_file_says_so_in_the_tab() -> None:
         await pilot.press("enter", "k", "enter")  # the connector's own row: no trace, what it waits for
         said = "lines-in is RUNNING: waiting for /tmp/none/in\\x1b[31m[red].txt: it does not exist yet"
         assert notices(app)[-1] == said  # a notice escapes it too
+
+
+async def test_the_connectors_file_completes_its_path(tmp_path: Any) -> None:
+    """Before: no completion in the file field; a path is typed whole. As a shell's Tab: → takes the rest."""
+    (tmp_path / "file-sink.properties").write_text("name=s\n", encoding="utf-8")
+    app = app_with(RecordedConnect())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settled(pilot)
+        await pilot.press("N", "A")
+        field = app.screen.query_one("#connector-file", Input)
+        await pilot.press(*f"{tmp_path}/file-")
+        await pilot_until(pilot, lambda: field._suggestion.endswith("file-sink.properties"), "the suggestion")  # noqa: SLF001
+        await pilot.press("right")
+        assert field.value == f"{tmp_path}/file-sink.properties"

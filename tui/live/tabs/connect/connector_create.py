@@ -21,6 +21,7 @@ from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.ports import ConnectCluster
 from kafkatop.tui.live.screens.dialog import Dialog, buttons, frame
 from kafkatop.tui.live.text import Input, Label, Static
+from kafkatop.tui.live.widgets.path_suggester import PathSuggester
 
 ABOUT = (
     'Connect\'s JSON ({"name": …, "config": {…}}) or connect-standalone\'s .properties; a relative path is from where '
@@ -67,7 +68,7 @@ class CreateConnectorScreen(Dialog[ConnectorFile | None]):
                 yield Label("file")
                 # Focused again (shift+Tab), its path keeps its cursor at the end: a key typed adds, never replaces.
                 yield Input(placeholder="connector.json or connector.properties", id="connector-file",
-                            select_on_focus=False)  # fmt: skip
+                            select_on_focus=False, suggester=PathSuggester())  # fmt: skip
             yield Label(Text(ABOUT, style="dim"), id="dialog-detail")
             with VerticalScroll(id="connector-check"):
                 yield Static("", id="connector-state")
