@@ -106,8 +106,9 @@ async def test_messages_shown_without_a_partition_opens_in_its_topic_field(demo:
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await ready(pilot, app)
-            await pilot.press("2", "b", *"test")
-            await pilot_until(pilot, lambda: isinstance(app.focused, Input) and app.focused.value == "test", "typed")
+            await pilot.press("2", "b", *"offtest")  # o and f too: keys of the records table, text in a field
+            typed = lambda: isinstance(app.focused, Input) and app.focused.value == "offtest"  # noqa: E731
+            await pilot_until(pilot, typed, "typed")
             assert app.focused is app.query_one("#browse-topic")
             await nothing_happened(pilot, app)
     finally:
@@ -262,3 +263,27 @@ async def test_ky_typed_in_brokers_kills_nothing(demo: Any) -> None:
         await pilot.pause(ConfirmScreen.ARMING_S)  # read, then y: done
         await pilot.press("y")
         await pilot_until(pilot, lambda: node_state(app, "broker-1") in ("killed", "down"), "broker-1 killed")
+
+
+async def test_an_offset_typed_right_after_o_goes_to_the_from_field(demo: Any) -> None:
+    """Before: `o` (the from field) moved the focus a frame later, so "ord" typed fast put `d` to the records table
+    (d: delete a topic, said elsewhere) and only the rest in the field."""
+    closing: list[Any] = []
+    app = browsing_app(demo, closing)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await ready(pilot, app)
+            await pilot.press("b")
+            pane = app.query_one(MessagesPane)
+            await pilot_until(pilot, lambda: pane.page is not None, "the page")
+            assert app._driver is not None  # noqa: SLF001 - the keys sent as the terminal sends them
+            for key in ("o", "1", "2"):
+                event = events.Key(key, key)
+                event.set_sender(app)
+                app._driver.send_message(event)  # noqa: SLF001 - queued at once, as a fast typist's keys are
+            field = app.query_one("#browse-from", Input)
+            await pilot_until(pilot, lambda: field.value == "12", f"12 in the from field, not {field.value!r}")
+            assert app.focused is field and not notices(app)
+    finally:
+        for close in closing:
+            close()

@@ -177,7 +177,7 @@ class ConfigsScreen(Dialog[None]):
         field.password = entry.is_sensitive
         field.placeholder = "new value (not shown)" if entry.is_sensitive else f"new value ({entry.type.value})"
         field.value = self.drafts.get(entry.name, "" if entry.is_sensitive else (entry.value or ""))
-        field.focus()
+        self.set_focus(field)  # at once: the value typed next is the field's, not keys of the table
         self._status("Enter sets it (checked, then validated by Kafka, then made) · Escape leaves the field")
 
     @on(Input.Changed, "#configs-value")
@@ -265,7 +265,7 @@ class ConfigsScreen(Dialog[None]):
     def action_filter(self) -> None:
         field = self.query_one("#configs-filter", Input)
         field.display = True
-        field.focus()
+        self.set_focus(field)  # at once: the filter typed next is the field's
 
     @on(Input.Changed, "#configs-filter")
     def _filter_typed(self, event: Input.Changed) -> None:

@@ -168,7 +168,7 @@ class ReassignScreen(Dialog[ReassignRequest | None]):
         self.query_one("#reassign-edit-name", Label).update(f"replicas of {move.name} (first: preferred leader)")
         field = self.query_one("#reassign-row", Input)
         field.value = _ids(move.target)
-        field.focus()
+        self.set_focus(field)  # at once: the ids typed next are the field's
 
     @on(Input.Submitted, "#reassign-row")
     def _row_submitted(self, event: Input.Submitted) -> None:

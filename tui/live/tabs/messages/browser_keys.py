@@ -23,10 +23,12 @@ BROWSER_ACTIONS: tuple[LiveAction, ...] = (
     _BROWSER("log-end", ("greater_than_sign",), "seek('end')", "End",
         help="the partition's log end",
         footer=True),
+    # f and o move to a field: priority keys, so the field has the focus before the next key typed comes (in a
+    # field they are text: MessagesPane.check_action).
     _BROWSER("search", ("f",), "find", "Search",
         help="search key, value and headers: a text or a regex, in the bytes and the decoded key and value; or a path "
              "over the decoded value (`.customer.id == 42`, `.name ~ \"ali\"`, `key.id == 7`), as `/` takes too",
-        footer=True),
+        footer=True, priority=True),
     _BROWSER("formats", ("F",), "formats", "Formats",
         help="the topic's key and value formats (auto, string, json, avro, protobuf, json-schema, hex, base64) and "
              "a schema file or registry subject; remembered, read by the browser, nothing written to the cluster",
@@ -40,6 +42,7 @@ BROWSER_ACTIONS: tuple[LiveAction, ...] = (
              "the path; replaces a file only when asked again)",
         asks_first=True),
     _BROWSER("from", ("o",), "from_field", "From…",
-        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time"),
+        help="the `from` field: an offset, `-N`, `beginning`, `end` or a time", priority=True),
 )
 # fmt: on
+AT_ONCE = frozenset(a.action for a in BROWSER_ACTIONS if a.priority)  # their Textual actions (no parameters)

@@ -41,7 +41,7 @@ from kafkatop.backends.ports import MessageBrowser, RecordCodec
 from kafkatop.tui.live.action import bindings
 from kafkatop.tui.live.screens.record import RecordScreen
 from kafkatop.tui.live.state import LiveView
-from kafkatop.tui.live.tabs.messages.browser_keys import BROWSER_ACTIONS
+from kafkatop.tui.live.tabs.messages.browser_keys import AT_ONCE, BROWSER_ACTIONS
 from kafkatop.tui.live.tabs.messages.message_keys import Decoded, FormatsAndExport
 from kafkatop.tui.live.tabs.messages.record_schema import schema_wanted
 from kafkatop.tui.live.tabs.messages.record_table import RecordTable
@@ -94,6 +94,10 @@ class MessagesPane(FormatsAndExport, Asking, LivePane, Vertical):
             yield RecordTable(id="message-table")
             with VerticalScroll(id="message-detail-box"):
                 yield Static("", id="message-detail")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """f and o are keys at once (priority): in a field they are text, never a move to another field."""
+        return not (action in AT_ONCE and isinstance(self.screen.focused, Input))
 
     def on_mount(self) -> None:
         self.query_one("#browse-topic", TopicInput).compact = True
@@ -259,12 +263,12 @@ class MessagesPane(FormatsAndExport, Asking, LivePane, Vertical):
 
     # --- search ------------------------------------------------------------------------------------------------
     def action_find(self) -> None:
-        self.query_one("#search-text", Input).focus()
+        self.screen.set_focus(self.query_one("#search-text", Input))  # at once: the next key typed is the search's
 
     def action_from_field(self) -> None:
         """o: the `from` field, to type an offset or a time (Enter reads from there)."""
         field = self.query_one("#browse-from", Input)
-        field.focus()
+        self.screen.set_focus(field)  # at once (focus() waits a frame): the offset typed next is the field's
         field.select_all()
 
     @property
