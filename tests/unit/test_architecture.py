@@ -118,7 +118,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
         "kafkatop.tui.cli.exits",
         "kafkatop.backends.model.errors",
         "kafkatop.backends.model.formats",  # the format names --key-format/--value-format take (standard library)
-        "kafkatop.backends.model.topic_filter",  # `topics --topic REGEX` checked as the tool reads it (standard library)
+        "kafkatop.backends.model.topic_filter",  # `topics --topic REGEX`, checked (standard library)
     }
     loaded = {m for m in result.stdout.split() if m.startswith("kafkatop")}
     assert loaded - packages <= modules, sorted(loaded - packages - modules)
