@@ -107,7 +107,9 @@ class TopicAdmin(AdminOwner):
         factor); `replica_assignment`: each partition's replicas instead of both."""
         if (name_problem := validate_topic_name(name)) is not None:
             raise TopicError(name_problem, topic=name)
-        if problems := validate_new_topic(name, partitions or 1, replication_factor or 1):
+        if problems := validate_new_topic(
+            name, 1 if partitions is None else partitions, 1 if replication_factor is None else replication_factor
+        ):
             raise TopicError(f"Cannot create topic '{name}': " + "; ".join(problems), topic=name)
         if replica_assignment is not None:
             # librdkafka takes the count with the assignment (-1 there means "the broker's default", refused).
