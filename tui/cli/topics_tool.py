@@ -133,7 +133,7 @@ def _delete(args: argparse.Namespace) -> int:
     names = _matching(args, _metadata(args), required=True)
     if not names:
         return DONE  # --if-exists, and none matched: the tool says nothing
-    listed = ", ".join(names)  # legal topic names: nothing to escape
+    listed = ", ".join(map(printable, names))  # names from the cluster: text
     question = f"delete {len(names)} topic(s) and all their records: {listed}?"
     unasked = "nothing was deleted: --delete asks first, on a terminal; add --yes to delete without asking"
     if not confirmed(question, yes=args.yes, unasked=unasked, typed=typed_name(args)):
