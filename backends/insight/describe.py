@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kafkatop.backends.insight.topic_health import HealthFilter
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, Topic
 from kafkatop.backends.model.codec import JSON, encode
 from kafkatop.backends.model.java_order import hash_order, string_hash
@@ -14,9 +15,15 @@ ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"  # Uuid.ZERO_UUID: "no topic id" (topics cr
 
 
 # --- kafka-topics.sh --describe --------------------------------------------------------------------------------------
-def shown_topics(snapshot: ClusterSnapshot, topic: str | None, sort_by_name: bool = False) -> list[Topic]:
-    # kafka-topics treats an empty --topic like no --topic. It also reads --topic as a regular expression; kafkatop
-    # takes the exact name.
+def shown_topics(
+    snapshot: ClusterSnapshot, topic: str | None, sort_by_name: bool = False, names: Sequence[str] | None = None
+) -> list[Topic]:
+    """The topics described: `names` (those `kafkatop topics --topic REGEX` matched), else `topic`, else all."""
+    # kafka-topics treats an empty --topic like no --topic. It also reads --topic as a regular expression, as
+    # `kafkatop topics` does (model/topic_filter.py); `kafkatop describe` takes the exact name.
+    if names is not None:
+        by_name = {t.name: t for t in snapshot.topics}
+        return [by_name[name] for name in kafka_topic_order([n for n in names if n in by_name])]
     if topic:
         found = snapshot.topic(topic)
         if found is None:
@@ -51,6 +58,8 @@ def format_describe(
     *,
     sort_by_name: bool = False,
     elr: Mapping[tuple[str, int], tuple[tuple[int, ...] | None, tuple[int, ...] | None]] | None = None,
+    names: Sequence[str] | None = None,
+    health: HealthFilter | None = None,
 ) -> str:
     """The output of `kafka-topics.sh --describe [--topic T]` for this snapshot, without a trailing newline.
     `elr`: (topic, partition) -> its eligible leader replicas and last known ELR (DescribeTopicPartitions, Kafka
@@ -60,10 +69,13 @@ def format_describe(
     puts them in Kafka's order); a topic missing from it prints an empty "Configs: ". Topics come in the order
     kafka-topics prints them (see `kafka_topic_order`; `sort_by_name` for plain name order), partitions by id.
     Internal topics appear when the snapshot holds them (kafka-topics shows them: poll with include_internal for
-    the same lines). An unknown `topic` raises TopicError.
+    the same lines). An unknown `topic` raises TopicError. `names`: these topics (see `shown_topics`); `health`:
+    only the lines kafka-topics' health filters print (insight/topic_health.py).
     """
     lines: list[str] = []
-    for t in shown_topics(snapshot, topic, sort_by_name):
+    health = health or HealthFilter()
+    live = {b.id for b in snapshot.brokers if b.alive}
+    for t in shown_topics(snapshot, topic, sort_by_name, names):
         parts = sorted(t.partitions, key=lambda p: p.id)
         header = [f"Topic: {t.name}"]
         if t.topic_id and t.topic_id != ZERO_UUID:
@@ -75,8 +87,9 @@ def format_describe(
             f"ReplicationFactor: {len(parts[0].replicas) if parts else 0}",
             "Configs: " + ",".join(f"{k}={v}" for k, v in topic_configs.items()),
         ]
-        lines.append("\t".join(header))
-        for p in parts:
+        if health.shows_topic(topic_configs):
+            lines.append("\t".join(header))
+        for p in (p for p in parts if health.shows_partition(p, topic_configs, live)):
             # A partition without a leader: Kafka 4's tool prints "none", and so does kafkatop where the cluster is
             # a Kafka 4 (it answered with ELR); the ZooKeeper-era tool printed the -1 of the partition's state znode,
             # which is what the labs' instructions show, and what kafkatop prints elsewhere.

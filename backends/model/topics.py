@@ -25,10 +25,13 @@ _CONFIG_EXAMPLE = "--config min.insync.replicas=2"
 class TopicError(KafkatopError):
     """A topic action failed; the message is Kafka's own text (or kafka-topics' wording) naming the topic."""
 
-    def __init__(self, message: str, *, topic: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, topic: str | None = None, code: str | None = None, reason: str | None = None
+    ) -> None:
         super().__init__(message)
         self.topic = topic
         self.code = code  # Kafka's error code name, e.g. "INVALID_REPLICATION_FACTOR"; None for local checks
+        self.reason = reason  # Kafka's own text, without kafkatop's "Cannot … topic 'X': " (kafka-topics' line)
 
 
 # --- validation (shared by the CLI and the TUI) ---------------------------------------------------------------------

@@ -111,13 +111,14 @@ def test_the_entry_point_loads_only_the_parser() -> None:
         "kafkatop.tui.cli.command_table",
         *(
             f"kafkatop.tui.cli.parser_{family}"
-            for family in ("common", "lab", "topics", "clients", "checks", "connect", "users", "acls")
+            for family in ("common", "lab", "topics", "topics_tool", "clients", "checks", "connect", "users", "acls")
         ),
         "kafkatop.tui.cli.options",
         "kafkatop.tui.cli.values",
         "kafkatop.tui.cli.exits",
         "kafkatop.backends.model.errors",
         "kafkatop.backends.model.formats",  # the format names --key-format/--value-format take (standard library)
+        "kafkatop.backends.model.topic_filter",  # `topics --topic REGEX`, checked (standard library)
     }
     loaded = {m for m in result.stdout.split() if m.startswith("kafkatop")}
     assert loaded - packages <= modules, sorted(loaded - packages - modules)

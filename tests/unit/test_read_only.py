@@ -21,6 +21,9 @@ NOWHERE = "127.0.0.1:9"  # nothing is ever sent: the refusal comes first (the pr
 # Every write the command line can make, as (id, argv without the cluster).
 WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("create-topic", ["create-topic", "t", "--partitions", "1", "--replication-factor", "1"]),
+    ("topics-create", ["topics", "--create", "--topic", "t"]),
+    ("topics-alter", ["topics", "--alter", "--topic", "t", "--partitions", "3"]),
+    ("topics-delete", ["topics", "--delete", "--topic", "t", "--yes"]),
     ("configs-alter", ["configs", "--topic", "t", "--alter", "retention.ms=1000"]),
     ("configs-delete-config", ["configs", "--broker", "1", "--delete-config", "log.retention.ms"]),
     ("groups-delete", ["groups", "--group", "g", "--delete"]),
@@ -64,6 +67,8 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
 READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("features", ["features"]),
     ("describe", ["describe", "--topic", "t"]),
+    ("topics-list", ["topics", "--list"]),
+    ("topics-describe", ["topics", "--describe", "--under-replicated-partitions"]),
     ("configs", ["configs", "--topic", "t", "--all"]),
     ("groups-list", ["groups", "--list"]),
     ("groups-describe", ["groups", "--group", "g", "--members"]),

@@ -65,6 +65,7 @@ from kafkatop.tui.cli.parser_topics import (
     add_transactions,
     settle_create_topic,
 )
+from kafkatop.tui.cli.parser_topics_tool import TOPICS, add_topics, settle_topics, topics_writes
 from kafkatop.tui.cli.parser_users import USERS, add_users
 
 # What a command, as given, writes to the cluster, said after "writes to the cluster (…)"; None: it only reads.
@@ -117,6 +118,8 @@ COMMANDS: tuple[Command, ...] = (
             lab_only=True),
     Command("add-connect", ADD_CONNECT, (lab_options, start_timeout), ".lab:cmd_add_connect",
             always("adds a Kafka Connect worker"), lab_only=True),
+    Command("topics", TOPICS, (cluster_options, add_topics), ".topics_tool:cmd_topics", topics_writes,
+            note="as kafka-topics.sh", settle=settle_topics),
     Command("create-topic", CREATE_TOPIC, (cluster_options, add_create_topic), ".topics:cmd_create_topic",
             always("creates a topic"), settle=settle_create_topic),
     Command("describe", DESCRIBE, (cluster_options, add_describe), ".topics:cmd_describe", never),
@@ -162,7 +165,7 @@ COMMANDS: tuple[Command, ...] = (
 # `kafkatop --help`'s overview of the commands, by what they act on. A command not placed here is listed last.
 OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Lab cluster commands", ("up", "down", "status", "kill", "stop", "start", "restart", "add-broker", "add-connect")),
-    ("topics", ("create-topic", "describe", "add-partitions")),
+    ("topics", ("topics", "create-topic", "describe", "add-partitions")),
     ("operations", ("elect-leaders", "reassign", "configs", "groups", "share-groups", "consume", "produce")),
     ("", ("acls", "users")),
     ("", ("durability", "chaos")),

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from kafkatop.backends.insight.describe import describe_json, format_describe
 from kafkatop.backends.insight.grants import Refused
+from kafkatop.backends.insight.topic_health import HealthFilter
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.reach import unreachable
@@ -55,17 +57,27 @@ def cmd_describe(args: argparse.Namespace) -> int:
         if args.json:  # the whole poll (watermarks too), within --timeout
             print(json.dumps(describe_json(_poll(connection(args), args.timeout), args.topic), indent=2))
             return 0
-        text, notes = _describe(args)
+        text, notes = describe_lines(args)
+    show_describe(text, notes)
+    return 0
+
+
+def show_describe(text: str, notes: list[str]) -> None:
     if text:  # no topics: nothing, as kafka-topics prints
         print(text, end="" if text.endswith("\n") else "\n")
     for note in notes:  # stdout stays kafka-topics' lines; what kafkatop could not confirm goes beside them
         err(f"note: {note}")
-    return 0
 
 
-def _describe(args: argparse.Namespace) -> tuple[str, list[str]]:
+def describe_lines(
+    args: argparse.Namespace,
+    pick: Callable[[ClusterSnapshot], list[str]] | None = None,
+    health: HealthFilter | None = None,
+) -> tuple[str, list[str]]:
     """The lines from one Metadata request (nothing that waits on a partition's leader), then the configs and ids
-    within --timeout; notes name what was not read and the brokers in the metadata that are not there."""
+    within --timeout; notes name what was not read and the brokers in the metadata that are not there. `pick`: the
+    topics to describe, chosen from the metadata (`kafkatop topics --describe`'s --topic REGEX); `health`: only the
+    lines kafka-topics' health filters print."""
     cluster = connection(args)
     # One deadline for the whole command, its interpreter's start and exit included (a second, on a busy machine).
     end = time.monotonic() + max(1.0, args.timeout - 1.0)
@@ -74,18 +86,20 @@ def _describe(args: argparse.Namespace) -> tuple[str, list[str]]:
         snapshot = source.poll(topics_only=True)
     finally:
         source.close()
+    only = pick(snapshot) if pick is not None else None
     left = max(0.5, end - time.monotonic())
     with ThreadPoolExecutor(1, thread_name_prefix="kafkatop-reach") as pool:
         gone = pool.submit(unreachable, snapshot.brokers, min(left, 1.0))
         unread: list[str | Refused] = []
         with TopicAdmin(cluster, timeout_s=left) as admin:
-            text = admin.describe(snapshot, args.topic, unread=unread)
+            text = admin.describe(snapshot, None if only is not None else args.topic, unread=unread, only=only,
+                                  health=health)  # fmt: skip
         missing = gone.result()
     notes = [
         error_line(what, args) if isinstance(what, Refused) else f"not read within --timeout {args.timeout:g} s: {what}"
         for what in unread
     ]
-    shown = {t.name for t in snapshot.topics} if not args.topic else {args.topic}
+    shown = set(only) if only is not None else {t.name for t in snapshot.topics} if not args.topic else {args.topic}
     for broker_id, reason in sorted(missing.items()):
         leads = sum(1 for t in snapshot.topics if t.name in shown for p in t.partitions if p.leader == broker_id)
         notes.append(

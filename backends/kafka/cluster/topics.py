@@ -18,6 +18,7 @@ from confluent_kafka.admin import ConfigResource, ConfigSource, NewPartitions, N
 
 from kafkatop.backends.insight.describe import ZERO_UUID, format_describe, kafka_config_order, shown_topics
 from kafkatop.backends.insight.grants import Doing, Refused
+from kafkatop.backends.insight.topic_health import HealthFilter
 from kafkatop.backends.kafka.cluster.elr import read_elr
 from kafkatop.backends.kafka.errors import failure, result_within, unreachable_reason
 from kafkatop.backends.kafka.handles import AdminOwner
@@ -89,19 +90,36 @@ class TopicAdmin(AdminOwner):
             )
         else:
             message = f"Cannot {action} topic '{name}': {text}"
-        return TopicError(message, topic=name, code=code)
+        return TopicError(message, topic=name, code=code, reason=text)
 
     # --- create / delete --------------------------------------------------------------------------------------------
     def create_topic(
-        self, name: str, partitions: int, replication_factor: int, configs: Mapping[str, str] | None = None
+        self,
+        name: str,
+        partitions: int | None,
+        replication_factor: int | None,
+        configs: Mapping[str, str] | None = None,
+        *,
+        replica_assignment: Sequence[Sequence[int]] | None = None,
     ) -> None:
-        """Create a topic; Kafka's refusal (already exists, too few brokers, bad config, …) becomes TopicError."""
+        """Create a topic; Kafka's refusal (already exists, too few brokers, bad config, …) becomes TopicError.
+        None for `partitions` or `replication_factor`: the broker's default (num.partitions, default.replication.
+        factor); `replica_assignment`: each partition's replicas instead of both."""
         if (name_problem := validate_topic_name(name)) is not None:
             raise TopicError(name_problem, topic=name)
-        if problems := validate_new_topic(name, partitions, replication_factor):
+        if problems := validate_new_topic(
+            name, 1 if partitions is None else partitions, 1 if replication_factor is None else replication_factor
+        ):
             raise TopicError(f"Cannot create topic '{name}': " + "; ".join(problems), topic=name)
-        new_topic = NewTopic(name, num_partitions=partitions, replication_factor=replication_factor,
-                             config=dict(configs or {}))  # fmt: skip
+        if replica_assignment is not None:
+            # librdkafka takes the count with the assignment (-1 there means "the broker's default", refused).
+            new_topic = NewTopic(name, num_partitions=len(replica_assignment),
+                                 replica_assignment=[list(r) for r in replica_assignment],
+                                 config=dict(configs or {}))  # fmt: skip
+        else:
+            new_topic = NewTopic(name, num_partitions=-1 if partitions is None else partitions,
+                                 replication_factor=-1 if replication_factor is None else replication_factor,
+                                 config=dict(configs or {}))  # fmt: skip
         deadline = self._deadline()
         # The broker's own wait must end before the request's, or a slow creation reads as a client timeout
         # instead of Kafka's answer.
@@ -112,7 +130,8 @@ class TopicAdmin(AdminOwner):
             self._result(futures[name], deadline)
         except Exception as e:  # noqa: BLE001 - every failure becomes a TopicError naming the topic
             if failure(e)[0] == "TOPIC_ALREADY_EXISTS":
-                raise TopicError(f"Topic '{name}' already exists.", topic=name, code="TOPIC_ALREADY_EXISTS") from None
+                raise TopicError(f"Topic '{name}' already exists.", topic=name, code="TOPIC_ALREADY_EXISTS",
+                                 reason=f"Topic '{name}' already exists.") from None  # fmt: skip
             raise self._error("create", name, e) from None
 
     def delete_topic(self, name: str) -> None:
@@ -128,7 +147,8 @@ class TopicAdmin(AdminOwner):
         except Exception as e:  # noqa: BLE001
             code = failure(e)[0]
             if code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
-                raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code) from None
+                raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code,
+                                 reason=f"Topic '{name}' does not exist as expected") from None  # fmt: skip
             raise self._error("delete", name, e) from None
 
     # --- add partitions ---------------------------------------------------------------------------------------------
@@ -153,7 +173,8 @@ class TopicAdmin(AdminOwner):
             except Exception as e:  # noqa: BLE001 - every failure becomes a TopicError naming the topic
                 code = failure(e)[0]
                 if code in ("UNKNOWN_TOPIC_OR_PART", "UNKNOWN_TOPIC_ID"):
-                    raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code) from None
+                    raise TopicError(f"Topic '{name}' does not exist as expected", topic=name, code=code,
+                                 reason=f"Topic '{name}' does not exist as expected") from None  # fmt: skip
                 raise self._error("add partitions to", name, e) from None
 
     # --- describe ---------------------------------------------------------------------------------------------------
@@ -244,15 +265,18 @@ class TopicAdmin(AdminOwner):
         *,
         sort_by_name: bool = False,
         unread: list[str | Refused] | None = None,
+        only: Sequence[str] | None = None,
+        health: HealthFilter | None = None,
     ) -> str:
         """`format_describe` of the snapshot, with the topic ids and configs kafka-topics shows read from Kafka.
 
         The configs and ids are read in two concurrent requests; whatever cannot be read is left out of the lines
-        (and named in `unread`, when given: the authorizer's refusal as a Refused, with what to grant).
+        (and named in `unread`, when given: the authorizer's refusal as a Refused, with what to grant). `only`: these
+        topics (kafka-topics' --topic REGEX matched them); `health`: only the lines its filters print.
         """
         if topic and snapshot.topic(topic) is None and (refused := self.hidden(topic, "describe topic")) is not None:
             raise refused
-        shown = shown_topics(snapshot, topic)
+        shown = shown_topics(snapshot, topic, names=only)
         names = [t.name for t in shown]
         deadline = self._deadline()
         config_fs = self._start_configs(names)
@@ -263,4 +287,5 @@ class TopicAdmin(AdminOwner):
         if ids:
             topics = tuple(replace(t, topic_id=ids[t.name]) if t.name in ids else t for t in snapshot.topics)
             snapshot = replace(snapshot, topics=topics)
-        return format_describe(snapshot, topic, configs, sort_by_name=sort_by_name, elr=elr)
+        return format_describe(snapshot, topic, configs, sort_by_name=sort_by_name, elr=elr, names=only,
+                               health=health)  # fmt: skip
