@@ -7,8 +7,8 @@ from datetime import datetime
 
 import pytest
 
-from kafkatop.backends.model.consoles import (
-    ClientError,
+from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.resets import (
     OffsetMove,
     ResetPlan,
     parse_reset_value,

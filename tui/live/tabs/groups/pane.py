@@ -15,8 +15,8 @@ from textual.widgets import Button
 from kafkatop.backends.insight.group_lines import epochs_text
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, TopicPartition
-from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset_value
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.resets import ResetPlan, ResetTarget, parse_reset_value
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.format import sparkline
 from kafkatop.tui.live.state import LiveView
