@@ -79,10 +79,10 @@ def add_reset_offsets(g: Parser) -> None:
     g.option("--all-topics", action="store_true", help="with --reset-offsets: every topic the group committed for")
     g.option("--dry-run", action="store_true", help="with --reset-offsets: print the plan only (the default)")
     g.option("--execute", action="store_true",
-             help="with --reset-offsets: commit the plan (on an attached cluster, at a terminal, asks for its name)")
+             help="with --reset-offsets: commit it (an attached cluster, at a terminal, asks its name)")  # fmt: skip
     g.option("--export", action="store_true", help="with --reset-offsets: the plan as CSV, as --from-file reads it")
     g.option("--yes", "--force", dest="yes", action="store_true",
-             help="with --execute: without asking for the cluster's name at a terminal")
+             help="with --execute: without asking for the cluster's name at a terminal")  # fmt: skip
 
 
 SHARE_GROUPS: dict[str, str] = {
