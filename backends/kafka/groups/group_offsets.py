@@ -15,14 +15,16 @@ from confluent_kafka.admin import OffsetSpec
 
 from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text, result_within
+from kafkatop.backends.kafka.groups.group_listing import list_groups
 from kafkatop.backends.kafka.groups.groups import group_state
 from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
-from kafkatop.backends.model.cluster import GroupState
+from kafkatop.backends.model.cluster import Broker, GroupState
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, check_partition
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.resets import VALUED, FileOffsets, OffsetMove, ResetPlan, ResetTarget, plan_move
+from kafkatop.backends.protocol.connection import Unsupported
 
 # The topics a reset covers: names (every partition), or each name with its partitions (None: all of them).
 Scope = Sequence[str] | Mapping[str, Sequence[int] | None]
@@ -131,7 +133,20 @@ class GroupAdmin(AdminOwner):
         return {tp.partition: tp.offset if tp.offset >= 0 else None for tp in result.topic_partitions}
 
     def consumer_group_ids(self) -> list[str]:
-        """Every consumer group's id, sorted (kafka-consumer-groups.sh --all-groups)."""
+        """Every consumer group's id, sorted, as kafka-consumer-groups.sh --all-groups takes them: groups of protocol
+        type consumer (either protocol) or none (those that only commit), not Connect's or share groups (ListGroups,
+        spoken by kafkatop; librdkafka's listing where a broker cannot say the protocol type)."""
+        metadata = self._client().list_topics(timeout=self.timeout_s)
+        brokers = [Broker(b.id, b.host, b.port) for b in metadata.brokers.values()]
+        try:
+            listing = list_groups(self.connection, brokers, self.timeout_s)
+        except Unsupported:
+            return self._listed_by_librdkafka()
+        if listing.failures:
+            raise ClientError(f"cannot list the consumer groups: {'; '.join(listing.failures)}")
+        return [g.group_id for g in listing.groups if g.protocol_type in ("consumer", "") or g.group_type == "consumer"]
+
+    def _listed_by_librdkafka(self) -> list[str]:
         deadline = self._deadline()
         fut = self._client().list_consumer_groups(request_timeout=self.timeout_s)
         try:
