@@ -184,6 +184,13 @@ def test_a_group_with_a_member_is_refused_in_the_tools_words(
         assert out.splitlines() == kafka_out.splitlines() == ["", refusal, "", HEADER]
         assert status == 1
         assert "stop its consumers first" in err and "kafkatop groups --group busy --members" in err
+        # Every group: the busy one refused in the tool's line, the others planned.
+        args = ("--reset-offsets", "--all-groups", "--to-earliest", "--topic", TOPIC, "--dry-run")
+        kafka_out, _ = tool(kafka, *args)
+        status, out, err = ours(kafka, capsys, *args)
+        assert table(out) == table(kafka_out)
+        assert refusal in out and "billing " in out and "audit " in out
+        assert status == 1
     finally:
         stop.set()
         thread.join(5)
