@@ -15,7 +15,7 @@ from pathlib import Path
 from kafkatop.backends.kafka.groups.group_offsets import GroupActive, GroupAdmin
 from kafkatop.backends.model.consoles import ClientError
 from kafkatop.backends.model.resets import FileOffsets, ResetPlan, ResetTarget, parse_offsets_csv
-from kafkatop.backends.model.text import printable
+from kafkatop.backends.model.text import shell_word
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 
@@ -66,7 +66,7 @@ def table_line(cells: Sequence[object]) -> str:
 
 def table_lines(plans: Sequence[ResetPlan]) -> list[str]:
     """The tool's table: a blank line, its header, a row per partition of the groups it resets (partition order)."""
-    rows = [table_line((printable(p.group), printable(m.topic), m.partition, m.target))
+    rows = [table_line((p.group, m.topic, m.partition, m.target))
             for p in plans if p.refused is None for m in p.moves]  # fmt: skip
     return ["", table_line(HEADER), *rows]
 
@@ -128,7 +128,7 @@ def _offsets(text: str, group: str) -> FileOffsets:
     try:
         return parse_offsets_csv(text, group)
     except ClientError as e:
-        raise UsageError(f"--from-file {printable(group)}: {e}") from None
+        raise UsageError(f"--from-file, group '{group}': {e}") from None
 
 
 def cmd_reset(args: argparse.Namespace) -> int:
@@ -163,7 +163,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
         print("\n".join(table_lines(plans)))
     refused = [p for p in plans if p.refused is not None]
     for plan in refused:
-        err(f"{printable(plan.refused or '')}; `kafkatop groups --group {printable(plan.group)} --members` shows them")
+        err(f"{plan.refused}; `kafkatop groups --group {shell_word(plan.group)} --members` shows them")
     return FAILED if refused else DONE
 
 
@@ -171,13 +171,13 @@ def _said(plan: ResetPlan) -> None:
     """What the tool says of a plan before its table: its refusal (stdout), each clamped offset (stderr, its WARN)
     and each partition with no record at or after the time (stdout, its Warn)."""
     if plan.tool_refusal is not None:
-        print(f"\n{printable(plan.tool_refusal)}")
+        print(f"\n{plan.tool_refusal}")
         return
     for move in plan.moves:
         if move.clamp_warning is not None:
-            print(f"WARN {printable(move.clamp_warning)}", file=sys.stderr)
+            print(f"WARN {move.clamp_warning}", file=sys.stderr)
         if not move.found:
-            print(f"\nWarn: Partition {move.partition} from topic {printable(move.topic)} is empty. Falling back to "
+            print(f"\nWarn: Partition {move.partition} from topic {move.topic} is empty. Falling back to "
                   "latest known offset.")  # fmt: skip
 
 
@@ -190,7 +190,7 @@ def _executed(admin: GroupAdmin, plan: ResetPlan) -> ResetPlan:
     except GroupActive as e:
         state = admin.refusal(plan.group)[1]
         refused = ResetPlan(plan.group, plan.to, plan.value, plan.moves, refused=str(e), state=state)
-        print(f"\n{printable(refused.tool_refusal or '')}")
+        print(f"\n{refused.tool_refusal}")
         return refused
 
 
@@ -200,7 +200,7 @@ def _confirmed(args: argparse.Namespace, plans: Sequence[ResetPlan], flag: str) 
     typed = typed_name(args)
     if typed is None or args.yes or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return True
-    groups = ", ".join(f"'{printable(p.group)}'" for p in plans)
+    groups = ", ".join(f"'{p.group}'" for p in plans)
     moved = sum(len(p.changed) for p in plans)
     question = (f"reset the offsets of group{'s' if len(plans) > 1 else ''} {groups} ({flag}: "
                 f"{moved} partition{'s' if moved != 1 else ''} to move)?")  # fmt: skip
