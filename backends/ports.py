@@ -19,7 +19,7 @@ from kafkatop.backends.model.connect import (
     ConnectSnapshot,
     Validation,
 )
-from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings, ResetPlan, ResetTarget
+from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
 from kafkatop.backends.model.formats import (
@@ -35,6 +35,7 @@ from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.reassignment import Ongoing, ReassignmentPlan, TopicPartitionKey
 from kafkatop.backends.model.recording import Payload, RecordKind
+from kafkatop.backends.model.resets import ResetPlan, ResetTarget
 from kafkatop.backends.model.spark import JobProgress, SparkStatus, TopicCounts
 from kafkatop.backends.model.transactions import OpenTransactions
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent

@@ -21,7 +21,8 @@ from kafkatop.backends.kafka.groups.group_offsets import GroupActive
 from kafkatop.backends.kafka.records.consoles import SHOWN_RECORDS, Consoles
 from kafkatop.backends.kafka.records.consumers import ConsumerPool, _Member
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.consoles import ConsumerView, ResetPlan, ResetTarget
+from kafkatop.backends.model.consoles import ConsumerView
+from kafkatop.backends.model.resets import ResetPlan, ResetTarget
 
 
 class _WithoutLeaderEpochs:

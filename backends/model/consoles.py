@@ -1,4 +1,4 @@
-"""The producer and consumer consoles' settings and results, and consumer-group offset resets (standard library only).
+"""The producer and consumer consoles' settings and results (standard library only).
 
 Payloads are shown, not stored: `escape_payload` turns bytes into one safe line of text (capped), and only that text
 is kept in `Delivery` and `Received`.
@@ -7,7 +7,6 @@ is kept in `Delivery` and `Received`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal, get_args
 
 from kafkatop.backends.model.acls import Grant
@@ -25,13 +24,6 @@ ConsumerState = Literal["joining", "consuming", "stopping", "stopped", "failed"]
 
 
 ChangeKind = Literal["assigned", "revoked", "lost"]
-
-
-# kafka-consumer-groups --reset-offsets: --to-earliest, --to-latest, --to-offset N, --shift-by N, --to-datetime.
-ResetTarget = Literal["earliest", "latest", "offset", "shift", "timestamp"]
-
-
-Clamp = Literal["log start", "log end"]
 
 
 MAX_SHOWN_CHARS = 1000  # per key or value: a console line, not a hex dump
@@ -233,136 +225,3 @@ class ConsoleActivity:
     changes: tuple[AssignmentChange, ...]
     dropped: int
     consumers: tuple[ConsumerView, ...]
-
-
-# --- consumer-group offset resets -----------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class OffsetMove:
-    """One partition of a reset plan: where the group is (`current`) and where the reset puts it (`target`)."""
-
-    topic: str
-    partition: int
-    current: int | None  # the committed offset; None where the group never committed
-    target: int
-    log_start: int
-    log_end: int
-    requested: int | None = None  # to-offset / shift-by: the offset asked for, before it was moved into the log
-    found: bool = True  # to-datetime: False when no record is at or after the time (then the log end, as Kafka)
-
-    @property
-    def clamped(self) -> Clamp | None:
-        """Where an out-of-range offset was moved to, as kafka-consumer-groups does ("New offset (999999) is higher
-        than latest offset … Value will be set to 120")."""
-        if self.requested is None or self.requested == self.target:
-            return None
-        return "log end" if self.requested > self.target else "log start"
-
-    @property
-    def changes(self) -> bool:
-        return self.current != self.target
-
-
-def plan_move(
-    topic: str,
-    partition: int,
-    to: ResetTarget,
-    value: int | None,
-    current: int | None,
-    log_start: int,
-    log_end: int,
-    at_time: int | None = None,
-) -> OffsetMove:
-    """kafka-consumer-groups' rule for one partition. `at_time`: to-datetime's answer (the first offset at or after
-    the time; None or negative when there is none)."""
-    move = OffsetMove(topic, partition, current, log_end, log_start, log_end)
-    if to == "earliest":
-        return OffsetMove(topic, partition, current, log_start, log_start, log_end)
-    if to == "latest":
-        return move
-    if to == "timestamp":
-        if at_time is None or at_time < 0:
-            return OffsetMove(topic, partition, current, log_end, log_start, log_end, found=False)
-        return OffsetMove(topic, partition, current, at_time, log_start, log_end)
-    if value is None:
-        raise ClientError(f"a reset to {'an offset' if to == 'offset' else 'a shift'} needs a value")
-    if to == "shift":
-        if current is None:  # Kafka's own words
-            raise ClientError(
-                f"Cannot shift offset for partition {topic}-{partition} since there is no current committed offset"
-            )
-        requested = current + value
-    elif to == "offset":
-        requested = value
-    else:
-        raise ClientError(f"reset to what? One of {', '.join(get_args(ResetTarget))}, not {to!r}")
-    return OffsetMove(topic, partition, current, min(max(requested, log_start), log_end), log_start, log_end, requested)
-
-
-@dataclass(frozen=True, slots=True)
-class ResetPlan:
-    """A reset computed but not done (`--dry-run`): what executing it would commit, partition by partition."""
-
-    group: str
-    to: ResetTarget
-    value: int | None
-    moves: tuple[OffsetMove, ...]
-    refused: str | None = None  # why Kafka would refuse to execute it now (the group has members); None: it may
-
-    @property
-    def topics(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(m.topic for m in self.moves))
-
-    @property
-    def clamped(self) -> tuple[OffsetMove, ...]:
-        return tuple(m for m in self.moves if m.clamped is not None)
-
-    @property
-    def changed(self) -> tuple[OffsetMove, ...]:
-        return tuple(m for m in self.moves if m.changes)
-
-    @property
-    def option(self) -> str:
-        """The plan's target in kafka-consumer-groups' words: --to-offset 999999, --shift-by -3, …"""
-        return reset_option(self.to, self.value)
-
-
-def reset_option(to: ResetTarget, value: int | None) -> str:
-    if to in ("earliest", "latest"):
-        return f"--to-{to}"
-    if to == "offset":
-        return f"--to-offset {value}"
-    if to == "shift":
-        return f"--shift-by {value}"
-    shown = "?" if value is None else datetime.fromtimestamp(value / 1000).isoformat(timespec="milliseconds")
-    return f"--to-datetime {shown}"
-
-
-def parse_reset_value(to: ResetTarget, raw: str) -> int | None:
-    """The value typed beside a reset target, as kafka-consumer-groups reads it; None for earliest and latest.
-
-    offset: a whole number, 0 or more. shift: a whole number, negative moves back. timestamp: epoch milliseconds, or
-    a datetime YYYY-MM-DDTHH:MM[:SS[.sss]] (local time unless it names a zone, as --to-datetime).
-    """
-    text = raw.strip()
-    if to in ("earliest", "latest"):
-        return None
-    if to == "offset":
-        if not text.isdigit():
-            raise ClientError(f"value: offset needs a whole number, 0 or more; got {raw!r}")
-        return int(text)
-    if to == "shift":
-        digits = text[1:] if text[:1] in "+-" else text
-        if not digits.isdigit():
-            raise ClientError(f"value: shift needs a whole number (negative moves back, e.g. -10); got {raw!r}")
-        return int(text)
-    if to == "timestamp":
-        if text.isdigit():
-            return int(text)
-        try:
-            return int(datetime.fromisoformat(text).timestamp() * 1000)
-        except ValueError:
-            raise ClientError(
-                f"value: a datetime needs YYYY-MM-DDTHH:MM:SS (local time unless a zone is given) or epoch "
-                f"milliseconds; got {raw!r}"
-            ) from None
-    raise ClientError(f"reset to what? One of {', '.join(get_args(ResetTarget))}, not {to!r}")

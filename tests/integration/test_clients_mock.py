@@ -41,8 +41,8 @@ from kafkatop.backends.model.consoles import (
     ConsumerView,
     ProducerSettings,
     Received,
-    ResetTarget,
 )
+from kafkatop.backends.model.resets import ResetTarget
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 

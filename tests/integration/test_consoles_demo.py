@@ -253,6 +253,40 @@ async def test_an_offset_reset_is_previewed_then_confirmed_or_cancelled(demo: De
         assert committed(demo) == {p: e - 3 for p, e in ends.items()}
 
 
+async def test_the_view_resets_to_current_and_by_duration_with_the_commands_plan(demo: Demo) -> None:
+    """The live view offers --to-current and --by-duration too: the plan `kafkatop groups --reset-offsets` prints."""
+    before = committed(demo)
+    app = make_app(demo)
+    async with app.run_test(size=SMALL) as pilot:
+        await on_tab(pilot, app, 5)
+        await pilot_until(pilot, lambda: app.query_one("#groups").row_count > 0, "the groups")
+        app.query_one("#reset-to", Select).value = "current"
+        await pilot.pause()
+        assert app.query_one("#reset-value", Input).disabled
+        await pilot.click("#reset-offsets")
+        await pilot_until(pilot, lambda: isinstance(app.screen, ResetPreviewScreen), "the preview")
+        screen = app.screen
+        assert isinstance(screen, ResetPreviewScreen)
+        assert [m.target for m in screen.plan.moves] == [
+            before[p] if before[p] is not None else 5 + 5 * p for p in range(6)
+        ]  # none committed: the log end, as the tool
+        assert "--reset-offsets --to-current --dry-run" in str(screen.query_one("#reset-option").render())
+        await pilot.press("escape")
+        await pilot_until(pilot, lambda: not isinstance(app.screen, ResetPreviewScreen), "the preview gone")
+        screen = await ask_reset(pilot, app, "duration", "PT1H30M")
+        assert "--by-duration PT1H30M --dry-run" in str(screen.query_one("#reset-option").render())
+        await pilot.press("escape")
+        await pilot_until(pilot, lambda: not isinstance(app.screen, ResetPreviewScreen), "the preview gone")
+        app.query_one("#reset-to", Select).value = "duration"
+        await pilot.pause()
+        field = app.query_one("#reset-value", Input)
+        field.value = "90 minutes"
+        field.focus()
+        await pilot.press("enter")
+        await pilot_until(pilot, lambda: "a duration is ISO-8601" in text_of(app, "#group-status"), "the refusal")
+    assert committed(demo) == before
+
+
 # --- 80×24 ----------------------------------------------------------------------------------------------------------
 def on_screen(app: KafkatopApp, selector: str) -> bool:
     region = app.main_screen.query_one(selector).region

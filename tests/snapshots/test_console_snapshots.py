@@ -17,12 +17,8 @@ from kafkatop.backends.model.consoles import (
     ConsoleActivity,
     ConsumerView,
     Delivery,
-    OffsetMove,
     ProducerSettings,
     Received,
-    ResetPlan,
-    ResetTarget,
-    plan_move,
 )
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import (
@@ -33,6 +29,7 @@ from kafkatop.backends.model.formats import (
     SchemaType,
     TopicFormat,
 )
+from kafkatop.backends.model.resets import OffsetMove, ResetPlan, ResetTarget, plan_move
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources

@@ -7,10 +7,13 @@ from datetime import datetime
 
 import pytest
 
-from kafkatop.backends.model.consoles import (
-    ClientError,
+from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.resets import (
     OffsetMove,
     ResetPlan,
+    iso_duration,
+    parse_duration,
+    parse_offsets_csv,
     parse_reset_value,
     plan_move,
     reset_option,
@@ -117,3 +120,33 @@ def test_bad_reset_values_are_refused_with_what_to_type(to: str, raw: str, says:
     with pytest.raises(ClientError) as raised:
         parse_reset_value(to, raw)  # type: ignore[arg-type]
     assert str(raised.value).startswith(says)
+
+
+# --- --by-duration, --from-file ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [("PT1H", 3_600_000), ("P1DT2H", 93_600_000), ("pt30m", 1_800_000), ("PT0.5S", 500), ("P2D", 172_800_000),
+     ("-PT1M", -60_000), ("PT-1M", -60_000), ("PT1M-30S", 30_000)],
+)  # fmt: skip
+def test_durations_are_read_as_javas_duration_parse_reads_them(text: str, ms: int) -> None:
+    assert parse_duration(text) == ms
+
+
+@pytest.mark.parametrize("text", ["1h", "P", "PT", "P1DT", "PT1H30", "P1W", ""])
+def test_durations_java_refuses_are_refused(text: str) -> None:
+    with pytest.raises(ClientError, match="a duration is ISO-8601 PnDTnHnMnS"):
+        parse_duration(text)
+
+
+def test_a_duration_is_shown_as_java_prints_it() -> None:
+    assert [iso_duration(ms) for ms in (3_600_000, 5_400_000, 500, 0, 93_600_000)] == [
+        "PT1H", "PT1H30M", "PT0.5S", "PT0S", "PT26H"
+    ]  # fmt: skip
+
+
+def test_the_csv_of_export_is_read_back_for_from_file() -> None:
+    assert parse_offsets_csv("t,0,6\nt,1,6\n\n") == {("t", 0): 6, ("t", 1): 6}
+    several = "audit,t,2,7\nbilling,t,0,4\n"
+    assert parse_offsets_csv(several, "billing") == {("t", 0): 4}
+    with pytest.raises(ClientError, match=r"^line 2: 't,one,4' is not topic,partition,offset"):
+        parse_offsets_csv("t,0,1\nt,one,4\n")

@@ -130,7 +130,8 @@ COMMANDS: tuple[Command, ...] = (
             when(lambda a: bool(a.execute or a.cancel or a.status), "--execute/--cancel move replicas, and --status "
                  "clears the reassignment's throttle once done (--list reads)")),
     Command("groups", GROUPS, (cluster_options, add_groups), ".groups:cmd_groups",
-            when(lambda a: bool(a.delete or a.delete_offsets), "--delete/--delete-offsets delete groups' data")),
+            when(lambda a: bool(a.delete or a.delete_offsets or (a.reset_offsets and a.execute)),
+                 "--delete/--delete-offsets delete groups' data, --reset-offsets --execute commits offsets")),
     Command("share-groups", SHARE_GROUPS, (cluster_options, add_share_groups), ".share_groups:cmd_share_groups",
             when(lambda a: bool(a.delete or a.delete_offsets),
                  "--delete/--delete-offsets delete share groups' data")),

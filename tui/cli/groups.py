@@ -29,6 +29,7 @@ from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 from kafkatop.tui.cli.grant_lines import explained
+from kafkatop.tui.cli.groups_reset import reset_options_without
 
 
 def _snapshot(args: argparse.Namespace, groups: list[str]) -> ClusterSnapshot:
@@ -71,6 +72,18 @@ def cmd_groups(args: argparse.Namespace) -> int:
     views = [f for f, v in (("--members", args.members), ("--state", args.state), ("--offsets", args.offsets)) if v]
     if len(views) > 1:
         raise UsageError(f"{' and '.join(views)} together: give one (kafka-consumer-groups.sh takes one too)")
+    if args.reset_offsets:
+        actions = (("--delete", args.delete), ("--delete-offsets", args.delete_offsets), ("--list", args.list),
+                   ("--describe", args.describe))  # fmt: skip
+        others = [f for f, v in actions if v] + views
+        if others:
+            raise UsageError(f"--reset-offsets and {' and '.join(others)} together: give one action")
+        from kafkatop.tui.cli.groups_reset import cmd_reset
+
+        return cmd_reset(args)
+    if misplaced := reset_options_without(args):
+        raise UsageError(f"{' and '.join(misplaced)} go{'es' if len(misplaced) == 1 else ''} with --reset-offsets: "
+                         "add it, or drop them")  # fmt: skip
     if args.delete_offsets:
         return _delete_offsets(args)
     if args.topic:

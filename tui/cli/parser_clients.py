@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kafkatop.tui.cli.options import Parser
 from kafkatop.tui.cli.parser_common import format_options, json_option, timeout_option
-from kafkatop.tui.cli.values import COUNT, offset, spark_master, text, whole
+from kafkatop.tui.cli.values import COUNT, offset, reset_value, signed, spark_master, text, whole
 
 GROUPS: dict[str, str] = {
     "help": "list groups (as kafka-groups.sh), describe and delete consumer groups (as kafka-consumer-groups.sh)",
@@ -13,9 +13,12 @@ GROUPS: dict[str, str] = {
     "(GROUP, TYPE: Classic, Consumer (KIP-848), Share, Streams; PROTOCOL), with its filters; describes consumer "
     "groups in kafka-consumer-groups.sh "
     "--describe's layouts (committed offsets, log end and lag per partition by default; --members; --state), or "
-    "deletes them (--delete: Kafka refuses a group that has members, and says so).",
-    "epilog": "Exit codes: 0 done; 1 Kafka could not be asked, or refused a deletion (its error name and message are "
-    "shown); 2 bad input (an unknown group).",
+    "deletes them (--delete: Kafka refuses a group that has members, and says so), or resets their committed offsets "
+    "(--reset-offsets, as kafka-consumer-groups.sh: --dry-run, the default, prints the plan in its table; --execute "
+    "commits it; --export prints it as the CSV --from-file reads).",
+    "epilog": "Exit codes: 0 done; 1 Kafka could not be asked, or refused a deletion or a reset (its error name and "
+    "message are shown; a group with members is not reset); 2 bad input (an unknown group, options that do not go "
+    "together).",
 }
 
 
@@ -46,9 +49,40 @@ def add_groups(g: Parser) -> None:
     g.option("--delete-offsets", action="store_true",
              help="delete the --group's committed offsets of --topic: refused while the group consumes it")  # fmt: skip
     g.option("--topic", action="append", metavar="TOPIC[:P,P…]", type=text("a topic, or TOPIC:PARTITIONS"),
-             help="with --delete-offsets: a topic (all its partitions) or some of its partitions; repeatable",
+             help="with --delete-offsets or --reset-offsets: a topic (all its partitions) or some of its partitions; "
+             "repeatable", shown="none")  # fmt: skip
+    add_reset_offsets(g)
+    timeout_option(g, 15.0, "to read, reset or delete the groups")
+
+
+def add_reset_offsets(g: Parser) -> None:
+    """kafka-consumer-groups.sh --reset-offsets' options, by its names."""
+    g.option("--reset-offsets", action="store_true",
+             help="reset the --group's (or --all-groups') committed offsets: a plan (--dry-run, the default), or "
+             "--execute; Kafka refuses a group with members")  # fmt: skip
+    g.option("--to-earliest", action="store_true", help="reset to each partition's log start")
+    g.option("--to-latest", action="store_true", help="reset to each partition's log end")
+    g.option("--to-current", action="store_true", help="reset to the committed offset (the log end where none)")
+    g.option("--to-offset", type=signed("an offset"), metavar="N", help="reset to offset N (moved into the log)",
              shown="none")  # fmt: skip
-    timeout_option(g, 15.0, "to read or delete the groups")
+    g.option("--shift-by", type=signed("a whole number (negative moves back)"), metavar="N",
+             help="move the committed offset by N (negative: back)", shown="none")  # fmt: skip
+    g.option("--to-datetime", type=reset_value("datetime"), metavar="YYYY-MM-DDTHH:mm:SS.sss",
+             help="reset to the first record at or after the time (local unless a zone is given: Z, +01:00)",
+             shown="none")  # fmt: skip
+    g.option("--by-duration", type=reset_value("duration"), metavar="PnDTnHnMnS",
+             help="reset to the first record at or after that long ago (ISO-8601: PT30M, P1DT12H)",
+             shown="none")  # fmt: skip
+    g.option("--from-file", metavar="CSV", type=text("a CSV file"),
+             help="reset to the offsets of a CSV file, topic,partition,offset a line (as --export writes it)",
+             shown="none")  # fmt: skip
+    g.option("--all-topics", action="store_true", help="with --reset-offsets: every topic the group committed for")
+    g.option("--dry-run", action="store_true", help="with --reset-offsets: print the plan only (the default)")
+    g.option("--execute", action="store_true",
+             help="with --reset-offsets: commit it (an attached cluster, at a terminal, asks its name)")  # fmt: skip
+    g.option("--export", action="store_true", help="with --reset-offsets: the plan as CSV, as --from-file reads it")
+    g.option("--yes", "--force", dest="yes", action="store_true",
+             help="with --execute: without asking for the cluster's name at a terminal")  # fmt: skip
 
 
 SHARE_GROUPS: dict[str, str] = {

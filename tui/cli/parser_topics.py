@@ -97,24 +97,31 @@ def add_configs(configs: Parser) -> None:
 REASSIGN: dict[str, str] = {
     "help": "move replicas between brokers, change replication factors (as kafka-reassign-partitions.sh)",
     "description": "Proposes where a topic's replicas go (--topic with --brokers and/or --replication-factor: "
-    "balanced, rack-aware, the fewest replicas moved) or takes kafka-reassign-partitions.sh's JSON (--plan FILE), "
+    "balanced, rack-aware, the fewest replicas moved) or takes kafka-reassign-partitions.sh's JSON (--plan FILE, or "
+    "its name --reassignment-json-file), "
     "and prints the current and proposed assignment as that tool's --generate does; --execute starts it (optionally "
     "--throttle B/s), --wait follows it to its end. --status is --verify (and clears the throttle once done), "
     "--list the reassignments in progress, --cancel reverts them.",
-    "epilog": "Exit codes: 0 done; 1 Kafka refused or could not be asked (its error name and message are shown); "
-    "2 bad input or a plan that cannot run (a dead or unknown broker, a replication factor above the brokers): "
-    "nothing was sent; 130 interrupted (a reassignment started goes on: --status, --cancel).",
+    "epilog": "The tool's names are taken too: --reassignment-json-file (--plan), --broker-list (--brokers), "
+    "--verify (--status), --generate (the default). Exit codes: 0 done; 1 Kafka refused or could not be asked (its "
+    "error name and message are shown); 2 bad input or a plan that cannot run (a dead or unknown broker, a "
+    "replication factor above the brokers): nothing was sent; 130 interrupted (a reassignment started goes on: "
+    "--status, --cancel).",
 }
 
 
 def add_reassign(r: Parser) -> None:
     r.option("--topic", metavar="NAME", type=text("a topic name"), help="the topic whose replicas to move",
              shown="none")  # fmt: skip
-    r.option("--brokers", "--replicas", dest="brokers", metavar="ID,ID,…", type=text("broker ids, e.g. 1,2,3"),
-             help="the brokers the topic's replicas go to", shown="the live brokers")  # fmt: skip
+    r.option("--brokers", "--replicas", "--broker-list", dest="brokers", metavar="ID,ID,…",
+             type=text("broker ids, e.g. 1,2,3"), help="the brokers the topic's replicas go to (the tool's "
+             "--broker-list)", shown="the live brokers")  # fmt: skip
     r.option("--replication-factor", type=COUNT, metavar="N", help="replicas of each partition", shown="as now")
-    r.option("--plan", metavar="FILE", type=text("a file"), help="kafka-reassign-partitions.sh's JSON plan "
-             "(--reassignment-json-file)", shown="a proposal")  # fmt: skip
+    r.option("--plan", "--reassignment-json-file", dest="plan", metavar="FILE", type=text("a file"),
+             help="kafka-reassign-partitions.sh's JSON plan (its --reassignment-json-file)",
+             shown="a proposal")  # fmt: skip
+    r.option("--generate", action="store_true", help="only print the current and proposed assignments, as the "
+             "tool's --generate (the default without --execute)")  # fmt: skip
     r.option("--execute", action="store_true", help="start it (without: only print the plan)")
     r.option("--throttle", type=whole(1, what="bytes per second"), metavar="B/S",
              help="limit replication traffic while it runs (removed by --status once done)", shown="none")  # fmt: skip

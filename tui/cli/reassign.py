@@ -156,6 +156,9 @@ def cmd_reassign(args: argparse.Namespace) -> int:
     chosen = [f for f, v in (("--list", args.list), ("--status", args.status), ("--cancel", args.cancel)) if v]
     if len(chosen) > 1:
         raise UsageError(f"{' and '.join(chosen)} together: give one")
+    if args.generate and (chosen or args.execute):
+        raise UsageError(f"--generate and {' and '.join(chosen) or '--execute'} together: --generate only prints the "
+                         "plan; drop it")  # fmt: skip
     if args.throttle is not None and not args.execute:
         raise UsageError("--throttle limits a reassignment being started: give it with --execute")
     if args.wait and not (args.execute or args.status):

@@ -138,3 +138,31 @@ def spark_master(value: str) -> str:
             f"expected local[*], local[N], spark://HOST:7077, yarn or k8s://HOST:PORT; not {value!r}"
         )
     return value.strip()
+
+
+def signed(what: str) -> Callable[[str], int]:
+    """A whole number, negative or not."""
+
+    def parse(value: str) -> int:
+        return converted(value, int, what)
+
+    parse.__name__ = what
+    return parse
+
+
+def reset_value(to: str) -> Callable[[str], int]:
+    """--to-datetime's datetime (epoch ms) or --by-duration's ISO-8601 duration (ms), as kafka-consumer-groups.sh
+    reads them."""
+    from kafkatop.backends.model.consoles import ClientError
+    from kafkatop.backends.model.resets import parse_reset_value
+
+    def parse(value: str) -> int:
+        try:
+            parsed = parse_reset_value("timestamp" if to == "datetime" else "duration", value)
+        except ClientError as e:
+            raise argparse.ArgumentTypeError(str(e).removeprefix("value: ")) from None
+        assert parsed is not None
+        return parsed
+
+    parse.__name__ = f"a {to}"
+    return parse

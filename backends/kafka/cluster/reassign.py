@@ -177,7 +177,8 @@ class ReassignAdmin:
             resource = ConfigResource.broker(broker)
             if set_here := _set_here(configs, resource, BROKER_THROTTLES):
                 configs.alter(resource, {}, set_here)
-        said = [f"Clearing broker-level throttles on brokers {','.join(map(str, sorted(brokers)))}"]
+        said = [f"Clearing broker-level throttles on broker{'s' if len(brokers) != 1 else ''} "
+                f"{','.join(map(str, sorted(brokers)))}"]  # fmt: skip
         for topic in sorted(set(topics)):
             resource = ConfigResource.topic(topic)
             if set_here := _set_here(configs, resource, TOPIC_THROTTLES):

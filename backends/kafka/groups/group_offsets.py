@@ -5,7 +5,7 @@ refused while the group has members, as Kafka refuses it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, get_args
 
@@ -15,13 +15,19 @@ from confluent_kafka.admin import OffsetSpec
 
 from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
 from kafkatop.backends.kafka.errors import describe_error, error_code, error_text, result_within
+from kafkatop.backends.kafka.groups.group_listing import list_groups
 from kafkatop.backends.kafka.groups.groups import group_state
 from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
-from kafkatop.backends.model.cluster import GroupState
+from kafkatop.backends.model.cluster import Broker, GroupState
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.consoles import ClientError, OffsetMove, ResetPlan, ResetTarget, check_partition, plan_move
+from kafkatop.backends.model.consoles import ClientError, check_partition
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.resets import VALUED, FileOffsets, OffsetMove, ResetPlan, ResetTarget, plan_move
+from kafkatop.backends.protocol.connection import Unsupported
+
+# The topics a reset covers: names (every partition), or each name with its partitions (None: all of them).
+Scope = Sequence[str] | Mapping[str, Sequence[int] | None]
 
 # Errors Kafka answers an offset commit with when the group has members (the admin commit is no member of it).
 _GROUP_ACTIVE_CODES = frozenset(
@@ -126,50 +132,121 @@ class GroupAdmin(AdminOwner):
             ) from None
         return {tp.partition: tp.offset if tp.offset >= 0 else None for tp in result.topic_partitions}
 
+    def consumer_group_ids(self) -> list[str]:
+        """Every consumer group's id, sorted, as kafka-consumer-groups.sh --all-groups takes them: groups of protocol
+        type consumer (either protocol) or none (those that only commit), not Connect's or share groups (ListGroups,
+        spoken by kafkatop; librdkafka's listing where a broker cannot say the protocol type)."""
+        metadata = self._client().list_topics(timeout=self.timeout_s)
+        brokers = [Broker(b.id, b.host, b.port) for b in metadata.brokers.values()]
+        try:
+            listing = list_groups(self.connection, brokers, self.timeout_s)
+        except Unsupported:
+            return self._listed_by_librdkafka()
+        if listing.failures:
+            raise ClientError(f"cannot list the consumer groups: {'; '.join(listing.failures)}")
+        return [g.group_id for g in listing.groups if g.protocol_type in ("consumer", "") or g.group_type == "consumer"]
+
+    def _listed_by_librdkafka(self) -> list[str]:
+        deadline = self._deadline()
+        fut = self._client().list_consumer_groups(request_timeout=self.timeout_s)
+        try:
+            result = self._result(fut, deadline)
+        except Exception as e:  # noqa: BLE001
+            raise self._no_answer("cannot list the consumer groups", e) from None
+        return sorted(g.group_id for g in result.valid)
+
+    def committed_partitions(self, group: str) -> dict[str, list[int]]:
+        """Every partition the group committed an offset for, by topic (--all-topics' scope, as Kafka's tool)."""
+        deadline = self._deadline()
+        fut = self._client().list_consumer_group_offsets(
+            [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
+        )[group]
+        try:
+            result = self._result(fut, deadline)
+        except Exception as e:  # noqa: BLE001
+            raise self._no_answer(f"cannot read the offsets of group '{group}'", e, group=group) from None
+        out: dict[str, list[int]] = {}
+        for tp in sorted(result.topic_partitions, key=lambda tp: (tp.topic, tp.partition)):
+            if tp.offset >= 0:
+                out.setdefault(tp.topic, []).append(tp.partition)
+        return out
+
     def plan_reset(
         self,
         group: str,
-        topics: Sequence[str],
+        topics: Scope,
         to: ResetTarget,
         value: int | None = None,
         partitions: Sequence[int] | None = None,
+        *,
+        offsets: FileOffsets | None = None,
     ) -> ResetPlan:
         """What a reset would commit (kafka-consumer-groups' --dry-run); nothing changes.
 
-        Every partition of `topics` (or only `partitions`, with one topic), with the group's committed offset and the
-        log's start and end: earliest / latest are the log start / end; offset is `value`, and shift the committed
-        offset plus `value` (refused where nothing was committed, as Kafka refuses it), both moved into
-        [log start, log end] as Kafka's tool does; timestamp is the first offset at or after `value` (epoch ms), or
-        the log end where there is none. The plan also says whether Kafka would refuse to execute it now.
+        Every partition of `topics` (or only `partitions`, with one topic; or, topics given as a mapping, the
+        partitions each names) with the group's committed offset and the log's start and end: earliest / latest are
+        the log start / end; current the committed offset (the log end where none); offset is `value`, and shift the
+        committed offset plus `value` (refused where nothing was committed, as Kafka refuses it), file the offset of
+        `offsets` (the partitions it names, `topics` ignored), all three moved into [log start, log end] as Kafka's
+        tool does; timestamp is the first offset at or after `value` (epoch ms), duration at or after `value` ms
+        before now, or the log end where there is none. The plan also says whether Kafka would refuse to execute it.
         """
         if to not in get_args(ResetTarget):
             raise ClientError(f"reset to what? One of {', '.join(get_args(ResetTarget))}, not {to!r}")
-        if to in ("offset", "shift", "timestamp") and value is None:
+        if to in VALUED and value is None:
             raise ClientError(f"a reset to {'an offset' if to == 'offset' else f'a {to}'} needs a value")
+        if to == "file" and offsets is None:
+            raise ClientError("a reset from a file needs the file's offsets")
         if not group.strip():
             raise ClientError("a group id cannot be blank")
-        if not topics:
-            raise ClientError(f"group '{group}': name a topic to reset")
-        if partitions is not None and len(topics) != 1:
-            raise ClientError("partitions can only be named for one topic")
+        scope = self._scope(group, topics, partitions, offsets if to == "file" else None)
+        at_ms = value
+        if to == "duration":
+            assert value is not None
+            at_ms = int(time.time() * 1000) - value
         moves: list[OffsetMove] = []
-        for topic in dict.fromkeys(topics):
-            chosen = self._partitions(topic, partitions)
+        for topic, chosen in scope.items():
             current = self.committed_offsets(group, topic)
             start = self._list_offsets(topic, chosen, OffsetSpec.earliest(), "earliest")
             end = self._list_offsets(topic, chosen, OffsetSpec.latest(), "latest")
             at_time: dict[int, int] = {}
-            if to == "timestamp":
-                assert value is not None
-                at_time = self._list_offsets(topic, chosen, OffsetSpec.for_timestamp(value), "timestamp's")
+            if to in ("timestamp", "duration"):
+                assert at_ms is not None
+                at_time = self._list_offsets(topic, chosen, OffsetSpec.for_timestamp(at_ms), "timestamp's")
             moves.extend(
-                plan_move(topic, p, to, value, current.get(p), start[p], end[p], at_time.get(p)) for p in chosen
-            )
-        return ResetPlan(group, to, value, tuple(moves), refused=self._why_refused(group))
+                plan_move(topic, p, to, value, current.get(p), start[p], end[p], at_time.get(p),
+                          None if offsets is None else offsets.get((topic, p)))
+                for p in chosen
+            )  # fmt: skip
+        refused, state = self.refusal(group)
+        return ResetPlan(group, to, value, tuple(moves), refused=refused, state=state)
+
+    def _scope(
+        self, group: str, topics: Scope, partitions: Sequence[int] | None, offsets: FileOffsets | None
+    ) -> dict[str, list[int]]:
+        """Each topic of the reset with its partitions, checked against the metadata."""
+        if offsets is not None:
+            named: dict[str, list[int]] = {}
+            for topic, p in offsets:
+                named.setdefault(topic, []).append(p)
+            return {topic: self._partitions(topic, ps) for topic, ps in named.items()}
+        if isinstance(topics, Mapping):  # empty: a group that committed nothing (--all-topics), nothing to move
+            if partitions is not None:
+                raise ClientError("partitions are named with each topic here")
+            return {topic: self._partitions(topic, ps) for topic, ps in topics.items()}
+        if not topics:
+            raise ClientError(f"group '{group}': name a topic to reset")
+        if partitions is not None and len(topics) != 1:
+            raise ClientError("partitions can only be named for one topic")
+        return {topic: self._partitions(topic, partitions) for topic in dict.fromkeys(topics)}
 
     # --- the reset --------------------------------------------------------------------------------------------------
     def _why_refused(self, group: str) -> str | None:
         """Why Kafka would refuse to reset the group's offsets now (it has members), or None."""
+        return self.refusal(group)[0]
+
+    def refusal(self, group: str) -> tuple[str | None, str | None]:
+        """Why Kafka would refuse to reset the group's offsets now (it has members) and its state; (None, None)."""
         deadline = self._deadline()
         fut = self._client().describe_consumer_groups([group], request_timeout=self.timeout_s)[group]
         try:
@@ -178,13 +255,14 @@ class GroupAdmin(AdminOwner):
             # Clusters that cannot describe groups (the librdkafka mock, old brokers): the commit itself is
             # refused for a group with members (see execute_reset). An unknown group has nothing to protect.
             if error_code(e) in (KafkaError._UNSUPPORTED_FEATURE, KafkaError.GROUP_ID_NOT_FOUND):
-                return None
+                return None, None
             raise self._no_answer(f"cannot describe group '{group}'", e, group=group) from None
         state = group_state(desc.state)
         members = len(desc.members or ())
         if state.inactive or (state is GroupState.UNKNOWN and members == 0):
-            return None
-        return str(_active_group(group, f"{members} member{'s' if members != 1 else ''}, {state.value}"))
+            return None, None
+        why = _active_group(group, f"{members} member{'s' if members != 1 else ''}, {state.value}")
+        return str(why), state.value
 
     def execute_reset(self, plan: ResetPlan) -> ResetPlan:
         """Commit the plan's offsets, exactly those previewed (kafka-consumer-groups' --execute); returns the plan.

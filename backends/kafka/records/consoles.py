@@ -19,9 +19,8 @@ from kafkatop.backends.model.consoles import (
     ConsumerView,
     ProducerSettings,
     Received,
-    ResetPlan,
-    ResetTarget,
 )
+from kafkatop.backends.model.resets import ResetPlan, ResetTarget
 
 # The consoles show a bounded sample of what arrives (at most ~60 lines per 0.1 s drain); holding more records than
 # that between drains only feeds the garbage collector — at 20,000 msg/s its full collections were the app's worst

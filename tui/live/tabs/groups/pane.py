@@ -15,8 +15,8 @@ from textual.widgets import Button
 from kafkatop.backends.insight.group_lines import epochs_text
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, TopicPartition
-from kafkatop.backends.model.consoles import ResetPlan, ResetTarget, parse_reset_value
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.resets import ResetPlan, ResetTarget, parse_reset_value
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.format import sparkline
 from kafkatop.tui.live.state import LiveView
@@ -33,9 +33,11 @@ OFFSET_COLUMNS = ("partition", "member", "host", "committed", "end", "lag")
 RESET_CHOICES: dict[str, tuple[str, str]] = {
     "earliest": ("to-earliest", "(no value: the log start)"),
     "latest": ("to-latest", "(no value: the log end)"),
+    "current": ("to-current", "(no value: the committed offset)"),
     "offset": ("to-offset", "offset, e.g. 120"),
     "shift": ("shift-by", "±N from the committed offset, e.g. -10"),
     "timestamp": ("to-datetime", "2026-01-31T09:00 (local) or epoch ms"),
+    "duration": ("by-duration", "back from now, ISO-8601: PT30M, P1DT12H"),
 }
 
 
@@ -141,7 +143,7 @@ class GroupsPane(Asking, LivePane, Vertical):
         field = self.query_one("#reset-value", Input)
         to = str(event.value)
         field.placeholder = RESET_CHOICES.get(to, ("", ""))[1]
-        field.disabled = to in ("earliest", "latest")
+        field.disabled = to in ("earliest", "latest", "current")
 
     @on(Input.Submitted, "#reset-value")
     @on(Button.Pressed, "#reset-offsets")

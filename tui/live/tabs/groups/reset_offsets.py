@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button
 
-from kafkatop.backends.model.consoles import OffsetMove, ResetPlan
+from kafkatop.backends.model.resets import OffsetMove, ResetPlan
 from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import DIALOG_NAME, Label, Static, Table, cut
 
