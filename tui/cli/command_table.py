@@ -46,6 +46,7 @@ from kafkatop.tui.cli.parser_lab import (
     add_up,
     start_timeout,
 )
+from kafkatop.tui.cli.parser_tools import LOG_DIRS, add_log_dirs
 from kafkatop.tui.cli.parser_topics import (
     ADD_PARTITIONS,
     CONFIGS,
@@ -156,6 +157,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("acls", ACLS, (cluster_options, add_acls), ".acls:cmd_acls",
             when(lambda a: bool(a.add or a.remove), "--add/--remove change ACLs (--list reads)"),
             note="as kafka-acls.sh"),
+    Command("log-dirs", LOG_DIRS, (cluster_options, add_log_dirs), ".log_dirs:cmd_log_dirs", never,
+            note="as kafka-log-dirs.sh"),
 )
 # fmt: on
 
@@ -168,6 +171,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
+    ("", ("log-dirs",)),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),

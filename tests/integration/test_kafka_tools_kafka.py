@@ -1,0 +1,149 @@
+"""kafkatop's commands that answer as Kafka's own tools do, against a real Kafka 4.1 KRaft node, compared with the
+tool line for line: `log-dirs --json` with kafka-log-dirs.sh --describe.
+
+The node is one combined broker+controller (id 1), on ports 30300–30399 (KAFKATOP_TEST_PORTS moves the range), its
+data in pytest's tmp dir; it is stopped at the end. Set KAFKA_HOME to run these. The raw DescribeLogDirs bytes are
+written (pytest -s prints where) for the unit tests' recordings.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from kafkatop.backends.kafka.cluster.log_dirs import describe_log_dirs
+from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.protocol.connection import BrokerConnection
+from kafkatop.backends.protocol.describe_log_dirs import DESCRIBE_LOG_DIRS, decode_response, request_body
+from kafkatop.tui.cli.log_dirs import cluster_brokers
+from kafkatop.tui.cli.main import main
+from tests.integration import test_real_kafka
+from tests.integration.test_real_kafka import KraftNode, node_env, start_node, stop_node
+
+pytestmark = pytest.mark.kafka
+
+TOPICS = {"orders": 3, "pay": 1}
+
+
+def ports() -> Iterator[int]:
+    low, _, high = os.environ.get("KAFKATOP_TEST_PORTS", "30300-30399").partition("-")
+    for port in range(int(low), int(high) + 1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        yield port
+
+
+@pytest.fixture(scope="module")
+def kafka(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
+    free = ports()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(test_real_kafka, "free_port", lambda: next(free))
+        node = start_node(kafka_home, tmp_path_factory.mktemp("tools"))
+    try:
+        admin = AdminClient({"bootstrap.servers": node.bootstrap})
+        for future in admin.create_topics([NewTopic(t, n, 1) for t, n in TOPICS.items()]).values():
+            future.result(30)
+        produce(node)
+        yield node
+    finally:
+        stop_node(node.proc)
+
+
+def produce(node: KraftNode) -> None:
+    producer = Producer({"bootstrap.servers": node.bootstrap})
+    for i in range(40):
+        producer.produce("orders", value=b"x" * (i * 10), partition=i % 3)
+    producer.produce("pay", value=b"paid")
+    assert producer.flush(30) == 0
+
+
+def tool(node: KraftNode, tmp_path: Path, script: str, *args: str) -> str:
+    env = {**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}
+    result = subprocess.run([str(node.home / "bin" / script), "--bootstrap-server", node.bootstrap, *args], env=env,
+                            capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def kafkatop(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("options", [(), ("--topic-list", "orders,nothing"), ("--broker-list", "1")])
+def test_log_dirs_json_is_kafka_log_dirs_line_for_line(
+    kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
+) -> None:
+    expected = tool(kafka, tmp_path, "kafka-log-dirs.sh", "--describe", *options)
+    code, out, err = kafkatop(capsys, "log-dirs", "--bootstrap-server", kafka.bootstrap, "--json", *options)
+    with capsys.disabled():
+        print(f"kafka-log-dirs.sh:\n{expected}kafkatop:\n{out}")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == expected.splitlines()
+    assert '"partition":"orders-2"' in out and ('"partition":"pay-0"' in out) == (not options or "1" in options)
+
+
+def test_log_dirs_table_names_every_partition_and_the_disk(
+    kafka: KraftNode, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = kafkatop(capsys, "log-dirs", "--bootstrap-server", kafka.bootstrap, "--top", "2")
+    print(out)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].split() == [
+        "BROKER",
+        "LOG",
+        "DIR",
+        "SIZE",
+        "DISK",
+        "TOTAL",
+        "DISK",
+        "USABLE",
+        "PARTITIONS",
+        "ERROR",
+    ]
+    row = lines[1].split()
+    assert row[0] == "1" and row[1] == str(kafka.config.parent / "data") and row[-2:] == ["4", "-"]
+    assert lines[3] == "The biggest partitions (2):"
+    connection = KafkaConnection.parse(kafka.bootstrap)
+    ((log_dir,),) = (b.log_dirs for b in describe_log_dirs(connection, cluster_brokers(connection, 10.0), 10.0).brokers)
+    largest = sorted(log_dir.replicas, key=lambda r: -r.size)[:2]
+    assert [x.split()[1] for x in lines[5:]] == [r.name for r in largest] and "pay-0" not in out
+
+
+def test_log_dirs_snapshot_has_sizes_and_disk_bytes(kafka: KraftNode) -> None:
+    connection = KafkaConnection.parse(kafka.bootstrap)
+    snapshot = describe_log_dirs(connection, cluster_brokers(connection, 10.0), 10.0)
+    ((broker),) = snapshot.brokers
+    assert (broker.broker, broker.version) == (1, 4)
+    (log_dir,) = broker.log_dirs
+    assert log_dir.error_code == 0 and log_dir.total_bytes and log_dir.usable_bytes
+    assert 0 < log_dir.usable_bytes <= log_dir.total_bytes
+    sizes = {r.name: r.size for r in log_dir.replicas}
+    assert set(sizes) == {"orders-0", "orders-1", "orders-2", "pay-0"} and log_dir.size == sum(sizes.values())
+    assert all(not r.is_future and r.offset_lag == 0 for r in log_dir.replicas)
+
+
+def test_record_describe_log_dirs_answers(kafka: KraftNode, tmp_path: Path) -> None:
+    """The raw answers, v4 and v1, for tests/fixtures/protocol/ (with the tool's lines for them)."""
+    host, port = "127.0.0.1", kafka.port
+    with BrokerConnection(host, port, time.monotonic() + 10) as conn:
+        for version in (1, 4):
+            payload = conn.send(DESCRIBE_LOG_DIRS, version, request_body(version))
+            answer = decode_response(payload, version)
+            assert [r.name for d in answer.log_dirs for r in d.replicas]
+            (tmp_path / f"describe_log_dirs_v{version}_4_1.bin").write_bytes(payload[:])
+    (tmp_path / "kafka_log_dirs_4_1.txt").write_text(tool(kafka, tmp_path, "kafka-log-dirs.sh", "--describe"))
+    print(f"recorded in {tmp_path}")
