@@ -1,5 +1,5 @@
 """kafkatop's commands that answer as Kafka's own tools do, against a real Kafka 4.1 KRaft node, compared with the
-tool line for line: `log-dirs --json` with kafka-log-dirs.sh --describe.
+tool line for line: `log-dirs --json` with kafka-log-dirs.sh --describe, `get-offsets` with kafka-get-offsets.sh.
 
 The node is one combined broker+controller (id 1), on ports 30300–30399 (KAFKATOP_TEST_PORTS moves the range), its
 data in pytest's tmp dir; it is stopped at the end. Set KAFKA_HOME to run these. The raw DescribeLogDirs bytes are
@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafkatop.backends.kafka.cluster.log_dirs import describe_log_dirs
@@ -30,7 +31,7 @@ from tests.integration.test_real_kafka import KraftNode, node_env, start_node, s
 
 pytestmark = pytest.mark.kafka
 
-TOPICS = {"orders": 3, "pay": 1}
+TOPICS = {"orders": 3, "pay": 1, "many": 12}  # many: partition 10 sorts before 2, as text
 
 
 def ports() -> Iterator[int]:
@@ -115,10 +116,12 @@ def test_log_dirs_table_names_every_partition_and_the_disk(
         "ERROR",
     ]
     row = lines[1].split()
-    assert row[0] == "1" and row[1] == str(kafka.config.parent / "data") and row[-2:] == ["4", "-"]
-    assert lines[3] == "The biggest partitions (2):"
     connection = KafkaConnection.parse(kafka.bootstrap)
     ((log_dir,),) = (b.log_dirs for b in describe_log_dirs(connection, cluster_brokers(connection, 10.0), 10.0).brokers)
+    assert (
+        row[0] == "1" and row[1] == str(kafka.config.parent / "data") and row[-2:] == [str(len(log_dir.replicas)), "-"]
+    )
+    assert lines[3] == "The biggest partitions (2):"
     largest = sorted(log_dir.replicas, key=lambda r: -r.size)[:2]
     assert [x.split()[1] for x in lines[5:]] == [r.name for r in largest] and "pay-0" not in out
 
@@ -132,7 +135,9 @@ def test_log_dirs_snapshot_has_sizes_and_disk_bytes(kafka: KraftNode) -> None:
     assert log_dir.error_code == 0 and log_dir.total_bytes and log_dir.usable_bytes
     assert 0 < log_dir.usable_bytes <= log_dir.total_bytes
     sizes = {r.name: r.size for r in log_dir.replicas}
-    assert set(sizes) == {"orders-0", "orders-1", "orders-2", "pay-0"} and log_dir.size == sum(sizes.values())
+    assert {"orders-0", "orders-1", "orders-2", "pay-0", "many-11"} <= set(sizes) and log_dir.size == sum(
+        sizes.values()
+    )
     assert all(not r.is_future and r.offset_lag == 0 for r in log_dir.replicas)
 
 
@@ -147,3 +152,57 @@ def test_record_describe_log_dirs_answers(kafka: KraftNode, tmp_path: Path) -> N
             (tmp_path / f"describe_log_dirs_v{version}_4_1.bin").write_bytes(payload[:])
     (tmp_path / "kafka_log_dirs_4_1.txt").write_text(tool(kafka, tmp_path, "kafka-log-dirs.sh", "--describe"))
     print(f"recorded in {tmp_path}")
+
+
+@pytest.fixture(scope="module")
+def committed(kafka: KraftNode) -> KraftNode:
+    """A group's commit, so that __consumer_offsets (internal, 50 partitions) exists."""
+    consumer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "g", "enable.auto.commit": False})
+    try:
+        consumer.commit(offsets=[KafkaTopicPartition("orders", 0, 1)], asynchronous=False)
+    finally:
+        consumer.close()
+    return kafka
+
+
+GET_OFFSETS_OPTIONS = [
+    (),
+    ("--time", "-2"),
+    ("--time", "earliest"),
+    ("--time", "max-timestamp"),
+    ("--time", "-3", "--topic", "orders"),
+    ("--time", "1"),
+    ("--time", "99999999999999"),
+    ("--topic", "ord.*|pay", "--partitions", "0,2"),
+    ("--topic", "orders,many"),
+    ("--topic-partitions", "many:3-11,pay,:0"),
+    ("--topic-partitions", "orders:-2,many:9-"),
+    ("--exclude-internal-topics",),
+    ("--exclude-internal-topics", "--topic", "__.*|pay"),
+]
+
+
+@pytest.mark.parametrize("options", GET_OFFSETS_OPTIONS)
+def test_get_offsets_is_kafka_get_offsets_line_for_line(
+    committed: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
+) -> None:
+    expected = tool(committed, tmp_path, "kafka-get-offsets.sh", *options)
+    code, out, err = kafkatop(capsys, "get-offsets", "--bootstrap-server", committed.bootstrap, *options)
+    with capsys.disabled():
+        print(f"kafka-get-offsets.sh {' '.join(options)}: {len(expected.splitlines())} lines")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == expected.splitlines()
+
+
+def test_get_offsets_no_match_is_said_as_the_tool_says_it(
+    committed: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = {**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}
+    result = subprocess.run([str(committed.home / "bin" / "kafka-get-offsets.sh"), "--bootstrap-server",
+                             committed.bootstrap, "--topic", "nothing.*"], env=env, capture_output=True, text=True,
+                            timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.strip() == "Error occurred: Could not match any topic-partitions with the specified filters"
+    code, out, err = kafkatop(capsys, "get-offsets", "--bootstrap-server", committed.bootstrap, "--topic", "nothing.*")
+    assert (code, out) == (1, "")
+    assert err == "kafkatop: Could not match any topic-partitions with the specified filters\n"

@@ -5,6 +5,7 @@ anything is sent (exit 2). The comparisons with Kafka's tools are in test_kafka_
 from __future__ import annotations
 
 import pytest
+from confluent_kafka import Producer
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.tui.cli.main import main
@@ -49,3 +50,33 @@ def test_log_dirs_bad_input_is_said(capsys: pytest.CaptureFixture[str], option: 
     assert exited.value.code == 2
     _, err = capsys.readouterr()
     assert said in err and "Traceback" not in err
+
+
+def test_get_offsets_on_the_mock(mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]) -> None:
+    mock_cluster.create_topic("offs", 11, 1)
+    producer = Producer({"bootstrap.servers": mock_cluster.bootstrap_servers})
+    for i in range(5):
+        producer.produce("offs", b"x", partition=10 if i < 3 else 2)
+    assert producer.flush(10) == 0
+    bootstrap = ("--bootstrap-server", mock_cluster.bootstrap_servers)
+    code, out, err = kafkatop(capsys, "get-offsets", *bootstrap, "--topic-partitions", "offs:1-3,offs:10")
+    assert (code, out, err) == (0, "offs:1:0\noffs:10:3\noffs:2:2\n", "")
+    code, out, err = kafkatop(capsys, "get-offsets", *bootstrap, "--topic", "offs", "--time", "earliest")
+    assert code == 0 and out.splitlines()[:3] == ["offs:0:0", "offs:1:0", "offs:10:0"]
+
+
+@pytest.mark.parametrize(
+    ("options", "status", "said"),
+    [
+        (("--topic", "nothing"), 1, "Could not match any topic-partitions with the specified filters"),
+        (("--topic", "offs", "--topic-partitions", "offs:1"), 2,
+         "--topic-partitions cannot be used with --topic or --partitions"),
+        (("--time", "yesterday"), 2, "Malformed time argument yesterday. Please use -1 or latest / -2 or earliest / "
+         "-3 or max-timestamp, or a specified long format timestamp"),
+    ],
+)  # fmt: skip
+def test_get_offsets_refusals(
+    mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str], options: tuple[str, ...], status: int, said: str
+) -> None:
+    code, out, err = kafkatop(capsys, "get-offsets", "--bootstrap-server", mock_cluster.bootstrap_servers, *options)
+    assert (code, out, err) == (status, "", f"kafkatop: {said}\n")

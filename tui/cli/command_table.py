@@ -46,7 +46,7 @@ from kafkatop.tui.cli.parser_lab import (
     add_up,
     start_timeout,
 )
-from kafkatop.tui.cli.parser_tools import LOG_DIRS, add_log_dirs
+from kafkatop.tui.cli.parser_tools import GET_OFFSETS, LOG_DIRS, add_get_offsets, add_log_dirs
 from kafkatop.tui.cli.parser_topics import (
     ADD_PARTITIONS,
     CONFIGS,
@@ -159,6 +159,8 @@ COMMANDS: tuple[Command, ...] = (
             note="as kafka-acls.sh"),
     Command("log-dirs", LOG_DIRS, (cluster_options, add_log_dirs), ".log_dirs:cmd_log_dirs", never,
             note="as kafka-log-dirs.sh"),
+    Command("get-offsets", GET_OFFSETS, (cluster_options, add_get_offsets), ".get_offsets:cmd_get_offsets", never,
+            note="as kafka-get-offsets.sh"),
 )
 # fmt: on
 
@@ -171,7 +173,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
-    ("", ("log-dirs",)),
+    ("", ("log-dirs", "get-offsets")),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),

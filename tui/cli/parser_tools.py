@@ -1,5 +1,5 @@
-"""The options of the commands that answer as one of Kafka's own tools does: log-dirs (kafka-log-dirs.sh) (standard
-library only, so `kafkatop --help` answers at once)."""
+"""The options of the commands that answer as one of Kafka's own tools does: log-dirs (kafka-log-dirs.sh), get-offsets
+(kafka-get-offsets.sh) (standard library only, so `kafkatop --help` answers at once)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 from kafkatop.tui.cli.options import Parser
 from kafkatop.tui.cli.parser_common import json_option, timeout_option
-from kafkatop.tui.cli.values import whole
+from kafkatop.tui.cli.values import text, whole
 
 LOG_DIRS: dict[str, str] = {
     "help": "the brokers' log directories: their size, disk space and partitions, as kafka-log-dirs.sh --describe",
@@ -45,3 +45,32 @@ def add_log_dirs(log_dirs: Parser) -> None:
                     help="how many of the biggest partitions to list (0: none)")  # fmt: skip
     json_option(log_dirs, "kafka-log-dirs.sh --describe's own lines: two lines of text, then its JSON")
     timeout_option(log_dirs, 10.0, "to ask the brokers")
+
+
+GET_OFFSETS: dict[str, str] = {
+    "help": "partitions' offsets at a time (latest, earliest, max-timestamp, a timestamp), as kafka-get-offsets.sh",
+    "description": "Lists the topics (internal ones too, unless --exclude-internal-topics), keeps the partitions "
+    "that --topic (a regular expression, matched whole) and --partitions, or --topic-partitions, choose, asks their "
+    "leaders for the offset at --time (ListOffsets) and prints kafka-get-offsets.sh's lines, topic:partition:offset, "
+    "in its order (by topic-partition as text). latest: the log end offset; earliest: the log start offset; "
+    "max-timestamp: the record with the largest timestamp; a timestamp (ms since the epoch): the first record at or "
+    "after it. A partition with no such offset is left out, as the tool does.",
+    "epilog": "Exit codes: 0 done; 1 no partition matched, or the cluster could not be asked (a partition's own error "
+    "is said on stderr, and skipped); 2 bad input (options, a --time or pattern that does not read), nothing sent.",
+}
+
+
+def add_get_offsets(get_offsets: Parser) -> None:
+    get_offsets.option("--topic", metavar="REGEX", type=text("a topic or a pattern"), shown="every topic",
+                       help="the topics: a name or a regular expression (matched whole); not with "
+                       "--topic-partitions")  # fmt: skip
+    get_offsets.option("--partitions", metavar="P[,P…]", type=text("partition ids"), shown="every partition",
+                       help="these partitions of the topics; not with --topic-partitions")  # fmt: skip
+    get_offsets.option("--topic-partitions", metavar="PATTERN[,…]", type=text("topic-partition patterns"),
+                       shown="none", help="REGEX, REGEX:N, REGEX:N-M (M exclusive), REGEX:N-, REGEX:-M, :N (any "
+                       "topic), comma separated: e.g. orders:0-3,pay")  # fmt: skip
+    get_offsets.option("--time", metavar="TIME", default="latest", help="-1 or latest, -2 or earliest, -3 or "
+                       "max-timestamp, or a timestamp in ms since the epoch")  # fmt: skip
+    get_offsets.option("--exclude-internal-topics", action="store_true",
+                       help="leave out the internal topics (__consumer_offsets, …)")  # fmt: skip
+    timeout_option(get_offsets, 10.0, "to ask the cluster")
