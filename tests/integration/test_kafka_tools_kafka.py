@@ -23,6 +23,9 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kafkatop.backends.kafka.cluster.log_dirs import describe_log_dirs
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection
+from kafkatop.backends.protocol.describe_cluster import DESCRIBE_CLUSTER
+from kafkatop.backends.protocol.describe_cluster import decode_response as decode_describe_cluster
+from kafkatop.backends.protocol.describe_cluster import request_body as describe_cluster_body
 from kafkatop.backends.protocol.describe_log_dirs import DESCRIBE_LOG_DIRS, decode_response, request_body
 from kafkatop.tui.cli.log_dirs import cluster_brokers
 from kafkatop.tui.cli.main import main
@@ -150,6 +153,10 @@ def test_record_describe_log_dirs_answers(kafka: KraftNode, tmp_path: Path) -> N
             answer = decode_response(payload, version)
             assert [r.name for d in answer.log_dirs for r in d.replicas]
             (tmp_path / f"describe_log_dirs_v{version}_4_1.bin").write_bytes(payload[:])
+        version = conn.version_for(DESCRIBE_CLUSTER)
+        payload = conn.send(DESCRIBE_CLUSTER, version, describe_cluster_body(version))
+        assert decode_describe_cluster(payload, version).nodes[0].port == kafka.port
+        (tmp_path / f"describe_cluster_v{version}_4_1.bin").write_bytes(payload)
     (tmp_path / "kafka_log_dirs_4_1.txt").write_text(tool(kafka, tmp_path, "kafka-log-dirs.sh", "--describe"))
     print(f"recorded in {tmp_path}")
 
@@ -206,3 +213,59 @@ def test_get_offsets_no_match_is_said_as_the_tool_says_it(
     code, out, err = kafkatop(capsys, "get-offsets", "--bootstrap-server", committed.bootstrap, "--topic", "nothing.*")
     assert (code, out) == (1, "")
     assert err == "kafkatop: Could not match any topic-partitions with the specified filters\n"
+
+
+def quorum_tool(node: KraftNode, tmp_path: Path, via: str, *args: str) -> list[str]:
+    address = node.bootstrap if via == "--bootstrap-server" else f"127.0.0.1:{node.controller_port}"
+    env = {**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}
+    result = subprocess.run([str(node.home / "bin" / "kafka-metadata-quorum.sh"), via, address, "describe", *args],
+                            env=env, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.splitlines()
+
+
+def quorum_kafkatop(node: KraftNode, capsys: pytest.CaptureFixture[str], via: str, *args: str) -> list[str]:
+    address = node.bootstrap if via == "--bootstrap-server" else f"127.0.0.1:{node.controller_port}"
+    code, out, err = kafkatop(capsys, "metadata-quorum", "describe", via, address, *args)
+    assert (code, err) == (0, "")
+    return out.splitlines()
+
+
+@pytest.mark.parametrize("via", ["--bootstrap-server", "--bootstrap-controller"])
+def test_metadata_quorum_status_is_the_tools(
+    kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], via: str
+) -> None:
+    before = quorum_kafkatop(kafka, capsys, via, "--status")
+    expected = quorum_tool(kafka, tmp_path, via, "--status")
+    after = quorum_kafkatop(kafka, capsys, via, "--status")
+    with capsys.disabled():
+        print("\n".join(["kafka-metadata-quorum.sh:", *expected, "kafkatop:", *after]))
+    # The metadata log grows by itself (a no-op record every 500 ms): the high watermark is compared as a range.
+    high = [int(lines[3].split()[1]) for lines in (before, expected, after)]
+    assert high == sorted(high)
+    for lines in (before, after):
+        assert [x for i, x in enumerate(lines) if i != 3] == [x for i, x in enumerate(expected) if i != 3]
+        assert lines[3].startswith("HighWatermark:          ")
+
+
+@pytest.mark.parametrize("via", ["--bootstrap-server", "--bootstrap-controller"])
+def test_metadata_quorum_replication_is_the_tools(
+    kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], via: str
+) -> None:
+    before = quorum_kafkatop(kafka, capsys, via, "--replication")
+    expected = quorum_tool(kafka, tmp_path, via, "--replication")
+    after = quorum_kafkatop(kafka, capsys, via, "--replication")
+    with capsys.disabled():
+        print("\n".join(["kafka-metadata-quorum.sh:", *expected, "kafkatop:", *after]))
+    assert before[0].split("\t") == after[0].split("\t")
+    assert [c.strip() for c in after[0].split("\t")] == [c.strip() for c in expected[0].split("\t")]
+    assert len(before) == len(expected) == len(after) == 2  # one voter, the leader; no observer
+    rows = [[c.strip() for c in lines[1].split("\t")] for lines in (before, expected, after)]
+    for r in rows:  # NodeId, DirectoryId (a static voter has none: the zero uuid), Lag, Status, the last tab's ""
+        assert [r[0], r[1], r[3], *r[6:]] == ["1", "AAAAAAAAAAAAAAAAAAAAAA", "0", "Leader", ""]
+    for column in (2, 4, 5):  # the log end offset and the two timestamps grow
+        values = [int(r[column]) for r in rows]
+        assert values == sorted(values)
+    human = quorum_kafkatop(kafka, capsys, via, "--replication", "--human-readable")
+    cells = [c.strip() for c in human[1].split("\t")]
+    assert cells[4].endswith(" ms ago") and cells[5].endswith(" ms ago")

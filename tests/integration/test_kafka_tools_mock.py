@@ -80,3 +80,29 @@ def test_get_offsets_refusals(
 ) -> None:
     code, out, err = kafkatop(capsys, "get-offsets", "--bootstrap-server", mock_cluster.bootstrap_servers, *options)
     assert (code, out, err) == (status, "", f"kafkatop: {said}\n")
+
+
+def test_metadata_quorum_on_the_mock_says_it_is_no_kraft_cluster(
+    mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = kafkatop(capsys, "metadata-quorum", "describe", "--status", "--bootstrap-server",
+                              mock_cluster.bootstrap_servers)  # fmt: skip
+    assert (code, out) == (1, "")
+    first = mock_cluster.bootstrap_servers.split(",")[0]
+    assert err.startswith(f"kafkatop: quorum: {first} does not offer DescribeQuorum: a ZooKeeper-mode broker, or "
+                          "Kafka older than 3.0; ")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ((), "give one of --status or --replication"),
+        (("--status", "--replication"), "give one of --status or --replication"),
+        (("--status", "--human-readable"), "--human-readable goes with --replication"),
+        (("--status", "--bootstrap-controller", "127.0.0.1:1"),
+         "give --bootstrap-server or --bootstrap-controller, not both"),
+    ],
+)  # fmt: skip
+def test_metadata_quorum_refusals(capsys: pytest.CaptureFixture[str], options: tuple[str, ...], said: str) -> None:
+    code, out, err = kafkatop(capsys, "metadata-quorum", "describe", "--bootstrap-server", "127.0.0.1:1", *options)
+    assert (code, out, err) == (2, "", f"kafkatop: {said}\n")

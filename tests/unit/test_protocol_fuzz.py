@@ -32,6 +32,7 @@ from kafkatop.backends.protocol.configs import (
 )
 from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.backends.protocol.consumer_groups import decode_consumer_group_describe, decode_list_groups
+from kafkatop.backends.protocol.describe_cluster import decode_response as decode_describe_cluster
 from kafkatop.backends.protocol.describe_log_dirs import decode_response as decode_log_dirs
 from kafkatop.backends.protocol.describe_topic_partitions import decode_elr_page, decode_page
 from kafkatop.backends.protocol.groups import (
@@ -342,6 +343,11 @@ DECODERS = (
         "describe_log_dirs_v4",
         lambda p: decode_log_dirs(p, 4),
         ((RECORDED_41 / "describe_log_dirs_v4_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_cluster_v2",
+        lambda p: decode_describe_cluster(p, 2),
+        ((RECORDED_41 / "describe_cluster_v2_4_1.bin").read_bytes(),),
     ),
     Decoder(
         "describe_log_dirs_v1",

@@ -46,7 +46,14 @@ from kafkatop.tui.cli.parser_lab import (
     add_up,
     start_timeout,
 )
-from kafkatop.tui.cli.parser_tools import GET_OFFSETS, LOG_DIRS, add_get_offsets, add_log_dirs
+from kafkatop.tui.cli.parser_tools import (
+    GET_OFFSETS,
+    LOG_DIRS,
+    METADATA_QUORUM,
+    add_get_offsets,
+    add_log_dirs,
+    add_metadata_quorum,
+)
 from kafkatop.tui.cli.parser_topics import (
     ADD_PARTITIONS,
     CONFIGS,
@@ -161,6 +168,8 @@ COMMANDS: tuple[Command, ...] = (
             note="as kafka-log-dirs.sh"),
     Command("get-offsets", GET_OFFSETS, (cluster_options, add_get_offsets), ".get_offsets:cmd_get_offsets", never,
             note="as kafka-get-offsets.sh"),
+    Command("metadata-quorum", METADATA_QUORUM, (cluster_options, add_metadata_quorum),
+            ".metadata_quorum:cmd_metadata_quorum", never, note="as kafka-metadata-quorum.sh describe"),
 )
 # fmt: on
 
@@ -173,7 +182,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
-    ("", ("log-dirs", "get-offsets")),
+    ("", ("log-dirs", "get-offsets", "metadata-quorum")),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),

@@ -1,5 +1,6 @@
 """The options of the commands that answer as one of Kafka's own tools does: log-dirs (kafka-log-dirs.sh), get-offsets
-(kafka-get-offsets.sh) (standard library only, so `kafkatop --help` answers at once)."""
+(kafka-get-offsets.sh), metadata-quorum (kafka-metadata-quorum.sh) (standard library only, so `kafkatop --help`
+answers at once)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 
 from kafkatop.tui.cli.options import Parser
 from kafkatop.tui.cli.parser_common import json_option, timeout_option
-from kafkatop.tui.cli.values import text, whole
+from kafkatop.tui.cli.values import host_ports, text, whole
 
 LOG_DIRS: dict[str, str] = {
     "help": "the brokers' log directories: their size, disk space and partitions, as kafka-log-dirs.sh --describe",
@@ -74,3 +75,26 @@ def add_get_offsets(get_offsets: Parser) -> None:
     get_offsets.option("--exclude-internal-topics", action="store_true",
                        help="leave out the internal topics (__consumer_offsets, …)")  # fmt: skip
     timeout_option(get_offsets, 10.0, "to ask the cluster")
+
+
+METADATA_QUORUM: dict[str, str] = {
+    "help": "the KRaft quorum: its leader, voters and observers, as kafka-metadata-quorum.sh describe",
+    "description": "Asks the quorum (DescribeQuorum, as the Quorum tab does: through a broker, which forwards it to "
+    "the active controller, or through a controller with --bootstrap-controller) and prints "
+    "kafka-metadata-quorum.sh describe's lines: --status the cluster id, the leader, its epoch, the high watermark, "
+    "the furthest-behind voter's lag, the voters and the observers; --replication each replica's log end offset, "
+    "lag and last fetch and caught-up times (ms since the epoch; --human-readable: ms ago).",
+    "epilog": "Exit codes: 0 done; 1 no node answered, the quorum has no leader now, or the cluster is not KRaft; 2 "
+    "bad input.",
+}
+
+
+def add_metadata_quorum(quorum: Parser) -> None:
+    quorum.add_argument("quorum_command", choices=("describe",), metavar="describe",
+                        help="describe (kafka-metadata-quorum.sh's command)")  # fmt: skip
+    quorum.option("--bootstrap-controller", metavar="HOST:PORT[,…]", type=host_ports, shown="none",
+                  help="a controller listener of the cluster (instead of --bootstrap-server)")  # fmt: skip
+    quorum.option("--status", action="store_true", help="the quorum's status")
+    quorum.option("--replication", action="store_true", help="each replica's replication")
+    quorum.option("--human-readable", action="store_true", help="with --replication: times as ms ago")
+    timeout_option(quorum, 10.0, "to ask each address")
