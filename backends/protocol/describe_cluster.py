@@ -36,13 +36,14 @@ class DescribedCluster:
     nodes: tuple[ClusterNode, ...]
 
 
-def request_body(version: int, endpoint_type: int = BROKERS) -> bytes:
-    """No authorized operations; v1+: the brokers or the controllers; v2+: the fenced brokers too."""
+def request_body(version: int, endpoint_type: int = BROKERS, include_fenced: bool = True) -> bytes:
+    """No authorized operations; v1+: the brokers or the controllers; v2+: the fenced brokers too, unless not
+    `include_fenced` (as a Metadata request lists them)."""
     body = b"\x00"  # IncludeClusterAuthorizedOperations
     if version >= ENDPOINT_TYPE_FROM:
         body += bytes([endpoint_type])
     if version >= FENCED_FROM:
-        body += b"\x01"  # IncludeFencedBrokers
+        body += b"\x01" if include_fenced else b"\x00"  # IncludeFencedBrokers
     return body + NO_TAGGED_FIELDS
 
 

@@ -269,3 +269,25 @@ def test_metadata_quorum_replication_is_the_tools(
     human = quorum_kafkatop(kafka, capsys, via, "--replication", "--human-readable")
     cells = [c.strip() for c in human[1].split("\t")]
     assert cells[4].endswith(" ms ago") and cells[5].endswith(" ms ago")
+
+
+def test_api_versions_is_kafka_broker_api_versions_line_for_line(
+    kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = tool(kafka, tmp_path, "kafka-broker-api-versions.sh")
+    code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-server", kafka.bootstrap)
+    with capsys.disabled():
+        print(f"kafka-broker-api-versions.sh:\n{expected}kafkatop:\n{out}")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == expected.splitlines()
+    assert out.startswith(f"127.0.0.1:{kafka.port} (id: 1 rack: null isFenced: false) -> (\n\tProduce(0): ")
+
+
+def test_api_versions_of_the_controllers(kafka: KraftNode, capsys: pytest.CaptureFixture[str]) -> None:
+    """Kafka 4.1's tool has no --bootstrap-controller: a controller's lines, in the same form, say what it serves."""
+    code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-controller", f"127.0.0.1:{kafka.controller_port}")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == f"127.0.0.1:{kafka.controller_port} (id: 1 rack: null isFenced: false) -> ("
+    assert "\tProduce(0): UNSUPPORTED," in lines and "\tVote(52): 0 to 2 [usable: 2]," in lines
+    assert lines[-1] == ")"

@@ -106,3 +106,30 @@ def test_metadata_quorum_on_the_mock_says_it_is_no_kraft_cluster(
 def test_metadata_quorum_refusals(capsys: pytest.CaptureFixture[str], options: tuple[str, ...], said: str) -> None:
     code, out, err = kafkatop(capsys, "metadata-quorum", "describe", "--bootstrap-server", "127.0.0.1:1", *options)
     assert (code, out, err) == (2, "", f"kafkatop: {said}\n")
+
+
+def test_api_versions_on_the_mock(mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]) -> None:
+    mock_cluster.set_broker_rack(2, "r2")
+    code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-server", mock_cluster.bootstrap_servers)
+    assert (code, err) == (0, "")
+    heads = [line for line in out.splitlines() if line.endswith("-> (")]
+    assert [h.split(" (", 1)[1] for h in heads] == [
+        "id: 1 rack: null isFenced: false) -> (",
+        "id: 2 rack: r2 isFenced: false) -> (",
+        "id: 3 rack: null isFenced: false) -> (",
+    ]
+    assert "\tProduce(0): 0 to 10 [usable: 10]," in out.splitlines()  # librdkafka's mock speaks Produce v0–v10
+
+
+def test_api_versions_lists_the_brokers_metadata_lists(
+    mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broker down is not in the metadata, so not listed (as the tool, which asks Metadata too)."""
+    mock_cluster.set_broker_down(3)
+    try:
+        code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-server", mock_cluster.bootstrap_servers,
+                                  "--timeout", "3")  # fmt: skip
+    finally:
+        mock_cluster.set_broker_up(3)
+    assert (code, err) == (0, "")
+    assert [line.split(" (id: ")[1][0] for line in out.splitlines() if line.endswith("-> (")] == ["1", "2"]

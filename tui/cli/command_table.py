@@ -47,9 +47,11 @@ from kafkatop.tui.cli.parser_lab import (
     start_timeout,
 )
 from kafkatop.tui.cli.parser_tools import (
+    API_VERSIONS,
     GET_OFFSETS,
     LOG_DIRS,
     METADATA_QUORUM,
+    add_api_versions,
     add_get_offsets,
     add_log_dirs,
     add_metadata_quorum,
@@ -170,6 +172,8 @@ COMMANDS: tuple[Command, ...] = (
             note="as kafka-get-offsets.sh"),
     Command("metadata-quorum", METADATA_QUORUM, (cluster_options, add_metadata_quorum),
             ".metadata_quorum:cmd_metadata_quorum", never, note="as kafka-metadata-quorum.sh describe"),
+    Command("api-versions", API_VERSIONS, (cluster_options, add_api_versions), ".api_versions:cmd_api_versions", never,
+            note="as kafka-broker-api-versions.sh"),
 )
 # fmt: on
 
@@ -182,7 +186,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
-    ("", ("log-dirs", "get-offsets", "metadata-quorum")),
+    ("", ("log-dirs", "get-offsets", "metadata-quorum", "api-versions")),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),

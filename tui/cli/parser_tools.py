@@ -1,6 +1,6 @@
-"""The options of the commands that answer as one of Kafka's own tools does: log-dirs (kafka-log-dirs.sh), get-offsets
-(kafka-get-offsets.sh), metadata-quorum (kafka-metadata-quorum.sh) (standard library only, so `kafkatop --help`
-answers at once)."""
+"""The options of the commands that answer as one of Kafka's own tools does: log-dirs (kafka-log-dirs.sh),
+get-offsets (kafka-get-offsets.sh), metadata-quorum (kafka-metadata-quorum.sh), api-versions
+(kafka-broker-api-versions.sh) (standard library only, so `kafkatop --help` answers at once)."""
 
 from __future__ import annotations
 
@@ -98,3 +98,21 @@ def add_metadata_quorum(quorum: Parser) -> None:
     quorum.option("--replication", action="store_true", help="each replica's replication")
     quorum.option("--human-readable", action="store_true", help="with --replication: times as ms ago")
     timeout_option(quorum, 10.0, "to ask each address")
+
+
+API_VERSIONS: dict[str, str] = {
+    "help": "the API versions each broker serves, as kafka-broker-api-versions.sh",
+    "description": "Lists the brokers (DescribeCluster; with --bootstrap-controller, the controllers), asks each its "
+    "ApiVersions and prints kafka-broker-api-versions.sh's lines: each node, then every API key it offers with its "
+    "versions and the one Kafka 4.1's client would use ([usable: N], or unusable: node too old or too new), and "
+    "the client APIs it does not offer (UNSUPPORTED).",
+    "epilog": "Exit codes: 0 done; 1 no node answered, or a node could not be asked (its line says ERROR and why); 2 "
+    "bad input.",
+}
+
+
+def add_api_versions(versions: Parser) -> None:
+    versions.option("--bootstrap-controller", metavar="HOST:PORT[,…]", type=host_ports, shown="none",
+                    help="a controller listener: the controllers' versions instead of the brokers' (kafkatop's own: "
+                    "Kafka 4.1's tool has none)")  # fmt: skip
+    timeout_option(versions, 10.0, "to ask the nodes")
