@@ -124,9 +124,10 @@ def _replicas_json(d: LogDir, topics: Collection[str]) -> list[object]:
 
 def tool_json(snapshot: LogDirsSnapshot, topics: Collection[str] = ()) -> str:
     """kafka-log-dirs.sh --describe's third line: Jackson's compact JSON of HashMaps, keys in their hash order."""
-    # DescribeLogDirsResult.allDescriptions(): new HashMap<>(brokers); each broker's dirs: new HashMap<>(results).
+    # DescribeLogDirsResult.allDescriptions(): new HashMap<>(brokers), filled in the order of the HashSet of brokers
+    # asked; each broker's dirs: new HashMap<>(results).
     by_id = {b.broker: b for b in snapshot.brokers}
-    brokers = [by_id[i] for i in hash_order(by_id, lambda b: b, initial=len(by_id))]
+    brokers = [by_id[i] for i in hash_order(broker_order(by_id), lambda b: b, initial=len(by_id))]
     document = _object(
         {
             "version": 1,

@@ -133,3 +133,17 @@ def test_api_versions_lists_the_brokers_metadata_lists(
         mock_cluster.set_broker_up(3)
     assert (code, err) == (0, "")
     assert [line.split(" (id: ")[1][0] for line in out.splitlines() if line.endswith("-> (")] == ["1", "2"]
+
+
+def test_get_offsets_skips_a_partition_that_fails_and_says_why(
+    mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mock_cluster.create_topic("leaderless", 3, 1)
+    mock_cluster.set_partition_leader("leaderless", 1, -1)
+    code, out, err = kafkatop(capsys, "get-offsets", "--bootstrap-server", mock_cluster.bootstrap_servers,
+                              "--topic", "leaderless", "--timeout", "3")  # fmt: skip
+    assert (code, out) == (0, "leaderless:0:0\nleaderless:2:0\n")  # as the tool: said, skipped, exit 0
+    assert err == (
+        "kafkatop: Skip getting offsets for topic-partition leaderless-1 due to error: LEADER_NOT_AVAILABLE: Broker: "
+        "Leader not available\n"
+    )

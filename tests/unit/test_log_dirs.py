@@ -137,6 +137,10 @@ def test_brokers_in_the_order_of_a_java_hash_set() -> None:
     two = LogDirsSnapshot(tuple(BrokerLogDirs(b, ()) for b in (1, 4)))
     assert tool_lines(two)[1] == "Received log directory information from brokers 1,4"
     assert [b["broker"] for b in json.loads(tool_json(two))["brokers"]] == [4, 1]
+    # 5 and 1 share that map's bucket: they come in the HashSet's order (1, 5), not the order asked (5, 1).
+    asked = LogDirsSnapshot(tuple(BrokerLogDirs(b, ()) for b in (5, 1)))
+    assert tool_lines(asked)[1] == "Received log directory information from brokers 1,5"
+    assert [b["broker"] for b in json.loads(tool_json(asked))["brokers"]] == [1, 5]
 
 
 def test_a_name_with_control_characters_is_escaped_in_the_table_and_json_in_the_tool_lines() -> None:
