@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -29,6 +29,7 @@ from kafkatop.backends.protocol.describe_cluster import request_body as describe
 from kafkatop.backends.protocol.describe_log_dirs import DESCRIBE_LOG_DIRS, decode_response, request_body
 from kafkatop.tui.cli.log_dirs import cluster_brokers
 from kafkatop.tui.cli.main import main
+from tests.conftest import wait_for
 from tests.integration import test_real_kafka
 from tests.integration.test_real_kafka import KraftNode, node_env, start_node, stop_node
 
@@ -163,10 +164,20 @@ def test_record_describe_log_dirs_answers(kafka: KraftNode, tmp_path: Path) -> N
 
 @pytest.fixture(scope="module")
 def committed(kafka: KraftNode) -> KraftNode:
-    """A group's commit, so that __consumer_offsets (internal, 50 partitions) exists."""
+    """A group's commit, so that __consumer_offsets (internal, 50 partitions) exists. The first commit may meet the
+    group coordinator while __consumer_offsets is still being created (COORDINATOR_NOT_AVAILABLE): asked again."""
     consumer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "g", "enable.auto.commit": False})
+
+    def commit() -> bool:
+        try:
+            consumer.commit(offsets=[KafkaTopicPartition("orders", 0, 1)], asynchronous=False)
+        except KafkaException as e:
+            print(f"commit: {e}")  # shown if the wait fails
+            return False
+        return True
+
     try:
-        consumer.commit(offsets=[KafkaTopicPartition("orders", 0, 1)], asynchronous=False)
+        wait_for(commit, timeout_s=60.0, interval_s=0.5, what="a committed offset")
     finally:
         consumer.close()
     return kafka
