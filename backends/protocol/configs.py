@@ -113,6 +113,7 @@ class BrokerAddress:
     node_id: int
     host: str
     port: int
+    rack: str | None = None
 
 
 def metadata_brokers_body(version: int) -> bytes:
@@ -133,10 +134,9 @@ def decode_metadata_cluster(r: Reader, version: int) -> tuple[str | None, list[B
     r.int32()  # throttle time
     brokers = []
     for _ in range(r.compact_array_length()):
-        node_id, host, port = r.int32(), r.compact_string(), r.int32()
-        r.compact_nullable_string()  # rack
+        node_id, host, port, rack = r.int32(), r.compact_string(), r.int32(), r.compact_nullable_string()
         r.skip_tagged_fields()
-        brokers.append(BrokerAddress(node_id, host, port))
+        brokers.append(BrokerAddress(node_id, host, port, rack))
     cluster_id = r.compact_nullable_string()
     r.int32()  # controller id
     if r.compact_array_length():

@@ -111,7 +111,18 @@ def test_the_entry_point_loads_only_the_parser() -> None:
         "kafkatop.tui.cli.command_table",
         *(
             f"kafkatop.tui.cli.parser_{family}"
-            for family in ("common", "lab", "topics", "topics_tool", "clients", "checks", "connect", "users", "acls")
+            for family in (
+                "common",
+                "lab",
+                "topics",
+                "topics_tool",
+                "clients",
+                "checks",
+                "connect",
+                "users",
+                "acls",
+                "tools",
+            )
         ),
         "kafkatop.tui.cli.options",
         "kafkatop.tui.cli.values",

@@ -32,6 +32,8 @@ from kafkatop.backends.protocol.configs import (
 )
 from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.backends.protocol.consumer_groups import decode_consumer_group_describe, decode_list_groups
+from kafkatop.backends.protocol.describe_cluster import decode_response as decode_describe_cluster
+from kafkatop.backends.protocol.describe_log_dirs import decode_response as decode_log_dirs
 from kafkatop.backends.protocol.describe_topic_partitions import decode_elr_page, decode_page
 from kafkatop.backends.protocol.groups import (
     decode_consumer_assignment,
@@ -336,6 +338,21 @@ DECODERS = (
         "delete_groups_share",
         share.decode_delete_groups,
         ((RECORDED_41 / "delete_groups_share_done_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_log_dirs_v4",
+        lambda p: decode_log_dirs(p, 4),
+        ((RECORDED_41 / "describe_log_dirs_v4_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_cluster_v2",
+        lambda p: decode_describe_cluster(p, 2),
+        ((RECORDED_41 / "describe_cluster_v2_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "describe_log_dirs_v1",
+        lambda p: decode_log_dirs(p, 1),
+        ((RECORDED_41 / "describe_log_dirs_v1_4_1.bin").read_bytes(),),
     ),
     Decoder(
         "list_transactions_v2",

@@ -94,6 +94,10 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("connect-validate", ["connect", "validate", "connector.json"]),
     ("acls-list", ["acls", "--list", "--principal", "User:client"]),
     ("users-list", ["users", "--list", "--user", "alice", "--json"]),
+    ("log-dirs", ["log-dirs", "--describe", "--json"]),
+    ("get-offsets", ["get-offsets", "--topic", "t", "--time", "-2"]),
+    ("metadata-quorum", ["metadata-quorum", "describe", "--status"]),
+    ("api-versions", ["api-versions"]),
 ]
 
 

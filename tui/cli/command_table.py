@@ -46,6 +46,16 @@ from kafkatop.tui.cli.parser_lab import (
     add_up,
     start_timeout,
 )
+from kafkatop.tui.cli.parser_tools import (
+    API_VERSIONS,
+    GET_OFFSETS,
+    LOG_DIRS,
+    METADATA_QUORUM,
+    add_api_versions,
+    add_get_offsets,
+    add_log_dirs,
+    add_metadata_quorum,
+)
 from kafkatop.tui.cli.parser_topics import (
     ADD_PARTITIONS,
     CONFIGS,
@@ -160,6 +170,14 @@ COMMANDS: tuple[Command, ...] = (
     Command("acls", ACLS, (cluster_options, add_acls), ".acls:cmd_acls",
             when(lambda a: bool(a.add or a.remove), "--add/--remove change ACLs (--list reads)"),
             note="as kafka-acls.sh"),
+    Command("log-dirs", LOG_DIRS, (cluster_options, add_log_dirs), ".log_dirs:cmd_log_dirs", never,
+            note="as kafka-log-dirs.sh"),
+    Command("get-offsets", GET_OFFSETS, (cluster_options, add_get_offsets), ".get_offsets:cmd_get_offsets", never,
+            note="as kafka-get-offsets.sh"),
+    Command("metadata-quorum", METADATA_QUORUM, (cluster_options, add_metadata_quorum),
+            ".metadata_quorum:cmd_metadata_quorum", never, note="as kafka-metadata-quorum.sh describe"),
+    Command("api-versions", API_VERSIONS, (cluster_options, add_api_versions), ".api_versions:cmd_api_versions", never,
+            note="as kafka-broker-api-versions.sh"),
 )
 # fmt: on
 
@@ -172,6 +190,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
+    ("", ("log-dirs", "get-offsets", "metadata-quorum", "api-versions")),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),
