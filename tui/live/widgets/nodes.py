@@ -143,24 +143,30 @@ WORKERS = "connect workers"  # the key of the folded workers' row
 def _folded(workers: list[NodeView], connect: ConnectSnapshot | None) -> dict[str, str | Text]:
     """The Connect workers as one row: how many, how many are up, their memory and tasks together."""
     up = sum(w.state is NodeState.UP for w in workers)
-    tasks = [_tasks(w, connect) for w in workers]
-    counted = [int(t.split()[0]) for t in tasks if t != "-"]
+    counted = [n for w in workers if (n := _task_count(w, connect)) is not None]
     rss = [w.rss_bytes for w in workers if w.rss_bytes is not None]
     return {
         "node": f"connect ×{len(workers)}",
         "role": "connect",
         "state": Text(f"{up}/{len(workers)} up", style="green" if up == len(workers) else "yellow"),
         "rss": human_size(sum(rss), compact=True) if rss else "-",
-        "replicas": f"{sum(counted)} task{'s' * (sum(counted) != 1)}" if counted else "-",
+        "replicas": _counted(sum(counted) if counted else None),
     }
 
 
-def _tasks(worker: NodeView, connect: ConnectSnapshot | None) -> str:
+def _task_count(worker: NodeView, connect: ConnectSnapshot | None) -> int | None:
     """How many tasks a Kafka Connect worker runs (its REST port is its id in Connect: `127.0.0.1:PORT`)."""
     if connect is None or worker.state is not NodeState.UP:
-        return "-"
-    tasks = sum(connect.tasks_on(f"{host}:{port}") for port in worker.ports for host in ("127.0.0.1", "localhost"))
-    return f"{tasks} task{'s' * (tasks != 1)}"
+        return None
+    return sum(connect.tasks_on(f"{host}:{port}") for port in worker.ports for host in ("127.0.0.1", "localhost"))
+
+
+def _tasks(worker: NodeView, connect: ConnectSnapshot | None) -> str:
+    return _counted(_task_count(worker, connect))
+
+
+def _counted(tasks: int | None) -> str:
+    return "-" if tasks is None else f"{tasks} task{'s' * (tasks != 1)}"
 
 
 class NodeLog(LivePane, Static):
