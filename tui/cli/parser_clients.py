@@ -211,9 +211,11 @@ def add_produce(p: Parser) -> None:
              shown="the partitioner's (by key, as Java's), or each JSON record's own")  # fmt: skip
     p.option("--repartition", action="store_true",
              help="with --json: the partitioner places each record (by key), not its own partition")  # fmt: skip
-    p.option("--acks", choices=("0", "1", "all", "-1"), default="all", help="acks: 0, 1, all (-1)")
-    p.option("--compression", choices=("none", "gzip", "snappy", "lz4", "zstd"), default="none",
-             help="compression.type: none, gzip, snappy, lz4, zstd")  # fmt: skip
+    p.option("--acks", "--request-required-acks", dest="acks", choices=("0", "1", "all", "-1"), default="all",
+             help="acks: 0, 1, all (-1); the tool's --request-required-acks too")  # fmt: skip
+    p.option("--compression", "--compression-codec", dest="compression", choices=("none", "gzip", "snappy", "lz4",
+             "zstd"), default="none", help="compression.type: none, gzip, snappy, lz4, zstd; the tool's "
+             "--compression-codec too (with its value: alone, the tool's gzip, it is refused)")  # fmt: skip
     p.option("--producer-property", action="append", metavar="NAME=VALUE", type=text("NAME=VALUE"),
              help="a librdkafka producer setting (linger.ms=50, batch.size=…), checked before anything is sent; "
              "secrets go in --command-config; repeatable", shown="none")  # fmt: skip
