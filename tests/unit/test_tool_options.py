@@ -146,9 +146,8 @@ COMPARED: tuple[Compared, ...] = (
         "--entity-default": "the users' default quotas are listed by --list",
         "--user-defaults": "the users' default quotas are listed by --list",
     }),
-    Compared("elect-leaders", "kafka-leader-election.sh", ("kafka-leader-election.sh",), renamed={
-        "--admin.config": COMMAND_CONFIG,
-    }, not_taken={"--version": VERSION}),
+    Compared("elect-leaders", "kafka-leader-election.sh", ("kafka-leader-election.sh",),
+             not_taken={"--version": VERSION}),
     Compared("reassign", "kafka-reassign-partitions.sh", ("kafka-reassign-partitions.sh",), not_taken={
         "--version": VERSION,
         "--bootstrap-controller": BROKERS,
@@ -311,3 +310,9 @@ def test_the_console_producers_names_mean_kafkatops(tools: list[str], ours: list
         return args.acks, args.compression
 
     assert parsed(tools) == parsed(ours) != ("all", "none")
+
+
+def test_the_leader_elections_admin_config_is_the_command_config() -> None:
+    elect = ["elect-leaders", "--election-type", "preferred", "--all-topic-partitions"]
+    assert build_parser().parse_args([*elect, "--admin.config", "a.properties"]).command_config == "a.properties"
+    assert build_parser().parse_args(elect).command_config is None

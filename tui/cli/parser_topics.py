@@ -183,6 +183,8 @@ def add_elect_leaders(elect: Parser) -> None:
     elect.option("--dry-run", action="store_true", help="print what would move and what Kafka would answer; send "
                  "nothing")  # fmt: skip
     elect.option("--yes", action="store_true", help="an unclean election without asking (it can lose records)")
+    elect.option("--admin.config", dest="command_config", metavar="FILE", type=text("a file"), shown="none",
+                 help="kafka-leader-election.sh's name for --command-config")  # fmt: skip
     timeout_option(elect, 30.0, "request timeout, as kafka-leader-election.sh's")
 
 
