@@ -118,10 +118,6 @@ COMPARED: tuple[Compared, ...] = (
     Compared("configs", "kafka-configs.sh", ("kafka-configs.sh",), not_taken={
         "--version": VERSION,
         "--bootstrap-controller": BROKERS,
-        "--describe": "the default: configs describes unless --alter or --delete-config is given",
-        "--entity-type": "the entity is its own option, as the tool's shorter names: --topic, --broker",
-        "--entity-name": "the entity is its own option, as the tool's shorter names: --topic, --broker",
-        "--entity-default": "--broker-defaults (the only defaults kafkatop configs reads)",
         "--add-config-file": "--alter K=V,… on the command line",
         "--broker-logger": "brokers' log4j levels are not read or set",
         "--client": "client quotas: `kafkatop users` lists them; they are set with kafka-configs.sh",

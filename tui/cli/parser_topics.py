@@ -83,9 +83,20 @@ def add_configs(configs: Parser) -> None:
                    "--entity-default)")  # fmt: skip
     configs.option("--all", dest="all_configs", action="store_true",
                    help="every config, not only those set on it (kafka-configs --describe --all)")  # fmt: skip
-    configs.option("--alter", "--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
+    configs.option("--entity-type", metavar="TYPE", type=text("an entity type"), shown="none",
+                   help="kafka-configs.sh's: topics (with --entity-name, as --topic) or brokers (with --entity-name, "
+                   "as --broker, or --entity-default, as --broker-defaults)")  # fmt: skip
+    configs.option("--entity-name", metavar="NAME", type=text("an entity name"), shown="none",
+                   help="with --entity-type: the topic's name or the broker's id")  # fmt: skip
+    configs.option("--entity-default", action="store_true", help="with --entity-type brokers: --broker-defaults")
+    configs.option("--describe", action="store_true",
+                   help="kafka-configs.sh's action: what configs does without --alter or --delete-config")  # fmt: skip
+    configs.option("--alter", dest="alter", action="append", nargs="?", metavar="K=V[,K=V…]",
                    type=text("NAME=VALUE[,NAME=VALUE…]"),
-                   help="set configs; repeatable; a list value in brackets: cleanup.policy=[compact,delete]",
+                   help="set configs; repeatable; a list value in brackets: cleanup.policy=[compact,delete]; alone, "
+                   "kafka-configs.sh's action, with --add-config or --delete-config", shown="none")  # fmt: skip
+    configs.option("--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
+                   type=text("NAME=VALUE[,NAME=VALUE…]"), help="the configs to set, as --alter K=V",
                    shown="none")  # fmt: skip
     configs.option("--delete-config", "--delete", dest="delete_config", action="append", metavar="NAME[,NAME…]",
                    type=text("a config name"), help="remove configs set on it (back to the inherited value); "
