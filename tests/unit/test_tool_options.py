@@ -30,7 +30,6 @@ OPTION = re.compile(r"^(?:\* )?(--[A-Za-z][\w.-]*)|^ {2}(?:-\w, )?(--[A-Za-z][\w
 
 VERSION = "Kafka's version; kafkatop's commands ask any version (`kafkatop api-versions`: what each broker serves)"
 BROKERS = "kafkatop asks the brokers (--bootstrap-server); only metadata-quorum and api-versions ask the controllers"
-COMMAND_CONFIG = "--command-config"  # kafkatop's one name, on every command, for a client properties file
 MS_NOT_SECONDS = "kafkatop's --timeout is in seconds, for the whole command; the tool's is in milliseconds"
 
 
@@ -158,8 +157,7 @@ COMPARED: tuple[Compared, ...] = (
         "for every request",
     }),
     Compared("consume", "kafka-console-consumer.sh", ("kafka-console-consumer.sh",), renamed={
-        "--consumer.config": COMMAND_CONFIG,
-        "--timeout-ms": "--timeout",  # in seconds, with nothing read
+        "--timeout-ms": "--timeout",  # in seconds: how long it waits with nothing read
     }, not_taken={
         "--version": VERSION,
         "--group": "consume joins no group and commits nothing: it reads partitions by offset (`kafkatop groups` "
@@ -174,9 +172,7 @@ COMPARED: tuple[Compared, ...] = (
         "--skip-message-on-error": "a record that cannot be decoded prints as it is, and is counted on stderr",
         "--enable-systest-events": "for Kafka's own system tests",
     }),
-    Compared("produce", "kafka-console-producer.sh", ("kafka-console-producer.sh",), renamed={
-        "--producer.config": COMMAND_CONFIG,
-    }, not_taken={
+    Compared("produce", "kafka-console-producer.sh", ("kafka-console-producer.sh",), not_taken={
         "--version": VERSION,
         "--sync": "records are sent as they are read and every delivery is waited for at the end",
         "--line-reader": "lines, --key-delimiter, --json and the formats: no Java class is loaded",
@@ -308,7 +304,15 @@ def test_the_console_producers_names_mean_kafkatops(tools: list[str], ours: list
     assert parsed(tools) == parsed(ours) != ("all", "none")
 
 
-def test_the_leader_elections_admin_config_is_the_command_config() -> None:
-    elect = ["elect-leaders", "--election-type", "preferred", "--all-topic-partitions"]
-    assert build_parser().parse_args([*elect, "--admin.config", "a.properties"]).command_config == "a.properties"
-    assert build_parser().parse_args(elect).command_config is None
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [
+        (["elect-leaders", "--election-type", "preferred", "--all-topic-partitions"], "--admin.config"),
+        (["consume", "--topic", "t"], "--consumer.config"),
+        (["produce", "--topic", "t"], "--producer.config"),
+    ],
+)
+def test_the_tools_names_of_the_client_properties_file_are_the_command_config(command: list[str], flag: str) -> None:
+    assert build_parser().parse_args([*command, flag, "a.properties"]).command_config == "a.properties"
+    assert build_parser().parse_args([*command, "--command-config", "a.properties"]).command_config == "a.properties"
+    assert build_parser().parse_args(command).command_config is None

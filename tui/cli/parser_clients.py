@@ -160,6 +160,8 @@ def add_consume(c: Parser) -> None:
     c.option("--isolation-level", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
              help="read_committed skips aborted transactions' records and stops at the last stable offset",
              shown="read_uncommitted")  # fmt: skip
+    c.option("--consumer.config", dest="command_config", metavar="FILE", type=text("a file"), shown="none",
+             help="kafka-console-consumer.sh's name for --command-config")  # fmt: skip
     timeout_option(c, 10.0, "with nothing read")
 
 
@@ -219,6 +221,8 @@ def add_produce(p: Parser) -> None:
     p.option("--producer-property", action="append", metavar="NAME=VALUE", type=text("NAME=VALUE"),
              help="a librdkafka producer setting (linger.ms=50, batch.size=…), checked before anything is sent; "
              "secrets go in --command-config; repeatable", shown="none")  # fmt: skip
+    p.option("--producer.config", dest="command_config", metavar="FILE", type=text("a file"), shown="none",
+             help="kafka-console-producer.sh's name for --command-config")  # fmt: skip
     format_options(p, "write")
     timeout_option(p, 30.0, "to deliver what is queued at the end (what is left then fails)")
 
