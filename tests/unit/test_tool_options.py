@@ -254,7 +254,10 @@ def test_every_command_said_to_be_as_a_tool_is_compared_with_it() -> None:
     for command in command_table.COMMANDS:
         said = " ".join((command.texts["help"], command.note or ""))
         for tool in set(re.findall(r"kafka-[a-z-]+\.sh", said)):
-            assert (command.name, tool) in compared, f"`kafkatop {command.name}` says it is as {tool}: compare them"
+            assert (command.name, tool) in compared, (
+                f"`kafkatop {command.name}` says it is as {tool}: add a Compared row for them to COMPARED (the tool's "
+                f"--help recorded by tests/fixtures/tool_help/record.sh)"
+            )
 
 
 def test_the_recordings_say_what_made_them() -> None:
