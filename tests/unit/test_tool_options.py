@@ -225,7 +225,9 @@ def beside(compared: Compared) -> str:
             return compared.renamed[option]
         return f"not taken: {compared.not_taken[option]}" if option in compared.not_taken else "MISSING"
 
-    return "\n".join(f"{o:40} {what(o)}" for o in sorted(tool_options(compared)))
+    tool = tool_options(compared)
+    own = sorted(ours - tool - set(compared.renamed.values()) - {"-h"}) if compared.scope is None else []
+    return "\n".join([*(f"{o:40} {what(o)}" for o in sorted(tool)), *(f"{'':40} {o} (kafkatop's own)" for o in own)])
 
 
 @pytest.mark.parametrize("compared", COMPARED, ids=lambda c: f"{c.command}~{c.tool}")
@@ -319,3 +321,8 @@ def test_the_tools_names_of_the_client_properties_file_are_the_command_config(co
     assert build_parser().parse_args([*command, flag, "a.properties"]).command_config == "a.properties"
     assert build_parser().parse_args([*command, "--command-config", "a.properties"]).command_config == "a.properties"
     assert build_parser().parse_args(command).command_config is None
+
+
+if __name__ == "__main__":  # the tables to read: python -m tests.unit.test_tool_options
+    for each in COMPARED:
+        print(f"== {each.tool:40} kafkatop {each.command}\n{beside(each)}\n")
