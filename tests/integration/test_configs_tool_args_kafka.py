@@ -127,3 +127,22 @@ def test_the_tools_alter_lines_given_to_both(
     assert ours.splitlines() == theirs.splitlines()
     assert "  log.cleaner.backoff.ms=20000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:" \
            "log.cleaner.backoff.ms=20000}" in ours.splitlines()  # fmt: skip
+
+
+def test_the_tools_add_config_file_given_to_both(
+    node: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "topic.properties"
+    file.write_text("# set from a file\nretention.ms=3600000\nmax.message.bytes=3000000\n")
+    change = ("--alter", "--add-config-file", str(file))
+    reset = ("--alter", "--add-config", "retention.ms=86400000", "--delete-config", "max.message.bytes")
+    done = "Completed updating config for topic purchases."
+    assert tool(node, tmp_path, *TOPIC, *change) == done
+    after_theirs = tool(node, tmp_path, *TOPIC, "--describe")
+    assert kafkatop(node, capsys, *TOPIC, *reset) == done
+    assert kafkatop(node, capsys, *TOPIC, *change) == done
+    after_ours = kafkatop(node, capsys, *TOPIC, "--describe")
+    assert after_ours.splitlines() == after_theirs.splitlines()
+    assert any(line.startswith("  retention.ms=3600000 ") for line in after_ours.splitlines())
+    assert any(line.startswith("  max.message.bytes=3000000 ") for line in after_ours.splitlines())
+    kafkatop(node, capsys, *TOPIC, *reset)

@@ -5,10 +5,12 @@ tests/integration/test_configs_tool_args_kafka.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kafkatop.backends.model.configs import ConfigResource
-from kafkatop.tui.cli.configs import resource_of
+from kafkatop.tui.cli.configs import added_from_file, resource_of
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.cli.parser import build_parser
 
@@ -76,3 +78,33 @@ def test_alter_alone_is_a_write_the_read_only_context_refuses(capsys: pytest.Cap
                    "--add-config", "a=1"])  # fmt: skip
     out, err = capsys.readouterr()
     assert (status, out) == (2, "") and "read-only" in err
+
+
+def test_add_config_file_is_read_as_java_reads_properties(tmp_path: Path) -> None:
+    file = tmp_path / "topic.properties"
+    file.write_text(
+        "# the topic's\nretention.ms = 3600000\ncleanup.policy=compact,delete\n"
+        "message.timestamp.type:\\\n  LogAppendTime\n"
+    )
+    assert added_from_file(str(file)) == {
+        "retention.ms": "3600000", "cleanup.policy": "compact,delete", "message.timestamp.type": "LogAppendTime",
+    }  # fmt: skip
+    assert added_from_file(None) == {}
+
+
+def test_add_config_file_misuse_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.properties"
+    empty.write_text("# nothing\n")
+    cases = {
+        ("--add-config-file", str(empty)): "--add-config-file goes with --alter, as kafka-configs.sh takes it: --alter "
+        "--add-config-file FILE",
+        ("--alter", "a=1", "--add-config-file", str(empty)): "--add-config and --add-config-file together: give one, "
+        "as kafka-configs.sh takes them",
+        ("--alter", "--add-config-file", str(empty)): f"--add-config-file {empty} is empty: --alter changes nothing "
+        "alone: give --add-config K=V or --delete-config NAME with it",
+        ("--alter", "--add-config-file", str(tmp_path / "missing")): f"--add-config-file {tmp_path / 'missing'}: "
+        "cannot read it (No such file or directory); give a file of NAME=VALUE lines",
+    }
+    for argv, said in cases.items():
+        status = main(["configs", "--bootstrap-server", "127.0.0.1:1", "--topic", "t", *argv])
+        assert (status, *capsys.readouterr()) == (2, "", f"kafkatop: {said}\n")

@@ -117,7 +117,6 @@ COMPARED: tuple[Compared, ...] = (
     Compared("configs", "kafka-configs.sh", ("kafka-configs.sh",), not_taken={
         "--version": VERSION,
         "--bootstrap-controller": BROKERS,
-        "--add-config-file": "--alter K=V,… on the command line",
         "--broker-logger": "brokers' log4j levels are not read or set",
         "--client": "client quotas: `kafkatop users` lists them; they are set with kafka-configs.sh",
         "--client-defaults": "client quotas: `kafkatop users` lists them; they are set with kafka-configs.sh",

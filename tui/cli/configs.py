@@ -9,6 +9,7 @@ import json
 from kafkatop.backends.insight.configs import altered_line, configs_json, format_configs
 from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.model.configs import ConfigResource, parse_alter, parse_delete
+from kafkatop.backends.model.properties import parse_properties
 from kafkatop.backends.model.text import printable
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import UsageError
@@ -73,17 +74,39 @@ def _entity(args: argparse.Namespace) -> ConfigResource | None:
     return ConfigResource.broker(int(name))
 
 
+def added_from_file(name: str | None) -> dict[str, str]:
+    """kafka-configs.sh's --add-config-file: NAME=VALUE lines as Java reads a .properties file (values as they are:
+    a list is `a,b`, with no brackets)."""
+    if name is None:
+        return {}
+    try:
+        with open(name, encoding="utf-8") as f:
+            return parse_properties(f.read())
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) else "not UTF-8 text"
+        raise UsageError(f"--add-config-file {printable(name)}: cannot read it ({why}); give a file of NAME=VALUE "
+                         "lines") from None  # fmt: skip
+
+
 def cmd_configs(args: argparse.Namespace) -> int:
     resource = resource_of(args)
-    # --alter alone is kafka-configs.sh's action (None here), its changes in --add-config and --delete-config.
+    # --alter alone is kafka-configs.sh's action (None here), its changes in --add-config(-file) and --delete-config.
     alter = [item for item in args.alter or () if item is not None]
-    changing = bool(alter or args.delete_config)
+    if args.add_config_file is not None and not args.alter:
+        raise UsageError("--add-config-file goes with --alter, as kafka-configs.sh takes it: --alter --add-config-file "
+                         "FILE")  # fmt: skip
+    if args.add_config_file is not None and alter:
+        raise UsageError("--add-config and --add-config-file together: give one, as kafka-configs.sh takes them")
+    from_file = added_from_file(args.add_config_file)
+    changing = bool(alter or args.delete_config or from_file)
     if args.describe and (changing or args.alter):
         raise UsageError("--describe and --alter together: give one (describe after the change: leave --describe out)")
     if args.alter and not changing:
-        raise UsageError("--alter changes nothing alone: give --add-config K=V or --delete-config NAME with it")
+        file = args.add_config_file
+        empty = "" if file is None else f"--add-config-file {printable(file)} is empty: "
+        raise UsageError(f"{empty}--alter changes nothing alone: give --add-config K=V or --delete-config NAME with it")
     # Parsed before any request: a malformed item is refused without asking Kafka.
-    to_set = parse_alter(alter)
+    to_set = from_file or parse_alter(alter)
     to_delete = parse_delete(args.delete_config or ())
     admin = ConfigAdmin(connection(args), timeout_s=args.timeout)
     if changing:

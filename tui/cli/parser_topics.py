@@ -98,6 +98,9 @@ def add_configs(configs: Parser) -> None:
     configs.option("--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
                    type=text("NAME=VALUE[,NAME=VALUE…]"), help="the configs to set, as --alter K=V",
                    shown="none")  # fmt: skip
+    configs.option("--add-config-file", metavar="FILE", type=text("a file"), shown="none",
+                   help="with --alter: the configs to set, NAME=VALUE lines of a .properties file (a list value as "
+                   "a,b); instead of --add-config")  # fmt: skip
     configs.option("--delete-config", "--delete", dest="delete_config", action="append", metavar="NAME[,NAME…]",
                    type=text("a config name"), help="remove configs set on it (back to the inherited value); "
                    "repeatable", shown="none")  # fmt: skip
