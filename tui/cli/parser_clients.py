@@ -160,6 +160,8 @@ def add_consume(c: Parser) -> None:
     c.option("--isolation-level", choices=("read_uncommitted", "read_committed"), default="read_uncommitted",
              help="read_committed skips aborted transactions' records and stops at the last stable offset",
              shown="read_uncommitted")  # fmt: skip
+    c.option("--consumer.config", dest="command_config", metavar="FILE", type=text("a file"), shown="none",
+             help="kafka-console-consumer.sh's name for --command-config")  # fmt: skip
     timeout_option(c, 10.0, "with nothing read")
 
 
@@ -211,12 +213,16 @@ def add_produce(p: Parser) -> None:
              shown="the partitioner's (by key, as Java's), or each JSON record's own")  # fmt: skip
     p.option("--repartition", action="store_true",
              help="with --json: the partitioner places each record (by key), not its own partition")  # fmt: skip
-    p.option("--acks", choices=("0", "1", "all", "-1"), default="all", help="acks: 0, 1, all (-1)")
-    p.option("--compression", choices=("none", "gzip", "snappy", "lz4", "zstd"), default="none",
-             help="compression.type: none, gzip, snappy, lz4, zstd")  # fmt: skip
+    p.option("--acks", "--request-required-acks", dest="acks", choices=("0", "1", "all", "-1"), default="all",
+             help="acks: 0, 1, all (-1); the tool's --request-required-acks too")  # fmt: skip
+    p.option("--compression", "--compression-codec", dest="compression", choices=("none", "gzip", "snappy", "lz4",
+             "zstd"), default="none", help="compression.type: none, gzip, snappy, lz4, zstd; the tool's "
+             "--compression-codec too (with its value: alone, the tool's gzip, it is refused)")  # fmt: skip
     p.option("--producer-property", action="append", metavar="NAME=VALUE", type=text("NAME=VALUE"),
              help="a librdkafka producer setting (linger.ms=50, batch.size=…), checked before anything is sent; "
              "secrets go in --command-config; repeatable", shown="none")  # fmt: skip
+    p.option("--producer.config", dest="command_config", metavar="FILE", type=text("a file"), shown="none",
+             help="kafka-console-producer.sh's name for --command-config")  # fmt: skip
     format_options(p, "write")
     timeout_option(p, 30.0, "to deliver what is queued at the end (what is left then fails)")
 

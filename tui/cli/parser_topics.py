@@ -83,10 +83,24 @@ def add_configs(configs: Parser) -> None:
                    "--entity-default)")  # fmt: skip
     configs.option("--all", dest="all_configs", action="store_true",
                    help="every config, not only those set on it (kafka-configs --describe --all)")  # fmt: skip
-    configs.option("--alter", "--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
+    configs.option("--entity-type", metavar="TYPE", type=text("an entity type"), shown="none",
+                   help="kafka-configs.sh's: topics (with --entity-name, as --topic) or brokers (with --entity-name, "
+                   "as --broker, or --entity-default, as --broker-defaults)")  # fmt: skip
+    configs.option("--entity-name", metavar="NAME", type=text("an entity name"), shown="none",
+                   help="with --entity-type: the topic's name or the broker's id")  # fmt: skip
+    configs.option("--entity-default", action="store_true", help="with --entity-type brokers: --broker-defaults")
+    configs.option("--describe", action="store_true",
+                   help="kafka-configs.sh's action: what configs does without --alter or --delete-config")  # fmt: skip
+    configs.option("--alter", dest="alter", action="append", nargs="?", metavar="K=V[,K=V…]",
                    type=text("NAME=VALUE[,NAME=VALUE…]"),
-                   help="set configs; repeatable; a list value in brackets: cleanup.policy=[compact,delete]",
+                   help="set configs; repeatable; a list value in brackets: cleanup.policy=[compact,delete]; alone, "
+                   "kafka-configs.sh's action, with --add-config or --delete-config", shown="none")  # fmt: skip
+    configs.option("--add-config", dest="alter", action="append", metavar="K=V[,K=V…]",
+                   type=text("NAME=VALUE[,NAME=VALUE…]"), help="the configs to set, as --alter K=V",
                    shown="none")  # fmt: skip
+    configs.option("--add-config-file", metavar="FILE", type=text("a file"), shown="none",
+                   help="with --alter: the configs to set, NAME=VALUE lines of a .properties file (a list value as "
+                   "a,b); instead of --add-config")  # fmt: skip
     configs.option("--delete-config", "--delete", dest="delete_config", action="append", metavar="NAME[,NAME…]",
                    type=text("a config name"), help="remove configs set on it (back to the inherited value); "
                    "repeatable", shown="none")  # fmt: skip
@@ -183,6 +197,8 @@ def add_elect_leaders(elect: Parser) -> None:
     elect.option("--dry-run", action="store_true", help="print what would move and what Kafka would answer; send "
                  "nothing")  # fmt: skip
     elect.option("--yes", action="store_true", help="an unclean election without asking (it can lose records)")
+    elect.option("--admin.config", dest="command_config", metavar="FILE", type=text("a file"), shown="none",
+                 help="kafka-leader-election.sh's name for --command-config")  # fmt: skip
     timeout_option(elect, 30.0, "request timeout, as kafka-leader-election.sh's")
 
 
