@@ -1,9 +1,21 @@
-"""Brokers: each broker's address, rack and what it leads."""
+"""Brokers: each broker's address, rack and what it leads, and its bytes on disk (the brokers' log directories)."""
 
 from __future__ import annotations
 
-from kafkatop.tui.live.tabs.brokers.pane import BrokerTable
-from kafkatop.tui.live.tabs.tab import Tab, showing
+from collections.abc import Iterator
+
+from textual.widget import Widget
+
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable, DisksNote
+from kafkatop.tui.live.tabs.tab import Tab, TabContext
 
 BROKERS = "tab-brokers"
-TAB = Tab(BROKERS, "Brokers", showing(lambda _: BrokerTable()), purpose="each broker's address, rack and what it leads")
+
+
+def _panes(context: TabContext) -> Iterator[Widget]:
+    disks = "log_dirs" in context.present
+    yield BrokerTable(disks)
+    yield DisksNote(disks, context.launch)
+
+
+TAB = Tab(BROKERS, "Brokers", _panes, purpose="each broker's address, rack, what it leads and its bytes on disk")
