@@ -12,7 +12,7 @@ from textual.message import Message
 
 from kafkatop.backends.model.disks import SKEW_THRESHOLD, BrokerDisks, BrokerShare, UnreadBroker, shares
 from kafkatop.backends.model.log_dirs import BrokerLogDirs, LogDir, ReplicaLog
-from kafkatop.backends.model.recording import EntryReader, EntryWriter, Recorded
+from kafkatop.backends.model.recording import EntryReader, EntryWriter
 from kafkatop.tui.live.feed import SOURCES, Feed, source
 from kafkatop.tui.live.messages import Polled
 from kafkatop.tui.live.sources import Settings

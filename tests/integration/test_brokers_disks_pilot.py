@@ -1,0 +1,122 @@
+"""The Brokers tab's disk columns, driven by Textual's pilot from recorded log directories (RecordedLogDirs, a named
+test double of the LogDirsSource port: the librdkafka mock answers no DescribeLogDirs): each broker's bytes on disk,
+its share of the bytes and of the leaders, the skewed ones in yellow; at 80 columns the address and rack give way;
+without the source (the demo) and when a read fails, the line under the table says so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from kafkatop.backends.model.disks import BrokerDisks, UnreadBroker
+from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.sources import Settings, Sources
+from kafkatop.tui.live.tabs.brokers.pane import BrokerTable, DisksNote
+from tests.conftest import pilot_until
+from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, kraft_disks, kraft_lab
+
+FROZEN = Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, log_dirs_interval_s=86_400, launch="lab")
+
+
+class RecordedLogDirs:
+    """TEST DOUBLE of the LogDirsSource port: answers each poll with the next of the reads it was given (the last one
+    again after them); a SourceUnavailable among them is raised, as a failed read."""
+
+    def __init__(self, *reads: BrokerDisks | SourceUnavailable) -> None:
+        self.reads = list(reads)
+        self.polls = 0
+
+    def poll(self) -> BrokerDisks:
+        read = self.reads[min(self.polls, len(self.reads) - 1)]
+        self.polls += 1
+        if isinstance(read, SourceUnavailable):
+            raise read
+        return read
+
+    def close(self) -> None:
+        pass
+
+
+def app_with(log_dirs: RecordedLogDirs | None, settings: Settings = FROZEN) -> KafkatopApp:
+    cluster, nodes, quorum = kraft_lab()
+    sources = Sources(lambda: cluster, RecordedControl(nodes), lambda: quorum, log_dirs=log_dirs)
+    return KafkatopApp(sources, settings, clock=lambda: TAKEN_AT)
+
+
+def cells(table: BrokerTable) -> dict[str, list[str]]:
+    shown = [str(c.value) for c in table.columns]
+    return {str(k.value): dict(zip(shown, map(_plain, table.get_row(k)), strict=True)) for k in table.rows}  # type: ignore[misc]
+
+
+def _plain(cell: Any) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def _style(table: BrokerTable, broker: str, column: str) -> str:
+    cell = table.get_cell(broker, column)
+    return str(cell.style) if isinstance(cell, Text) else ""
+
+
+async def test_each_brokers_bytes_and_shares_with_the_skewed_ones_in_yellow() -> None:
+    app = app_with(RecordedLogDirs(kraft_disks()))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("2")
+        table = app.query_one(BrokerTable)
+        await pilot_until(pilot, lambda: table.row_count == 3 and cells(table)["1"]["on disk"] != "-", "the disks")
+        rows = cells(table)
+        assert [str(c.value) for c in table.columns] == [
+            "broker", "address", "rack", "state", "leaders", "replicas", "leader skew", "on disk", "bytes %",
+            "leaders %",
+        ]  # fmt: skip
+        # kraft_disks: 6 replicas of 1,000 / 600 / 400 MB; two leaders each.
+        assert [(r["on disk"], r["bytes %"], r["leaders %"]) for r in rows.values()] == [
+            ("5.6 GiB", "50% +50%", "33%"), ("3.4 GiB", "30%", "33%"), ("2.2 GiB", "20% -40%", "33%"),
+        ]  # fmt: skip
+        assert _style(table, "1", "bytes %") == "yellow" and _style(table, "3", "bytes %") == "yellow"
+        assert _style(table, "2", "bytes %") == ""
+        note = app.query_one(DisksNote)
+        assert note.display and "more than ±25% from an even share" in str(note.render())
+        assert note.region.height == 1 and note.region.bottom <= app.screen.size.height  # in sight
+
+
+async def test_at_80_columns_the_address_and_rack_give_way_and_every_column_is_in_sight() -> None:
+    app = app_with(RecordedLogDirs(kraft_disks()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        table = app.query_one(BrokerTable)
+        await pilot_until(pilot, lambda: table.row_count == 3 and cells(table)["1"]["on disk"] != "-", "the disks")
+        shown = [str(c.value) for c in table.columns]
+        assert "address" not in shown and "rack" not in shown and shown[-3:] == ["on disk", "bytes %", "leaders %"]
+        assert table.virtual_size.width <= table.size.width, (table.virtual_size, table.size)  # none out of sight
+
+
+async def test_the_demo_says_its_mock_reads_no_disks_and_shows_no_disk_columns() -> None:
+    app = app_with(None, Settings(poll_interval_s=86_400, ensemble_interval_s=86_400, launch="demo"))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("2")
+        table = app.query_one(BrokerTable)
+        await pilot_until(pilot, lambda: table.row_count == 3, "the brokers")
+        assert "on disk" not in [str(c.value) for c in table.columns]
+        note = str(app.query_one(DisksNote).render())
+        assert "not read" in note and "answers no DescribeLogDirs" in note
+
+
+async def test_a_failed_read_is_said_the_last_one_kept_and_an_unread_broker_named() -> None:
+    unread = BrokerDisks(
+        TAKEN_AT, kraft_disks().brokers[:2], (UnreadBroker(3, "DescribeLogDirs to broker 3: timed out"),)
+    )
+    double = RecordedLogDirs(unread, SourceUnavailable("kafka", "no broker answered Metadata"))
+    app = app_with(double)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("2")
+        table, note = app.query_one(BrokerTable), app.query_one(DisksNote)
+        await pilot_until(pilot, lambda: table.row_count == 3 and cells(table)["1"]["on disk"] != "-", "the disks")
+        assert "broker 3: timed out" in str(note.render())
+        assert cells(table)["3"]["on disk"] == "-"
+        assert [cells(table)[b]["bytes %"] for b in "12"] == ["62%", "38%"]  # among the brokers read
+        app.polls.now("log_dirs")
+        await pilot_until(pilot, lambda: "no broker answered Metadata" in str(note.render()), "the failure said")
+        assert "the last read's still shown" in str(note.render())
+        assert cells(table)["1"]["on disk"] == "5.6 GiB"
