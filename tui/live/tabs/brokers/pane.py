@@ -2,8 +2,8 @@
 brokers' log directories (the `log_dirs` source, every 30 s), each broker's bytes on disk, its share of the bytes and
 of the leaders, flagged in yellow past ±25 % of an even share (model/disks.py's SKEW_THRESHOLD).
 
-Below 100 columns the address and rack give way (the Log tab has the processes, `kafkatop log-dirs` the paths), so 80
-columns hold the rest."""
+With the disk columns, below 100 columns the address and rack give way (the Log tab has the processes, `kafkatop
+log-dirs` the paths), so 80 columns hold the rest."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class BrokerTable(LivePane, DataTable[str | Text]):
             self.redraw()
 
     def _set_columns(self, width: int) -> bool:
-        narrow = width < NARROW
+        narrow = self.disks and width < NARROW  # without the disk columns, 80 columns hold them all
         if narrow == self._narrow:
             return False
         self._narrow, self._rows = narrow, None
@@ -132,6 +132,8 @@ def disks_note(present: bool, launch: str, view: LiveView) -> str:
     if not present:
         if launch == "demo":
             return "bytes on disk: not read — the demo's mock cluster answers no DescribeLogDirs"
+        if launch == "replay":
+            return "bytes on disk: not in this recording (recorded by a kafkatop that did not read the log directories)"
         return "bytes on disk: not read here (no DescribeLogDirs source)"
     if view.log_dirs_problem is not None:
         shown = " (the last read's still shown)" if view.log_dirs is not None else ""
