@@ -1,7 +1,8 @@
-"""The Brokers tab's disk columns, driven by Textual's pilot from recorded log directories (RecordedLogDirs, a named
-test double of the LogDirsSource port: the librdkafka mock answers no DescribeLogDirs): each broker's bytes on disk,
-its share of the bytes and of the leaders, the skewed ones in yellow; at 80 columns the address and rack give way;
-without the source (the demo) and when a read fails, the line under the table says so."""
+"""The Brokers tab's disk columns and the partition table's sizes, driven by Textual's pilot from recorded log
+directories (RecordedLogDirs, a named test double of the LogDirsSource port: the librdkafka mock answers no
+DescribeLogDirs): each broker's bytes on disk, its share of the bytes and of the leaders, the skewed ones in yellow;
+at 80 columns the address and rack give way; without the source (the demo) and when a read fails, the line under the
+table says so. The partition table: each leader's replica's size, `o` largest first, a topic row's bytes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.brokers.pane import BrokerTable, DisksNote
+from kafkatop.tui.live.tabs.partitions.cells import COLUMNS
+from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable, Summary
+from kafkatop.tui.live.tabs.partitions.rows import TOPIC_COLUMNS
+from kafkatop.tui.live.widgets.line_table import LineTable
 from tests.conftest import pilot_until
 from tests.fixtures.snapshots import TAKEN_AT, RecordedControl, kraft_disks, kraft_lab
 
@@ -120,3 +125,52 @@ async def test_a_failed_read_is_said_the_last_one_kept_and_an_unread_broker_name
         await pilot_until(pilot, lambda: "no broker answered Metadata" in str(note.render()), "the failure said")
         assert "the last read's still shown" in str(note.render())
         assert cells(table)["1"]["on disk"] == "5.6 GiB"
+
+
+# --- the partition table's size column, its order, and the topic rows' bytes ----------------------------------------
+async def test_the_partition_table_shows_each_leaders_size_and_o_orders_largest_first() -> None:
+    app = app_with(RecordedLogDirs(kraft_disks()))
+    async with app.run_test(size=(140, 30)) as pilot:
+        table = app.query_one(PartitionTable)
+        await pilot_until(pilot, lambda: table.row_count == 6 and app.view.log_dirs is not None, "the partitions")
+        await pilot_until(pilot, lambda: table.row("orders-0")[COLUMNS.index("size")] != "-", "the sizes")
+        # Leaders 1, 2, 3, 1, 2, 3: their replicas hold 1,000, 600 and 400 MB.
+        sizes = [table.row(f"orders-{p}")[COLUMNS.index("size")] for p in range(6)]
+        assert sizes == ["953.7 MiB", "572.2 MiB", "381.5 MiB"] * 2
+        assert COLUMNS.index("size") in table._columns  # in sight at 140 columns
+        table.focus()
+        orders = []
+        for _ in range(len(PartitionTable.ORDERS)):
+            await pilot.press("o")
+            orders.append(table.order)
+        assert orders == ["faults", "messages", "leader", "size", "topic"]
+        while table.order != "size":
+            await pilot.press("o")
+        assert [tp.partition for tp in table.shown_partitions] == [0, 3, 1, 4, 2, 5]  # ties in kafka-topics' order
+        assert "largest first (o)" in str(app.query_one("#topic-summary", Summary).text)
+
+
+async def test_without_the_log_directories_there_is_no_size_column_and_o_skips_size() -> None:
+    app = app_with(None)
+    async with app.run_test(size=(140, 30)) as pilot:
+        table = app.query_one(PartitionTable)
+        await pilot_until(pilot, lambda: table.row_count == 6, "the partitions")
+        assert COLUMNS.index("size") not in table._columns
+        assert table.row("orders-0")[COLUMNS.index("size")] == "-"
+        table.focus()
+        orders = []
+        for _ in range(4):
+            await pilot.press("o")
+            orders.append(table.order)
+        assert orders == ["faults", "messages", "leader", "topic"]
+
+
+async def test_a_topic_row_shows_the_bytes_of_its_leaders_replicas() -> None:
+    app = app_with(RecordedLogDirs(kraft_disks()))
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(PartitionTable)
+        await pilot_until(pilot, lambda: table.row_count == 6 and app.view.log_dirs is not None, "the partitions")
+        app.query_one(PartitionsPane).toggle_topic_rows()
+        topics = app.query_one("#topic-table", LineTable)
+        await pilot_until(pilot, lambda: topics.display and topics.row_count == 1, "the topic rows")
+        assert topics.row("orders")[TOPIC_COLUMNS.index("size")] == "3.7 GiB"  # 2 × (1,000 + 600 + 400) MB
