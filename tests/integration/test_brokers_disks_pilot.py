@@ -174,3 +174,12 @@ async def test_a_topic_row_shows_the_bytes_of_its_leaders_replicas() -> None:
         topics = app.query_one("#topic-table", LineTable)
         await pilot_until(pilot, lambda: topics.display and topics.row_count == 1, "the topic rows")
         assert topics.row("orders")[TOPIC_COLUMNS.index("size")] == "3.7 GiB"  # 2 × (1,000 + 600 + 400) MB
+
+
+async def test_at_80_columns_without_sizes_the_other_columns_give_way_as_before() -> None:
+    app = app_with(None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(PartitionTable)
+        await pilot_until(pilot, lambda: table.row_count == 6, "the partitions")
+        shown = [COLUMNS[i] for i in table._columns]
+        assert "size" not in shown and shown[:5] == ["topic", "partition", "leader", "replicas", "isr"]

@@ -257,7 +257,8 @@ class PartitionTable(RowCursor):
         for name in self.DROPPED_FIRST:
             if sum(self._widths[i] + 2 for i in columns) <= room:
                 break
-            columns.remove(self.COLUMNS.index(name))
+            if (i := self.COLUMNS.index(name)) in columns:  # the size: only where the sizes are read
+                columns.remove(i)
         self._strips.clear()
         self._drawn.clear()
         if tuple(columns) != self._columns:
