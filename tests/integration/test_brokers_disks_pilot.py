@@ -6,12 +6,18 @@ table says so. The partition table: each leader's replica's size, `o` largest fi
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from typing import Any
 
+import pytest
 from rich.text import Text
 
+from kafkatop.backends.kafka.cluster.log_dirs import LogDirsPoll
+from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.disks import BrokerDisks, UnreadBroker
-from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.tui.cli.compose import compose_app, compose_sources
+from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.brokers.pane import BrokerTable, DisksNote
@@ -183,3 +189,30 @@ async def test_at_80_columns_without_sizes_the_other_columns_give_way_as_before(
         await pilot_until(pilot, lambda: table.row_count == 6, "the partitions")
         shown = [COLUMNS[i] for i in table._columns]
         assert "size" not in shown and shown[:5] == ["topic", "partition", "leader", "replicas", "isr"]
+
+
+# --- composed as the command line composes them ----------------------------------------------------------------------
+async def test_the_composed_demo_has_no_log_dirs_source_and_its_brokers_tab_says_why() -> None:
+    args = build_parser().parse_args(["--demo", "--interval", "0.5"])
+    with ExitStack() as stack:
+        app = compose_app(args, stack, terminal=False)
+        assert app.sources.log_dirs is None
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot_until(pilot, lambda: app.snapshot is not None, "the first poll")
+            await pilot.press("2")
+            note = str(app.query_one(DisksNote).render())
+            assert "demo's mock cluster answers no DescribeLogDirs" in note
+
+
+def test_an_attached_cluster_that_answers_no_describe_log_dirs_fails_the_read_in_one_line(
+    mock_cluster: MockCluster,
+) -> None:
+    """Attached to the librdkafka mock (no DescribeLogDirs in its ApiVersions): the composed source's read fails with
+    kafkatop's own error, which the Brokers tab's line shows, never a traceback."""
+    args = build_parser().parse_args(["--bootstrap-server", mock_cluster.bootstrap_servers])
+    with ExitStack() as stack:
+        sources, _, _ = compose_sources(args, stack, terminal=False)
+        assert isinstance(sources.log_dirs, LogDirsPoll)
+        with pytest.raises(KafkatopError) as failed:
+            sources.log_dirs.poll()
+        assert "DescribeLogDirs" in str(failed.value) and "\n" not in str(failed.value)
