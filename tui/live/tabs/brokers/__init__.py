@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from textual.widget import Widget
 
@@ -10,6 +11,7 @@ from kafkatop.tui.live.tabs.brokers.pane import BrokerTable, DisksNote
 from kafkatop.tui.live.tabs.tab import Tab, TabContext
 
 BROKERS = "tab-brokers"
+CSS = Path(__file__).with_name("brokers.tcss")  # its rules: layout and colour beside the tab
 
 
 def _panes(context: TabContext) -> Iterator[Widget]:
@@ -18,4 +20,6 @@ def _panes(context: TabContext) -> Iterator[Widget]:
     yield DisksNote(disks, context.launch)
 
 
-TAB = Tab(BROKERS, "Brokers", _panes, purpose="each broker's address, rack, what it leads and its bytes on disk")
+TAB = Tab(
+    BROKERS, "Brokers", _panes, css=CSS, purpose="each broker's address, rack, what it leads and its bytes on disk"
+)
