@@ -20,6 +20,7 @@ from kafkatop.backends.model.connect import (
     Validation,
 )
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings
+from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
 from kafkatop.backends.model.formats import (
@@ -316,6 +317,16 @@ class ConnectCluster(Protocol):
     def offsets(self, name: str) -> tuple[ConnectorOffset, ...]: ...
 
     def reset_offsets(self, name: str) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class LogDirsSource(Protocol):
+    """The brokers' log directories (DescribeLogDirs), one request per live broker, each bounded by its own timeout;
+    a broker that could not be read is named in the snapshot's `unread`, the others still shown. KafkatopError when
+    not even the brokers could be listed, or the cluster speaks no DescribeLogDirs."""
+
+    def poll(self) -> BrokerDisks: ...
 
     def close(self) -> None: ...
 

@@ -2,8 +2,8 @@
 
 Prints figures and one `RESULT … PASS/FAIL` line per target; asserts nothing. Run from the repository root:
 
-    .venv/bin/python bench/scale.py [--runs 5] [--baseline REV] [--before REV] [--only poll,app,table,console,kip848]
-                                    [--keep DIR]
+    .venv/bin/python bench/scale.py [--runs 5] [--baseline REV] [--before REV] [--keep DIR]
+                                    [--only poll,app,table,console,kip848,logdirs]
 
 "Today" is the tree at --baseline (default: the commit before issue 16's work), unpacked with `git archive` and put
 first on PYTHONPATH of its child processes; "now" is this working tree. Every figure is taken in a fresh child
@@ -28,7 +28,10 @@ Targets (issue 16, and issue 30 where said):
   console  (issue 30) the consumer console at 100,000 msg/s for 30 s beside a bare confluent-kafka consumer, the
            same producer and node: no record lost once drained (lag reported apart), ≥ 0.7x the bare consumer's
            records/s, event-loop lag p99 ≤ 100 ms, memory flat (bench/consumer_console.py, cluster in its own
-           process); beside the tree before issue 30 (--before).
+           process); beside the tree before issue 30 (--before);
+  logdirs  (issue 41) the live view's `log_dirs` source at 10,000 partitions: one DescribeLogDirs per broker (and one
+           Metadata for the brokers), its CPU ≤ 10 % of a full poll's, median; on the mock (which answers no
+           DescribeLogDirs) the read is measured on recorded-shape answers (bench/_scale/log_dirs.py), "now" only.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from bench._scale import BASELINE, BEFORE_30
 from bench._scale.children import child
 from bench._scale.cluster import mock_host
 from bench._scale.figures import cluster_figures, console_figures, table_figures
+from bench._scale.log_dirs import log_dirs_figures
 from bench._scale.trees import baseline_path
 from bench.common.machine import load, version_str
 
@@ -53,7 +57,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline", default=BASELINE, help=f"the tree measured as today (default {BASELINE})")
     parser.add_argument("--before", default=BEFORE_30, help=f"table and console: the tree before (default {BEFORE_30})")
-    parser.add_argument("--only", default="poll,app,table,console")
+    parser.add_argument("--only", default="poll,app,table,console,logdirs")
     parser.add_argument("--keep", metavar="DIR", help="keep the real Kafka's data here, to start faster next time")
     parser.add_argument("--app-seconds", type=float, default=30.0)
     parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -83,6 +87,9 @@ def main() -> int:
             table_figures(args, baseline_path(args.before), results)
         if "console" in only:
             console_figures(baseline_path(args.before), results, tmp)
+        if "logdirs" in only:
+            args.tmp = tmp
+            log_dirs_figures(args, results)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print()

@@ -19,6 +19,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.codec import JSON, CodecError, decode, encode
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
@@ -31,9 +32,10 @@ MARK = "kafkatop_recording"
 RecordKind = Literal[
     "cluster", "cluster-failed", "nodes", "ensemble", "ensemble-failed", "zookeeper", "consoles", "action",
     "action-finished", "operation", "connect", "connect-failed", "acls", "acls-failed",
+    "log_dirs", "log_dirs-failed",
 ]  # fmt: skip
 # What the live view had beside the cluster poll.
-Source = Literal["control", "ensemble", "zookeeper", "clients", "connect", "acls"]
+Source = Literal["control", "ensemble", "zookeeper", "clients", "connect", "acls", "log_dirs"]
 
 
 class RecordingError(BadInput):
@@ -96,7 +98,7 @@ class ActionDone:
 
 Payload = (
     ClusterSnapshot | NodesSnapshot | EnsembleSnapshot | QuorumSnapshot | ZooKeeperPush | ConsoleActivity
-    | ActionTaken | ActionDone | SourceFailed | OperationStep | ConnectSnapshot | AclsSnapshot
+    | ActionTaken | ActionDone | SourceFailed | OperationStep | ConnectSnapshot | AclsSnapshot | BrokerDisks
 )  # fmt: skip
 PAYLOADS: dict[str, Any] = {
     "cluster": ClusterSnapshot,
@@ -113,10 +115,12 @@ PAYLOADS: dict[str, Any] = {
     "connect-failed": SourceFailed,
     "acls": AclsSnapshot,  # recorded when it changed: a poll that finds the same ACLs is not written again
     "acls-failed": SourceFailed,
+    "log_dirs": BrokerDisks,  # every 30 s; written as "same" while no replica's size changed
+    "log_dirs-failed": SourceFailed,
 }
 assert set(PAYLOADS) == set(get_args(RecordKind))
 # Snapshots with a taken_at: written as "same" when nothing else changed.
-_TIMED = ("cluster", "nodes", "ensemble", "connect")
+_TIMED = ("cluster", "nodes", "ensemble", "connect", "log_dirs")
 
 
 @dataclass(frozen=True, slots=True)

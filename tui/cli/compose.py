@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from kafkatop.backends import ports
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
+from kafkatop.backends.kafka.cluster.log_dirs import LogDirsPoll
 from kafkatop.backends.kafka.groups.group_admin import GroupTools
 from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.kafka.records.consoles import Consoles
@@ -267,12 +268,15 @@ def compose_sources(
     stack.callback(spark.close)  # before the cluster: a live query reads it until then
     connect = connect_cluster(args, lab if chosen.kind == "lab" else None, stack)  # its workers, if it has them
     acls = acl_admin(chosen.kind, connection, stack, lab)  # None: the demo (its ACLs tab says it has no authorizer)
+    # The brokers' disks: the demo's mock answers no DescribeLogDirs (the Brokers tab says so).
+    log_dirs = None if chosen.kind == "demo" else LogDirsPoll(connection, timeout_s=10.0)
     recorder = None
     if args.record:
         from kafkatop.backends.recording.file import RecordingWriter
 
         given: tuple[tuple[Source, object], ...] = (("ensemble", chosen.ensemble), ("zookeeper", watch),
-                                                    ("connect", connect), ("acls", acls))  # fmt: skip
+                                                    ("connect", connect), ("acls", acls),
+                                                    ("log_dirs", log_dirs))  # fmt: skip
         had: list[Source] = ["control", "clients", *(name for name, port in given if port is not None)]
         header = RecordingHeader(time.time(), chosen.title, tuple(had), chosen.banner)
         recorder = RecordingWriter(Path(args.record), header)
@@ -289,7 +293,7 @@ def compose_sources(
         group_tools=None if chosen.kind == "demo" else GroupTools(connection),
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
         browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection), codec=codec,
-        schemas=schemas,
+        schemas=schemas, log_dirs=log_dirs,
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None

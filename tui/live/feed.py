@@ -25,6 +25,7 @@ from kafkatop.backends.model.acls import AclsSnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
@@ -138,6 +139,11 @@ class Feed:
             shown = replace(polled, bindings=self._acls.bindings, at=self._acls.at)
         self._post(Polled("acls", shown))
 
+    def log_dirs(self, polled: BrokerDisks, at: float | None = None) -> None:
+        """The brokers' log directories (every 30 s): the Brokers tab's bytes on disk, the partitions' sizes."""
+        self._record(polled.taken_at if at is None else at, "log_dirs", polled)
+        self._post(Polled("log_dirs", polled))
+
     def consoles(self, activity: ConsoleActivity, at: float | None = None) -> None:
         at = time.time() if at is None else at
         self._record(at, "consoles", activity)
@@ -241,6 +247,8 @@ SOURCES: tuple[LiveSource[Any], ...] = (
                Feed.connect, problem="connect_problem", after_actions=True),
     LiveSource("acls", _port(lambda s: s.acls, "poll"), lambda s: s.acls_interval_s, AclsSnapshot, Feed.acls,
                problem="acls_problem", after_actions=True),
+    LiveSource("log_dirs", _port(lambda s: s.log_dirs, "poll"), lambda s: s.log_dirs_interval_s, BrokerDisks,
+               Feed.log_dirs, problem="log_dirs_problem"),
 )
 # fmt: on
 

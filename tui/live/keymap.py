@@ -111,8 +111,8 @@ _VIEW: tuple[LiveAction, ...] = (
         help="down, up, first, last row (and the arrows, Home, End, PgUp, PgDn)",
         section="Tables", scope="tables", launches=ANY),
     LiveAction("order", ("o",), "order", "Order rows",
-        help="order the rows: partitions faults first, most messages first, by leader; topics and groups by "
-             "the next column",
+        help="order the rows: partitions faults first, most messages first, by leader, largest first (where "
+             "the sizes are read); topics and groups by the next column",
         section="Tables", scope="tables", launches=ANY),
 )
 # fmt: on

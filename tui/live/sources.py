@@ -20,6 +20,7 @@ from kafkatop.backends.ports import (
     EnsembleView,
     GroupTools,
     LeaderElectionsFactory,
+    LogDirsSource,
     MessageBrowser,
     NodeControl,
     Reassignments,
@@ -42,6 +43,7 @@ class Settings:
     ensemble_interval_s: float = 2.0
     connect_interval_s: float = 2.0  # Kafka Connect's REST API
     acls_interval_s: float = 3.0  # the ACLs: DescribeAcls, and the brokers' authorizer configs
+    log_dirs_interval_s: float = 30.0  # the brokers' disks: DescribeLogDirs to every broker
     # How the view was launched (the palette offers what applies to it; a replay is told by the app's Replay).
     launch: Literal["lab", "attach", "demo"] = "attach"
     context: str | None = None  # the context's name (kafkatop.toml's [contexts.NAME]), shown in the status bar
@@ -93,6 +95,7 @@ class Sources:
     granting: Granting | None = None  # who kafkatop is, and who adds what the authorizer refused (M)
     codec: RecordCodec | None = None  # each topic's key and value formats: the browser and the producer read by it
     schemas: SchemaRegistry | None = None  # the Schemas tab: a Schema Registry's subjects; None: none configured
+    log_dirs: LogDirsSource | None = None  # the brokers' disks (DescribeLogDirs); None: the demo's mock has none
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""

@@ -14,6 +14,7 @@ from kafkatop.backends.model.acls import AclsSnapshot
 from kafkatop.backends.model.cluster import ClusterMode, ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.ports import EnsembleView
@@ -37,6 +38,8 @@ class LiveView:
     connect_problem: str | None = None  # why the last poll of Connect failed; None once one succeeds again
     acls: AclsSnapshot | None = None  # the ACLs, the authorizer and who kafkatop is (its `error`: why not read)
     acls_problem: str | None = None  # why the last poll of the ACLs failed; None once one succeeds again
+    log_dirs: BrokerDisks | None = None  # the brokers' log directories: the last read (every 30 s)
+    log_dirs_problem: str | None = None  # why the last read of them failed; None once one succeeds again
 
     @property
     def mode(self) -> ClusterMode | None:

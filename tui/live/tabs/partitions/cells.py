@@ -13,14 +13,16 @@ from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot, Metric
 from kafkatop.backends.model.cluster import Partition, Topic, TopicPartition
-from kafkatop.tui.format import rate, sparkline
+from kafkatop.tui.format import data_size, rate, sparkline
 from kafkatop.tui.live.text import name_cell
 
 COLUMNS = (
-    "topic", "partition", "leader", "replicas", "isr", "min isr", "elr", "low", "high", "messages", "isr history",
-    "msg/s",
+    "topic", "partition", "leader", "replicas", "isr", "min isr", "elr", "low", "high", "messages", "size",
+    "isr history", "msg/s",
 )  # fmt: skip
 ISR_TREND, RATE_TREND = COLUMNS.index("isr history"), COLUMNS.index("msg/s")
+SIZE = COLUMNS.index("size")  # the leader's replica's bytes on disk (the brokers' log directories, every 30 s)
+SIZE_WIDTH = len("1023.9 MiB")  # data_size's widest
 TREND_WIDTH = 10  # samples drawn per sparkline: the last ten polls
 
 OFFLINE = "bold red"
@@ -100,10 +102,15 @@ def elr_width(parts: Sequence[Partition], min_isr: int | None) -> int:
 
 
 def partition_row(
-    p: Partition, changed: bool = False, isr_trend: str = "", rate_trend: str = "", min_isr: int | None = None
+    p: Partition,
+    changed: bool = False,
+    isr_trend: str = "",
+    rate_trend: str = "",
+    min_isr: int | None = None,
+    size: int | None = None,
 ) -> tuple[Cell, ...]:
     """A row's cells as styled pieces; the styled ones are shared between rows in the same state. `min_isr`: the
-    topic's min.insync.replicas (None: not read)."""
+    topic's min.insync.replicas (None: not read); `size`: its leader's replica's bytes (None: not read)."""
     under_min_isr = p.under_min_isr(min_isr)
     fault = OFFLINE if p.offline else UNDER_MIN_ISR if under_min_isr else UNDER_REPLICATED if p.under_replicated else ""
     style = f"{fault} reverse" if changed else fault
@@ -118,6 +125,7 @@ def partition_row(
         (("-" if p.low_watermark is None else str(p.low_watermark), ""),),
         (("-" if p.high_watermark is None else str(p.high_watermark), ""),),
         (("-" if p.messages is None else str(p.messages), ""),),
+        (("-", "dim"),) if size is None else ((data_size(size), ""),),
         ((isr_trend, "yellow" if isr_trend and isr_trend[-1] != isr_trend[0] else "dim"),),
         ((rate_trend, "cyan"),),
     )

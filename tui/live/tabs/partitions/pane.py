@@ -13,12 +13,14 @@ from textual.widget import Widget
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.tabs.partitions.cells import UNDER_MIN_ISR
 from kafkatop.tui.live.tabs.partitions.rows import (
     TOPIC_COLUMNS,
     TOPIC_COLUMNS_DROPPED_FIRST,
     TOPIC_ROWS_ABOVE,
+    Sizes,
     topic_rows,
 )
 from kafkatop.tui.live.tabs.partitions.table import PartitionTable
@@ -52,11 +54,18 @@ class PartitionsPane(LivePane, Vertical):
         super().__init__()
         self.by_topic: bool | None = None  # None: as the cluster's size says (TOPIC_ROWS_ABOVE)
         self._summary = Text()
-        self._shown: tuple[ClusterSnapshot, float, HistorySnapshot | None] | None = None
+        self._shown: tuple[ClusterSnapshot, float, HistorySnapshot | None, BrokerDisks | None] | None = None
+        self._sizes: tuple[BrokerDisks | None, Sizes | None] = (None, None)  # the replicas' bytes, by read
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None:
-            self.show(view.cluster, view.cluster.taken_at, view.history)
+            self.show(view.cluster, view.cluster.taken_at, view.history, view.log_dirs)
+
+    def _sizes_of(self, disks: BrokerDisks | None) -> Sizes | None:
+        """The replicas' bytes of a read of the log directories, worked out once per read (every 30 s)."""
+        if disks is not self._sizes[0]:
+            self._sizes = (disks, disks.replica_sizes() if disks is not None else None)
+        return self._sizes[1]
 
     def redraw(self) -> None:
         """The last view fed, or else the last snapshot shown, again (a topic picked, T)."""
@@ -75,7 +84,8 @@ class PartitionsPane(LivePane, Vertical):
         order = self.query_one(PartitionTable).order
         if by_topic or order == "topic":
             return summary
-        return summary + Text(f"  {order} first (o)" if order != "leader" else "  by leader (o)", style="dim")
+        said = {"leader": "  by leader (o)", "size": "  largest first (o)"}.get(order, f"  {order} first (o)")
+        return summary + Text(said, style="dim")
 
     @on(Select.Changed, "#topic-picker")
     def _topic_picked(self) -> None:
@@ -128,8 +138,15 @@ class PartitionsPane(LivePane, Vertical):
         table = self.query_one("#topic-table", LineTable) if self.showing_topics else self.query_one(PartitionTable)
         table.focus()
 
-    def show(self, snapshot: ClusterSnapshot, now: float, history: HistorySnapshot | None = None) -> None:
-        self._shown = (snapshot, now, history)
+    def show(
+        self,
+        snapshot: ClusterSnapshot,
+        now: float,
+        history: HistorySnapshot | None = None,
+        disks: BrokerDisks | None = None,
+    ) -> None:
+        self._shown = (snapshot, now, history, disks)
+        sizes = self._sizes_of(disks)
         picker = self.query_one("#topic-picker", Select)
         names = [t.name for t in sorted(snapshot.topics, key=lambda t: t.name)]
         options = [("all topics", ALL_TOPICS), *((n, n) for n in names)]
@@ -166,6 +183,6 @@ class PartitionsPane(LivePane, Vertical):
         table, topics = self.query_one(PartitionTable), self.query_one("#topic-table", LineTable)
         table.display, topics.display = not by_topic, by_topic
         if by_topic:
-            topics.set_rows(topic_rows(snapshot, history))
+            topics.set_rows(topic_rows(snapshot, history, sizes))
         else:
-            table.show(snapshot, topic, now, history)
+            table.show(snapshot, topic, now, history, sizes)

@@ -3,13 +3,13 @@ row holds (its cells, highlighted a moment after a failover), and the table of o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
-from kafkatop.tui.format import rate, sparkline
+from kafkatop.tui.format import data_size, rate, sparkline
 from kafkatop.tui.live.tabs.partitions.cells import (
     OFFLINE,
     TREND_WIDTH,
@@ -25,8 +25,12 @@ from kafkatop.tui.live.widgets.filter import matches
 HIGHLIGHT_S = 3.0  # how long a changed row stays highlighted (about three polls)
 
 # `o` cycles the rows' order: as kafka-topics lists them, faults first (offline, under min ISR, under-replicated),
-# most messages first, by leader.
-ORDERS = ("topic", "faults", "messages", "leader")
+# most messages first, by leader, largest first (the leader's replica's bytes on disk: where the brokers' log
+# directories are read).
+ORDERS = ("topic", "faults", "messages", "leader", "size")
+
+# (topic, partition, broker) -> the bytes of that broker's replica (BrokerDisks.replica_sizes)
+Sizes = Mapping[tuple[str, int, int], int]
 
 Shown = Sequence[tuple[Topic, Sequence[Partition]]]  # each topic shown, with its partitions the filter kept
 
@@ -56,8 +60,8 @@ def matching(topic: Topic, words: Sequence[str]) -> Sequence[Partition]:
 
 
 # --- orders (`o`) ----------------------------------------------------------------------------------------------------
-def in_order(shown: Shown, order: str) -> list[Partition]:
-    """The rows in `order`, ties kept in kafka-topics' order (sorts are stable)."""
+def in_order(shown: Shown, order: str, sizes: Sizes | None = None) -> list[Partition]:
+    """The rows in `order`, ties kept in kafka-topics' order (sorts are stable). `sizes`: the replicas' bytes."""
     if order == "faults":
         return _faults_first(shown)
     rows: list[Partition] = []
@@ -67,6 +71,8 @@ def in_order(shown: Shown, order: str) -> list[Partition]:
         rows.sort(key=lambda p: p.messages or 0, reverse=True)  # as the column says ("-": none); ties keep order
     elif order == "leader":
         rows.sort(key=lambda p: p.leader)
+    elif order == "size" and sizes is not None:
+        rows.sort(key=lambda p: sizes.get((p.topic, p.id, p.leader), -1), reverse=True)  # not read: last
     return rows
 
 
@@ -95,13 +101,19 @@ def _faults_first(shown: Shown) -> list[Partition]:
 
 
 # --- a row -----------------------------------------------------------------------------------------------------------
-def row_cells(p: Partition, min_isr: int | None, history: HistorySnapshot | None, now: float) -> tuple[Cell, ...]:
+def row_cells(
+    p: Partition, min_isr: int | None, history: HistorySnapshot | None, now: float, size: int | None = None
+) -> tuple[Cell, ...]:
     """A partition's row: reversed for HIGHLIGHT_S after its leader or ISR changed (insight/changes.py), with its
-    trends. `min_isr`: its topic's min.insync.replicas."""
+    trends. `min_isr`: its topic's min.insync.replicas; `size`: its leader's replica's bytes."""
     when = history.changed_at.get(TopicPartition(p.topic, p.id)) if history is not None else None
     changed = when is not None and now - when <= HIGHLIGHT_S
     isr_trend, rate_trend = trends(history, p)
-    return partition_row(p, changed, isr_trend, rate_trend, min_isr)
+    return partition_row(p, changed, isr_trend, rate_trend, min_isr, size)
+
+
+def leader_size(p: Partition, sizes: Sizes | None) -> int | None:
+    return None if sizes is None else sizes.get((p.topic, p.id, p.leader))
 
 
 # --- one row per topic (T) -------------------------------------------------------------------------------------------
@@ -110,17 +122,31 @@ TOPIC_ROWS_ABOVE = 1_000
 
 TOPIC_COLUMNS = (
     "topic", "partitions", "rf", "under-replicated", "under min isr", "offline", "messages", "msg/s", "group lag",
+    "size",
 )  # fmt: skip
-TOPIC_COLUMNS_DROPPED_FIRST = ("msg/s", "messages", "rf")  # a narrow terminal keeps the faults and the lag
+TOPIC_COLUMNS_DROPPED_FIRST = ("size", "msg/s", "messages", "rf")  # a narrow terminal keeps the faults and the lag
 
 
-def topic_rows(snapshot: ClusterSnapshot, history: HistorySnapshot | None) -> dict[str, tuple[str | Text, ...]]:
-    """One row per topic: its partitions, replication factor, faults, messages, rate and the lag of its groups."""
+def topic_rows(
+    snapshot: ClusterSnapshot, history: HistorySnapshot | None, sizes: Sizes | None = None
+) -> dict[str, tuple[str | Text, ...]]:
+    """One row per topic: its partitions, replication factor, faults, messages, bytes (its leaders' replicas), rate
+    and the lag of its groups."""
     lag = snapshot.lag_by_topic
-    return {t.name: _topic_row(t, lag.get(t.name), history) for t in snapshot.topics}
+    return {t.name: _topic_row(t, lag.get(t.name), history, sizes) for t in snapshot.topics}
 
 
-def _topic_row(t: Topic, lag: int | None, history: HistorySnapshot | None) -> tuple[str | Text, ...]:
+def topic_size(t: Topic, sizes: Sizes | None) -> int | None:
+    """The bytes of the topic's leaders' replicas (each partition once); None where none was read."""
+    if sizes is None:
+        return None
+    found = [s for p in t.partitions if (s := sizes.get((p.topic, p.id, p.leader))) is not None]
+    return sum(found) if found else None
+
+
+def _topic_row(
+    t: Topic, lag: int | None, history: HistorySnapshot | None, sizes: Sizes | None
+) -> tuple[str | Text, ...]:
     urp, under, offline = len(t.under_replicated), len(t.under_min_isr), len(t.offline)
     messages = t.messages
     rates = history.topic_records_per_s(t.name)[-TREND_WIDTH:] if history is not None else ()
@@ -134,4 +160,5 @@ def _topic_row(t: Topic, lag: int | None, history: HistorySnapshot | None) -> tu
         "-" if messages is None else str(messages),
         Text(f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else "", style="cyan"),
         "-" if lag is None else str(lag),
+        "-" if (size := topic_size(t, sizes)) is None else data_size(size),
     )

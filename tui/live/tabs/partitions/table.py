@@ -20,13 +20,23 @@ from kafkatop.tui.live.tabs.partitions.cells import (
     COLUMNS,
     ISR_TREND,
     RATE_TREND,
+    SIZE,
+    SIZE_WIDTH,
     Cell,
     TrendWidths,
     cell_text,
     draw_line,
     topic_widths,
 )
-from kafkatop.tui.live.tabs.partitions.rows import ORDERS, Shown, in_order, matching, row_cells
+from kafkatop.tui.live.tabs.partitions.rows import (
+    ORDERS,
+    Shown,
+    Sizes,
+    in_order,
+    leader_size,
+    matching,
+    row_cells,
+)
 from kafkatop.tui.live.widgets.line_table import RowCursor
 
 
@@ -40,7 +50,8 @@ class PartitionTable(RowCursor):
     # topic, partition, leader, replicas, ISR and min ISR always stay (min ISR is left out where no topic's is known:
     # the demo's mock has no DescribeConfigs, ZooKeeper's znodes do not hold it); elr only where the cluster has ELR
     # (eligible.leader.replicas.version ≥ 1: Kafka 4.1's default, never the mock's or a Kafka before 4.0).
-    DROPPED_FIRST = ("low", "high", "isr history", "msg/s", "messages")
+    # The size is only where the brokers' log directories are read (not the demo's mock).
+    DROPPED_FIRST = ("low", "high", "isr history", "size", "msg/s", "messages")
     # `o` is the pane's (PartitionsPane): the rows ordered and the summary saying how repainted in one frame.
     BINDINGS = [Binding("enter", "screen.key('browse')", "Browse messages", show=False)]  # the Messages tab's `b`
     ORDERS = ORDERS
@@ -60,27 +71,32 @@ class PartitionTable(RowCursor):
         self._cells: dict[int, tuple[Cell, ...]] = {}  # by row index, built when drawn, until the next poll
         # Rows drawn, by partition, while the look of a row is the same (widths, columns, style, the poll's history
         # and time): a keystroke of the filter or `o` moves rows already drawn, it does not draw them again.
-        self._drawn: dict[int, tuple[Partition, int | None, Strip]] = {}
+        self._drawn: dict[int, tuple[Partition, int | None, int | None, Strip]] = {}
         self._widths: list[int] = [len(c) for c in self.COLUMNS]
         self.filter_text = ""
         self._total = 0
-        self._last: tuple[ClusterSnapshot, str | None, float, HistorySnapshot | None] | None = None
+        self._last: tuple[ClusterSnapshot, str | None, float, HistorySnapshot | None, Sizes | None] | None = None
+        self._sizes: Sizes | None = None  # the replicas' bytes, from the last read of the log directories
         self._now = 0.0
         self._history: HistorySnapshot | None = None
         self._columns: tuple[int, ...] = tuple(range(len(self.COLUMNS)))  # those that fit the width
         self._min_isr_known = False  # whether any shown topic's min.insync.replicas was read
         self._elr_known = False  # whether the cluster keeps eligible leader replicas (KIP-966)
+        self._sizes_known = False  # whether the replicas' sizes are read (the size column)
         self.order = "topic"
         self._narrowed: tuple[ClusterSnapshot, str, frozenset[str]] | None = None  # the filter's last: topics kept
-        self._orders: tuple[ClusterSnapshot | None, str | None, dict[str, list[Partition]]] = (None, None, {})
+        self._orders: tuple[ClusterSnapshot | None, str | None, Sizes | None, dict[str, list[Partition]]] = (
+            None, None, None, {}
+        )  # fmt: skip
 
     @property
     def row_count(self) -> int:
         return len(self._rows)
 
     def next_order(self) -> str:
-        """The rows in the next of ORDERS, from the first row."""
-        self.order = self.ORDERS[(self.ORDERS.index(self.order) + 1) % len(self.ORDERS)]
+        """The rows in the next of ORDERS (by size only where the sizes are read), from the first row."""
+        orders = [o for o in self.ORDERS if o != "size" or self._sizes is not None]
+        self.order = orders[(orders.index(self.order) + 1) % len(orders)] if self.order in orders else orders[0]
         self.cursor_row = 0
         if self._last is not None:
             self.show(*self._last)
@@ -101,12 +117,18 @@ class PartitionTable(RowCursor):
         return self._row_cells(self._index(key))[self.COLUMNS.index(column)]
 
     def show(
-        self, snapshot: ClusterSnapshot, topic: str | None, now: float, history: HistorySnapshot | None = None
+        self,
+        snapshot: ClusterSnapshot,
+        topic: str | None,
+        now: float,
+        history: HistorySnapshot | None = None,
+        sizes: Sizes | None = None,
     ) -> None:
-        self._last = (snapshot, topic, now, history)
+        """`sizes`: the replicas' bytes (None: not read; no size column)."""
+        self._last = (snapshot, topic, now, history, sizes)
         if history is not self._history or now != self._now:
             self._drawn.clear()  # the trends and the highlight of a changed row are the poll's
-        self._now, self._history = now, history
+        self._now, self._history, self._sizes = now, history, sizes
         shown: list[tuple[Topic, Sequence[Partition]]] = []
         by_topic: dict[str, tuple[Topic, tuple[int, ...]]] = {}
         total = 0
@@ -143,6 +165,8 @@ class PartitionTable(RowCursor):
             for i, w in enumerate(found):
                 if w > widths[i]:
                     widths[i] = w
+        if sizes is not None:
+            widths[SIZE] = SIZE_WIDTH
         rows = self._in_order(snapshot, topic, shown, bool(words))
         if history is not None and rows:
             widths[ISR_TREND], widths[RATE_TREND] = self._trend_widths(
@@ -158,10 +182,11 @@ class PartitionTable(RowCursor):
         before, self._strips = self._strips, {}  # the rows on screen, compared below with what they show now
         top = self.scroll_offset.y
         elr_known = snapshot.features is not None and snapshot.features.elr_enabled
-        looks = widths != self._widths or (min_isr_known, elr_known) != (self._min_isr_known, self._elr_known)
+        known = (min_isr_known, elr_known, sizes is not None)
+        looks = widths != self._widths or known != (self._min_isr_known, self._elr_known, self._sizes_known)
         if looks:
             self._widths = widths
-            self._min_isr_known, self._elr_known = min_isr_known, elr_known
+            self._min_isr_known, self._elr_known, self._sizes_known = known
             self._fit()
         self.cursor_row = min(self.cursor_row, max(0, len(rows) - 1))
         self._resize()
@@ -173,15 +198,16 @@ class PartitionTable(RowCursor):
     def _in_order(self, snapshot: ClusterSnapshot, topic: str | None, shown: Shown, filtered: bool) -> list[Partition]:
         """The rows in the table's order: every row's, worked out once per poll and order and kept (the keystrokes of
         the filter and `o` back to an order seen reuse it); a filter's few rows ordered as they come."""
-        if self._orders[0] is not snapshot or self._orders[1] != topic:
-            self._orders = (snapshot, topic, {})
-        every = self._orders[2].get(self.order)
+        sizes = self._sizes
+        if self._orders[0] is not snapshot or self._orders[1] != topic or self._orders[2] is not sizes:
+            self._orders = (snapshot, topic, sizes, {})
+        every = self._orders[3].get(self.order)
         if not filtered:
             if every is None:
-                every = self._orders[2][self.order] = in_order(shown, self.order)
+                every = self._orders[3][self.order] = in_order(shown, self.order, sizes)
             return list(every)
         if every is None or sum(len(parts) for _, parts in shown) < 1_000:
-            return in_order(shown, self.order)
+            return in_order(shown, self.order, sizes)
         kept = {id(p) for _, parts in shown for p in parts}
         return [p for p in every if id(p) in kept]
 
@@ -189,7 +215,8 @@ class PartitionTable(RowCursor):
         cells = self._cells.get(index)
         if cells is None:
             p = self._rows[index]
-            cells = self._cells[index] = row_cells(p, self._min_isr.get(p.topic), self._history, self._now)
+            size = leader_size(p, self._sizes)
+            cells = self._cells[index] = row_cells(p, self._min_isr.get(p.topic), self._history, self._now, size)
         return cells
 
     def row_strip(self, index: int) -> Strip:
@@ -198,15 +225,15 @@ class PartitionTable(RowCursor):
         strip = self._strips.get(index)
         if strip is None:
             p = self._rows[index]
-            min_isr = self._min_isr.get(p.topic)
+            min_isr, size = self._min_isr.get(p.topic), leader_size(p, self._sizes)
             drawn = self._drawn.get(id(p))
-            if drawn is not None and drawn[0] is p and drawn[1] == min_isr:
-                strip = drawn[2]
+            if drawn is not None and drawn[0] is p and drawn[1] == min_isr and drawn[2] == size:
+                strip = drawn[3]
             else:
                 strip = draw_line(self._row_cells(index), self._columns, self._widths, self.base_style())
                 if len(self._drawn) > 4 * 1024:  # scrolled through many rows in one poll
                     self._drawn.clear()
-                self._drawn[id(p)] = (p, min_isr, strip)
+                self._drawn[id(p)] = (p, min_isr, size, strip)
             self._strips[index] = strip
         return strip
 
@@ -225,10 +252,13 @@ class PartitionTable(RowCursor):
             columns.remove(self.COLUMNS.index("min isr"))
         if not self._elr_known:
             columns.remove(self.COLUMNS.index("elr"))
+        if not self._sizes_known:
+            columns.remove(SIZE)
         for name in self.DROPPED_FIRST:
             if sum(self._widths[i] + 2 for i in columns) <= room:
                 break
-            columns.remove(self.COLUMNS.index(name))
+            if (i := self.COLUMNS.index(name)) in columns:  # the size: only where the sizes are read
+                columns.remove(i)
         self._strips.clear()
         self._drawn.clear()
         if tuple(columns) != self._columns:
