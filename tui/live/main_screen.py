@@ -200,7 +200,7 @@ class MainScreen(Screen[None]):
         """Small terminals' layouts (app.tcss): `-narrow` stacks, `-short` folds the banner, shortens the processes."""
         self.set_class(width < SMALL_WIDTH, "-narrow")
         self.set_class(height < SMALL_HEIGHT, "-short")
-        self.tab_markers.update()
+        self.call_after_refresh(self.tab_markers.update)  # the bar laid out at its new width first
 
     @on(TabbedContent.TabActivated)
     def _tab_shown(self) -> None:
