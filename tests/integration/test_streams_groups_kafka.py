@@ -10,6 +10,7 @@ install has no RocksDB for the examples' stateful demos):
   --members and --state (and --verbose): the same lines (offset rows sorted: the tool prints a HashMap's order);
 - the app stopped (Empty): --describe --state (and --verbose), the same lines and error note; --describe's offsets
   and --members print nothing, as the tool;
+- the live view's poll (AdminSource) shows the running group once, of type streams, with its member and offsets;
 - deleting: a group that is none refused as the tool refuses it (its Java exception's class left out); pipe-app
   deleted, the tool then listing no group.
 
@@ -30,6 +31,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
+from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.streams_groups.streams_groups import describe_streams_groups
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main
@@ -163,6 +165,18 @@ def test_a_running_app_and_then_a_stopped_one_print_as_the_tool(
                 assert out[:1] == theirs[:1] and sorted(out[1:]) == sorted(theirs[1:]), argv
         (row,) = ours(streams, capsys, "--describe", "--group", APP, "--members")[1][1:]
         assert row.endswith("ACTIVE: 0:[0,1]; ")
+        # the live view's poll: the group once, of type streams, its member reading both partitions, lag 0
+        source = AdminSource(connection, timeout_s=10.0)
+        try:
+            (group,) = [g for g in source.poll().groups if g.group_id == APP]
+        finally:
+            source.close()
+        assert (group.group_type, group.protocol_type, group.state.value) == ("streams", "streams", "Stable")
+        (member,) = group.members
+        assert [(tp.topic, tp.partition) for tp in member.assignment] == [(SOURCE, 0), (SOURCE, 1)]
+        assert [(o.partition, o.committed, o.lag, o.member_id) for o in group.offsets] == [
+            (0, RECORDS // 2, 0, member.member_id), (1, RECORDS // 2, 0, member.member_id),
+        ]  # fmt: skip
     finally:
         stop(app)
     wait_for(lambda: describe_streams_groups(connection, [APP], 5.0)[APP].state == "Empty", timeout_s=60,

@@ -20,6 +20,8 @@ from kafkatop.backends.insight.streams_group_lines import (
     state_lines,
 )
 from kafkatop.backends.kafka.streams_groups.streams_groups import _group, _with_watermarks, check_streams_support
+from kafkatop.backends.kafka.streams_groups.streams_poll import streams_group
+from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.share_groups import Coordinator
 from kafkatop.backends.model.streams_groups import ListedStreamsGroup, StreamsGroup, StreamsGroupsUnavailable
 from kafkatop.backends.protocol.api_versions import ApiVersions, decode_api_versions
@@ -181,3 +183,19 @@ def test_bad_input_exits_2_before_any_connection(
 ) -> None:
     assert main(["streams-groups", *argv, "--bootstrap-server", NOWHERE]) == 2
     assert said in capsys.readouterr().err
+
+
+# --- the live view's poll -------------------------------------------------------------------------------------------
+def test_the_recorded_group_is_shown_as_a_group_of_type_streams() -> None:
+    g = streams_group(_recorded(), ENDS)
+    assert (g.group_type, g.protocol_type, g.state, g.coordinator, g.group_epoch, g.assignment_epoch) == (
+        "streams", "streams", GroupState.STABLE, 1, 1, 1,
+    )  # fmt: skip
+    (member,) = g.members
+    assert (member.member_id, member.host, member.reconciling) == (MEMBER, "127.0.0.1", False)
+    assert [(tp.topic, tp.partition) for tp in member.assignment] == [(TOPIC, 0), (TOPIC, 1)]  # task 0_0, 0_1
+    assert [(o.partition, o.committed, o.high_watermark, o.lag, o.member_id) for o in g.offsets] == [
+        (0, None, 0, None, MEMBER), (1, 2, 2, 0, MEMBER),
+    ]  # fmt: skip
+    empty = streams_group(_recorded("_empty"), ENDS)
+    assert (empty.state, empty.members, empty.offsets) == (GroupState.EMPTY, (), ())

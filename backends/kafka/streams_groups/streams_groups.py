@@ -124,9 +124,10 @@ class StreamsGroupReader:
         listed = self._requests.list(deadline, wire.STREAMS_TYPE)
         return tuple(ListedStreamsGroup(g.group_id, g.state) for g in listed)
 
-    def describe(self, group_ids: Sequence[str], deadline: float) -> dict[str, StreamsGroup]:
+    def describe(self, group_ids: Sequence[str], deadline: float, watermarks: bool = True) -> dict[str, StreamsGroup]:
         """Each group with its topology, members and offsets. A group that cannot be read carries why (`error`); one
-        the cluster does not know, `not_found`."""
+        the cluster does not know, `not_found`. `watermarks`: the partitions' log start and end read here (a poll
+        has them: False)."""
         requests = self._requests
 
         def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, StreamsGroup | int]:
@@ -158,9 +159,15 @@ class StreamsGroupReader:
 
         found = requests._each_coordinator(group_ids, deadline, ask)
         groups = {g: r if isinstance(r, StreamsGroup) else StreamsGroup(g, "", None, error=r) for g, r in found.items()}
+        if not watermarks:
+            return groups
         wanted = {(o.topic, o.partition) for g in groups.values() for o in g.offsets}
         starts, ends = requests._watermarks_of(wanted, deadline)
         return {g: _with_watermarks(group, starts, ends) for g, group in groups.items()}
+
+    def describe_all(self, deadline: float) -> dict[str, StreamsGroup]:
+        """Every streams group of the cluster, described without watermarks (for a poll, which has them)."""
+        return self.describe([g.group_id for g in self.list(deadline)], deadline, watermarks=False)
 
     def delete(self, group_ids: Sequence[str], deadline: float) -> dict[str, str | None]:
         """Each group's outcome, in the order asked: None when deleted, else why. As kafka-streams-groups.sh, a group
