@@ -49,10 +49,12 @@ from kafkatop.tui.cli.parser_lab import (
 from kafkatop.tui.cli.parser_streams import STREAMS_GROUPS, add_streams_groups
 from kafkatop.tui.cli.parser_tools import (
     API_VERSIONS,
+    CLIENT_METRICS,
     GET_OFFSETS,
     LOG_DIRS,
     METADATA_QUORUM,
     add_api_versions,
+    add_client_metrics,
     add_get_offsets,
     add_log_dirs,
     add_metadata_quorum,
@@ -148,6 +150,9 @@ COMMANDS: tuple[Command, ...] = (
                  "--delete/--delete-offsets delete share groups' data")),
     Command("streams-groups", STREAMS_GROUPS, (cluster_options, add_streams_groups),
             ".streams_groups:cmd_streams_groups", when(lambda a: bool(a.delete), "--delete deletes streams groups")),
+    Command("client-metrics", CLIENT_METRICS, (cluster_options, add_client_metrics),
+            ".client_metrics:cmd_client_metrics",
+            when(lambda a: bool(a.alter or a.delete), "--alter/--delete change client-metrics resources")),
     Command("consume", CONSUME, (cluster_options, add_consume), ".consume:cmd_consume", never),  # commits nothing
     Command("produce", PRODUCE, (cluster_options, add_produce), ".produce:cmd_produce", always("produces records")),
     Command("durability", DURABILITY, (cluster_options, add_durability),
@@ -196,7 +201,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
-    ("", ("log-dirs", "get-offsets", "metadata-quorum", "api-versions")),
+    ("", ("log-dirs", "get-offsets", "metadata-quorum", "api-versions", "client-metrics")),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),
