@@ -8,6 +8,7 @@ import argparse
 import json
 import uuid
 
+from kafkatop.backends.insight.client_metrics_lines import describe_lines
 from kafkatop.backends.kafka.cluster.client_metrics import ClientMetricsAdmin
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
@@ -82,11 +83,7 @@ def _describe(args: argparse.Namespace, admin: ClientMetricsAdmin) -> int:
     if args.json:
         print(json.dumps([{"name": n, "configs": dict(e)} for n, e in described.items()], indent=2))
         return DONE
-    for name in names:
-        if name not in described:  # as Kafka 4.1's tool says it (exit 0)
-            print(f"The client metric resource {name} doesn't exist and doesn't have dynamic config.")
-            continue
-        print(f"Client metrics configs for {name} are:")
-        for config, value in described[name]:
-            print(f"  {config}={value if value is not None else 'null'}")
+    lines = describe_lines(names, described)
+    if lines:  # none listed: the tool prints nothing (where --list prints one empty line)
+        print("\n".join(lines))
     return DONE
