@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from kafkatop.backends.model.errors import KafkatopError
 
 ENABLE_HINT = (
-    "Kafka 4.1 offers them as early access: start the controllers with unstable.feature.versions.enable=true and the "
-    "brokers with unstable.api.versions.enable=true and group.coordinator.rebalance.protocols=classic,consumer,"
-    "streams, then `kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature streams.version=1`"
+    "Kafka 4.1 offers them as early access: brokers with unstable.api.versions.enable=true, controllers with "
+    "unstable.feature.versions.enable=true, then `kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature "
+    "streams.version=1`"
 )
 
 

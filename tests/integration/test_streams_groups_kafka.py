@@ -3,8 +3,8 @@ the same node line for line, with a real Kafka Streams application using the str
 (tests/fixtures/streams/StreamsPipe.java: a stateless topology, compiled with javac against the install's jars; the
 install has no RocksDB for the examples' stateful demos):
 
-- the broker started for streams groups (unstable.api.versions.enable, unstable.feature.versions.enable,
-  group.coordinator.rebalance.protocols=classic,consumer,streams: formatted so, it starts at streams.version=1);
+- the broker started for streams groups (unstable.api.versions.enable, unstable.feature.versions.enable: formatted
+  so, it starts at streams.version=1; group.coordinator.rebalance.protocols need not name streams);
   with streams.version disabled: one line saying streams groups are off and how to turn them on, exit 1;
 - `pipe-app` running (Stable, one member with tasks 0_0 and 0_1): --list (and --list --state), --describe's offsets,
   --members and --state (and --verbose): the same lines (offset rows sorted: the tool prints a HashMap's order);
@@ -47,7 +47,6 @@ RECORDS = 12
 STREAMS_BROKER = {
     "unstable.api.versions.enable": "true",
     "unstable.feature.versions.enable": "true",
-    "group.coordinator.rebalance.protocols": "classic,consumer,streams",
 }
 PIPE = Path(__file__).parents[1] / "fixtures" / "streams" / "StreamsPipe.java"
 
