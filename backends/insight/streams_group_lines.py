@@ -153,3 +153,24 @@ def delete_lines(outcome: Mapping[str, str | None]) -> list[str]:
     if done:
         lines += ["", f"These streams groups were deleted successfully: '{joined}'."]
     return lines
+
+
+def not_inferred_lines(group_id: str, topics: Sequence[str]) -> list[str]:
+    """The tool's lines, before deleting, for the group's internal topics not named as its own (kept)."""
+    lines: list[str] = []
+    for topic in topics:
+        lines += _error(f"The internal topic '{topic}' is not inferred as internal and thus will not be deleted with "
+                        f"the group '{group_id}'.")  # fmt: skip
+    return lines
+
+
+def internal_topics_lines(deleted_with_topics: Sequence[str], failures: Mapping[str, str]) -> list[str]:
+    """After the groups' lines: how deleting the deleted groups' internal topics went (`failures`: why, by group)."""
+    if not deleted_with_topics:
+        return []
+    if not failures:
+        joined = "', '".join(deleted_with_topics)
+        return [f"Deletion of associated internal topics of the streams groups ('{joined}') was successful."]
+    return ["Deletion of some associated internal topics failed:",
+            *(f"* Internal topics of the streams group '{g}' could not be deleted due to: {why}"
+              for g, why in failures.items())]  # fmt: skip

@@ -9,6 +9,7 @@ committed offset, or minus the log start where nothing was committed (as Kafka's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kafkatop.backends.model.errors import KafkatopError
@@ -85,3 +86,14 @@ class StreamsGroup:
     offsets: tuple[StreamsOffset, ...] = ()
     error: str | None = None
     not_found: bool = False
+    internal_topics: tuple[str, ...] = ()  # its repartition and changelog topics (not its source topics)
+
+
+_INTERNAL_SUFFIXES = ("-changelog", "-repartition", "-subscription-registration-topic", "-subscription-response-topic")
+_FK_JOIN = re.compile(r".+-KTABLE-FK-JOIN-SUBSCRIPTION-(REGISTRATION|RESPONSE)-\d+-topic")
+
+
+def inferred_internal(topic: str, group_id: str) -> bool:
+    """Whether kafka-streams-groups.sh --delete takes `topic` for one of the group's own internal topics (and deletes
+    it with the group): named after the application id, in Kafka Streams' formats for internal topics."""
+    return topic.startswith(f"{group_id}-") and (topic.endswith(_INTERNAL_SUFFIXES) or bool(_FK_JOIN.fullmatch(topic)))

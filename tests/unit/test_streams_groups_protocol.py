@@ -14,8 +14,10 @@ import pytest
 
 from kafkatop.backends.insight.streams_group_lines import (
     delete_lines,
+    internal_topics_lines,
     list_lines,
     members_lines,
+    not_inferred_lines,
     offsets_lines,
     state_lines,
 )
@@ -23,7 +25,12 @@ from kafkatop.backends.kafka.streams_groups.streams_groups import _group, _with_
 from kafkatop.backends.kafka.streams_groups.streams_poll import streams_group
 from kafkatop.backends.model.cluster import GroupState
 from kafkatop.backends.model.share_groups import Coordinator
-from kafkatop.backends.model.streams_groups import ListedStreamsGroup, StreamsGroup, StreamsGroupsUnavailable
+from kafkatop.backends.model.streams_groups import (
+    ListedStreamsGroup,
+    StreamsGroup,
+    StreamsGroupsUnavailable,
+    inferred_internal,
+)
 from kafkatop.backends.protocol.api_versions import ApiVersions, decode_api_versions
 from kafkatop.backends.protocol.consumer_groups import decode_list_groups
 from kafkatop.backends.protocol.groups import decode_offset_fetch
@@ -199,3 +206,24 @@ def test_the_recorded_group_is_shown_as_a_group_of_type_streams() -> None:
     ]  # fmt: skip
     empty = streams_group(_recorded("_empty"), ENDS)
     assert (empty.state, empty.members, empty.offsets) == (GroupState.EMPTY, (), ())
+
+
+def test_internal_topics_deleted_with_a_group_are_those_named_as_its_own() -> None:
+    assert inferred_internal("app-KSTREAM-REPARTITION-0000000002-repartition", "app")
+    assert inferred_internal("app-store-changelog", "app")
+    assert inferred_internal("app-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007-topic", "app")
+    assert not inferred_internal("other-store-changelog", "app")  # another application's
+    assert not inferred_internal("app-orders", "app")  # not an internal topic's format
+    assert not_inferred_lines("app", ["shared-changelog"]) == [
+        "",
+        "Error: The internal topic 'shared-changelog' is not inferred as internal and thus will not be deleted with "
+        "the group 'app'.",
+    ]
+    assert internal_topics_lines(["a", "b"], {}) == [
+        "Deletion of associated internal topics of the streams groups ('a', 'b') was successful."
+    ]
+    assert internal_topics_lines(["a"], {"a": "TOPIC_AUTHORIZATION_FAILED"}) == [
+        "Deletion of some associated internal topics failed:",
+        "* Internal topics of the streams group 'a' could not be deleted due to: TOPIC_AUTHORIZATION_FAILED",
+    ]
+    assert internal_topics_lines([], {}) == []

@@ -13,7 +13,7 @@ STREAMS_GROUPS: dict[str, str] = {
     "those in these states), describes one in kafka-streams-groups.sh --describe's layouts (each source-topic "
     "partition of the members' active tasks with its lag by default; --members with their tasks; --state; --verbose "
     "adds the committed offsets and the epochs), or deletes groups (--delete: refused for a group with members, as "
-    "the tool refuses it; asks first unless --yes).",
+    "the tool refuses it; asks first unless --yes), with their internal (repartition, changelog) topics.",
     "epilog": "A cluster without streams groups (Kafka before 4.1, the librdkafka mock, streams.version=0) is said in "
     "one line, with how to turn them on. Kafka 4.1's tool describes the first streams group listed whatever --group "
     "names; kafkatop describes the group named. Exit codes: 0 done; 1 Kafka could not be asked, has no streams "

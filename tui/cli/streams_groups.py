@@ -10,18 +10,22 @@ import json
 
 from kafkatop.backends.insight.streams_group_lines import (
     delete_lines,
+    internal_topics_lines,
     list_lines,
     members_lines,
+    not_inferred_lines,
     offsets_lines,
     state_lines,
     tasks_text,
 )
+from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.streams_groups.streams_groups import (
     delete_streams_groups,
     describe_streams_groups,
     list_streams_groups,
 )
-from kafkatop.backends.model.streams_groups import StreamsGroup
+from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.streams_groups import StreamsGroup, inferred_internal
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 from kafkatop.tui.cli.parser_streams import STATES
@@ -137,6 +141,8 @@ def _print(lines: list[str]) -> None:
 
 
 def _delete(args: argparse.Namespace) -> int:
+    """As the tool: the groups (empty ones only), then the internal topics of each deleted group that are named as its
+    own (repartition, changelog); one named otherwise is said and kept."""
     cluster = connection(args)
     names = [g.group_id for g in list_streams_groups(cluster, args.timeout)] if args.all_groups else args.group
     names = list(dict.fromkeys(names))
@@ -144,15 +150,37 @@ def _delete(args: argparse.Namespace) -> int:
         err("no streams group in the cluster: nothing to delete")
         return DONE
     listed = ", ".join(repr(g) for g in names)
-    question = f"delete streams group{'s' if len(names) > 1 else ''} {listed}, with their committed offsets?"
+    question = (f"delete streams group{'s' if len(names) > 1 else ''} {listed}, with their committed offsets and "
+                "internal (repartition, changelog) topics?")  # fmt: skip
     unasked = "nothing was deleted: --delete asks first, on a terminal; add --yes to delete without asking"
     if not confirmed(question, yes=args.yes, unasked=unasked, typed=typed_name(args)):
         err("not confirmed: nothing was deleted")
         return FAILED
+    internal: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for group in describe_streams_groups(cluster, names, args.timeout).values():
+        if group.error is None and group.state == "Empty":
+            kept = [t for t in group.internal_topics if not inferred_internal(t, group.group_id)]
+            lines += not_inferred_lines(group.group_id, kept)
+            if mine := [t for t in group.internal_topics if inferred_internal(t, group.group_id)]:
+                internal[group.group_id] = mine
     outcome = delete_streams_groups(cluster, names, args.timeout)
+    deleted_with_topics = [g for g, why in outcome.items() if why is None and g in internal]
+    failures: dict[str, str] = {}
+    if deleted_with_topics:
+        with TopicAdmin(cluster, timeout_s=args.timeout) as admin:
+            for g in deleted_with_topics:
+                for topic in internal[g]:
+                    try:
+                        admin.delete_topic(topic)
+                    except KafkatopError as e:
+                        lines.append(f"Failed to delete internal topic: {topic}")
+                        failures[g] = str(e)
     if args.json:
         print(json.dumps({"deleted": [g for g, why in outcome.items() if why is None],
-                          "failed": {g: why for g, why in outcome.items() if why is not None}}, indent=2))  # fmt: skip
+                          "failed": {g: why for g, why in outcome.items() if why is not None},
+                          "internal_topics": {g: internal[g] for g in deleted_with_topics},
+                          "internal_topics_failed": failures}, indent=2))  # fmt: skip
     else:
-        _print(delete_lines(outcome))
-    return FAILED if any(why is not None for why in outcome.values()) else DONE
+        _print([*lines, *delete_lines(outcome), *internal_topics_lines(deleted_with_topics, failures)])
+    return FAILED if failures or any(why is not None for why in outcome.values()) else DONE

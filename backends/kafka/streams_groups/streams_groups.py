@@ -96,8 +96,11 @@ def _group(d: wire.DescribedStreamsGroup, offsets: GroupOffsets | None, coordina
         c = committed.get((topic, partition))
         epoch = c.leader_epoch if c is not None and c.leader_epoch >= 0 else None
         rows.append(StreamsOffset(topic, partition, c.offset if c is not None else None, epoch, None, None))
+    source_topics = {t for s in d.subtopologies or () for t in s.source_topics}
+    internal = [t for s in d.subtopologies or () for t in (*s.repartition_source_topics, *s.changelog_topics)]
+    internal_topics = tuple(t for t in dict.fromkeys(internal) if t not in source_topics)
     return StreamsGroup(d.group_id, d.state, where, d.group_epoch, d.assignment_epoch, d.topology_epoch, sources,
-                        members, tuple(rows))  # fmt: skip
+                        members, tuple(rows), internal_topics=internal_topics)  # fmt: skip
 
 
 class StreamsGroupReader:
