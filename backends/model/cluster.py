@@ -225,7 +225,8 @@ class Topic:
 
 
 class GroupState(StrEnum):
-    """Consumer group states as the group coordinator reports them (classic and KIP-848 protocols)."""
+    """Group states as the group coordinator reports them (classic and KIP-848 protocols; NotReady: a streams group,
+    KIP-1071, whose topology cannot run yet, its source or internal topics missing)."""
 
     UNKNOWN = "Unknown"
     PREPARING_REBALANCE = "PreparingRebalance"
@@ -235,6 +236,7 @@ class GroupState(StrEnum):
     EMPTY = "Empty"
     ASSIGNING = "Assigning"
     RECONCILING = "Reconciling"
+    NOT_READY = "NotReady"
 
     @property
     def inactive(self) -> bool:

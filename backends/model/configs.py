@@ -53,7 +53,7 @@ class ConfigType(StrEnum):
     PASSWORD = "PASSWORD"
 
 
-ResourceKind = Literal["topic", "broker", "broker-defaults"]
+ResourceKind = Literal["topic", "broker", "broker-defaults", "client-metrics"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,7 @@ class ConfigResource:
             "topic": ConfigSource.DYNAMIC_TOPIC_CONFIG,
             "broker": ConfigSource.DYNAMIC_BROKER_CONFIG,
             "broker-defaults": ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
+            "client-metrics": ConfigSource.DYNAMIC_CLIENT_METRICS_CONFIG,
         }[self.kind]
 
     def __str__(self) -> str:

@@ -31,7 +31,8 @@ METADATA = Api(3, "Metadata", (9, 12), flexible_from=9)  # the flexible ones (Ka
 DESCRIBE_CONFIGS = Api(32, "DescribeConfigs", (1, 4), flexible_from=4)
 INCREMENTAL_ALTER_CONFIGS = Api(44, "IncrementalAlterConfigs", (0, 1), flexible_from=1)
 
-_RESOURCE_TYPES = {"topic": 2, "broker": 4, "broker-defaults": 4}  # ConfigResource.Type: TOPIC 2, BROKER 4
+# ConfigResource.Type: TOPIC 2, BROKER 4, CLIENT_METRICS 16 (KIP-714, Kafka 3.7+)
+_RESOURCE_TYPES = {"topic": 2, "broker": 4, "broker-defaults": 4, "client-metrics": 16}
 
 # DescribeConfigsResponse's ConfigSource codes, by the admin client's names.
 _SOURCES = {

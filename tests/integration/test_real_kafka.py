@@ -113,11 +113,21 @@ def stop_node(proc: subprocess.Popen[bytes]) -> None:
     proc.wait(10)
 
 
-def start_node(home: Path, root: Path, timeout_s: float = 60.0, extra: Mapping[str, str] | None = None) -> KraftNode:
-    port = free_port()
-    controller_port = free_port()
-    while controller_port == port:
+def start_node(
+    home: Path,
+    root: Path,
+    timeout_s: float = 60.0,
+    extra: Mapping[str, str] | None = None,
+    ports: tuple[int, int] | None = None,
+) -> KraftNode:
+    """`ports`: the broker's and the controller's, where a test must keep to a range; else free ones."""
+    if ports is not None:
+        port, controller_port = ports
+    else:
+        port = free_port()
         controller_port = free_port()
+        while controller_port == port:
+            controller_port = free_port()
     log_dir = root / "logs"
     log_dir.mkdir(parents=True)
     config = write_config(root, port, controller_port, extra)

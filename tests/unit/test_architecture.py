@@ -122,6 +122,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
                 "users",
                 "acls",
                 "tools",
+                "streams",
             )
         ),
         "kafkatop.tui.cli.options",

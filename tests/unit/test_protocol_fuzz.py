@@ -23,6 +23,7 @@ import pytest
 
 from kafkatop.backends.kraft.wire import decode_describe_quorum
 from kafkatop.backends.protocol import share_groups as share
+from kafkatop.backends.protocol import streams_groups as streams
 from kafkatop.backends.protocol import transactions as txn
 from kafkatop.backends.protocol.api_versions import decode_api_versions, decode_api_versions_v0
 from kafkatop.backends.protocol.configs import (
@@ -318,6 +319,11 @@ DECODERS = (
         "share_list_groups",
         lambda p: decode_list_groups(response_reader(p), 5),
         ((RECORDED_41 / "list_groups_share_4_1.bin").read_bytes(),),
+    ),
+    Decoder(
+        "streams_group_describe",
+        streams.decode_streams_group_describe,
+        tuple((RECORDED_41 / f"streams_group_describe{n}_4_1.bin").read_bytes() for n in ("", "_empty")),
     ),
     Decoder(
         "share_group_describe",

@@ -46,12 +46,15 @@ from kafkatop.tui.cli.parser_lab import (
     add_up,
     start_timeout,
 )
+from kafkatop.tui.cli.parser_streams import STREAMS_GROUPS, add_streams_groups
 from kafkatop.tui.cli.parser_tools import (
     API_VERSIONS,
+    CLIENT_METRICS,
     GET_OFFSETS,
     LOG_DIRS,
     METADATA_QUORUM,
     add_api_versions,
+    add_client_metrics,
     add_get_offsets,
     add_log_dirs,
     add_metadata_quorum,
@@ -145,6 +148,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("share-groups", SHARE_GROUPS, (cluster_options, add_share_groups), ".share_groups:cmd_share_groups",
             when(lambda a: bool(a.delete or a.delete_offsets),
                  "--delete/--delete-offsets delete share groups' data")),
+    Command("streams-groups", STREAMS_GROUPS, (cluster_options, add_streams_groups),
+            ".streams_groups:cmd_streams_groups",
+            when(lambda a: bool(a.delete), "--delete deletes streams groups and their internal topics")),
+    Command("client-metrics", CLIENT_METRICS, (cluster_options, add_client_metrics),
+            ".client_metrics:cmd_client_metrics",
+            when(lambda a: bool(a.alter or a.delete), "--alter/--delete change client-metrics resources")),
     Command("consume", CONSUME, (cluster_options, add_consume), ".consume:cmd_consume", never),  # commits nothing
     Command("produce", PRODUCE, (cluster_options, add_produce), ".produce:cmd_produce", always("produces records")),
     Command("durability", DURABILITY, (cluster_options, add_durability),
@@ -185,12 +194,15 @@ COMMANDS: tuple[Command, ...] = (
 OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Lab cluster commands", ("up", "down", "status", "kill", "stop", "start", "restart", "add-broker", "add-connect")),
     ("topics", ("topics", "create-topic", "describe", "add-partitions")),
-    ("operations", ("elect-leaders", "reassign", "configs", "groups", "share-groups", "consume", "produce")),
+    (
+        "operations",
+        ("elect-leaders", "reassign", "configs", "groups", "share-groups", "streams-groups", "consume", "produce"),
+    ),
     ("", ("acls", "users")),
     ("", ("durability", "chaos")),
     ("", ("counts",)),
     ("", ("features",)),
-    ("", ("log-dirs", "get-offsets", "metadata-quorum", "api-versions")),
+    ("", ("log-dirs", "get-offsets", "metadata-quorum", "api-versions", "client-metrics")),
     ("", ("transactions",)),
     ("", ("connect",)),
     ("", ("install",)),

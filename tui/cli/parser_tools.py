@@ -116,3 +116,33 @@ def add_api_versions(versions: Parser) -> None:
                     help="a controller listener: the controllers' versions instead of the brokers' (kafkatop's own: "
                     "Kafka 4.1's tool has none)")  # fmt: skip
     timeout_option(versions, 10.0, "to ask the nodes")
+
+
+CLIENT_METRICS: dict[str, str] = {
+    "help": "list, describe, create, change and delete client-metrics resources (KIP-714), as kafka-client-metrics.sh",
+    "description": "Lists the client-metrics resources (--list: ListConfigResources), describes them (--describe, "
+    "every one or --resource N: their metrics, interval.ms and match), creates or changes one (--alter --resource N "
+    "or --generate-name, with --metrics m1,m2 (metric name prefixes), --interval MS and --match k=v,… (an empty value "
+    "resets that config)) or deletes one (--delete --resource N: asks first unless --yes), in the tool's lines. "
+    "The tool's --name is --resource here: every command's --name names the lab cluster.",
+    "epilog": "Match selectors: client_id, client_instance_id, client_software_name, client_software_version, "
+    "client_source_address, client_source_port. Exit codes: 0 done; 1 Kafka could not be asked or refused the "
+    "change (its error name and message are shown); 2 bad input (options that do not go together).",
+}
+
+
+def add_client_metrics(c: Parser) -> None:
+    c.option("--list", action="store_true", help="the client-metrics resources' names")
+    c.option("--describe", action="store_true", help="their configs (every resource, or --resource)")
+    c.option("--alter", action="store_true", help="create or change the --resource (or --generate-name)")
+    c.option("--delete", action="store_true", help="delete the --resource (asks first)")
+    # kafka-client-metrics.sh's --name: every command's --name names the lab cluster
+    c.option("--resource", type=text("a client-metrics resource name"), help="the resource (the tool's --name)",
+             shown="none")  # fmt: skip
+    c.option("--generate-name", action="store_true", help="with --alter: a new resource named by a random UUID")
+    c.option("--metrics", metavar="M1,M2", help="with --alter: metric name prefixes ('' resets)", shown="unchanged")
+    c.option("--interval", metavar="MS", help="with --alter: the push interval in ms ('' resets)", shown="unchanged")
+    c.option("--match", metavar="K=V,…", help="with --alter: which clients ('' resets)", shown="unchanged")
+    c.option("--yes", action="store_true", help="delete without asking")
+    json_option(c, "the result as JSON")
+    timeout_option(c, 30.0, "to read or change the resources")

@@ -35,6 +35,7 @@ from kafkatop.backends.kafka.errors import Deadline, describe_error, unreachable
 from kafkatop.backends.kafka.groups.group_poll import SOURCE, GroupPoll, GroupReadMode
 from kafkatop.backends.kafka.groups.group_reader import CLOSE_WAIT_S
 from kafkatop.backends.kafka.share_groups.share_poll import SharePoll
+from kafkatop.backends.kafka.streams_groups.streams_poll import StreamsPoll
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
@@ -78,6 +79,7 @@ class AdminSource:
         self._elr = ElrPoll(connection, config_refresh_s)
         self._groups = GroupPoll(connection, watch_groups, config_refresh_s, group_reads)
         self._share_groups = SharePoll(connection)
+        self._streams_groups = StreamsPoll(connection)
         # Watermarks through kafkatop's own ListOffsets where its connections speak the cluster's security; else
         # through the AdminClient (a Future per partition: slower, the same figures).
         self._watermarks = WatermarkReader(connection) if WatermarkReader.speaks(connection) else None
@@ -103,6 +105,7 @@ class AdminSource:
     def close(self) -> None:
         self._groups.close()
         self._share_groups.close()
+        self._streams_groups.close()
         self._elr.close()
         if self._watermarks is not None:
             self._watermarks.close()
@@ -148,6 +151,7 @@ class AdminSource:
         # the deadline, and groups on live coordinators must not time out for it.
         group_reads = self._groups.start(metadata, topic_meta, deadline)
         share_read = self._share_groups.start(deadline)
+        streams_read = self._streams_groups.start(deadline)
 
         # --- brokers and controller ---
         racks: dict[int, str | None] = {}
@@ -176,8 +180,10 @@ class AdminSource:
         self._last_topics = {t.name: t for t in topics}
         brokers = self._brokers(alive, topics)
         groups = self._groups.collect(groups_f, group_reads, high, problems)
-        shared = self._share_groups.collect(share_read, deadline, {tp: v[0] for tp, v in high.items()}, problems)
-        if shared:  # ListGroups lists share groups too: shown once, as what they are
+        ends = {tp: v[0] for tp, v in high.items()}
+        shared = self._share_groups.collect(share_read, deadline, ends, problems)
+        shared += self._streams_groups.collect(streams_read, deadline, ends, problems)
+        if shared:  # ListGroups lists share and streams groups too: shown once, as what they are
             names = {g.group_id for g in shared}
             groups = tuple(sorted((*(g for g in groups if g.group_id not in names), *shared), key=lambda g: g.group_id))
         mode = self._configs.mode or "unknown"

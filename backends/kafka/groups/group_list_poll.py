@@ -3,8 +3,9 @@ connections speak the cluster's security (kept from poll to poll, one per broker
 kafka-consumer-groups.sh --list and `kafkatop groups --list` list: every classic group whatever its protocol type —
 a Kafka Connect worker's group (protocol type "connect") too, which confluent-kafka's listing leaves out (librdkafka
 keeps only the protocol types "consumer" and "") — and KIP-848 consumer groups. Share groups are the share poll's
-(share_poll.py); streams groups are not polled. Where kafkatop cannot speak ListGroups v3+ (Kafka before 2.4, the
-librdkafka mock) or the security (GSSAPI, OAUTHBEARER), confluent-kafka's listing, as before."""
+(share_poll.py), streams groups the streams poll's (streams_poll.py). Where kafkatop cannot speak ListGroups v3+
+(Kafka before 2.4, the librdkafka mock) or the security (GSSAPI, OAUTHBEARER), confluent-kafka's listing, as
+before."""
 
 from __future__ import annotations
 

@@ -40,6 +40,7 @@ from kafkatop.backends.protocol import share_groups as wire
 from kafkatop.backends.protocol.configs import METADATA, decode_metadata_brokers
 from kafkatop.backends.protocol.configs import metadata_brokers_body as _brokers_body
 from kafkatop.backends.protocol.connection import (
+    BrokerConnection,
     KeptConnections,
     Unsupported,
     first_answer,
@@ -68,16 +69,26 @@ PAUSE_S = 0.2  # between them: a coordinator loading its partition needs a momen
 MAX_PAGES = 1000
 
 
-def _list_share_groups(version: int) -> bytes:
-    return list_groups_body(version, (wire.SHARE_TYPE,))
+def _list_groups_of(group_type: str, version: int) -> bytes:
+    return list_groups_body(version, (group_type,))
 
 
 class ShareGroupReader:
     """One cluster's share groups, with connections kept from call to call (a poll calls it every few seconds): one
     thread at a time, as KeptConnections."""
 
-    def __init__(self, connection: KafkaConnection, timeout_s: float = 15.0) -> None:
-        require_supported(connection, "share-group requests", "kafka-share-groups.sh")
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        timeout_s: float = 15.0,
+        check: Callable[[BrokerConnection], None] = check_support,
+        what: tuple[str, str] = ("share-group requests", "kafka-share-groups.sh"),
+    ) -> None:
+        """`check`: raises, saying why, when the first broker asked cannot answer these groups' requests (the
+        streams-group reader passes its own); `what`: the requests and Kafka's tool, for a connection kafkatop's own
+        protocol code cannot open."""
+        require_supported(connection, *what)
+        self._check = check
         self.connection = connection
         self.timeout_s = timeout_s
         self._kept = KeptConnections(connection.client_settings)
@@ -111,7 +122,7 @@ class ShareGroupReader:
             try:
                 conn = self._kept.get(node, host, port, deadline)
                 if not self._checked:
-                    check_support(conn)
+                    self._check(conn)
                     self._checked = True
                 return conn.call(api, body)
             except Unsupported:
@@ -208,13 +219,15 @@ class ShareGroupReader:
         return out
 
     # --- list and describe ------------------------------------------------------------------------------------------
-    def list(self, deadline: float) -> tuple[ListedShareGroup, ...]:
-        """Every share group of the cluster, with its state (each broker lists those it coordinates)."""
+    def list(self, deadline: float, group_type: str = wire.SHARE_TYPE) -> tuple[ListedShareGroup, ...]:
+        """Every share group of the cluster (or every group of `group_type`: "streams"), with its state (each broker
+        lists those it coordinates)."""
         out: dict[str, ListedShareGroup] = {}
         for node, host, port in self._brokers(deadline):
             for attempt in range(ATTEMPTS):
                 try:
-                    version, payload = self._ask(node, host, port, LIST_GROUPS_BY_TYPE, _list_share_groups, deadline)
+                    body = partial(_list_groups_of, group_type)
+                    version, payload = self._ask(node, host, port, LIST_GROUPS_BY_TYPE, body, deadline)
                 except Unsupported:
                     raise
                 except (OSError, ProtocolError) as e:
@@ -229,7 +242,7 @@ class ShareGroupReader:
                 if code:
                     raise KafkatopError(f"broker {node} refused to list its groups: {group_error(code)}")
                 out |= {g.group_id: ListedShareGroup(g.group_id, g.state or "") for g in listed
-                        if g.group_type in ("", wire.SHARE_TYPE)}  # fmt: skip
+                        if g.group_type in ("", group_type)}  # fmt: skip
                 break
         return tuple(out[g] for g in sorted(out))
 
@@ -275,8 +288,14 @@ class ShareGroupReader:
 
     def _end_offsets(self, wanted: set[tuple[str, int]], deadline: float) -> dict[tuple[str, int], int | None]:
         """The high watermarks of `wanted` from their leaders; what cannot be read is left out (its lag unknown)."""
+        return self._watermarks_of(wanted, deadline)[1]
+
+    def _watermarks_of(self, wanted: set[tuple[str, int]], deadline: float) -> (
+        tuple[dict[tuple[str, int], int | None], dict[tuple[str, int], int | None]]
+    ):  # fmt: skip
+        """(log start, high watermark) offsets of `wanted` from their leaders; what cannot be read is left out."""
         if not wanted:
-            return {}
+            return {}, {}
         topics = sorted({t for t, _ in wanted})
         leaders: dict[tuple[str, int], int] = {}
         cursor: Cursor | None = None
@@ -290,17 +309,20 @@ class ShareGroupReader:
                 if cursor is None:
                     break
         except (KafkatopError, OSError):
-            return {}
+            return {}, {}
         by_leader: dict[int, dict[str, list[int]]] = {}
         for (topic, partition), leader in leaders.items():
             if (topic, partition) in wanted:
                 by_leader.setdefault(leader, {}).setdefault(topic, []).append(partition)
         if self._watermarks is None:
             self._watermarks = WatermarkReader(self.connection)
+        starts: dict[tuple[str, int], int | None] = {}
         ends: dict[tuple[str, int], int | None] = {}
         for future in self._watermarks.start(brokers, by_leader, deadline):
-            ends |= {tp: offset for tp, (offset, _) in future.result().high.items()}
-        return ends
+            answer = future.result()
+            starts |= {tp: offset for tp, (offset, _) in answer.low.items()}
+            ends |= {tp: offset for tp, (offset, _) in answer.high.items()}
+        return starts, ends
 
 
 def _batch(groups: list[str], version: int) -> list[str]:

@@ -1,0 +1,1 @@
+"""Streams groups (KIP-1071) read and deleted over kafkatop's own protocol code."""
