@@ -225,8 +225,7 @@ class Topic:
 
 
 class GroupState(StrEnum):
-    """Group states as the group coordinator reports them (classic and KIP-848 protocols; NotReady: a streams group,
-    KIP-1071, whose topology cannot run yet, its source or internal topics missing)."""
+    """Group states as the coordinator reports them (classic, KIP-848; NotReady: a streams group's topics missing)."""
 
     UNKNOWN = "Unknown"
     PREPARING_REBALANCE = "PreparingRebalance"

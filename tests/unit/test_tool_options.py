@@ -195,6 +195,18 @@ COMPARED: tuple[Compared, ...] = (
              ("kafka-metadata-quorum.sh", "kafka-metadata-quorum.sh-describe")),
     Compared("api-versions", "kafka-broker-api-versions.sh", ("kafka-broker-api-versions.sh",),
              not_taken={"--version": VERSION}),
+    Compared("streams-groups", "kafka-streams-groups.sh", ("kafka-streams-groups.sh",), not_taken={
+        "--version": VERSION,
+        "--delete-offsets": "not yet (DeleteOffsets of a streams group); `kafkatop streams-groups --delete` deletes "
+        "the group with its internal topics",
+        "--input-topic": "goes with --delete-offsets, not yet",
+        "--all-input-topics": "goes with --delete-offsets, not yet",
+    }, other_meaning={"--timeout": MS_NOT_SECONDS}),
+    Compared("client-metrics", "kafka-client-metrics.sh", ("kafka-client-metrics.sh",), not_taken={
+        "--version": VERSION,
+    }, other_meaning={
+        "--name": "every kafkatop command's --name is the lab's; the subscription's name is --resource",
+    }),
 )  # fmt: skip
 
 
