@@ -4,9 +4,12 @@ poll's. The Groups tab shows a group of another protocol than a consumer's with 
 
 from __future__ import annotations
 
+import pytest
+
 from kafkatop.backends.kafka.groups.group_list_poll import listed_of
-from kafkatop.backends.kafka.groups.group_listing import GroupListing
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupState
+from kafkatop.backends.kafka.groups.group_listing import GroupListing, gathered
+from kafkatop.backends.model.cluster import Broker, ConsumerGroup, GroupState
+from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.backends.protocol.consumer_groups import ListedGroup
 from kafkatop.tui.live.tabs.groups.pane import group_kind
 
@@ -39,3 +42,15 @@ def test_the_groups_tab_names_a_protocol_other_than_a_consumers() -> None:
     assert group_kind(group("simple")) == "classic"
     assert group_kind(group("consumer", "consumer")) == "consumer"
     assert group_kind(group("share", "share")) == "share"
+
+
+def test_no_broker_speaking_list_groups_is_a_new_unsupported_that_holds_no_answer() -> None:
+    """Before: gathered() raised one of the answers' Unsupported again; its traceback held gathered()'s frame, which
+    held it — a cycle that kept the live poll's admin client alive until the garbage collector ran, and each close()
+    of the view's admin source waited 2 s for it."""
+    asked = [Broker(1, "127.0.0.1", 9092), Broker(2, "127.0.0.1", 9093)]
+    answers = [Unsupported("ListGroups v3+ not offered"), Unsupported("ListGroups v3+ not offered")]
+    with pytest.raises(Unsupported, match="ListGroups v3\\+ not offered") as raised:
+        gathered(asked, answers)
+    assert all(raised.value is not a for a in answers)
+    assert all(a.__traceback__ is None for a in answers)  # never raised: they hold no frame

@@ -43,9 +43,11 @@ def list_groups(connection: KafkaConnection, brokers: Sequence[Broker], timeout_
 
 def gathered(asked: Sequence[Broker], answers: Sequence[list[ListedGroup] | str | Unsupported]) -> GroupListing:
     """Each broker's answer (`asked`'s, in order) as one listing; raises Unsupported when none speaks ListGroups v3+."""
-    refusals = [a for a in answers if isinstance(a, Unsupported)]
+    refusals = [str(a) for a in answers if isinstance(a, Unsupported)]
     if asked and len(refusals) == len(asked):  # one protocol for the whole cluster: said once
-        raise refusals[0]
+        # A new one, not one of `answers`: raised again, it would hold this frame, which holds it (a cycle that
+        # kept the caller's locals — the live poll's admin client — until the garbage collector ran).
+        raise Unsupported(refusals[0])
     groups: dict[str, ListedGroup] = {}
     failures = []
     for broker, answer in zip(asked, answers, strict=True):
