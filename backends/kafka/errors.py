@@ -15,6 +15,10 @@ from confluent_kafka import KafkaError, KafkaException
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
 from kafkatop.backends.model.refusals import security_reason
 
+# librdkafka's codes for a record it purged unsent (a flush that timed out, a close, a fatal error): the record's why
+# is the purge's, known to whoever purged.
+PURGED = (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
+
 
 def describe_error(exc: BaseException) -> str:
     """A KafkaException as one readable line: `LEADER_NOT_AVAILABLE: Broker: Leader not available`."""

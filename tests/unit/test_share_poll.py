@@ -7,7 +7,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 
 from kafkatop.backends.kafka.errors import Deadline
-from kafkatop.backends.kafka.share_groups.share_poll import SharePoll, share_group
+from kafkatop.backends.kafka.share_groups.share_poll import share_group, share_poll
 from kafkatop.backends.model.cluster import GroupState, Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
@@ -44,7 +44,7 @@ def test_a_share_group_is_shown_as_a_group_of_type_share() -> None:
 
 
 def test_a_failed_read_keeps_the_groups_last_read_and_says_why() -> None:
-    poll = SharePoll(KafkaConnection.parse("127.0.0.1:9"))
+    poll = share_poll(KafkaConnection.parse("127.0.0.1:9"))
     try:
         problems: list[Problem] = []
         first = poll.collect(done({"sg": SG}), Deadline(1.0), {("orders", 0): 25}, problems)
@@ -58,7 +58,7 @@ def test_a_failed_read_keeps_the_groups_last_read_and_says_why() -> None:
 
 
 def test_a_group_not_described_is_still_listed_with_why() -> None:
-    poll = SharePoll(KafkaConnection.parse("127.0.0.1:9"))
+    poll = share_poll(KafkaConnection.parse("127.0.0.1:9"))
     try:
         problems: list[Problem] = []
         failed = ShareGroup("gone", "", None, error="COORDINATOR_NOT_AVAILABLE")

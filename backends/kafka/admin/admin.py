@@ -34,8 +34,8 @@ from kafkatop.backends.kafka.cluster.watermarks import Offsets, WatermarkReader,
 from kafkatop.backends.kafka.errors import Deadline, describe_error, unreachable_reason
 from kafkatop.backends.kafka.groups.group_poll import SOURCE, GroupPoll, GroupReadMode
 from kafkatop.backends.kafka.groups.group_reader import CLOSE_WAIT_S
-from kafkatop.backends.kafka.share_groups.share_poll import SharePoll
-from kafkatop.backends.kafka.streams_groups.streams_poll import StreamsPoll
+from kafkatop.backends.kafka.share_groups.share_poll import share_poll
+from kafkatop.backends.kafka.streams_groups.streams_poll import streams_poll
 from kafkatop.backends.model.cluster import (
     NO_LEADER,
     Broker,
@@ -78,8 +78,8 @@ class AdminSource:
         self._configs = ConfigPoll(config_refresh_s)
         self._elr = ElrPoll(connection, config_refresh_s)
         self._groups = GroupPoll(connection, watch_groups, config_refresh_s, group_reads)
-        self._share_groups = SharePoll(connection)
-        self._streams_groups = StreamsPoll(connection)
+        self._share_groups = share_poll(connection)
+        self._streams_groups = streams_poll(connection)
         # Watermarks through kafkatop's own ListOffsets where its connections speak the cluster's security; else
         # through the AdminClient (a Future per partition: slower, the same figures).
         self._watermarks = WatermarkReader(connection) if WatermarkReader.speaks(connection) else None

@@ -18,7 +18,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from kafkatop.backends.insight.grants import Doing
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
-from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.kafka.errors import PURGED, describe_error, error_text
 from kafkatop.backends.kafka.refusal import is_refusal, refusal, topic_refusal
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, NoSuchTopic, check_partition
@@ -28,7 +28,6 @@ from kafkatop.backends.model.produce import Produced, ProducerRecord
 # Settings a secret goes in: a file (--command-config), never the command line, where `ps` shows it.
 SECRET_SETTINGS = ("password", "secret", "jaas", "oauthbearer.config", "key.pem")
 POLL_EVERY = 100  # records queued between two polls for deliveries: a poll per record costs as much as the record
-_PURGED = (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
 MAX_BYTES = 1_000_000  # librdkafka's message.max.bytes
 # librdkafka's names of settings it also takes by Java's (or another) name: its errors say the first.
 ALIASES = {
@@ -197,7 +196,7 @@ class RecordProducer:
         self._progress_at = time.monotonic()
         if err is None:
             self._delivered += 1
-        elif err.code() not in _PURGED:  # a purged record's why is known at the end (finish): the --timeout, or a
+        elif err.code() not in PURGED:  # a purged record's why is known at the end (finish): the --timeout, or a
             self._failed[error_text(err)] += 1  # fatal error met meanwhile
             if is_refusal(err):
                 self._refusal = str(err.name())

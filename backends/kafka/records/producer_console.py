@@ -21,7 +21,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from kafkatop.backends.insight.grants import Doing, grants_for, principal_of, refusals
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.cluster.metadata import METADATA_TTL_S, TopicCache
-from kafkatop.backends.kafka.errors import describe_error, error_text
+from kafkatop.backends.kafka.errors import PURGED, describe_error, error_text
 from kafkatop.backends.kafka.refusal import refusal, topic_refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
@@ -43,9 +43,6 @@ MAX_DELIVERY_REPORTS = 10_000
 
 def _utf8(text: str | None) -> bytes | None:
     return None if text is None else text.encode("utf-8")
-
-
-_PURGED = (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
 
 
 def _fatal(err: KafkaError) -> bool:
@@ -316,7 +313,7 @@ class ProducerSession:
     ) -> Callable[[KafkaError | None, Any], None]:
         def report(err: KafkaError | None, msg: Any) -> None:
             partition, offset = msg.partition(), msg.offset()
-            if err is not None and err.code() in _PURGED and self._fatal_error is not None:
+            if err is not None and err.code() in PURGED and self._fatal_error is not None:
                 err = self._fatal_error  # purged because the handle stopped: that is the why, and what to grant
             grants = grants_for(err.name(), self._doing, self._principal, topics=[topic]) if err is not None else ()
             delivery = Delivery(

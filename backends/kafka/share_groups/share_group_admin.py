@@ -19,34 +19,8 @@ class ShareGroupAdmin(ShareGroupReader):
     """A ShareGroupReader that deletes too."""
 
     def delete(self, group_ids: Sequence[str], deadline: float) -> dict[str, str | None]:
-        """Each group's outcome, in the order asked: None when deleted, else why. As kafka-share-groups.sh, a group
-        that is not an empty share group is refused before anything is sent."""
-        states = {g.group_id: g.state for g in self.list(deadline)}
-        out: dict[str, str | None] = {}
-        todo = []
-        for g in dict.fromkeys(group_ids):
-            state = states.get(g)
-            if state is None:
-                out[g] = f"Group '{g}' is not a share group."
-            elif state == "Dead":
-                out[g] = f"Share group '{g}' group state is DEAD."
-            elif state != "Empty":
-                out[g] = f"NON_EMPTY_GROUP: Share group '{g}' is not EMPTY."
-            else:
-                out[g] = None
-                todo.append(g)
-
-        def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, str | None | int]:
-            where = (coordinator.node_id, coordinator.host, coordinator.port)
-            _, payload = self._ask(*where, wire.DELETE_GROUPS, wire.delete_groups_body(groups), deadline)
-            answered: dict[str, str | None | int] = {}
-            for g, code in wire.decode_delete_groups(payload):
-                answered[g] = code if code in RETRIABLE else (group_error(code) if code else None)
-            return answered
-
-        if todo:
-            out |= self._each_coordinator(todo, deadline, ask)
-        return out
+        """Each group's outcome, in the order asked: None when deleted, else why."""
+        return delete_empty_groups(self, group_ids, deadline, wire.SHARE_TYPE)
 
     def delete_offsets(self, group_id: str, topics: Sequence[str], deadline: float) -> ShareOffsetsDeleted:
         """The group's state of whole topics deleted (DeleteShareGroupOffsets): Kafka refuses it while the group
@@ -72,6 +46,48 @@ class ShareGroupAdmin(ShareGroupReader):
         if isinstance(result, str):
             raise KafkatopError(f"cannot delete the start offsets of share group {group_id!r}: {result}")
         return result
+
+
+# Kafka's tools' words for a group they will not delete, by group type (kafka-share-groups.sh, kafka-streams-groups.sh)
+_NOT_OF_TYPE = {
+    "share": "Group '{}' is not a share group.",
+    "streams": "Group '{}' does not exist or is not a streams group.",
+}
+
+
+def delete_empty_groups(
+    requests: ShareGroupReader, group_ids: Sequence[str], deadline: float, group_type: str
+) -> dict[str, str | None]:
+    """Each group's outcome, in the order asked: None when deleted, else why. As Kafka's tools, a group that is not
+    an empty group of `group_type` is refused before anything is sent; the rest go to their coordinators in one
+    DeleteGroups each."""
+    states = {g.group_id: g.state for g in requests.list(deadline, group_type)}
+    title = group_type.capitalize()
+    out: dict[str, str | None] = {}
+    todo = []
+    for g in dict.fromkeys(group_ids):
+        state = states.get(g)
+        if state is None:
+            out[g] = _NOT_OF_TYPE[group_type].format(g)
+        elif state == "Dead":
+            out[g] = f"{title} group '{g}' group state is DEAD."
+        elif state != "Empty":
+            out[g] = f"NON_EMPTY_GROUP: {title} group '{g}' is not EMPTY."
+        else:
+            out[g] = None
+            todo.append(g)
+
+    def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, str | None | int]:
+        where = (coordinator.node_id, coordinator.host, coordinator.port)
+        _, payload = requests._ask(*where, wire.DELETE_GROUPS, wire.delete_groups_body(groups), deadline)
+        answered: dict[str, str | None | int] = {}
+        for g, code in wire.decode_delete_groups(payload):
+            answered[g] = code if code in RETRIABLE else (group_error(code) if code else None)
+        return answered
+
+    if todo:
+        out |= requests._each_coordinator(todo, deadline, ask)
+    return out
 
 
 def delete_share_groups(connection: KafkaConnection, group_ids: Sequence[str], timeout_s: float) -> (

@@ -20,6 +20,7 @@ from functools import partial
 from types import TracebackType
 from typing import Self
 
+from kafkatop.backends.kafka.share_groups.share_group_admin import delete_empty_groups
 from kafkatop.backends.kafka.share_groups.share_group_support import RETRIABLE, group_error
 from kafkatop.backends.kafka.share_groups.share_groups import ShareGroupReader
 from kafkatop.backends.model.connection import KafkaConnection
@@ -33,7 +34,6 @@ from kafkatop.backends.model.streams_groups import (
     StreamsOffset,
     StreamsTasks,
 )
-from kafkatop.backends.protocol import share_groups as share_wire
 from kafkatop.backends.protocol import streams_groups as wire
 from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.backends.protocol.groups import OFFSET_FETCH, GroupOffsets, decode_offset_fetch, offset_fetch_body
@@ -173,36 +173,8 @@ class StreamsGroupReader:
         return self.describe([g.group_id for g in self.list(deadline)], deadline, watermarks=False)
 
     def delete(self, group_ids: Sequence[str], deadline: float) -> dict[str, str | None]:
-        """Each group's outcome, in the order asked: None when deleted, else why. As kafka-streams-groups.sh, a group
-        that is not an empty streams group is refused before anything is sent."""
-        states = {g.group_id: g.state for g in self.list(deadline)}
-        out: dict[str, str | None] = {}
-        todo = []
-        for g in dict.fromkeys(group_ids):
-            state = states.get(g)
-            if state is None:
-                out[g] = f"Group '{g}' does not exist or is not a streams group."
-            elif state == "Dead":
-                out[g] = f"Streams group '{g}' group state is DEAD."
-            elif state != "Empty":
-                out[g] = f"NON_EMPTY_GROUP: Streams group '{g}' is not EMPTY."
-            else:
-                out[g] = None
-                todo.append(g)
-        requests = self._requests
-
-        def ask(coordinator: Coordinator, groups: list[str]) -> dict[str, str | None | int]:
-            where = (coordinator.node_id, coordinator.host, coordinator.port)
-            body = share_wire.delete_groups_body(groups)
-            _, payload = requests._ask(*where, share_wire.DELETE_GROUPS, body, deadline)
-            answered: dict[str, str | None | int] = {}
-            for g, code in share_wire.decode_delete_groups(payload):
-                answered[g] = code if code in RETRIABLE else (group_error(code) if code else None)
-            return answered
-
-        if todo:
-            out |= requests._each_coordinator(todo, deadline, ask)
-        return out
+        """Each group's outcome, in the order asked: None when deleted, else why."""
+        return delete_empty_groups(self._requests, group_ids, deadline, wire.STREAMS_TYPE)
 
 
 def _offset_fetch_body(group_id: str, version: int) -> bytes:

@@ -1,30 +1,20 @@
 """The streams-group part of an AdminSource poll (KIP-1071, Kafka 4.1 early access): every streams group with its
-members and the committed offsets of its source-topic partitions, read on a thread of its own while the rest of the
-poll runs (streams_groups.py: one ListGroups per broker, then one StreamsGroupDescribe per coordinator and an
-OffsetFetch per group), and turned into the same ConsumerGroup snapshots as consumer groups, of type `streams`, so
-that the Groups tab shows them.
-
-A cluster without streams groups (the librdkafka mock, Kafka before 4.1, streams.version=0) is asked again only every
-RECHECK_S.
+members and the committed offsets of its source-topic partitions (streams_groups.py: one ListGroups per broker, then
+one StreamsGroupDescribe per coordinator and an OffsetFetch per group), as a TypedGroupPoll
+(groups/typed_group_poll.py) of type `streams`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 
-from kafkatop.backends.kafka.errors import Deadline, describe_error
 from kafkatop.backends.kafka.groups.groups import group_state
+from kafkatop.backends.kafka.groups.typed_group_poll import GroupKind, TypedGroupPoll
 from kafkatop.backends.kafka.streams_groups.streams_groups import StreamsGroupReader
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupPartitionOffset, Problem, TopicPartition
+from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupPartitionOffset, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.streams_groups import StreamsGroup, StreamsGroupsUnavailable, Tasks
 from kafkatop.backends.protocol.security import unsupported
-
-SOURCE = "admin"
-RECHECK_S = 60.0
 
 
 def _partitions(group: StreamsGroup, tasks: Tasks) -> tuple[TopicPartition, ...]:
@@ -75,51 +65,10 @@ def streams_group(group: StreamsGroup, high: Mapping[tuple[str, int], int | None
     )
 
 
-class StreamsPoll:
-    """Streams groups, poll after poll, on one thread (the reader keeps its connections from poll to poll)."""
+STREAMS = GroupKind("streams", StreamsGroupsUnavailable, streams_group)
 
-    def __init__(self, connection: KafkaConnection) -> None:
-        self._reader = StreamsGroupReader(connection) if unsupported(connection.client_settings) is None else None
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="kafkatop-streams-groups")
-        self._unavailable_at: float | None = None  # when the cluster said it has no streams groups
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True)
-        if self._reader is not None:
-            self._reader.close()
-
-    def start(self, deadline: Deadline) -> Future[dict[str, StreamsGroup]] | None:
-        if self._reader is None:
-            return None
-        if self._unavailable_at is not None and time.monotonic() - self._unavailable_at < RECHECK_S:
-            return None
-        return self._pool.submit(self._reader.describe_all, deadline.end)
-
-    def collect(
-        self,
-        read: Future[dict[str, StreamsGroup]] | None,
-        deadline: Deadline,
-        high: Mapping[tuple[str, int], int | None],
-        problems: list[Problem],
-    ) -> tuple[ConsumerGroup, ...]:
-        if read is None:
-            return ()
-        try:
-            groups = deadline.result(read)
-        except StreamsGroupsUnavailable:
-            self._unavailable_at = time.monotonic()
-            return ()
-        except Exception as e:  # noqa: BLE001 - a read that missed the deadline is this poll's problem, not a crash
-            why = str(e) if isinstance(e, KafkatopError) else describe_error(e)
-            problems.append(Problem(SOURCE, "streams groups", why))
-            return ()
-        self._unavailable_at = None
-        out = []
-        for g in groups.values():
-            if g.error is None:
-                out.append(streams_group(g, high))
-                continue
-            problems.append(Problem(SOURCE, f"streams group {g.group_id}", g.error))
-            out.append(ConsumerGroup(g.group_id, protocol_type="streams", group_type="streams",
-                                     note=f"a streams group, not described this poll: {g.error}"))  # fmt: skip
-        return tuple(out)
+def streams_poll(connection: KafkaConnection) -> TypedGroupPoll[StreamsGroup]:
+    """The streams groups of a poll, read by kafkatop's own requests where it can speak to the cluster."""
+    reader = StreamsGroupReader(connection) if unsupported(connection.client_settings) is None else None
+    return TypedGroupPoll(STREAMS, reader)
