@@ -129,6 +129,18 @@ def test_an_offline_directory_and_a_future_replica() -> None:
     assert [x.split()[1] for x in lines[6:]] == ["t-0", "t-1"] and lines[7].split()[4:6] == ["12", "yes"]
 
 
+def test_a_replica_with_a_tagged_field_is_read_one_by_one() -> None:
+    """Replicas are unpacked a topic at once while none has a tagged field; a tag Kafka may add later (an unknown one)
+    on any replica sends the topic down the one-by-one path, which skips it."""
+    plain = flexible_answer([(0, "/d", [("t", p, 10 * p, 0, False) for p in range(4)], 1, 1)])
+    tag = bytes([1, 7, 2, 0xAB, 0xCD])  # one tagged field: tag 7, two bytes
+    cut = plain.index(int32(2) + int64(20))  # partition 2's entry: its tags follow 21 bytes on
+    tagged = plain[: cut + 21] + tag + plain[cut + 22 :]
+    for payload in (plain, tagged):
+        (d,) = decode_response(payload, 4).log_dirs
+        assert [(r.partition, r.size) for r in d.replicas] == [(0, 0), (1, 10), (2, 20), (3, 30)]
+
+
 def test_brokers_in_the_order_of_a_java_hash_set() -> None:
     # A HashSet<Integer> of 16 buckets: 17 and 1 share bucket 1, in the order they were added (the brokers asked).
     snapshot = LogDirsSnapshot(tuple(BrokerLogDirs(b, ()) for b in (17, 2, 1)))
