@@ -1,0 +1,223 @@
+"""Each group's lag status from a window of polls, with Burrow's rules fitted to what a poll sees — one evaluator for
+the live view and `kafkatop lag` (README: "Lag you can act on").
+
+Burrow reads every commit from __consumer_offsets; a poll sees a group's committed offsets (OffsetFetch) and who owns
+each partition (DescribeGroups), not each commit. So, per partition, over the last `window_s` seconds:
+- ERR: the committed offset is below the log start (records deleted under it: retention or delete-records).
+- REWIND: the committed offset moved back, and the lag has not been 0 since.
+- OK: the lag was 0 at some poll of the window (Burrow's first rule), or the polls do not cover a window yet.
+- STALL: the committed offset did not move over the window, lag > 0, and a member owns the partition (a live
+  consumer, stuck or committing the same offset). STOP: the same with no member owning it (nobody will commit).
+- WARN: the committed offset moved, yet the lag never fell over the window (Burrow's "lag consistently increasing");
+  or the lag is past a threshold (`warn_seconds`, `warn_records`).
+A group's status is its worst partition's. A group whose committed offsets and watermarks did not change since the
+last poll is not evaluated again until its status could change with time alone (`_Group.recheck_at`): at 1,000
+groups of 100 partitions a quiet poll costs two list comparisons per group.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+
+from kafkatop.backends.insight.lag.offset_times import OffsetTimes
+from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, Topic
+from kafkatop.backends.model.lag import GroupLag, LagRules, LagSnapshot, LagStatus, PartitionLag, StatusChange, worst
+
+INF = float("inf")
+
+
+class _Part:
+    """One partition of one group, as the window's polls saw it."""
+
+    __slots__ = ("committed", "first_at", "moved_at", "zero_at", "rewound_at", "rewound_from", "rising_since", "lag")
+
+    def __init__(self, committed: int, lag: int, at: float) -> None:
+        self.committed = committed
+        self.lag = lag
+        self.first_at = self.moved_at = self.rising_since = at
+        self.zero_at: float | None = at if lag == 0 else None
+        self.rewound_at: float | None = None
+        self.rewound_from = 0
+
+    def observe(self, committed: int, lag: int, at: float) -> None:
+        if committed > self.committed:
+            self.moved_at = at
+        elif committed < self.committed:
+            self.rewound_at, self.rewound_from = at, self.committed
+            self.moved_at = at
+        if lag == 0:
+            self.zero_at = at
+        if lag < self.lag:
+            self.rising_since = at
+        self.committed, self.lag = committed, lag
+
+
+class _Group:
+    __slots__ = ("committed", "topics", "parts", "samples", "result", "recheck_at")
+
+    def __init__(self) -> None:
+        self.committed: list[int | None] = []
+        self.topics: dict[str, Topic | None] = {}  # its partitions' topics as last evaluated: the same objects, the
+        # same watermarks (a poll hands the same Topic while none of its partitions changed)
+        self.parts: dict[tuple[str, int], _Part] = {}
+        # (time, sum of committed offsets, sum of high watermarks) when they changed: the window's rates
+        self.samples: deque[tuple[float, int, int]] = deque()
+        self.result: GroupLag | None = None
+        self.recheck_at = INF
+
+
+class LagEvaluator:
+    """Fed every cluster poll in order (thread-safe); `observe` returns the groups' lag as of that poll."""
+
+    def __init__(self, rules: LagRules | None = None) -> None:
+        self.rules = rules or LagRules()
+        self._lock = threading.Lock()
+        self._times = OffsetTimes()
+        self._groups: dict[str, _Group] = {}
+        self._lows: dict[str, tuple[Topic, dict[int, int]]] = {}  # each topic's log starts, by the Topic they are of
+        self._last: LagSnapshot | None = None
+
+    def observe(self, snapshot: ClusterSnapshot) -> LagSnapshot:
+        with self._lock:
+            now = snapshot.taken_at
+            if self._last is not None and now <= self._last.taken_at:
+                return self._last  # a poll that finished late: the window does not run backwards
+            self._times.observe(snapshot.topics, now)
+            topics = {t.name: t for t in snapshot.topics}
+            out: list[GroupLag] = []
+            changes: list[StatusChange] = []
+            seen = set()
+            for group in snapshot.groups:
+                if not group.offsets:
+                    continue  # nothing committed: no lag to speak of (`kafkatop lag` lists it as such)
+                seen.add(group.group_id)
+                state = self._groups.get(group.group_id)
+                if state is None:
+                    state = self._groups[group.group_id] = _Group()
+                was = state.result
+                result = self._evaluate(group, state, now, topics)
+                out.append(result)
+                if was is not None and was.status is not result.status:
+                    changes.append(StatusChange(group.group_id, was.status, result.status, now, result.why))
+            for gone in set(self._groups) - seen:
+                del self._groups[gone]
+            for name in set(self._lows) - set(topics):
+                del self._lows[name]
+            self._last = LagSnapshot(now, self.rules, tuple(sorted(out, key=lambda g: g.group_id)), tuple(changes))
+            return self._last
+
+    def _evaluate(self, group: ConsumerGroup, state: _Group, now: float, topics: dict[str, Topic]) -> GroupLag:
+        offsets = group.offsets
+        committed = [o.committed for o in offsets]
+        if (
+            state.result is not None
+            and now < state.recheck_at
+            and committed == state.committed
+            and all(topics.get(name) is t for name, t in state.topics.items())
+        ):
+            return state.result
+        if len(committed) != len(state.committed):
+            state.samples.clear()  # another set of partitions: the sums no longer compare
+        state.committed = committed
+        state.topics = {o.topic: topics.get(o.topic) for o in offsets}
+        window = self.rules.window_s
+        owned = group.state not in (GroupState.EMPTY, GroupState.DEAD)
+        parts: list[PartitionLag] = []
+        keep: dict[tuple[str, int], _Part] = {}
+        recheck = INF
+        total_c = total_h = 0
+        for o in offsets:
+            if o.committed is None or o.high_watermark is None:
+                continue  # no commit, or its end unknown this poll: no lag to judge
+            key = (o.topic, o.partition)
+            lag = max(0, o.high_watermark - o.committed)
+            part = state.parts.get(key)
+            if part is None:
+                part = _Part(o.committed, lag, now)
+            else:
+                part.observe(o.committed, lag, now)
+            keep[key] = part
+            total_c += o.committed
+            total_h += o.high_watermark
+            written = self._times.written_at(o.topic, o.partition, o.committed) if lag else None
+            low = self._log_start(topics.get(o.topic), o.partition)
+            status, why, at = self._status(part, lag, owned and o.member_id is not None, low, now, window)
+            if written is not None and self.rules.warn_seconds is not None and status is LagStatus.OK:
+                over = written.at + self.rules.warn_seconds
+                if now >= over:
+                    status, why = LagStatus.WARN, f"its oldest unread record is over {self.rules.warn_seconds:g} s old"
+                else:
+                    at = min(at, over)
+            if self.rules.warn_records is not None and status is LagStatus.OK and lag > self.rules.warn_records:
+                status, why = LagStatus.WARN, f"lag {lag:,} > {self.rules.warn_records:,} records (warn-records)"
+            recheck = min(recheck, at)
+            parts.append(PartitionLag(o.topic, o.partition, o.committed, o.high_watermark, lag,
+                                      None if written is None else written.at, bool(written and written.before),
+                                      status, why))  # fmt: skip
+        state.parts = keep
+        samples = state.samples
+        if not samples or samples[-1][1:] != (total_c, total_h):
+            samples.append((now, total_c, total_h))
+        while len(samples) > 1 and samples[1][0] <= now - window:
+            samples.popleft()
+        if len(samples) > 1:
+            recheck = min(recheck, samples[1][0] + window)
+        state.recheck_at = recheck
+        state.result = _group_lag(group, parts, samples, now, window)
+        return state.result
+
+    def _log_start(self, topic: Topic | None, partition: int) -> int | None:
+        if topic is None:
+            return None
+        cached = self._lows.get(topic.name)
+        if cached is None or cached[0] is not topic:
+            lows = {p.id: p.low_watermark for p in topic.partitions if p.low_watermark is not None}
+            cached = self._lows[topic.name] = (topic, lows)
+        return cached[1].get(partition)
+
+    @staticmethod
+    def _status(
+        part: _Part, lag: int, owned: bool, low: int | None, now: float, window: float
+    ) -> tuple[LagStatus, str, float]:
+        """A partition's status, why, and the time it would change without a new poll."""
+        since = now - window
+        if low is not None and part.committed < low:
+            return LagStatus.ERR, f"committed offset {part.committed:,} is below the log start {low:,}", INF
+        if part.rewound_at is not None and part.rewound_at > since and (part.zero_at or 0) < part.rewound_at:
+            back = f"committed offset moved back from {part.rewound_from:,} to {part.committed:,}"
+            return LagStatus.REWIND, back, part.rewound_at + window
+        if lag == 0:
+            return LagStatus.OK, "no lag", INF
+        if part.zero_at is not None and part.zero_at > since:
+            return LagStatus.OK, "lag was 0 within the window", part.zero_at + window
+        if part.first_at > since:
+            return LagStatus.OK, "observed for less than a window", part.first_at + window
+        if part.moved_at <= since:
+            if owned:
+                return LagStatus.STALL, f"a member holds offset {part.committed:,} with lag {lag:,}", INF
+            return LagStatus.STOP, f"no member; offset {part.committed:,} unchanged with lag {lag:,}", INF
+        if part.rising_since <= since:
+            return LagStatus.WARN, "lag did not fall over the window while committing", part.moved_at + window
+        return LagStatus.OK, "consuming", min(part.moved_at, part.rising_since) + window
+
+
+def _group_lag(
+    group: ConsumerGroup, parts: list[PartitionLag], samples: deque[tuple[float, int, int]], now: float, window: float
+) -> GroupLag:
+    status = worst([p.status for p in parts])
+    why = next((f"{p.topic}-{p.partition}: {p.why}" for p in parts if p.status is status), "no partition")
+    lagging = [p for p in parts if p.lag and p.written_at is not None]
+    oldest = min(lagging, key=lambda p: p.written_at or 0.0, default=None)
+    consume = produce = None
+    if len(samples) > 1 and now > samples[0][0]:
+        # samples[0] holds from its time until samples[1]: the values at the window's start, or its first poll's
+        t0, c0, h0 = samples[0]
+        span = now - max(t0, now - window)
+        consume, produce = (samples[-1][1] - c0) / span, (samples[-1][2] - h0) / span
+    observed = min(window, now - samples[0][0]) if samples else 0.0
+    return GroupLag(
+        group.group_id, group.group_type, status, sum(p.lag for p in parts),
+        None if oldest is None else oldest.written_at, bool(oldest and oldest.at_least),
+        consume, produce, observed, tuple(parts), why,
+    )  # fmt: skip
