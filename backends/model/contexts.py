@@ -21,11 +21,12 @@ from kafkatop.backends.model.configs import closest_name
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.format_config import parse_formats, parse_registry
 from kafkatop.backends.model.formats import RegistrySettings, TopicFormat
+from kafkatop.backends.model.lag import LagRules, parse_lag_rules
 
 DEFAULT_KEY = "default-context"
 KEYS = frozenset(
     {"lab", "state-dir", "bootstrap-server", "command-config", "zookeeper", "connect-url", "read-only", "colour",
-     "color", "description", "schema-registry", "schema-registry-config", "formats"}
+     "color", "description", "schema-registry", "schema-registry-config", "formats", "lag"}
 )  # fmt: skip
 # Named so a password pasted into a context is refused, not kept in a file that is often shared (dotfiles).
 _SECRET = re.compile(r"pass(word)?|secret|jaas|token|credential|\.key$", re.IGNORECASE)
@@ -56,6 +57,7 @@ class ClusterContext:
     description: str = ""
     schema_registry: RegistrySettings | None = None  # its Schema Registry (schema-registry, schema-registry-config)
     formats: tuple[tuple[str, TopicFormat], ...] = ()  # [contexts.NAME.formats.TOPIC]: its topics' formats
+    lag: LagRules = LagRules()  # [contexts.NAME.lag]: how its groups' lag statuses are decided
     # What to tell whoever uses it (its file readable by others, read-only kept over a project's redefinition): the
     # live view shows them on screen, where stderr is hidden.
     warnings: tuple[str, ...] = ()
@@ -171,6 +173,7 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         zookeeper=text("zookeeper"), connect_url=tuple(urls), read_only=read_only,
         colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
         description=text("description") or "", schema_registry=registry, formats=formats,
+        lag=parse_lag_rules(table.get("lag"), f"[contexts.{name}.lag] in {path}"),
     )  # fmt: skip
 
 

@@ -54,6 +54,31 @@ class LagRules:
             raise BadInput(f"lag warn-records = {self.warn_records!r}: give a whole number above 0, or leave it out")
 
 
+_LAG_KEYS = {"window": "window_s", "warn-seconds": "warn_seconds", "warn-records": "warn_records"}
+
+
+def parse_lag_rules(table: object, where: str) -> LagRules:
+    """A context's `[contexts.NAME.lag]` table: window = 60, warn-seconds = 300 (0: off), warn-records = 10000."""
+    if table is None:
+        return LagRules()
+    if not isinstance(table, dict):
+        raise BadInput(f"{where}: lag is a table, e.g. [contexts.NAME.lag] with window = 60")
+    unknown = sorted(set(table) - set(_LAG_KEYS))
+    if unknown:
+        raise BadInput(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_LAG_KEYS)}")
+    given: dict[str, float | int | None] = {}
+    for key, value in table.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise BadInput(f"{where}: {key} = {value!r} must be a number")
+        if key == "warn-records" and not isinstance(value, int):
+            raise BadInput(f"{where}: warn-records = {value!r} must be a whole number")
+        given[_LAG_KEYS[key]] = None if key != "window" and value == 0 else value
+    try:
+        return LagRules(**given)  # type: ignore[arg-type]
+    except BadInput as e:
+        raise BadInput(f"{where}: {e}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class PartitionLag:
     topic: str

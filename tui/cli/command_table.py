@@ -46,6 +46,7 @@ from kafkatop.tui.cli.parser_lab import (
     add_up,
     start_timeout,
 )
+from kafkatop.tui.cli.parser_lag import LAG, add_lag
 from kafkatop.tui.cli.parser_streams import STREAMS_GROUPS, add_streams_groups
 from kafkatop.tui.cli.parser_tools import (
     API_VERSIONS,
@@ -145,6 +146,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("groups", GROUPS, (cluster_options, add_groups), ".groups:cmd_groups",
             when(lambda a: bool(a.delete or a.delete_offsets or (a.reset_offsets and a.execute)),
                  "--delete/--delete-offsets delete groups' data, --reset-offsets --execute commits offsets")),
+    Command("lag", LAG, (cluster_options, add_lag), ".lag:cmd_lag", never, note="statuses, for scripts"),
     Command("share-groups", SHARE_GROUPS, (cluster_options, add_share_groups), ".share_groups:cmd_share_groups",
             when(lambda a: bool(a.delete or a.delete_offsets),
                  "--delete/--delete-offsets delete share groups' data")),
@@ -196,7 +198,17 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("topics", ("topics", "create-topic", "describe", "add-partitions")),
     (
         "operations",
-        ("elect-leaders", "reassign", "configs", "groups", "share-groups", "streams-groups", "consume", "produce"),
+        (
+            "elect-leaders",
+            "reassign",
+            "configs",
+            "groups",
+            "lag",
+            "share-groups",
+            "streams-groups",
+            "consume",
+            "produce",
+        ),
     ),
     ("", ("acls", "users")),
     ("", ("durability", "chaos")),

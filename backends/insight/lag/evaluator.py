@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Mapping
 
 from kafkatop.backends.insight.lag.offset_times import OffsetTimes
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, Topic
@@ -107,12 +108,21 @@ class LagEvaluator:
             self._last = LagSnapshot(now, self.rules, tuple(sorted(out, key=lambda g: g.group_id)), tuple(changes))
             return self._last
 
+    def learn(self, times: Mapping[tuple[str, int, int], float]) -> int:
+        """Records' own times (topic, partition, offset → seconds since the epoch), read on demand for offsets older
+        than the polls reach: the next evaluation of every group uses them. Returns how many were taken."""
+        with self._lock:
+            taken = sum(self._times.learn(t, p, o, at) for (t, p, o), at in times.items())
+            for state in self._groups.values():
+                state.recheck_at = -INF
+            return taken
+
     def _evaluate(self, group: ConsumerGroup, state: _Group, now: float, topics: dict[str, Topic]) -> GroupLag:
         offsets = group.offsets
         committed = [o.committed for o in offsets]
         if (
             state.result is not None
-            and now < state.recheck_at
+            and state.recheck_at > now
             and committed == state.committed
             and all(topics.get(name) is t for name, t in state.topics.items())
         ):
@@ -154,7 +164,7 @@ class LagEvaluator:
             recheck = min(recheck, at)
             parts.append(PartitionLag(o.topic, o.partition, o.committed, o.high_watermark, lag,
                                       None if written is None else written.at, bool(written and written.before),
-                                      status, why))  # fmt: skip
+                                      status, why, bool(written and written.exact)))  # fmt: skip
         state.parts = keep
         samples = state.samples
         if not samples or samples[-1][1:] != (total_c, total_h):

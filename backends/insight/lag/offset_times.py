@@ -26,14 +26,16 @@ class WrittenAt:
 
     at: float
     before: bool = False
+    exact: bool = False  # the record's own timestamp
 
 
 class _Points:
-    __slots__ = ("offsets", "times")
+    __slots__ = ("offsets", "times", "exact")
 
     def __init__(self, offset: int, at: float) -> None:
         self.offsets = array("q", (offset,))
         self.times = array("d", (at,))
+        self.exact: set[int] = set()  # offsets whose time was read from the record (learn)
 
     def add(self, offset: int, at: float) -> None:
         if len(self.offsets) >= POINTS:
@@ -77,6 +79,18 @@ class OffsetTimes:
                 del self._points[key]
         self._topics = seen
 
+    def learn(self, topic: str, partition: int, offset: int, at: float) -> bool:
+        """The record at `offset`, older than the first point, was written at `at` (its own timestamp, read on
+        demand): a point before the first. Refused (False) when it would not keep the points in order — a producer's
+        clock (CreateTime) ahead of this one's."""
+        points = self._points.get((topic, partition))
+        if points is None or offset + 1 >= points.offsets[0] or at >= points.times[0]:
+            return False
+        points.offsets.insert(0, offset + 1)  # by `at`, the high watermark had passed the record
+        points.times.insert(0, at)
+        points.exact.add(offset)
+        return True
+
     def written_at(self, topic: str, partition: int, offset: int) -> WrittenAt | None:
         """When the record at `offset` was written; None when the partition was never seen or `offset` is not
         written yet (at or past the last high watermark seen)."""
@@ -86,7 +100,8 @@ class OffsetTimes:
         # The first point whose high watermark is past `offset`: the poll that first saw the record.
         after = bisect_right(points.offsets, offset)
         if after == 0:
-            return WrittenAt(points.times[0], before=True)
+            exact = offset + 1 == points.offsets[0] and offset in points.exact
+            return WrittenAt(points.times[0], before=not exact, exact=exact)
         o0, t0 = points.offsets[after - 1], points.times[after - 1]
         o1, t1 = points.offsets[after], points.times[after]
         # Records o0 .. o1-1 arrived between the two polls; spread evenly over the interval.

@@ -221,6 +221,19 @@ class MessageBrowser:
         with closing(self._scan(consumer, topic, {partition: offset}, {partition: offset + 1}, lambda: False)) as read:
             return next((record_of(m).timestamp_ms for m in read), None)
 
+    def first_timestamps(self, topic: str, starts: dict[int, int], ends: dict[int, int]) -> dict[int, int]:
+        """Each partition's first record at or after its start, before its end: its timestamp (ms); a partition with
+        none there, or none with a timestamp, is left out."""
+        found: dict[int, int] = {}
+        with self._lock:
+            consumer = self._page_consumer("read_uncommitted")
+            with closing(self._scan(consumer, topic, starts, ends, lambda: len(found) == len(starts))) as read:
+                for m in read:
+                    stamp = record_of(m).timestamp_ms
+                    if stamp is not None:
+                        found.setdefault(int(m.partition() or 0), stamp)
+        return found
+
     # --- reading -------------------------------------------------------------------------------------------------
     def _scan(
         self,
