@@ -123,6 +123,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
                 "acls",
                 "tools",
                 "streams",
+                "lag",
             )
         ),
         "kafkatop.tui.cli.options",

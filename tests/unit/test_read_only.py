@@ -80,6 +80,7 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("share-groups-list", ["share-groups", "--list"]),
     ("share-groups-describe", ["share-groups", "--group", "g", "--state", "--verbose"]),
     ("streams-groups-list", ["streams-groups", "--list", "--state"]),
+    ("lag", ["lag", "--group", "g", "--window", "1"]),
     ("client-metrics-describe", ["client-metrics", "--describe"]),
     ("streams-groups-describe", ["streams-groups", "--group", "g", "--members", "--verbose"]),
     ("consume", ["consume", "--topic", "t", "--max-messages", "1"]),

@@ -27,6 +27,7 @@ from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySettings
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.lag import LagRules
 from kafkatop.backends.model.recording import RecordingHeader, Source
 from kafkatop.backends.ports import (
     DurabilityRun,
@@ -302,6 +303,7 @@ def compose_sources(
         colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
         typed_name=typed, warnings=(*kept(args), *chosen.warnings), confirm=not getattr(args, "no_confirm", False),
         lab_flags=lab_flags(lab.spec.name, lab.state_dir.parent) if lab is not None and chosen.kind == "lab" else "",
+        lag_rules=getattr(args, "context_lag", None) or LagRules(), bell=bool(getattr(args, "bell", False)),
     ), lab  # fmt: skip
 
 

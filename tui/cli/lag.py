@@ -133,8 +133,14 @@ def cmd_lag(args: argparse.Namespace) -> int:
         return INTERRUPTED
     finally:
         watch.close()
+    missing = [g for g in args.group or () if lag.group(g) is None]
+    for g in missing:
+        err(f"group {printable(g)!r} has no committed offsets" + (" on these topics" if args.topic else "")
+            + " (or does not exist): `kafkatop groups --list` lists the groups")  # fmt: skip
     status = worst([g.status for g in lag.groups])
-    return status.exit_code if status.severity >= fail_on.severity else DONE
+    if status.severity >= fail_on.severity and status is not LagStatus.OK:
+        return status.exit_code
+    return FAILED if missing else DONE
 
 
 def show(lag: LagSnapshot, args: argparse.Namespace) -> None:
@@ -143,7 +149,8 @@ def show(lag: LagSnapshot, args: argparse.Namespace) -> None:
             print(json.dumps(group_json(g, lag.taken_at)))
         return
     if not lag.groups:
-        print("No group has committed offsets" + (" on these topics" if args.topic else "") + ".")
+        if not args.group:
+            print("No group has committed offsets" + (" on these topics" if args.topic else "") + ".")
         return
     now = lag.taken_at
     rows: list[tuple[str, ...]] = [("GROUP", "STATUS", "LAG", "LAG-TIME", "CONSUMED", "PRODUCED", "CATCH-UP", "WHY")]

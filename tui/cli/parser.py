@@ -50,6 +50,8 @@ def build_parser() -> RootParser:
              "(`kafkatop install`)")  # fmt: skip
     p.option("--no-confirm", action="store_true", help="stop, kill -9, restart and delete at once, without the y/n "
              "question (an attached cluster still asks for its name before a delete or reset)")  # fmt: skip
+    p.option("--bell", action="store_true", help="ring the terminal's bell when a group's lag status turns STOP or "
+             "ERR")  # fmt: skip
     p.option("--record", metavar="FILE", type=text("a file name"), help="record the session (JSON lines; .gz "
              "compresses) for --replay", shown="no recording")  # fmt: skip
     p.option("--replay", metavar="FILE", type=text("a recording"), help="play a recording back, labelled REPLAY "

@@ -18,8 +18,8 @@ LAG: dict[str, str] = {
     "the record itself), the rates its offsets and its partitions' ends moved at, and how long it would take to catch "
     "up at them. --watch goes on and prints a line for each status change. It writes nothing.",
     "epilog": "Exit codes: 0 every group OK, or none worse than --fail-on allows; 11 WARN, 12 REWIND, 13 STALL, 14 "
-    "STOP, 15 ERR (the worst group's, when at or past --fail-on; default warn); 1 the cluster could not be asked; 2 "
-    "bad input; 130 interrupted.",
+    "STOP, 15 ERR (the worst group's, when at or past --fail-on; default warn); 1 the cluster could not be asked, or "
+    "a --group has no committed offsets; 2 bad input; 130 interrupted.",
 }
 
 

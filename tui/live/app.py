@@ -65,8 +65,9 @@ class KafkatopApp(App[None]):
         self.last_action: ActionFinished | None = None
         sources = sources if isinstance(sources, Sources) else Sources(poll_cluster=sources)
         # Fed by the workers (the timeline and history are thread-safe and bounded); the panes draw their snapshots.
-        feed = Feed(self.post_message, sources.recorder if replay is None else None)
-        self.adopt(sources, settings if settings is not None else Settings(), feed, LiveView())
+        settings = settings if settings is not None else Settings()
+        feed = Feed(self.post_message, sources.recorder if replay is None else None, settings.lag_rules)
+        self.adopt(sources, settings, feed, LiveView())
 
     def adopt(self, sources: Sources, settings: Settings, feed: Feed, view: LiveView) -> None:
         """A context's sources, feed and view: polled and drawn once its screen's panes are mounted."""
@@ -176,7 +177,7 @@ class KafkatopApp(App[None]):
         if row.problem is not None:
             changes[row.problem] = None  # read again: its problem is over
         if row.history:
-            changes["history"] = message.history
+            changes["history"], changes["lag"] = message.history, message.lag
         self._show(**changes)
 
     def on_operation_recorded(self, message: OperationRecorded) -> None:

@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar, cast
 from textual.message import Message
 
 from kafkatop.backends.insight.history import History
+from kafkatop.backends.insight.lag.evaluator import LagEvaluator
 from kafkatop.backends.insight.merge import with_zookeeper
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.acls import AclsSnapshot
@@ -27,6 +28,7 @@ from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.lag import LagRules
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
@@ -51,12 +53,15 @@ ZOOKEEPER_RETRY_S = 2.0  # between attempts to connect the watches
 
 
 class Feed:
-    def __init__(self, post: Callable[[Message], object], recorder: Recorder | None = None) -> None:
+    def __init__(
+        self, post: Callable[[Message], object], recorder: Recorder | None = None, lag_rules: LagRules | None = None
+    ) -> None:
         self._send = post
         self.muted = False  # its context is not on screen: a worker still running for it posts nothing
         self.recorder = recorder
         self.timeline = Timeline()
         self.history = History()
+        self.lag = LagEvaluator(lag_rules)  # the groups' lag in time and status, from the polls themselves
         self._polled: ClusterSnapshot | None = None  # the last metadata poll, before ZooKeeper's state is laid over it
         self._pushed: ClusterSnapshot | None = None  # ZooKeeper's state, as its watches last pushed it
         self._connect: ConnectSnapshot | None = None  # the last Connect poll that a worker answered
@@ -82,10 +87,12 @@ class Feed:
         self._record(polled.taken_at if at is None else at, "cluster", polled)
         self._polled = polled
         self.timeline.observe_cluster(polled)
+        lag = self.lag.observe(polled)  # the poll's own groups and watermarks: ZooKeeper's pushed state has neither
+        self.timeline.observe_lag(lag.changes)
         snapshot = self._cluster_view()
         assert snapshot is not None
         self.history.observe_cluster(snapshot)
-        self._post(Polled("cluster", summarized(snapshot), self.timeline.snapshot(), self.history.snapshot()))
+        self._post(Polled("cluster", summarized(snapshot), self.timeline.snapshot(), self.history.snapshot(), lag))
 
     def zookeeper(self, push: ZooKeeperPush, at: float | None = None) -> None:
         """ZooKeeper mode: a broker deregistering, a controller moving, a leader or ISR changing, as the watches
@@ -98,7 +105,8 @@ class Feed:
         if snapshot is None:
             return  # the watches lost ZooKeeper before the first poll: nothing to show yet
         self.history.observe_changes(snapshot)
-        self._post(Polled("cluster", summarized(snapshot), self.timeline.snapshot(), self.history.snapshot()))
+        timeline, history = self.timeline.snapshot(), self.history.snapshot()
+        self._post(Polled("cluster", summarized(snapshot), timeline, history, self.lag.last))
 
     def nodes(self, snapshot: NodesSnapshot, at: float | None = None) -> None:
         self._record(snapshot.taken_at if at is None else at, "nodes", snapshot)
@@ -225,7 +233,7 @@ class LiveSource(Generic[S]):
     deliver: Callable[[Feed, S, float | None], None]  # the Feed's: recorded, observed, posted as one Polled
     problem: str | None = None  # the LiveView field saying why its last poll failed; None: its pane keeps its own
     after_actions: bool = False  # polled again as soon as a user's action ends
-    history: bool = False  # its delivery carries the history (the cluster's): the view takes it, even when None
+    history: bool = False  # its delivery carries the history and the lag (the cluster's): the view takes them
 
 
 def _port(port: Callable[[Sources], object | None], call: str) -> Callable[[Sources], Any]:

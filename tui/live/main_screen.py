@@ -77,7 +77,7 @@ class MainScreen(Screen[None]):
             yield ReplayBar(app.replay, id="banner")
         elif app.settings.banner:
             yield Banner(app.settings.banner, id="banner")
-        yield StatusBar(app.settings.context, app.settings.colour, app.settings.read_only)
+        yield StatusBar(app.settings.context, app.settings.colour, app.settings.read_only, app.settings.bell)
         if "control" in context.present:
             yield NodeTable(id="nodes")
         with TabbedContent(id="tabs"):

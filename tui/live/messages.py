@@ -10,6 +10,7 @@ from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.insight.timeline.model import TimelineSnapshot
 from kafkatop.backends.model.acls import Grant
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.lag import LagSnapshot
 from kafkatop.backends.model.operations import OperationStep
 from kafkatop.tui.live.sources import Settings, Sources
 
@@ -23,6 +24,7 @@ class Polled(Message):
     snapshot: object  # that source's snapshot (the consoles': what they did since the last drain)
     timeline: TimelineSnapshot | None = None
     history: HistorySnapshot | None = None
+    lag: LagSnapshot | None = None  # the cluster's: each group's lag in time and status, as of this poll
     delta: bool = False  # what happened since the last one (the consoles'): each taken, never collapsed
 
     def can_replace(self, message: Message) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Literal, Protocol
 
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.lag import LagRules
 from kafkatop.backends.ports import (
     AclAdmin,
     ConfigAdmin,
@@ -60,6 +61,8 @@ class Settings:
     # A lab's --name and --state-dir where not the default ("--name demo2 --state-dir /tmp/labs"): what the lab
     # commands the view suggests need to reach this lab.
     lab_flags: str = ""
+    lag_rules: LagRules = LagRules()  # how the groups' lag statuses are decided: the context's [lag], else defaults
+    bell: bool = False  # --bell: the terminal's bell when a group turns STOP or ERR
 
     @property
     def read_only_reason(self) -> str | None:

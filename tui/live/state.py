@@ -15,6 +15,7 @@ from kafkatop.backends.model.cluster import ClusterMode, ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.disks import BrokerDisks
+from kafkatop.backends.model.lag import LagSnapshot
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.ports import EnsembleView
@@ -24,6 +25,7 @@ from kafkatop.backends.ports import EnsembleView
 class LiveView:
     cluster: ClusterSnapshot | None = None  # the last good one: kept on screen when a poll fails
     history: HistorySnapshot | None = None
+    lag: LagSnapshot | None = None  # each group's lag in time and status (backends/insight/lag), with the history
     failure: str | None = None  # why the last cluster poll failed; None once one succeeds again
     failed_at: float | None = None
     nodes: NodesSnapshot | None = None

@@ -71,7 +71,8 @@ class ContextSwitch:
         textual.workers.cancel_group(textual, "watch-zookeeper")
         app.feed.muted = True
         self._kept[old] = (app.feed, app.view)
-        feed, view = self._kept.pop(message.name, (Feed(textual.post_message, None), LiveView()))
+        fresh = (Feed(textual.post_message, None, message.settings.lag_rules), LiveView())
+        feed, view = self._kept.pop(message.name, fresh)
         feed.muted = False
         if message.first is not None:
             feed.cluster(message.first)  # the timeline and history see it (its Polled follows)

@@ -108,6 +108,11 @@ class LagEvaluator:
             self._last = LagSnapshot(now, self.rules, tuple(sorted(out, key=lambda g: g.group_id)), tuple(changes))
             return self._last
 
+    @property
+    def last(self) -> LagSnapshot | None:
+        """The last evaluation (a delivery that brings no poll of groups shows it again)."""
+        return self._last
+
     def learn(self, times: Mapping[tuple[str, int, int], float]) -> int:
         """Records' own times (topic, partition, offset → seconds since the epoch), read on demand for offsets older
         than the polls reach: the next evaluation of every group uses them. Returns how many were taken."""

@@ -34,6 +34,7 @@ class EventKind(StrEnum):
     TASK_MOVED = "task moved"  # to another worker
     TASK_STATE = "task state"  # a task RUNNING again, UNASSIGNED, FAILED, …
     CONNECTOR_CHANGED = "connector changed"  # created, deleted, its state changed
+    GROUP_STATUS = "group status"  # a group's lag status changed (backends/insight/lag): OK -> STOP, …
 
 
 class Trigger(StrEnum):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 from kafkatop.backends.insight.timeline.client_errors import ClientErrors, ClientSource
 from kafkatop.backends.insight.timeline.cluster_views import ClusterViews
@@ -38,6 +38,7 @@ from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, T
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connect import ConnectSnapshot, worker_host_port
 from kafkatop.backends.model.consoles import ConsoleActivity
+from kafkatop.backends.model.lag import StatusChange
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
@@ -227,6 +228,16 @@ class Timeline:
             if previous is not None and new != (previous.leader_id, previous.leader_epoch):
                 self._add_placed(quorum_event(previous, snapshot), "quorum", ("quorum",), new)
             self._check_recovered(snapshot.taken_at)
+
+    # --- consumer groups' lag -------------------------------------------------------------------------------------
+    def observe_lag(self, changes: Iterable[StatusChange]) -> None:
+        """Groups whose lag status changed (a kill -9 of a broker: its groups WARN, then OK again), placed in the
+        incident open then, if any."""
+        with self._lock:
+            for c in changes:
+                text = f"group {c.group_id}: {c.was} -> {c.now} ({c.why})"
+                event = TimelineEvent(c.at, EventKind.GROUP_STATUS, "lag", text, before=c.was, after=c.now)
+                self._add_placed(event, "lag", ("group", c.group_id), c.now)
 
     # --- clients ----------------------------------------------------------------------------------------------------
     def record_client_error(

@@ -9,7 +9,7 @@ Keys as in less and vi beside the arrows: j/k, g/G, PageUp/PageDown; Enter posts
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -205,6 +205,8 @@ class LineTable(RowCursor):
         self._cut_at = tuple(10**9 if c in uncut else CELL_WIDTH for c in self.columns)
         self.dropped_first = tuple(dropped_first)
         self.sort_column: int | None = None  # `o`: the rows ordered by this column (numbers largest first)
+        # A column ordered by its own key of the row's key rather than its text (a status: worst first)
+        self.order_keys: dict[int, Callable[[str], Any]] = {}
         self._shown = tuple(range(len(self.columns)))  # the columns that fit
         self.filterable = filterable
         self.filter_text = ""
@@ -253,7 +255,7 @@ class LineTable(RowCursor):
         keys = [k for k, t in texts.items() if matches(needle, *t)] if needle else list(texts)
         column = self.sort_column
         if column is not None:
-            keys.sort(key=lambda k: _order_key(texts[k][column]))
+            keys.sort(key=self.order_keys.get(column) or (lambda k: _order_key(texts[k][column])))
         widths = [len(c) for c in self.header]
         for k in keys:
             for i, t in enumerate(texts[k]):

@@ -1,5 +1,6 @@
-"""One line that says how the cluster is: id, mode, controller, brokers, under-replicated and offline partitions, its
-authorizer and super users (the ACLs tab's poll) — and, when a source fails, the age of the data still on screen."""
+"""One line that says how the cluster is: id, mode, controller, brokers, under-replicated and offline partitions, the
+groups whose lag status is not OK, its authorizer and super users (the ACLs tab's poll) — and, when a source fails,
+the age of the data still on screen."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from textual.widget import Widget
 
 from kafkatop.backends.model.acls import AuthorizerInfo
 from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.lag import LagSnapshot, LagStatus, worst
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.text import shown
 from kafkatop.tui.live.widgets.pane import LivePane
@@ -28,6 +30,7 @@ def status_text(
     narrow: bool = False,
     badge: Badge | None = None,
     authorizer: AuthorizerInfo | None = None,
+    lag: LagSnapshot | None = None,
 ) -> Text:
     text = Text()
     if badge is not None:
@@ -59,6 +62,10 @@ def status_text(
         text.append(str(urp), style="bold yellow" if urp else "")
         text.append("  offline ")
         text.append(str(offline), style="bold red" if offline else "")
+        if lag is not None and (not_ok := lag.not_ok):
+            alarm = worst([g.status for g in lag.groups]).severity >= LagStatus.STALL.severity
+            text.append("  lag " if narrow else "  groups not OK ")
+            text.append(str(not_ok), style="bold red" if alarm else "bold yellow")
         if authorizer is not None and authorizer.class_name is not None:
             # Narrow, the word alone (the ACLs tab says the rest), where 80 columns still hold it.
             supers = f", super users {', '.join(authorizer.super_users)}" if authorizer.super_users else ""
@@ -82,9 +89,13 @@ class StatusBar(LivePane, Widget):
 
     text: reactive[Text] = reactive(Text, layout=False)
 
-    def __init__(self, context: str | None = None, colour: str | None = None, read_only: bool = False) -> None:
+    def __init__(
+        self, context: str | None = None, colour: str | None = None, read_only: bool = False, bell: bool = False
+    ) -> None:
         super().__init__()
         self.badge: Badge | None = (context, colour, read_only) if context or read_only else None
+        self.bell = bell  # --bell: rung when a group turns STOP or ERR
+        self._rung: LagSnapshot | None = None  # the lag evaluation last rung for: each one rings once
 
     def render(self) -> Text:
         return shown(self.text)  # it names topics, a cluster, a failure: text from outside
@@ -93,7 +104,12 @@ class StatusBar(LivePane, Widget):
         width = self.size.width or self.app.size.width
         authorizer = view.acls.authorizer if view.acls is not None else None
         text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW, self.badge,
-                           authorizer)  # fmt: skip
+                           authorizer, view.lag)  # fmt: skip
+        lag = view.lag
+        if self.bell and lag is not None and lag is not self._rung:
+            self._rung = lag
+            if any(c.now in (LagStatus.STOP, LagStatus.ERR) for c in lag.changes):
+                self.app.bell()
         taller = _rows(text, width) != _rows(self.text, width)
         self.text = text
         if taller:

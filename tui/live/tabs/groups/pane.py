@@ -16,9 +16,10 @@ from kafkatop.backends.insight.group_lines import epochs_text
 from kafkatop.backends.insight.history import HistorySnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, TopicPartition
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.lag import LagSnapshot, LagStatus
 from kafkatop.backends.model.resets import ResetPlan, ResetTarget, parse_reset_value
 from kafkatop.backends.ports import Consoles
-from kafkatop.tui.format import sparkline
+from kafkatop.tui.format import human_duration, sparkline
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.tabs.groups.reset_offsets import ResetPreviewScreen, reset_summary
 from kafkatop.tui.live.text import Input, Label, Select, Static
@@ -26,8 +27,13 @@ from kafkatop.tui.live.widgets.fields import choice as _choice
 from kafkatop.tui.live.widgets.line_table import LineCells, LineTable
 from kafkatop.tui.live.widgets.pane import Asking, LivePane, ask
 
-GROUP_COLUMNS = ("group", "state", "type", "members", "lag", "lag history")
-OFFSET_COLUMNS = ("partition", "member", "host", "committed", "end", "lag")
+GROUP_COLUMNS = ("group", "state", "type", "members", "lag", "lag time", "status", "lag history")
+OFFSET_COLUMNS = ("partition", "member", "host", "committed", "end", "lag", "lag time", "status")
+STATUS_STYLES = {
+    LagStatus.OK: "green", LagStatus.WARN: "yellow", LagStatus.REWIND: "magenta", LagStatus.STALL: "bold red",
+    LagStatus.STOP: "bold red", LagStatus.ERR: "bold red reverse",
+}  # fmt: skip
+HOW = "lag time from the polls' high watermarks (≥: written before the first poll); status over {window:g} s (README)"
 
 # The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
 RESET_CHOICES: dict[str, tuple[str, str]] = {
@@ -39,6 +45,10 @@ RESET_CHOICES: dict[str, tuple[str, str]] = {
     "timestamp": ("to-datetime", "2026-01-31T09:00 (local) or epoch ms"),
     "duration": ("by-duration", "back from now, ISO-8601: PT30M, P1DT12H"),
 }
+
+
+def lag_time(seconds: float | None, at_least: bool) -> str:
+    return "-" if seconds is None else ("≥" if at_least else "") + human_duration(seconds)
 
 
 def group_kind(g: ConsumerGroup) -> str:
@@ -61,15 +71,20 @@ class GroupsPane(Asking, LivePane, Vertical):
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
         self._offset_rows: dict[str, LineCells] | None = None
+        self.lag: LagSnapshot | None = None
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None:
-            self.show_groups(view.cluster, view.history)
+            self.show_groups(view.cluster, view.history, view.lag)
 
     def compose(self) -> ComposeResult:
-        yield LineTable(GROUP_COLUMNS, id="groups")
+        groups = LineTable(GROUP_COLUMNS, id="groups", dropped_first=("lag history", "type", "members"))
+        # `o` on status: the worst first, then the oldest unread record; on lag time: the oldest first
+        groups.order_keys = {GROUP_COLUMNS.index("status"): self._worst_first,
+                             GROUP_COLUMNS.index("lag time"): self._oldest_first}  # fmt: skip
+        yield groups
         yield Static("", id="group-note")  # where the group's members come from, when not from this poll
-        yield LineTable(OFFSET_COLUMNS, id="group-offsets", filterable=False)
+        yield LineTable(OFFSET_COLUMNS, id="group-offsets", filterable=False, dropped_first=("host", "member"))
         with Horizontal(classes="options", id="reset-row"):
             yield Label("reset to")
             yield Select([(label, to) for to, (label, _) in RESET_CHOICES.items()], value="earliest",
@@ -82,21 +97,27 @@ class GroupsPane(Asking, LivePane, Vertical):
     def selected_group(self) -> str | None:
         return self.query_one("#groups", LineTable).selected_key
 
-    def show_groups(self, snapshot: ClusterSnapshot, history: HistorySnapshot | None = None) -> None:
-        """`history` adds each group's lag over the last polls."""
-        self.snapshot = snapshot
+    def show_groups(
+        self, snapshot: ClusterSnapshot, history: HistorySnapshot | None = None, lag: LagSnapshot | None = None
+    ) -> None:
+        """`history` adds each group's lag over the last polls; `lag` its lag in time and status."""
+        self.snapshot, self.lag = snapshot, lag
         table = self.query_one("#groups", LineTable)
-        rows: dict[str, LineCells] = {
-            g.group_id: (
+        judged = {g.group_id: g for g in lag.groups} if lag is not None else {}
+        now = lag.taken_at if lag is not None else 0.0
+        rows: dict[str, LineCells] = {}
+        for g in snapshot.groups:
+            j = judged.get(g.group_id)
+            rows[g.group_id] = (
                 g.group_id,
                 Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
                 group_kind(g),
                 str(len(g.members)),
                 "-" if g.total_lag is None else str(g.total_lag),
+                "-" if j is None else lag_time(j.lag_seconds(now), j.at_least),
+                "-" if j is None else Text(j.status.value, style=STATUS_STYLES[j.status]),
                 Text(sparkline(history.group_lag(g.group_id), 16) if history is not None else "", style="yellow"),
             )
-            for g in snapshot.groups
-        }
         if self._rows != rows:
             self._rows = rows
             table.set_rows(rows)  # the highlighted group stays highlighted; `/` keeps its filter
@@ -111,7 +132,13 @@ class GroupsPane(Asking, LivePane, Vertical):
         gid = self.selected_group
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
         note = self.query_one("#group-note", Static)
-        said = None if group is None else "\n".join(t for t in (group.note, epochs_text(group)) if t)
+        judged = self.lag.group(gid) if self.lag is not None and gid is not None else None
+        how = (
+            None
+            if judged is None or self.lag is None
+            else f"{judged.status}: {judged.why} — " + HOW.format(window=self.lag.rules.window_s)
+        )
+        said = None if group is None else "\n".join(t for t in (group.note, epochs_text(group), how) if t)
         note.display = bool(said)
         if said:
             note.update(Text(said, style="dim"))
@@ -119,9 +146,12 @@ class GroupsPane(Asking, LivePane, Vertical):
         if group is not None:
             owner = {tp: m for m in group.members for tp in m.assignment}
             members = {m.member_id: m for m in group.members}
+            parts = {(p.topic, p.partition): p for p in judged.partitions} if judged is not None else {}
+            now = self.lag.taken_at if self.lag is not None else 0.0
             for o in group.offsets:
                 tp = TopicPartition(o.topic, o.partition)
                 member = members.get(o.member_id) if o.member_id else owner.get(tp)
+                p = parts.get((o.topic, o.partition))
                 rows[str(tp)] = (
                     str(tp),
                     member.client_id if member else "-",
@@ -129,11 +159,24 @@ class GroupsPane(Asking, LivePane, Vertical):
                     "-" if o.committed is None else str(o.committed),
                     "-" if o.high_watermark is None else str(o.high_watermark),
                     "-" if o.lag is None else str(o.lag),
+                    "-" if p is None else lag_time(p.lag_seconds(now), p.at_least),
+                    "-" if p is None else Text(p.status.value, style=STATUS_STYLES[p.status]),
                 )
         if rows == self._offset_rows:
             return
         self._offset_rows = rows
         table.set_rows(rows)
+
+    def _worst_first(self, group_id: str) -> tuple[int, float]:
+        judged = self.lag.group(group_id) if self.lag is not None else None
+        if judged is None or self.lag is None:
+            return (1, 0.0)
+        return (-judged.status.severity, -(judged.lag_seconds(self.lag.taken_at) or 0.0))
+
+    def _oldest_first(self, group_id: str) -> float:
+        judged = self.lag.group(group_id) if self.lag is not None else None
+        seconds = judged.lag_seconds(self.lag.taken_at) if judged is not None and self.lag is not None else None
+        return -seconds if seconds is not None else 1.0
 
     def _show_status(self, message: str | None, error: bool = True) -> None:
         self.query_one("#group-status", Static).update(Text(message or "", style="bold red" if error else "green"))
