@@ -8,16 +8,16 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
 from dataclasses import replace
 
 from kafkatop.backends.insight.lag.evaluator import LagEvaluator
+from kafkatop.backends.insight.lag.exact import read_times, unread_heads
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup
 from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import KafkatopError, SourceUnavailable
+from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.lag import GroupLag, LagRules, LagSnapshot, LagStatus, PartitionLag, StatusChange, worst
 from kafkatop.backends.model.text import printable
 from kafkatop.tui.cli.common import connection
@@ -90,26 +90,16 @@ class LagWatch:
     def exact(self, lag: LagSnapshot) -> int:
         """Reads the oldest unread record of each partition whose lag in time is only a bound (written before the
         first poll): its own timestamp. At most EXACT_AT_MOST partitions; returns how many times were learnt."""
-        wanted: dict[str, dict[int, tuple[int, int]]] = defaultdict(dict)
-        for g in lag.groups:
-            for p in g.partitions:
-                if p.at_least and sum(map(len, wanted.values())) < EXACT_AT_MOST:
-                    wanted[p.topic][p.partition] = (p.committed, p.high_watermark)
-        if not wanted:
+        heads = unread_heads(lag.groups, bounds_only=True, at_most=EXACT_AT_MOST)
+        if not heads:
             return 0
-        times: dict[tuple[str, int, int], float] = {}
         browser = MessageBrowser(self.kafka, self.args.timeout)
         try:
-            for topic, parts in wanted.items():
-                starts = {p: c for p, (c, _) in parts.items()}
-                try:
-                    found = browser.first_timestamps(topic, starts, {p: h for p, (_, h) in parts.items()})
-                except KafkatopError as e:
-                    err(f"the oldest unread records of {printable(topic)} could not be read for their times: {e}")
-                    continue
-                times |= {(topic, p, starts[p]): ms / 1000 for p, ms in found.items()}
+            times, failures = read_times(browser.first_timestamps, heads)
         finally:
             browser.close()
+        for failure in failures:
+            err(f"could not read the oldest unread records for their times: {printable(failure)}")
         return self.evaluator.learn(times)
 
 

@@ -1,1 +1,1 @@
-"""Lag you can act on: each partition's offset->time points from the polls, and the evaluator of lag in time and status."""
+"""Lag you can act on: offset->time points from the polls, and the evaluator of lag in time and status."""

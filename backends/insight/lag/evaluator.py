@@ -221,7 +221,9 @@ def _group_lag(
     group: ConsumerGroup, parts: list[PartitionLag], samples: deque[tuple[float, int, int]], now: float, window: float
 ) -> GroupLag:
     status = worst([p.status for p in parts])
-    why = next((f"{p.topic}-{p.partition}: {p.why}" for p in parts if p.status is status), "no partition")
+    # Said by the partition that gave the status: of those with it, the one furthest behind.
+    said = max((p for p in parts if p.status is status), key=lambda p: p.lag, default=None)
+    why = f"{said.topic}-{said.partition}: {said.why}" if said is not None else "no partition"
     lagging = [p for p in parts if p.lag and p.written_at is not None]
     oldest = min(lagging, key=lambda p: p.written_at or 0.0, default=None)
     consume = produce = None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from kafkatop.backends.model.cluster import Topic
 
 POINTS = 64  # per partition: 64 × 16 bytes; 10,000 partitions ≈ 10 MB at the most
+EXACT_KEPT = 8  # records' own times kept per partition: the committed offsets of the groups asked about
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class _Points:
     def __init__(self, offset: int, at: float) -> None:
         self.offsets = array("q", (offset,))
         self.times = array("d", (at,))
-        self.exact: set[int] = set()  # offsets whose time was read from the record (learn)
+        self.exact: dict[int, float] = {}  # offsets whose time was read from the record (learn), in the order learnt
 
     def add(self, offset: int, at: float) -> None:
         if len(self.offsets) >= POINTS:
@@ -80,15 +81,14 @@ class OffsetTimes:
         self._topics = seen
 
     def learn(self, topic: str, partition: int, offset: int, at: float) -> bool:
-        """The record at `offset`, older than the first point, was written at `at` (its own timestamp, read on
-        demand): a point before the first. Refused (False) when it would not keep the points in order — a producer's
-        clock (CreateTime) ahead of this one's."""
+        """The record at `offset` was written at `at` (its own timestamp, read on demand): said exactly from now on.
+        A few offsets per partition are kept (EXACT_KEPT, the last learnt); False when the partition is not known."""
         points = self._points.get((topic, partition))
-        if points is None or offset + 1 >= points.offsets[0] or at >= points.times[0]:
+        if points is None:
             return False
-        points.offsets.insert(0, offset + 1)  # by `at`, the high watermark had passed the record
-        points.times.insert(0, at)
-        points.exact.add(offset)
+        points.exact[offset] = at
+        while len(points.exact) > EXACT_KEPT:
+            del points.exact[next(iter(points.exact))]
         return True
 
     def written_at(self, topic: str, partition: int, offset: int) -> WrittenAt | None:
@@ -97,11 +97,13 @@ class OffsetTimes:
         points = self._points.get((topic, partition))
         if points is None or offset >= points.offsets[-1]:
             return None
+        exact = points.exact.get(offset)
+        if exact is not None:
+            return WrittenAt(exact, exact=True)
         # The first point whose high watermark is past `offset`: the poll that first saw the record.
         after = bisect_right(points.offsets, offset)
         if after == 0:
-            exact = offset + 1 == points.offsets[0] and offset in points.exact
-            return WrittenAt(points.times[0], before=not exact, exact=exact)
+            return WrittenAt(points.times[0], before=True)
         o0, t0 = points.offsets[after - 1], points.times[after - 1]
         o1, t1 = points.offsets[after], points.times[after]
         # Records o0 .. o1-1 arrived between the two polls; spread evenly over the interval.

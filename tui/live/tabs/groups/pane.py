@@ -33,7 +33,9 @@ STATUS_STYLES = {
     LagStatus.OK: "green", LagStatus.WARN: "yellow", LagStatus.REWIND: "magenta", LagStatus.STALL: "bold red",
     LagStatus.STOP: "bold red", LagStatus.ERR: "bold red reverse",
 }  # fmt: skip
-HOW = "lag time from the polls' high watermarks (≥: written before the first poll); status over {window:g} s (README)"
+HOW = "lag time from the polls' high watermarks"
+BEFORE = ", ≥: written before the first poll (e reads it)"
+EXACT = "lag time read from the records themselves"
 
 # The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
 RESET_CHOICES: dict[str, tuple[str, str]] = {
@@ -133,11 +135,14 @@ class GroupsPane(Asking, LivePane, Vertical):
         group = next((g for g in self.snapshot.groups if g.group_id == gid), None) if self.snapshot else None
         note = self.query_one("#group-note", Static)
         judged = self.lag.group(gid) if self.lag is not None and gid is not None else None
-        how = (
-            None
-            if judged is None or self.lag is None
-            else f"{judged.status}: {judged.why} — " + HOW.format(window=self.lag.rules.window_s)
-        )
+        how = None
+        if judged is not None:
+            behind = [p for p in judged.partitions if p.lag]
+            if behind and all(p.exact for p in behind):
+                how = f"{judged.status}: {judged.why} · {EXACT}"
+            else:
+                bound = any(p.at_least for p in behind)
+                how = f"{judged.status}: {judged.why} · {HOW}{BEFORE if bound else ''}"
         said = None if group is None else "\n".join(t for t in (group.note, epochs_text(group), how) if t)
         note.display = bool(said)
         if said:
