@@ -3,7 +3,7 @@
 Prints figures and one `RESULT … PASS/FAIL` line per target; asserts nothing. Run from the repository root:
 
     .venv/bin/python bench/scale.py [--runs 5] [--baseline REV] [--before REV] [--keep DIR]
-                                    [--only poll,app,table,console,kip848,logdirs]
+                                    [--only poll,app,table,console,kip848,logdirs,lag]
 
 "Today" is the tree at --baseline (default: the commit before issue 16's work), unpacked with `git archive` and put
 first on PYTHONPATH of its child processes; "now" is this working tree. Every figure is taken in a fresh child
@@ -32,6 +32,8 @@ Targets (issue 16, and issue 30 where said):
   logdirs  (issue 41) the live view's `log_dirs` source at 10,000 partitions: one DescribeLogDirs per broker (and one
            Metadata for the brokers), its CPU ≤ 10 % of a full poll's, median; on the mock (which answers no
            DescribeLogDirs) the read is measured on recorded-shape answers (bench/_scale/log_dirs.py), "now" only.
+  lag      (issue 42) the lag evaluator per poll at 1,000 groups x 100 partitions ≤ 20 ms (quiet and busy polls), no
+           request added (bench/_scale/lag.py), "now" only.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from bench._scale import BASELINE, BEFORE_30
 from bench._scale.children import child
 from bench._scale.cluster import mock_host
 from bench._scale.figures import cluster_figures, console_figures, table_figures
+from bench._scale.lag import lag_figures
 from bench._scale.log_dirs import log_dirs_figures
 from bench._scale.trees import baseline_path
 from bench.common.machine import load, version_str
@@ -57,7 +60,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline", default=BASELINE, help=f"the tree measured as today (default {BASELINE})")
     parser.add_argument("--before", default=BEFORE_30, help=f"table and console: the tree before (default {BEFORE_30})")
-    parser.add_argument("--only", default="poll,app,table,console,logdirs")
+    parser.add_argument("--only", default="poll,app,table,console,logdirs,lag")
     parser.add_argument("--keep", metavar="DIR", help="keep the real Kafka's data here, to start faster next time")
     parser.add_argument("--app-seconds", type=float, default=30.0)
     parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -90,6 +93,8 @@ def main() -> int:
         if "logdirs" in only:
             args.tmp = tmp
             log_dirs_figures(args, results)
+        if "lag" in only:
+            lag_figures(args, results)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print()

@@ -111,6 +111,7 @@ class GroupLag:
     observed_s: float  # how much of the window the polls cover so far
     partitions: tuple[PartitionLag, ...]
     why: str
+    as_of: float = 0.0  # the poll it was evaluated at: an earlier one when that poll's budget ran out
 
     def lag_seconds(self, now: float) -> float | None:
         return _seconds(self.lag, self.written_at, now)
@@ -146,6 +147,7 @@ class LagSnapshot:
     rules: LagRules
     groups: tuple[GroupLag, ...]  # by group id
     changes: tuple[StatusChange, ...] = ()  # this evaluation's, first evaluations left out
+    deferred: int = 0  # groups that moved but kept an earlier evaluation (the poll's budget ran out)
 
     @property
     def not_ok(self) -> int:

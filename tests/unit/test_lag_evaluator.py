@@ -7,6 +7,7 @@ watermark, the group's committed offset, and whether a member owns the partition
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import pytest
 
@@ -184,3 +185,22 @@ def test_status_order_and_exit_codes() -> None:
         "ERR",
     ]
     assert [s.exit_code for s in LagStatus] == [0, 11, 12, 13, 14, 15]
+
+
+def test_a_budget_defers_groups_to_later_polls_the_longest_waiting_first() -> None:
+    def three(at: float, step: int) -> ClusterSnapshot:
+        one = poll(at, 100 + step, 50 + step)
+        groups = tuple(replace(one.groups[0], group_id=g) for g in ("a", "b", "c"))
+        return replace(one, groups=groups)
+
+    evaluator = LagEvaluator(RULES)
+    first = evaluator.observe(three(0, 0), budget_s=0.0)
+    assert first.deferred == 0  # a group never evaluated is evaluated whatever the budget
+    as_of = []
+    for step in (1, 2, 3):
+        lag = evaluator.observe(three(2 * step, step), budget_s=0.0)
+        assert lag.deferred == 2  # one evaluated per poll at the least
+        as_of.append({g.group_id: g.as_of - T0 for g in lag.groups})
+    # Round robin: each poll the group evaluated longest ago.
+    assert [max(a, key=lambda g: a[g]) for a in as_of] == ["a", "b", "c"]
+    assert evaluator.observe(three(8, 4)).deferred == 0  # no budget: every group

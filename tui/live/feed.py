@@ -48,6 +48,7 @@ from kafkatop.tui.live.sources import Settings, Sources
 
 S = TypeVar("S")
 
+LAG_BUDGET_S = 0.015  # a poll's CPU for the lag evaluator; the groups left are evaluated first at the next
 ZOOKEEPER_WAIT_S = 0.5  # how long the watch waits for events before it looks whether it should stop
 ZOOKEEPER_RETRY_S = 2.0  # between attempts to connect the watches
 
@@ -87,7 +88,8 @@ class Feed:
         self._record(polled.taken_at if at is None else at, "cluster", polled)
         self._polled = polled
         self.timeline.observe_cluster(polled)
-        lag = self.lag.observe(polled)  # the poll's own groups and watermarks: ZooKeeper's pushed state has neither
+        # The poll's own groups and watermarks (ZooKeeper's pushed state has neither), in a bounded time
+        lag = self.lag.observe(polled, LAG_BUDGET_S)
         self.timeline.observe_lag(lag.changes)
         snapshot = self._cluster_view()
         assert snapshot is not None

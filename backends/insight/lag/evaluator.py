@@ -18,6 +18,7 @@ groups of 100 partitions a quiet poll costs two list comparisons per group.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Mapping
 
@@ -55,7 +56,7 @@ class _Part:
 
 
 class _Group:
-    __slots__ = ("committed", "topics", "parts", "samples", "result", "recheck_at")
+    __slots__ = ("committed", "topics", "parts", "samples", "result", "recheck_at", "evaluated_at")
 
     def __init__(self) -> None:
         self.committed: list[int | None] = []
@@ -66,6 +67,7 @@ class _Group:
         self.samples: deque[tuple[float, int, int]] = deque()
         self.result: GroupLag | None = None
         self.recheck_at = INF
+        self.evaluated_at = -INF  # the poll it was last evaluated at
 
 
 class LagEvaluator:
@@ -79,7 +81,11 @@ class LagEvaluator:
         self._lows: dict[str, tuple[Topic, dict[int, int]]] = {}  # each topic's log starts, by the Topic they are of
         self._last: LagSnapshot | None = None
 
-    def observe(self, snapshot: ClusterSnapshot) -> LagSnapshot:
+    def observe(self, snapshot: ClusterSnapshot, budget_s: float | None = None) -> LagSnapshot:
+        """The groups' lag as of this poll. `budget_s`: past this much CPU time, a group whose offsets or watermarks
+        moved keeps its last evaluation (`GroupLag.as_of` says when), to be evaluated first at the next poll — a
+        cluster where every group of thousands moves every poll costs the poll worker a bounded time."""
+        ends = INF if budget_s is None else time.process_time() + budget_s  # the watermarks' points count in it
         with self._lock:
             now = snapshot.taken_at
             if self._last is not None and now <= self._last.taken_at:
@@ -89,6 +95,7 @@ class LagEvaluator:
             out: list[GroupLag] = []
             changes: list[StatusChange] = []
             seen = set()
+            todo: list[tuple[ConsumerGroup, _Group]] = []
             for group in snapshot.groups:
                 if not group.offsets:
                     continue  # nothing committed: no lag to speak of (`kafkatop lag` lists it as such)
@@ -96,8 +103,17 @@ class LagEvaluator:
                 state = self._groups.get(group.group_id)
                 if state is None:
                     state = self._groups[group.group_id] = _Group()
+                todo.append((group, state))
+            todo.sort(key=lambda gs: gs[1].evaluated_at)  # the longest unevaluated first: none waits for ever
+            deferred = evaluated = 0
+            for group, state in todo:
                 was = state.result
+                if was is not None and evaluated and time.process_time() > ends:
+                    out.append(was)
+                    deferred += 1
+                    continue
                 result = self._evaluate(group, state, now, topics)
+                evaluated += result.as_of == now  # one at least, each poll: the budget defers, never starves
                 out.append(result)
                 if was is not None and was.status is not result.status:
                     changes.append(StatusChange(group.group_id, was.status, result.status, now, result.why))
@@ -105,7 +121,8 @@ class LagEvaluator:
                 del self._groups[gone]
             for name in set(self._lows) - set(topics):
                 del self._lows[name]
-            self._last = LagSnapshot(now, self.rules, tuple(sorted(out, key=lambda g: g.group_id)), tuple(changes))
+            groups = tuple(sorted(out, key=lambda g: g.group_id))
+            self._last = LagSnapshot(now, self.rules, groups, tuple(changes), deferred)
             return self._last
 
     @property
@@ -178,7 +195,7 @@ class LagEvaluator:
             samples.popleft()
         if len(samples) > 1:
             recheck = min(recheck, samples[1][0] + window)
-        state.recheck_at = recheck
+        state.recheck_at, state.evaluated_at = recheck, now
         state.result = _group_lag(group, parts, samples, now, window)
         return state.result
 
@@ -236,5 +253,5 @@ def _group_lag(
     return GroupLag(
         group.group_id, group.group_type, status, sum(p.lag for p in parts),
         None if oldest is None else oldest.written_at, bool(oldest and oldest.at_least),
-        consume, produce, observed, tuple(parts), why,
+        consume, produce, observed, tuple(parts), why, now,
     )  # fmt: skip

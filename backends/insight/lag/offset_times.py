@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kafkatop.backends.model.cluster import Topic
 
@@ -20,8 +20,7 @@ POINTS = 64  # per partition: 64 × 16 bytes; 10,000 partitions ≈ 10 MB at the
 EXACT_KEPT = 8  # records' own times kept per partition: the committed offsets of the groups asked about
 
 
-@dataclass(frozen=True, slots=True)
-class WrittenAt:
+class WrittenAt(NamedTuple):  # a tuple: made for every partition behind, every poll that moved it
     """When the record at an offset was written: `at` (seconds since the epoch); `before` True when the offset is
     older than anything seen, and `at` is only the latest it can have been (the first poll that saw past it)."""
 
