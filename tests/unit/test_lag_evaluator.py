@@ -195,7 +195,9 @@ def test_a_budget_defers_groups_to_later_polls_the_longest_waiting_first() -> No
 
     evaluator = LagEvaluator(RULES)
     first = evaluator.observe(three(0, 0), budget_s=0.0)
-    assert first.deferred == 0  # a group never evaluated is evaluated whatever the budget
+    assert (first.deferred, [g.group_id for g in first.groups]) == (2, ["a"])  # the others not shown until evaluated
+    assert [g.group_id for g in evaluator.observe(three(1, 0), budget_s=0.0).groups] == ["a", "b"]
+    assert [g.group_id for g in evaluator.observe(three(1.5, 0), budget_s=0.0).groups] == ["a", "b", "c"]
     as_of = []
     for step in (1, 2, 3):
         lag = evaluator.observe(three(2 * step, step), budget_s=0.0)

@@ -83,8 +83,9 @@ class LagEvaluator:
 
     def observe(self, snapshot: ClusterSnapshot, budget_s: float | None = None) -> LagSnapshot:
         """The groups' lag as of this poll. `budget_s`: past this much CPU time, a group whose offsets or watermarks
-        moved keeps its last evaluation (`GroupLag.as_of` says when), to be evaluated first at the next poll — a
-        cluster where every group of thousands moves every poll costs the poll worker a bounded time."""
+        moved keeps its last evaluation (`GroupLag.as_of` says when), and one never evaluated is left out, both to be
+        evaluated first at the next poll — a cluster where every group of thousands moves every poll, or the first
+        poll of thousands, costs the poll worker a bounded time."""
         ends = INF if budget_s is None else time.process_time() + budget_s  # the watermarks' points count in it
         with self._lock:
             now = snapshot.taken_at
@@ -108,8 +109,9 @@ class LagEvaluator:
             deferred = evaluated = 0
             for group, state in todo:
                 was = state.result
-                if was is not None and evaluated and time.process_time() > ends:
-                    out.append(was)
+                if evaluated and time.process_time() > ends:
+                    if was is not None:
+                        out.append(was)  # a group not evaluated yet is not shown until it is (a poll or two)
                     deferred += 1
                     continue
                 result = self._evaluate(group, state, now, topics)
