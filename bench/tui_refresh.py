@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import time
 from dataclasses import replace
@@ -28,7 +27,7 @@ from kafkatop.tui.live.sources import Settings, Sources
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
 from bench.common.frames import frames_drawn
-from bench.common.stats import stats_line, verdict
+from bench.common.stats import print_kinds, slowest_refresh, verdict
 
 TARGET_MS = 50.0
 SIZE = (160, 50)  # a large terminal: 40 partition rows visible, each drawn on every change
@@ -89,12 +88,10 @@ def main() -> int:
     print(
         "wall time, from the poll's message until the last frame it caused was drawn (frames come on Textual's tick):"
     )
-    for kind, values in times.items():
-        print(f"  {kind:9s} {stats_line(values)}")
+    print_kinds(times)
     print("CPU time of the process for the same (the work itself):")
-    for kind, values in cpu.items():
-        print(f"  {kind:9s} {stats_line(values)}")
-    worst = max(statistics.median(v) for k, v in times.items() if k != "first")
+    print_kinds(cpu)
+    worst = slowest_refresh(times)
     print(
         f"RESULT: a refresh (steady or failover), slowest median wall time {worst:.1f} ms; "
         f"target ≤ {TARGET_MS:.0f} ms -> {verdict(worst <= TARGET_MS)}  (the first build is a one-off, reported above)"

@@ -32,7 +32,7 @@ from bench._scale import (
 from bench._scale.cluster import RealKafka, live_members, load_cluster, load_kip848
 from bench._scale.trees import baseline_path, child_env, run_child
 from bench.common.machine import BusyProcesses, load
-from bench.common.process import wait_or_kill
+from bench.common.process import quit_and_wait
 from bench.common.stats import median, verdict
 
 
@@ -176,10 +176,7 @@ def cluster_figures(args: Any, baseline: Path, tmp: Path, only: set[str], result
         if kafka is not None:
             kafka.stop()
         if mock is not None:
-            assert mock.stdin is not None
-            mock.stdin.write("quit\n")
-            mock.stdin.flush()
-            wait_or_kill(mock, 60)
+            quit_and_wait(mock, 60)
 
 
 TABLE_FIGURES = (  # what the table child measures, and the targets of issue 30 they are held to

@@ -25,7 +25,7 @@ from typing import Any
 
 from bench._scale import GROUPS, PARTITIONS, ROOT, TOPICS
 from bench.common.machine import load
-from bench.common.process import wait_or_kill
+from bench.common.process import quit_and_wait
 from bench.common.stats import median, verdict
 
 TARGET = 0.10  # one read of the log directories: at most this much of a poll's CPU
@@ -162,7 +162,4 @@ def log_dirs_figures(args: Any, results: list[str]) -> None:
         if kafka is not None:
             kafka.stop()
         if mock is not None:
-            assert mock.stdin is not None
-            mock.stdin.write("quit\n")
-            mock.stdin.flush()
-            wait_or_kill(mock, 60)
+            quit_and_wait(mock, 60)

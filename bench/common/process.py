@@ -21,3 +21,12 @@ def wait_or_kill(proc: subprocess.Popen[Any], timeout_s: float, *, group: bool =
             proc.kill()
         proc.wait()
         return True
+
+
+def quit_and_wait(proc: subprocess.Popen[str], timeout_s: float) -> bool:
+    """Asks a child that reads commands on stdin (a mock cluster's host) to quit, then waits for it as wait_or_kill
+    does. Returns whether it had to be killed."""
+    assert proc.stdin is not None
+    proc.stdin.write("quit\n")
+    proc.stdin.flush()
+    return wait_or_kill(proc, timeout_s)

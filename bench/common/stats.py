@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -33,3 +34,14 @@ def worst(values: list[float]) -> float:
 def verdict(ok: bool) -> str:
     """The last word of a RESULT line."""
     return "PASS" if ok else "FAIL"
+
+
+def print_kinds(times_ms: Mapping[str, list[float]]) -> None:
+    """One stats line for each kind of measurement, indented under its heading."""
+    for kind, values in times_ms.items():
+        print(f"  {kind:9s} {stats_line(values)}")
+
+
+def slowest_refresh(times_ms: Mapping[str, list[float]]) -> float:
+    """The slowest median of the kinds measured but the first build (a one-off, reported apart)."""
+    return max(statistics.median(v) for k, v in times_ms.items() if k != "first")

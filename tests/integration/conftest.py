@@ -1,5 +1,5 @@
 """Fixtures of the integration tests: every cluster source a test makes is closed after it; a real Kafka (KAFKA_HOME)
-for the tests that need one."""
+for the tests that need one; lab clusters, always brought down."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from tests.integration.test_real_kafka import KraftNode, start_node, stop_node
+from tests.integration.test_real_kafka import KraftNode, running_node
+from tests.integration.test_supervisor import Clusters
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +35,14 @@ def close_admin_sources(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture(scope="module")
 def kafka(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
     """One real KRaft node per test module, from KAFKA_HOME (tests/conftest.py skips `kafka` tests without it)."""
-    node = start_node(kafka_home, tmp_path_factory.mktemp("kraft"))
-    try:
+    with running_node(kafka_home, tmp_path_factory.mktemp("kraft")) as node:
         yield node
-    finally:
-        stop_node(node.proc)
+
+
+@pytest.fixture
+def clusters(tmp_path: Path) -> Iterator[Clusters]:
+    """Lab clusters a test makes, always brought down after it; then any recorded pid still alive (start time
+    verified) is killed."""
+    c = Clusters(tmp_path)
+    yield c
+    c.cleanup()

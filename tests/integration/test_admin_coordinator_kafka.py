@@ -18,7 +18,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -178,13 +177,6 @@ class Poller:
             t.join(timeout=5)
         name = f" ({signal.Signals(-code).name})" if code is not None and code < 0 else ""
         return f"the polling process died: exit {code}{name}; stderr: {self.stderr[-2000:]}"
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 def commit(bootstrap: str, group: str, offsets: dict[int, int]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import socket
 import subprocess
 import sys
@@ -41,15 +42,39 @@ CREATE = ["--partitions", "1", "--replication-factor", "1"]
 NOT_TOML = "[cluster\n"
 
 
-def kafkatop(*argv: str, cwd: Path, env: dict[str, str] | None = None, **kw: Any) -> subprocess.CompletedProcess[str]:
+def kafkatop(
+    *argv: str, cwd: Path, env: dict[str, str] | None = None, timeout_s: float = 60.0, **kw: Any
+) -> subprocess.CompletedProcess[str]:
+    """`kafkatop ARGV` in a child process run in `cwd`, its state (XDG_STATE_HOME) under it, no KAFKA_HOME."""
     run_env = {k: v for k, v in os.environ.items() if k not in ("KAFKA_HOME", "XDG_STATE_HOME")}
     run_env["XDG_STATE_HOME"] = str(cwd / "xdg")  # where a lab cluster's state would be written
     run_env.update(env or {})
     kw.setdefault("stdin", subprocess.DEVNULL)
     return subprocess.run(
         [sys.executable, "-m", "kafkatop.tui.cli", *argv],
-        cwd=cwd, env=run_env, capture_output="stdout" not in kw, text=True, timeout=60, **kw,
+        cwd=cwd, env=run_env, capture_output="stdout" not in kw, text=True, timeout=timeout_s, **kw,
     )  # fmt: skip
+
+
+def kafkatop_typed(answer: str, *argv: str, cwd: Path) -> tuple[int, str, str]:
+    """kafkatop with a terminal for stdin and stderr, `answer` typed: (exit status, stdout, the terminal's text)."""
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, f"{answer}\n".encode())
+        done = kafkatop(*argv, cwd=cwd, stdin=follower, stdout=subprocess.PIPE, stderr=follower)
+        shown = b""
+        while select.select([leader], [], [], 0.2)[0]:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(follower)
+        os.close(leader)
+    return done.returncode, done.stdout, shown.decode(errors="replace")
 
 
 def assert_refused(result: subprocess.CompletedProcess[str], says: str) -> None:
@@ -57,6 +82,14 @@ def assert_refused(result: subprocess.CompletedProcess[str], says: str) -> None:
     assert result.returncode == 2, out
     assert says in result.stderr, result.stderr
     assert "Traceback" not in out
+
+
+def refusal_line(result: subprocess.CompletedProcess[str]) -> str:
+    """The one line of a refusal (exit 2, nothing on stdout, no traceback) that starts with `kafkatop`."""
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop")]
+    return line
 
 
 def listing(root: Path) -> dict[str, float]:

@@ -5,9 +5,7 @@ CLI's bad-input path in a subprocess (exit 2, one line, no traceback)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -18,7 +16,6 @@ import pytest
 
 from kafkatop.backends.checks.chaos.clients import GroupConsumer, jvms_under
 from kafkatop.backends.checks.chaos.run import ChaosRun
-from kafkatop.backends.demo.cluster import start_demo_cluster
 from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
@@ -27,6 +24,8 @@ from kafkatop.backends.model.chaos import DEFAULT_GROUP, ChaosEvent, ChaosRefuse
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState
 from tests.conftest import wait_for
+from tests.fixtures.demo import attached_mock, demo_control
+from tests.integration.test_bad_input import kafkatop, refusal_line
 
 TOPIC = "chaos"
 # A second run on the same demo takes another group: the mock keeps a closed consumer as a member of its group until
@@ -37,15 +36,8 @@ FAST = {"poll_interval_s": 0.2, "view_timeout_s": 1.0, "hold_s": 0.5, "step_time
 
 @pytest.fixture
 def demo() -> Iterator[DemoControl]:
-    cluster = start_demo_cluster(messages_per_partition=1)
-    # DemoControl moves the coordinator of the groups it knows when a broker goes down, as Kafka would.
-    cluster = dataclasses.replace(cluster, groups=(*cluster.groups, DEFAULT_GROUP, SECOND_GROUP))
-    control = DemoControl(cluster, rebalance_delay_s=None)
-    try:
-        control.mock.create_topic(TOPIC, 3, 3)
+    with demo_control(TOPIC, groups=(DEFAULT_GROUP, SECOND_GROUP)) as control:
         yield control
-    finally:
-        control.close()
 
 
 def run(control: object, **settings: object) -> tuple[ChaosReport, list[ChaosEvent]]:
@@ -264,22 +256,13 @@ def test_the_orphan_scan_finds_a_jvm_by_its_state_dir(tmp_path: Path, spawn: obj
 
 
 # --- the CLI --------------------------------------------------------------------------------------------------------
-def kafkatop(*args: str, state_dir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kafkatop.tui.cli", "chaos", "--state-dir", str(state_dir), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "XDG_STATE_HOME": str(state_dir)},
-    )
+def chaos(*args: str, state_dir: Path) -> subprocess.CompletedProcess[str]:
+    return kafkatop("chaos", "--state-dir", str(state_dir), *args, cwd=state_dir)
 
 
 @pytest.fixture(scope="module")
 def attached() -> Iterator[MockCluster]:
-    with MockCluster(3) as cluster:
-        cluster.create_topic("single", 3, 1)
-        cluster.create_topic("replicated", 3, 3)
+    with attached_mock() as cluster:
         yield cluster
 
 
@@ -310,18 +293,16 @@ def attached() -> Iterator[MockCluster]:
 def test_bad_input_is_one_line_and_exit_2(
     attached: MockCluster, tmp_path: Path, args: tuple[str, ...], message: str
 ) -> None:
-    result = kafkatop("--bootstrap-server", attached.bootstrap_servers, *args, state_dir=tmp_path)
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop")]
+    result = chaos("--bootstrap-server", attached.bootstrap_servers, *args, state_dir=tmp_path)
+    line = refusal_line(result)
     assert line.startswith(message.format(bootstrap=attached.bootstrap_servers))
 
 
 def test_a_remote_cluster_is_refused_and_a_missing_lab_is_said(tmp_path: Path) -> None:
-    result = kafkatop("--bootstrap-server", "10.1.2.3:9092", "--topic", "t", state_dir=tmp_path)
+    result = chaos("--bootstrap-server", "10.1.2.3:9092", "--topic", "t", state_dir=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.startswith("kafkatop: 10.1.2.3 is not this host: a chaos run kills and starts brokers")
-    result = kafkatop("--topic", "t", state_dir=tmp_path)
+    result = chaos("--topic", "t", state_dir=tmp_path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.strip() == (
         f"kafkatop: no lab cluster at {tmp_path / 'lab'}: start one with `kafkatop up` (or give --name / --state-dir)"

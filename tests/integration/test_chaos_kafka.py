@@ -8,25 +8,17 @@ Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
 from kafkatop.backends.checks.chaos.clients import jvms_under
 from kafkatop.backends.checks.chaos.run import ChaosRun
-from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.kafka.cluster.topics import TopicAdmin
-from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.control import LabControl
-from kafkatop.backends.lab.kafka_homes import open_install
 from kafkatop.backends.model.chaos import ChaosEvent, ChaosSettings
-from kafkatop.backends.model.cluster import Topic
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.nodes import NodeState
-from tests.conftest import wait_for
+from tests.integration.kraft_lab import down_leaving_nothing, up_with_replicated_topic
 from tests.integration.test_supervisor import Clusters
 
 pytestmark = pytest.mark.kafka
@@ -34,37 +26,9 @@ pytestmark = pytest.mark.kafka
 TOPIC = "chaos"
 
 
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
-
-
-def in_sync(source: AdminSource) -> Topic | None:
-    try:
-        topic = source.poll().topic(TOPIC)
-    except SourceUnavailable:
-        return None
-    if topic is None or any(p.offline or set(p.isr) != set(p.replicas) for p in topic.partitions):
-        return None
-    return topic
-
-
 def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters, kafka_home: Path) -> None:
-    home = kafka_home
-    assert open_install(home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
-    cluster: LabCluster = clusters.make(home, name="chaos", mode="kraft", brokers=3, heap="256m")
-    snap = cluster.up(timeout_s=120)
-    assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
+    cluster, snap = up_with_replicated_topic(clusters, kafka_home, "chaos", TOPIC)
     recorded = {n.pid for n in snap.nodes}
-    with TopicAdmin(KafkaConnection.parse(snap.bootstrap_servers)) as topics:
-        topics.create_topic(TOPIC, 3, 3, {"min.insync.replicas": "2"})
-    source = AdminSource(KafkaConnection.parse(snap.bootstrap_servers), timeout_s=2.0)
-    try:
-        wait_for(lambda: in_sync(source), timeout_s=60, interval_s=0.2, what=f"{TOPIC} led with full ISRs")
-    finally:
-        source.close()
 
     control = LabControl(cluster)
     events: list[ChaosEvent] = []
@@ -90,7 +54,5 @@ def test_a_chaos_run_on_a_kraft_lab_cluster(clusters: Clusters, kafka_home: Path
     recorded |= {n.pid for n in after.nodes}
     print("\n" + "\n".join(e.text for e in events))
 
-    cluster.down(timeout_s=30)
-    assert all(n.state is NodeState.DOWN for n in cluster.snapshot().nodes)
-    assert not [pid for pid in recorded if pid is not None and psutil.pid_exists(pid)]
+    down_leaving_nothing(cluster, recorded)
     assert jvms_under(cluster.state_dir) == {}

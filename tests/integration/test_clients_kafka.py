@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 
 import pytest
 
@@ -39,29 +40,20 @@ def new_topic(node: KraftNode, name: str, partitions: int = 3) -> str:
 
 @pytest.fixture
 def producer(kafka: KraftNode) -> Iterator[ProducerSession]:
-    session = ProducerSession(KafkaConnection.parse(kafka.bootstrap))
-    try:
+    with closing(ProducerSession(KafkaConnection.parse(kafka.bootstrap))) as session:
         yield session
-    finally:
-        session.close()
 
 
 @pytest.fixture
 def pool(kafka: KraftNode) -> Iterator[ConsumerPool]:
-    consumers = ConsumerPool(KafkaConnection.parse(kafka.bootstrap))
-    try:
+    with closing(ConsumerPool(KafkaConnection.parse(kafka.bootstrap))) as consumers:
         yield consumers
-    finally:
-        consumers.close()
 
 
 @pytest.fixture
 def admin(kafka: KraftNode) -> Iterator[GroupAdmin]:
-    groups = GroupAdmin(KafkaConnection.parse(kafka.bootstrap), timeout_s=10.0)
-    try:
+    with closing(GroupAdmin(KafkaConnection.parse(kafka.bootstrap), timeout_s=10.0)) as groups:
         yield groups
-    finally:
-        groups.close()
 
 
 def delivered(session: ProducerSession, count: int) -> list[Delivery]:

@@ -24,6 +24,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 
 import pytest
 from confluent_kafka import Producer
@@ -95,11 +96,9 @@ def topic(mock_cluster: MockCluster) -> str:
 
 @pytest.fixture
 def pool(mock_cluster: MockCluster) -> Iterator[ConsumerPool]:
-    consumers = ConsumerPool(KafkaConnection.parse(mock_cluster.bootstrap_servers, MOCK_CONSUMER_CONFIG))
-    try:
+    connection = KafkaConnection.parse(mock_cluster.bootstrap_servers, MOCK_CONSUMER_CONFIG)
+    with closing(ConsumerPool(connection)) as consumers:
         yield consumers
-    finally:
-        consumers.close()
     assert not [t.name for t in threading.enumerate() if t.name.startswith("kafkatop-consumer-")]
 
 
@@ -110,11 +109,8 @@ def drained(pool: ConsumerPool) -> Drained:
 
 @pytest.fixture
 def producer(mock_cluster: MockCluster) -> Iterator[ProducerSession]:
-    session = ProducerSession(KafkaConnection.parse(mock_cluster.bootstrap_servers))
-    try:
+    with closing(ProducerSession(KafkaConnection.parse(mock_cluster.bootstrap_servers))) as session:
         yield session
-    finally:
-        session.close()
 
 
 def wait_deliveries(session: ProducerSession, count: int) -> list:  # type: ignore[type-arg]

@@ -9,9 +9,6 @@ The node listens on ports of this test's own range (23500-23999), not on a rando
 from __future__ import annotations
 
 import json
-import random
-import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,8 +26,7 @@ from kafkatop.tui.live.screens.configs import ConfigsScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from tests.conftest import pilot_until, wait_for
-from tests.integration import test_real_kafka
-from tests.integration.test_real_kafka import NODE_ID, KraftNode, create_topic, node_env, start_node, stop_node
+from tests.integration.test_real_kafka import NODE_ID, KraftNode, create_topic, kafka_tool, ports_in, running_node
 
 pytestmark = pytest.mark.kafka
 
@@ -38,28 +34,11 @@ PORTS = (23500, 24000)
 SECRET = "hunter2-never-printed"
 
 
-def _free_port_in_range(host: str = "127.0.0.1") -> int:
-    for port in random.sample(range(*PORTS), 200):
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind((host, port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError(f"no free port in {PORTS}")
-
-
 @pytest.fixture(scope="module")
 def node(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(test_real_kafka, "free_port", _free_port_in_range)
-        started = start_node(kafka_home, tmp_path_factory.mktemp("kraft-configs"))
-    try:
+    with running_node(kafka_home, tmp_path_factory.mktemp("kraft-configs"), ports=ports_in(*PORTS)) as started:
         create_topic(started, "purchases", 3, {"min.insync.replicas": "1", "retention.ms": "86400000"})
         yield started
-    finally:
-        stop_node(started.proc)
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +48,7 @@ def admin(node: KraftNode) -> ConfigAdmin:
 
 def kafka_configs(node: KraftNode, tmp_path: Path, *args: str) -> str:
     """What `kafka-configs.sh --bootstrap-server … ARGS` prints (stdout; it must succeed)."""
-    result = subprocess.run(
-        [str(node.home / "bin" / "kafka-configs.sh"), "--bootstrap-server", node.bootstrap, *args],
-        env={**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}, capture_output=True, text=True, timeout=120,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout.rstrip("\n")
+    return kafka_tool(node, tmp_path, "kafka-configs.sh", *args)
 
 
 def kafkatop(node: KraftNode, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

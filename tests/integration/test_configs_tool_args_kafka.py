@@ -7,56 +7,30 @@ The node listens on ports of this test's own range (30600-30699).
 
 from __future__ import annotations
 
-import random
-import socket
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kafkatop.tui.cli.main import main
-from tests.integration import test_real_kafka
-from tests.integration.test_real_kafka import NODE_ID, KraftNode, create_topic, node_env, start_node, stop_node
+from tests.integration.test_real_kafka import NODE_ID, KraftNode, create_topic, kafka_tool, ports_in, running_node
 
 pytestmark = pytest.mark.kafka
 
 PORTS = (30600, 30700)
 
 
-def _free_port_in_range(host: str = "127.0.0.1") -> int:
-    for port in random.sample(range(*PORTS), 100):
-        with socket.socket() as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind((host, port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError(f"no free port in {PORTS}")
-
-
 @pytest.fixture(scope="module")
 def node(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(test_real_kafka, "free_port", _free_port_in_range)
-        started = start_node(kafka_home, tmp_path_factory.mktemp("kraft-configs-tool-args"))
-    try:
+    root = tmp_path_factory.mktemp("kraft-configs-tool-args")
+    with running_node(kafka_home, root, ports=ports_in(*PORTS)) as started:
         create_topic(started, "purchases", 1, {"retention.ms": "86400000"})
         yield started
-    finally:
-        stop_node(started.proc)
 
 
 def tool(node: KraftNode, tmp_path: Path, *args: str) -> str:
     """What `kafka-configs.sh --bootstrap-server … ARGS` prints (it must succeed)."""
-    theirs = subprocess.run(
-        [str(node.home / "bin" / "kafka-configs.sh"), "--bootstrap-server", node.bootstrap, *args],
-        env={**node_env(tmp_path), "KAFKA_HEAP_OPTS": "-Xmx128m"}, capture_output=True, text=True, timeout=120,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert theirs.returncode == 0, theirs.stdout + theirs.stderr
-    return theirs.stdout.rstrip("\n")
+    return kafka_tool(node, tmp_path, "kafka-configs.sh", *args)
 
 
 def kafkatop(node: KraftNode, capsys: pytest.CaptureFixture[str], *args: str) -> str:

@@ -14,7 +14,6 @@ import json
 import os
 import time
 import urllib.request
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -33,13 +32,6 @@ from tests.conftest import pilot_until
 from tests.integration.test_supervisor import Clusters, free_port_block
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 async def test_a_connect_workers_group_is_listed_as_kafka_lists_it(

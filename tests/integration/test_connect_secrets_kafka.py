@@ -44,13 +44,6 @@ def rest(url: str, body: dict[str, Any] | None = None) -> Any:
         return json.loads(answer.read())
 
 
-@pytest.fixture
-def clusters(tmp_path: Path) -> Any:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
-
-
 async def test_a_real_plugins_password_settings_are_hidden_shown_and_recorded(
     clusters: Clusters, kafka_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,6 @@ from tests.conftest import pilot_until
 from tests.integration.test_supervisor import Clusters, free_port_block
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 async def test_create_kill_failover_pause_delete_from_the_connect_tab(

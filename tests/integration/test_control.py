@@ -19,7 +19,7 @@ from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 from tests.fixtures.standin_install import standin_cluster_id
 from tests.integration.test_processes import Spawn, java_cmd, lab_config
-from tests.integration.test_supervisor import Clusters, clusters, dead, kafka39  # noqa: F401 - fixtures used here
+from tests.integration.test_supervisor import Clusters, dead, kafka39  # noqa: F401 - fixtures used here
 
 LABS_ZK = standin_cluster_id("localhost:2181")  # the id stand-in brokers of lab_config() answer with
 

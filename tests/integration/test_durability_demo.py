@@ -7,32 +7,29 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from kafkatop.backends.checks.durability.run import DurabilityCheck
-from kafkatop.backends.demo.cluster import start_demo_cluster
 from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityRefused, DurabilitySettings
 from kafkatop.backends.model.nodes import NodeState
+from tests.fixtures.demo import attached_mock, demo_control
+from tests.integration.test_bad_input import kafkatop, refusal_line
 
 TOPIC = "durability"
 
 
 @pytest.fixture
 def demo() -> Iterator[DemoControl]:
-    control = DemoControl(start_demo_cluster(messages_per_partition=1), rebalance_delay_s=None)
-    try:
-        control.mock.create_topic(TOPIC, 3, 3)
+    with demo_control(TOPIC) as control:
         yield control
-    finally:
-        control.close()
 
 
 def leader_of(control: DemoControl, topic: str, partition: int) -> int:
@@ -159,21 +156,13 @@ def test_a_failure_after_the_fault_starts_the_broker_again_before_it_is_raised(d
 
 
 # --- the CLI --------------------------------------------------------------------------------------------------------
-def kafkatop(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kafkatop.tui.cli", "durability", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+def durability(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return kafkatop("durability", *args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
 def attached() -> Iterator[MockCluster]:
-    with MockCluster(3) as cluster:
-        cluster.create_topic("single", 3, 1)
-        cluster.create_topic("replicated", 3, 3)
+    with attached_mock() as cluster:
         yield cluster
 
 
@@ -205,17 +194,17 @@ def attached() -> Iterator[MockCluster]:
         ),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(attached: MockCluster, args: tuple[str, ...], message: str) -> None:
-    result = kafkatop("--bootstrap-server", attached.bootstrap_servers, *args)
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop")]
+def test_bad_input_is_one_line_and_exit_2(
+    attached: MockCluster, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = durability("--bootstrap-server", attached.bootstrap_servers, *args, cwd=tmp_path)
+    line = refusal_line(result)
     assert line.startswith(message)
 
 
-def test_a_run_without_a_fault_on_an_attached_cluster_as_json(attached: MockCluster) -> None:
-    result = kafkatop("--bootstrap-server", attached.bootstrap_servers, "--topic", "replicated", "--records", "300",
-                      "--fault", "none", "--json")  # fmt: skip
+def test_a_run_without_a_fault_on_an_attached_cluster_as_json(attached: MockCluster, tmp_path: Path) -> None:
+    result = durability("--bootstrap-server", attached.bootstrap_servers, "--topic", "replicated", "--records", "300",
+                        "--fault", "none", "--json", cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["verdict"] == "as expected"

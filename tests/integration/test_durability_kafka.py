@@ -11,25 +11,17 @@ Set KAFKA_HOME to an Apache Kafka install (4.x, KRaft) to run it; without it the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
 from kafkatop.backends.checks.durability.report import format_report
 from kafkatop.backends.checks.durability.run import DurabilityCheck
-from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.kafka.cluster.topics import TopicAdmin
-from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.control import LabControl
-from kafkatop.backends.lab.kafka_homes import open_install
-from kafkatop.backends.model.cluster import Topic
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilitySettings
-from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.nodes import NodeState
-from tests.conftest import wait_for
+from tests.integration.kraft_lab import down_leaving_nothing, up_with_replicated_topic
 from tests.integration.test_supervisor import Clusters
 
 pytestmark = pytest.mark.kafka
@@ -37,39 +29,12 @@ pytestmark = pytest.mark.kafka
 TOPIC = "durability"
 
 
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
-
-
-def in_sync(source: AdminSource) -> Topic | None:
-    try:
-        topic = source.poll().topic(TOPIC)
-    except SourceUnavailable:
-        return None
-    if topic is None or any(p.offline or set(p.isr) != set(p.replicas) for p in topic.partitions):
-        return None
-    return topic
-
-
 def test_transactional_a_leader_killed_mid_transaction_aborts_it_and_commits_every_record_once(
     clusters: Clusters, kafka_home: Path
 ) -> None:
-    assert open_install(kafka_home).version.at_least(3, 3), "KRaft lab clusters need Kafka 3.3 or newer"
-    cluster: LabCluster = clusters.make(kafka_home, name="txn", mode="kraft", brokers=3, heap="256m")
-    snap = cluster.up(timeout_s=120)
-    assert [n.state for n in snap.nodes] == [NodeState.UP] * 3
+    cluster, snap = up_with_replicated_topic(clusters, kafka_home, "txn", TOPIC)
     recorded = {n.pid for n in snap.nodes}
     connection = KafkaConnection.parse(snap.bootstrap_servers)
-    with TopicAdmin(connection) as topics:
-        topics.create_topic(TOPIC, 3, 3, {"min.insync.replicas": "2"})
-    source = AdminSource(connection, timeout_s=2.0)
-    try:
-        wait_for(lambda: in_sync(source), timeout_s=60, interval_s=0.2, what=f"{TOPIC} led with full ISRs")
-    finally:
-        source.close()
 
     settings = DurabilitySettings(TOPIC, records=3000, transactional=True, delivery_timeout_s=5)
     report = DurabilityCheck(connection, settings, LabControl(cluster), timeout_s=10).run()
@@ -99,6 +64,4 @@ def test_transactional_a_leader_killed_mid_transaction_aborts_it_and_commits_eve
     after = cluster.refresh()
     assert [n.state for n in after.nodes] == [NodeState.UP] * 3
     recorded |= {n.pid for n in after.nodes}
-    cluster.down(timeout_s=30)
-    assert all(n.state is NodeState.DOWN for n in cluster.snapshot().nodes)
-    assert not [pid for pid in recorded if pid is not None and psutil.pid_exists(pid)]
+    down_leaving_nothing(cluster, recorded)

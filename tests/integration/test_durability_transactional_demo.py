@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from kafkatop.backends.checks.durability import run as durability_run
 from kafkatop.backends.checks.durability.run import DurabilityCheck
 from kafkatop.backends.checks.durability.transactional import transactional_id
-from kafkatop.backends.demo.cluster import start_demo_cluster
 from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.durability import DurabilitySettings
 from kafkatop.backends.model.nodes import NodeState
+from tests.fixtures.demo import attached_mock, demo_control
+from tests.integration.test_bad_input import kafkatop, refusal_line
 from tests.integration.test_durability_demo import leader_of
 
 TOPIC = "durability"
@@ -33,12 +34,8 @@ TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
 
 @pytest.fixture
 def demo() -> Iterator[DemoControl]:
-    control = DemoControl(start_demo_cluster(messages_per_partition=1), rebalance_delay_s=None)
-    try:
-        control.mock.create_topic(TOPIC, 3, 3)
+    with demo_control(TOPIC) as control:
         yield control
-    finally:
-        control.close()
 
 
 def test_a_leader_killed_mid_transaction_commits_every_record_once(
@@ -69,30 +66,23 @@ def test_a_leader_killed_mid_transaction_commits_every_record_once(
 
 
 # --- the CLI --------------------------------------------------------------------------------------------------------
-def kafkatop(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kafkatop.tui.cli", "durability", *args],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        stdin=subprocess.DEVNULL,
-    )
+def durability(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return kafkatop("durability", *args, cwd=cwd, timeout_s=90)
 
 
 @pytest.fixture
 def attached() -> Iterator[MockCluster]:
-    with MockCluster(3) as cluster:
-        cluster.create_topic("replicated", 3, 3)
+    with attached_mock() as cluster:
         yield cluster
 
 
-def test_a_cluster_that_refuses_transactions_is_refused_before_anything_is_sent(attached: MockCluster) -> None:
+def test_a_cluster_that_refuses_transactions_is_refused_before_anything_is_sent(
+    attached: MockCluster, tmp_path: Path
+) -> None:
     attached.push_request_errors(INIT_PRODUCER_ID, [TRANSACTIONAL_ID_AUTHORIZATION_FAILED])
-    result = kafkatop("--bootstrap-server", attached.bootstrap_servers, "--topic", "replicated", "--fault", "none",
-                      "--transactional")  # fmt: skip
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr and result.stdout == ""
-    [line] = [line for line in result.stderr.splitlines() if line.startswith("kafkatop")]
+    result = durability("--bootstrap-server", attached.bootstrap_servers, "--topic", "replicated", "--fault", "none",
+                        "--transactional", cwd=tmp_path)  # fmt: skip
+    line = refusal_line(result)
     assert line.startswith("kafkatop: the cluster cannot do transactions: init_transactions failed within 60 s (")
     assert "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" in line and "nothing was sent" in line
     source = AdminSource(KafkaConnection.parse(attached.bootstrap_servers), timeout_s=2.0)
@@ -103,9 +93,10 @@ def test_a_cluster_that_refuses_transactions_is_refused_before_anything_is_sent(
     assert topic is not None and topic.messages == 0
 
 
-def test_a_transactional_run_as_json(attached: MockCluster) -> None:
-    result = kafkatop("--bootstrap-server", attached.bootstrap_servers, "--topic", "replicated", "--records", "300",
-                      "--fault", "none", "--transactional", "--transaction-records", "50", "--json")  # fmt: skip
+def test_a_transactional_run_as_json(attached: MockCluster, tmp_path: Path) -> None:
+    result = durability("--bootstrap-server", attached.bootstrap_servers, "--topic", "replicated", "--records", "300",
+                        "--fault", "none", "--transactional", "--transaction-records", "50", "--json",
+                        cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["verdict"] == "as expected"

@@ -11,10 +11,7 @@ it; without it the tests are skipped.
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import select
 import subprocess
 import time
 from collections.abc import Iterator
@@ -33,7 +30,7 @@ from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.topics import TopicError
 from tests.conftest import wait_for
-from tests.integration.test_bad_input import kafkatop
+from tests.integration.test_bad_input import kafkatop, kafkatop_typed
 from tests.integration.test_supervisor import Clusters
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(900)]
@@ -96,24 +93,7 @@ class Lab:
 
     def typed(self, answer: str, *argv: str) -> tuple[int, str, str]:
         """kafkatop with a terminal for stdin and stderr, `answer` typed: (exit status, stdout, the terminal)."""
-        leader, follower = pty.openpty()
-        try:
-            os.write(leader, f"{answer}\n".encode())
-            done = kafkatop(*argv, "--bootstrap-server", self.bootstrap, cwd=self.tmp, stdin=follower,
-                            stdout=subprocess.PIPE, stderr=follower)  # fmt: skip
-            shown = b""
-            while select.select([leader], [], [], 0.2)[0]:
-                try:
-                    chunk = os.read(leader, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-        finally:
-            os.close(follower)
-            os.close(leader)
-        return done.returncode, done.stdout, shown.decode(errors="replace")
+        return kafkatop_typed(answer, *argv, "--bootstrap-server", self.bootstrap, cwd=self.tmp)
 
     def produce(self, topic: str, partition: int, count: int, tag: str) -> None:
         producer = Producer({"bootstrap.servers": self.bootstrap, "acks": "all", "log_level": 0})

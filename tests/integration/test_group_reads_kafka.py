@@ -5,7 +5,6 @@ a KIP-848 group with one; and the requests that took. Set KAFKA_HOME to run."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -17,7 +16,7 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import ConsumerGroup, GroupState
 from kafkatop.backends.model.connection import KafkaConnection
 from tests.conftest import wait_for
-from tests.integration.test_real_kafka import KraftNode, create_topic
+from tests.integration.test_real_kafka import KraftNode, create_topic, polled
 
 pytestmark = pytest.mark.kafka
 
@@ -48,7 +47,6 @@ def many_groups(kafka: KraftNode) -> Iterator[KraftNode]:
         committer = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": g, "enable.auto.commit": False})
         commit(committer, [KafkaTopicPartition(TOPIC, p, i * 100 + p) for p in range(8) if (i + p) % 4])
         committer.close()
-    stop = threading.Event()
     members = [
         Consumer(
             {
@@ -63,21 +61,8 @@ def many_groups(kafka: KraftNode) -> Iterator[KraftNode]:
     ]
     for m in members:
         m.subscribe([TOPIC])
-
-    def polling() -> None:
-        while not stop.is_set():
-            for m in members:
-                m.poll(0.1)
-
-    thread = threading.Thread(target=polling, daemon=True, name="group-members")
-    thread.start()
-    try:
+    with polled(members, "group-members"):
         yield kafka
-    finally:
-        stop.set()
-        thread.join(5)
-        for m in members:
-            m.close()
 
 
 def seen(group: ConsumerGroup) -> tuple[object, ...]:

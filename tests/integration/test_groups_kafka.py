@@ -7,7 +7,6 @@ refused while the group consumes the topic (GROUP_SUBSCRIBED_TO_TOPIC) and done 
 from __future__ import annotations
 
 import subprocess
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -22,7 +21,7 @@ from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.groups.pane import GroupsPane
 from tests.conftest import pilot_until, wait_for
-from tests.integration.test_real_kafka import KraftNode, create_topic
+from tests.integration.test_real_kafka import KraftNode, create_topic, polled
 
 pytestmark = pytest.mark.kafka
 
@@ -51,32 +50,20 @@ def groups(kafka: KraftNode) -> Iterator[KraftNode]:
                 idle.commit(msg, asynchronous=False)
                 break
     idle.close()
-    stop = threading.Event()
     busy = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": "busy", "auto.offset.reset": "earliest",
                      "client.id": "busy-client"})  # fmt: skip
     busy.subscribe([TOPIC])
 
-    def polling() -> None:
-        while not stop.is_set():
-            busy.poll(0.2)
+    def all_committed() -> bool:  # by auto-commit (every 5 s): the offsets view then stands still
+        rows = [line.split() for line in tool(kafka, "--describe", "--group", "busy").split("--stderr--")[0]
+                .splitlines() if line.startswith("busy ")]  # fmt: skip
+        return len(rows) == 3 and all(r[3] != "-" and r[3] == r[4] for r in rows)
 
-    thread = threading.Thread(target=polling, daemon=True)
-    thread.start()
-    try:
+    with polled([busy], "busy-member"):
         wait_for(lambda: "busy-client" in tool(kafka, "--describe", "--group", "busy", "--members"), timeout_s=30,
                  what="the busy group's member")  # fmt: skip
-
-        def all_committed() -> bool:  # by auto-commit (every 5 s): the offsets view then stands still
-            rows = [line.split() for line in tool(kafka, "--describe", "--group", "busy").split("--stderr--")[0]
-                    .splitlines() if line.startswith("busy ")]  # fmt: skip
-            return len(rows) == 3 and all(r[3] != "-" and r[3] == r[4] for r in rows)
-
         wait_for(all_committed, timeout_s=60, interval_s=1.0, what="the busy group's commits of all it read")
         yield kafka
-    finally:
-        stop.set()
-        thread.join(5)
-        busy.close()
 
 
 def tool(node: KraftNode, *argv: str) -> str:
@@ -162,30 +149,16 @@ def kip848(groups: KraftNode) -> Iterator[KraftNode]:
                    "group.instance.id": "instance-1", "auto.offset.reset": "earliest"})]  # fmt: skip
     for m in members:
         m.subscribe([TOPIC])
-    stop = threading.Event()
 
-    def polling() -> None:
-        while not stop.is_set():
-            for m in members:
-                m.poll(0.1)
+    def stable() -> bool:
+        state = tool(groups, "--describe", "--group", "billing", "--state", "--verbose")
+        rows = tool(groups, "--describe", "--group", "billing", "--members").count("billing-")
+        return rows == 2 and "Stable" in state and "static-1" in tool(groups, "--describe", "--group", "static",
+                                                                        "--members")  # fmt: skip
 
-    thread = threading.Thread(target=polling, daemon=True, name="kip848-members")
-    thread.start()
-    try:
-
-        def stable() -> bool:
-            state = tool(groups, "--describe", "--group", "billing", "--state", "--verbose")
-            rows = tool(groups, "--describe", "--group", "billing", "--members").count("billing-")
-            return rows == 2 and "Stable" in state and "static-1" in tool(groups, "--describe", "--group", "static",
-                                                                            "--members")  # fmt: skip
-
+    with polled(members, "kip848-members"):
         wait_for(stable, timeout_s=60, interval_s=0.5, what="billing's two members and static's one, stable")
         yield groups
-    finally:
-        stop.set()
-        thread.join(5)
-        for m in members:
-            m.close()
 
 
 @pytest.mark.parametrize("view", [("--members", "--verbose"), ("--state", "--verbose"), ("--verbose",), ("--members",)],

@@ -242,15 +242,24 @@ def quorum_kafkatop(node: KraftNode, capsys: pytest.CaptureFixture[str], via: st
     return out.splitlines()
 
 
+def quorum_both(
+    node: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], via: str, option: str
+) -> tuple[list[str], list[str], list[str]]:
+    """kafkatop's lines just before the tool's and just after them (the metadata log grows meanwhile: a no-op record
+    every 500 ms), the tool's and the last shown side by side."""
+    before = quorum_kafkatop(node, capsys, via, option)
+    expected = quorum_tool(node, tmp_path, via, option)
+    after = quorum_kafkatop(node, capsys, via, option)
+    with capsys.disabled():
+        print("\n".join(["kafka-metadata-quorum.sh:", *expected, "kafkatop:", *after]))
+    return before, expected, after
+
+
 @pytest.mark.parametrize("via", ["--bootstrap-server", "--bootstrap-controller"])
 def test_metadata_quorum_status_is_the_tools(
     kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], via: str
 ) -> None:
-    before = quorum_kafkatop(kafka, capsys, via, "--status")
-    expected = quorum_tool(kafka, tmp_path, via, "--status")
-    after = quorum_kafkatop(kafka, capsys, via, "--status")
-    with capsys.disabled():
-        print("\n".join(["kafka-metadata-quorum.sh:", *expected, "kafkatop:", *after]))
+    before, expected, after = quorum_both(kafka, tmp_path, capsys, via, "--status")
     # The metadata log grows by itself (a no-op record every 500 ms): the high watermark is compared as a range.
     high = [int(lines[3].split()[1]) for lines in (before, expected, after)]
     assert high == sorted(high)
@@ -263,11 +272,7 @@ def test_metadata_quorum_status_is_the_tools(
 def test_metadata_quorum_replication_is_the_tools(
     kafka: KraftNode, tmp_path: Path, capsys: pytest.CaptureFixture[str], via: str
 ) -> None:
-    before = quorum_kafkatop(kafka, capsys, via, "--replication")
-    expected = quorum_tool(kafka, tmp_path, via, "--replication")
-    after = quorum_kafkatop(kafka, capsys, via, "--replication")
-    with capsys.disabled():
-        print("\n".join(["kafka-metadata-quorum.sh:", *expected, "kafkatop:", *after]))
+    before, expected, after = quorum_both(kafka, tmp_path, capsys, via, "--replication")
     assert before[0].split("\t") == after[0].split("\t")
     assert [c.strip() for c in after[0].split("\t")] == [c.strip() for c in expected[0].split("\t")]
     assert len(before) == len(expected) == len(after) == 2  # one voter, the leader; no observer

@@ -26,7 +26,7 @@ from kafkatop.tui.cli.contexts import apply_context
 from kafkatop.tui.cli.parser import build_parser
 from kafkatop.tui.live.app import KafkatopApp
 from tests.conftest import pilot_until, wait_for
-from tests.integration.test_supervisor import Clusters, clusters, dead, kafka39  # noqa: F401 - fixtures used here
+from tests.integration.test_supervisor import Clusters, dead, kafka39  # noqa: F401 - fixtures used here
 
 pytestmark = pytest.mark.timeout(240)
 

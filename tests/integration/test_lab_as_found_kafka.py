@@ -8,7 +8,6 @@ Both on one lab: a start is ~30 s on a small machine. Ports: 19500-19699."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -26,13 +25,6 @@ from tests.integration.test_lab_as_found import POLLS, found_args, notices, port
 from tests.integration.test_supervisor import Clusters
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 async def test_a_kraft_lab_is_shown_as_found(

@@ -16,7 +16,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +31,6 @@ from tests.integration.test_supervisor import Clusters, free_port_block
 pytestmark = pytest.mark.kafka
 
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 def rest(url: str, method: str = "GET", body: dict[str, Any] | None = None) -> Any:

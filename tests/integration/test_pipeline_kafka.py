@@ -10,7 +10,6 @@ Set KAFKA_HOME to run it (skipped without). Every process is stopped by its reco
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,13 +25,6 @@ from kafkatop.backends.model.pipeline import PipelineSettings
 from tests.integration.test_supervisor import Clusters, free_port_block
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 @pytest.mark.timeout(300)

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import signal
+import socket
 import subprocess
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,6 +172,61 @@ def start_node(
     return node
 
 
+@contextmanager
+def running_node(home: Path, root: Path, **start: Any) -> Iterator[KraftNode]:
+    """A node started (start_node's keywords) for the block, always stopped after it."""
+    node = start_node(home, root, **start)
+    try:
+        yield node
+    finally:
+        stop_node(node.proc)
+
+
+def ports_in(low: int, high: int) -> tuple[int, int]:
+    """Two free ports of [low, high), for a node's broker and controller where a test must keep to a range (machines
+    shared by several test runs): start_node(…, ports=ports_in(low, high))."""
+    found: list[int] = []
+    for port in random.sample(range(low, high), high - low):
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == 2:
+            return found[0], found[1]
+    raise AssertionError(f"no two free ports in {low}-{high - 1}")
+
+
+def stop_session(proc: subprocess.Popen[bytes], grace_s: float) -> None:
+    """SIGTERM to a client's session (started with start_new_session: only what the test started), SIGKILL after
+    `grace_s`; reaped."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 10.0)):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def kafka_tool(node: KraftNode, scratch: Path, script: str, *args: str) -> str:
+    """What `SCRIPT --bootstrap-server … ARGS` of the node's install prints (stdout; it must succeed). `scratch`: the
+    tool's LOG_DIR."""
+    result = subprocess.run(
+        [str(node.home / "bin" / script), "--bootstrap-server", node.bootstrap, *args],
+        env={**node_env(scratch), "KAFKA_HEAP_OPTS": "-Xmx128m"}, capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.rstrip("\n")
+
+
 # --- clients --------------------------------------------------------------------------------------------------------
 def admin_client(node: KraftNode) -> AdminClient:
     config: dict[str, Any] = {"bootstrap.servers": node.bootstrap, "logger": CLIENT_LOGGER}
@@ -226,6 +285,28 @@ def group_consumer(node: KraftNode, group: str, client_id: str, protocol: str) -
         **PROTOCOLS[protocol],
     }
     return Consumer(config)
+
+
+@contextmanager
+def polled(members: list[Consumer], thread_name: str) -> Iterator[None]:
+    """The members polled on a thread of their own while the block runs (a member that stops polling leaves its
+    group), then closed."""
+    stop = threading.Event()
+
+    def polling() -> None:
+        while not stop.is_set():
+            for m in members:
+                m.poll(0.1)
+
+    thread = threading.Thread(target=polling, daemon=True, name=thread_name)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(5)
+        for m in members:
+            m.close()
 
 
 def commit_retrying(consumer: Consumer, offsets: list[KafkaTopicPartition]) -> bool:

@@ -8,8 +8,6 @@ Set KAFKA_HOME to run; KAFKATOP_TEST_PORTS=LOW-HIGH keeps the node's ports in th
 from __future__ import annotations
 
 import os
-import random
-import socket
 import subprocess
 import threading
 import time
@@ -24,7 +22,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 import tests.integration.test_real_kafka as real_kafka
 from kafkatop.tui.cli.main import main
 from tests.conftest import wait_for
-from tests.integration.test_real_kafka import KraftNode, commit_retrying, create_topic, start_node, stop_node
+from tests.integration.test_real_kafka import KraftNode, commit_retrying, create_topic, ports_in, running_node
 
 pytestmark = pytest.mark.kafka
 
@@ -34,29 +32,15 @@ RECORDS = 10
 HEADER = "GROUP                          TOPIC                          PARTITION  NEW-OFFSET     "
 
 
-def _ports_in(spec: str) -> int:
-    low, high = (int(x) for x in spec.split("-"))
-    for port in random.sample(range(low, high + 1), high - low + 1):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError(f"no free port in KAFKATOP_TEST_PORTS={spec}")
-
-
 @pytest.fixture(scope="module")
 def kafka(kafka_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KraftNode]:
     """The node, its ports from KAFKATOP_TEST_PORTS where given (machines shared by several test runs)."""
-    with pytest.MonkeyPatch.context() as patch:
-        if spec := os.environ.get("KAFKATOP_TEST_PORTS"):
-            patch.setattr(real_kafka, "free_port", lambda host="127.0.0.1": _ports_in(spec))
-        node = start_node(kafka_home, tmp_path_factory.mktemp("kraft"))
-    try:
+    ports = None
+    if spec := os.environ.get("KAFKATOP_TEST_PORTS"):
+        low, high = (int(x) for x in spec.split("-"))
+        ports = ports_in(low, high + 1)
+    with running_node(kafka_home, tmp_path_factory.mktemp("kraft"), ports=ports) as node:
         yield node
-    finally:
-        stop_node(node.proc)
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,12 @@ CANARY = "S3cr3t-Canary-7731"
 TOPIC = "orders"
 
 
-def command_config(tmp_path: Path, protocol: str) -> Path:
-    path = tmp_path / f"client-{protocol.lower()}.properties"
+def command_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: str) -> Path:
+    """The --command-config file of `protocol` holding the canary, in a folder of its own (not scanned); kafkatop's
+    state (XDG_STATE_HOME) in tmp_path, where it is."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "config").mkdir()
+    path = tmp_path / "config" / f"client-{protocol.lower()}.properties"
     path.write_text(
         f"security.protocol={protocol}\n"
         "sasl.mechanism=PLAIN\n"
@@ -47,6 +51,16 @@ def mock() -> Iterator[MockCluster]:
     with MockCluster(3) as cluster:
         cluster.create_topic(TOPIC, 3, 3)
         yield cluster
+
+
+@pytest.fixture(params=["PLAINTEXT", "SASL_PLAINTEXT"])
+def protocol(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, protocol: str) -> Path:
+    return command_config(tmp_path, monkeypatch, protocol)
 
 
 def files_with_canary(root: Path, skip: Path) -> list[str]:
@@ -85,21 +99,18 @@ class PilotedApp(KafkatopApp):
             await pilot.press("q")
 
 
-@pytest.mark.parametrize("protocol", ["PLAINTEXT", "SASL_PLAINTEXT"])
 def test_the_app_and_its_recording_never_show_the_password(
     mock: MockCluster,
     tmp_path: Path,
     capfd: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     protocol: str,
+    config: Path,
 ) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(compose, "KafkatopApp", PilotedApp)
     monkeypatch.setattr(compose, "_need_terminal", lambda: None)  # Textual's pilot is the terminal here
     PilotedApp.screens = []
     PilotedApp.working = protocol == "PLAINTEXT"
-    (tmp_path / "config").mkdir()
-    config = command_config(tmp_path / "config", protocol)
     recording = tmp_path / "session.jsonl"
     code = main(
         ["--bootstrap-server", mock.bootstrap_servers, "--command-config", str(config), "--record", str(recording),
@@ -117,17 +128,9 @@ def test_the_app_and_its_recording_never_show_the_password(
     assert files_with_canary(tmp_path, config) == []
 
 
-@pytest.mark.parametrize("protocol", ["PLAINTEXT", "SASL_PLAINTEXT"])
 def test_headless_commands_never_show_the_password(
-    mock: MockCluster,
-    tmp_path: Path,
-    capfd: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    protocol: str,
+    mock: MockCluster, tmp_path: Path, capfd: pytest.CaptureFixture[str], protocol: str, config: Path
 ) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    (tmp_path / "config").mkdir()
-    config = command_config(tmp_path / "config", protocol)
     given = ["--bootstrap-server", mock.bootstrap_servers, "--command-config", str(config)]
     state = ["--state-dir", str(tmp_path / "state")]
     commands = [
@@ -161,9 +164,7 @@ def test_spark_counts_never_show_the_password(
     mock: MockCluster, tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On a cluster the settings fail against, so the job's error (which could quote its options) is shown too."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    (tmp_path / "config").mkdir()
-    config = command_config(tmp_path / "config", "SASL_PLAINTEXT")
+    config = command_config(tmp_path, monkeypatch, "SASL_PLAINTEXT")
     code = main(
         ["counts", "--topic", TOPIC, "--master", "local[1]", "--bootstrap-server", mock.bootstrap_servers,
          "--command-config", str(config), "--state-dir", str(tmp_path / "state"), "--timeout", "60"]

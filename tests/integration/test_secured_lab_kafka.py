@@ -14,7 +14,6 @@ import stat
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,13 +33,6 @@ pytestmark = pytest.mark.kafka
 
 CANARY = "S3cr3t-Canary-7731"
 TOPIC = "secured"
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

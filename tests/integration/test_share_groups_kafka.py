@@ -20,9 +20,7 @@ Run: KAFKA_HOME=/opt/kafka_2.13-4.1.0 .venv/bin/python -m pytest -q -m kafka \
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +34,7 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.tui.cli.main import main
 from tests.conftest import wait_for
-from tests.integration.test_real_kafka import KraftNode, create_topic, node_env
+from tests.integration.test_real_kafka import KraftNode, create_topic, node_env, stop_session
 
 pytestmark = pytest.mark.kafka
 
@@ -115,22 +113,7 @@ def share(kafka: KraftNode, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                  what=f"sg-busy's consumer to read the {RECORDS} records")  # fmt: skip
         yield cluster
     finally:
-        stop(busy)
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the consumer's session (it leaves its group), SIGKILL after 15 s; always reaped."""
-    for sig, wait_s in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)  # its own session: only what this test started
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait_s)
-        except subprocess.TimeoutExpired:
-            continue
+        stop_session(busy, 15)
 
 
 def masked(group: str, text: str) -> list[str]:

@@ -21,9 +21,7 @@ Ports 30510-30511. Run: KAFKA_HOME=/opt/kafka_2.13-4.1.0 .venv/bin/python -m pyt
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,7 +35,7 @@ from kafkatop.backends.kafka.streams_groups.streams_groups import describe_strea
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main
 from tests.conftest import wait_for
-from tests.integration.test_real_kafka import KraftNode, create_topic, node_env, start_node, stop_node
+from tests.integration.test_real_kafka import KraftNode, create_topic, node_env, start_node, stop_node, stop_session
 
 pytestmark = pytest.mark.kafka
 
@@ -87,21 +85,6 @@ def start_app(cluster: StreamsCluster, root: Path, app: str = APP, *mode: str) -
             [str(cluster.node.home / "bin" / "kafka-run-class.sh"), "StreamsPipe", str(props), SOURCE, SINK, *mode],
             env=env, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the app's session (it leaves its group), SIGKILL after 20 s; always reaped."""
-    for sig, wait_s in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)  # its own session: only what this test started
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(wait_s)
-        except subprocess.TimeoutExpired:
-            continue
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +161,7 @@ def test_a_running_app_and_then_a_stopped_one_print_as_the_tool(
             (0, RECORDS // 2, 0, member.member_id), (1, RECORDS // 2, 0, member.member_id),
         ]  # fmt: skip
     finally:
-        stop(app)
+        stop_session(app, 20)
     wait_for(lambda: describe_streams_groups(connection, [APP], 5.0)[APP].state == "Empty", timeout_s=60,
              interval_s=0.5, what=f"{APP} empty once its app stopped")  # fmt: skip
     for argv in (["--state"], ["--state", "--verbose"], [], ["--members"]):
@@ -225,7 +208,7 @@ def test_a_repartitioning_app_is_described_as_the_tool_and_deleted_with_its_inte
                     out, theirs = [line.rsplit(" ", 1)[0] for line in out], [line.rsplit(" ", 1)[0] for line in theirs]
                 assert out[:1] == theirs[:1] and sorted(out[1:]) == sorted(theirs[1:]), argv
     finally:
-        stop(app)
+        stop_session(app, 20)
     wait_for(lambda: describe_streams_groups(connection, [app_id], 5.0)[app_id].state == "Empty", timeout_s=60,
              interval_s=0.5, what=f"{app_id} empty once its app stopped")  # fmt: skip
     code, out, _ = ours(streams, capsys, "--delete", "--group", app_id, "--yes")

@@ -9,7 +9,6 @@ import os
 import random
 import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -69,13 +68,6 @@ class Clusters:
                     p = psutil.Process(node["pid"])
                     if abs(p.create_time() - node["create_time"]) < 0.05:
                         p.kill()
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -31,13 +30,6 @@ pytestmark = pytest.mark.kafka
 
 TOPIC = "supervised"
 BROKER_IDS = [1, 2, 3]
-
-
-@pytest.fixture
-def clusters(tmp_path: Path) -> Iterator[Clusters]:
-    c = Clusters(tmp_path)
-    yield c
-    c.cleanup()  # down(), then kill any recorded pid still alive (start time verified)
 
 
 def poll(source: AdminSource) -> ClusterSnapshot | None:

@@ -6,17 +6,13 @@ kafka-topics.sh line for line: test_topics_command_kafka.py."""
 
 from __future__ import annotations
 
-import os
-import pty
-import select
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.tui.cli.main import main
-from tests.integration.test_bad_input import kafkatop
+from tests.integration.test_bad_input import kafkatop_typed
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -154,38 +150,17 @@ def test_delete_asks_first_and_without_a_terminal_sends_nothing(
     assert "DeleteTopics" not in cluster.request_counts()
 
 
-def typed(answer: str, cwd: Path, *argv: str) -> tuple[int, str, str]:
-    """kafkatop with a terminal for stdin and stderr, `answer` typed: (exit status, stdout, the terminal's text)."""
-    leader, follower = pty.openpty()
-    try:
-        os.write(leader, f"{answer}\n".encode())
-        done = kafkatop(*argv, cwd=cwd, stdin=follower, stdout=subprocess.PIPE, stderr=follower)
-        shown = b""
-        while select.select([leader], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(follower)
-        os.close(leader)
-    return done.returncode, done.stdout, shown.decode(errors="replace")
-
-
 def test_delete_at_a_terminal_lists_the_topics_and_wants_the_clusters_name(
     tmp_path: Path, cluster: MockCluster
 ) -> None:
     bootstrap = cluster.bootstrap_servers
     argv = ("topics", "--delete", "--topic", "orders.*", "--bootstrap-server", bootstrap, "--timeout", "5")
-    status, out, shown = typed("yes", tmp_path, *argv)
+    status, out, shown = kafkatop_typed("yes", *argv, cwd=tmp_path)
     assert "delete 2 topic(s) and all their records: orders, orders-dlq?" in shown
     first = bootstrap.split(",")[0]
     assert f"This cluster is not kafkatop's own: type {first} to go ahead" in shown
     assert (status, out) == (1, "") and "not confirmed: nothing was deleted" in shown  # "yes" is not its name
-    status, out, shown = typed(first, tmp_path, *argv)
+    status, out, shown = kafkatop_typed(first, *argv, cwd=tmp_path)
     assert status == 1 and out.startswith(ERROR), shown  # confirmed, then the mock refuses DeleteTopics
 
 

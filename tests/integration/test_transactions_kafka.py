@@ -16,9 +16,6 @@ a minute's turn); every other column, and every column's padding, is compared ex
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
 import struct
 import subprocess
 import time
@@ -34,7 +31,7 @@ from kafkatop.backends.protocol.connection import BrokerConnection
 from kafkatop.backends.protocol.wire import encode_nullable_string, encode_string, int16, int32, int64
 from kafkatop.backends.protocol.wire import response_reader as reader
 from tests.conftest import wait_for
-from tests.integration.test_bad_input import kafkatop
+from tests.integration.test_bad_input import kafkatop, kafkatop_typed
 from tests.integration.test_real_kafka import CLIENT_LOGGER, KraftNode, admin_client, create_topic, node_env
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(600)]
@@ -171,23 +168,8 @@ def ours(node: KraftNode, tmp_path: Path, *args: str, **kw: Any) -> subprocess.C
 
 def typed(node: KraftNode, tmp_path: Path, answer: str, *args: str) -> tuple[int, str]:
     """kafkatop with a terminal for stdin and stderr, `answer` typed: (exit status, what the terminal showed)."""
-    leader, follower = pty.openpty()
-    try:
-        os.write(leader, f"{answer}\n".encode())
-        done = ours(node, tmp_path, *args, stdin=follower, stdout=subprocess.PIPE, stderr=follower)
-        shown = b""
-        while select.select([leader], [], [], 0.2)[0]:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-    finally:
-        os.close(follower)
-        os.close(leader)
-    return done.returncode, shown.decode(errors="replace")
+    status, _, shown = kafkatop_typed(answer, "transactions", *args, "--bootstrap-server", node.bootstrap, cwd=tmp_path)
+    return status, shown
 
 
 def both(node: KraftNode, tmp_path: Path, *args: str) -> tuple[list[str], list[str], float]:

@@ -32,7 +32,6 @@ from kafkatop.backends.model.share_groups import (
     ShareOffsetsDeleted,
     SharePartition,
 )
-from kafkatop.backends.protocol.api_versions import ApiVersions, decode_api_versions
 from kafkatop.backends.protocol.consumer_groups import decode_list_groups, list_groups_body
 from kafkatop.backends.protocol.share_groups import (
     decode_delete_groups,
@@ -45,7 +44,8 @@ from kafkatop.backends.protocol.share_groups import (
     share_group_describe_body,
 )
 from kafkatop.backends.protocol.wire import ProtocolError, response_reader
-from kafkatop.tui.cli.main import main
+from tests.doubles.api_versions import ApiVersionsDouble, kafka_4_1_api_versions
+from tests.unit.cli_refusals import refused_offline
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "protocol"
 COORDINATOR = Coordinator(1, "127.0.0.1", 24100)  # the broker the answers were recorded from
@@ -239,39 +239,24 @@ def test_list_delete_and_delete_offsets_lines() -> None:
 
 
 # --- a cluster without share groups -------------------------------------------------------------------------------
-class _Answering:
-    """A BrokerConnection's ApiVersions, without a socket."""
-
-    address = "127.0.0.1:9092"
-
-    def __init__(self, answer: ApiVersions) -> None:
-        self.answer = answer
-
-    def api_versions(self) -> ApiVersions:
-        return self.answer
-
-
 def test_why_a_cluster_does_not_speak_share_groups_is_one_line() -> None:
-    kafka_4_1 = decode_api_versions((RECORDED / "api_versions_v4_kafka_4_1.bin").read_bytes())  # share.version=0
+    kafka_4_1 = kafka_4_1_api_versions()  # share.version=0
     with pytest.raises(ShareGroupsUnavailable, match=r"share.version=0\): turn them on with `kafka-features.sh"):
-        check_support(_Answering(kafka_4_1))  # type: ignore[arg-type]
+        check_support(ApiVersionsDouble(kafka_4_1))  # type: ignore[arg-type]
     finalized = {**kafka_4_1.finalized_features, "share.version": (1, 1)}
-    check_support(_Answering(replace(kafka_4_1, finalized_features=finalized)))  # type: ignore[arg-type]
+    check_support(ApiVersionsDouble(replace(kafka_4_1, finalized_features=finalized)))  # type: ignore[arg-type]
     older = {k: v for k, v in kafka_4_1.versions.items() if k < 68}
     with pytest.raises(ShareGroupsUnavailable, match="a Kafka before 4.1"):
-        check_support(_Answering(replace(kafka_4_1, versions=older)))  # type: ignore[arg-type]
+        check_support(ApiVersionsDouble(replace(kafka_4_1, versions=older)))  # type: ignore[arg-type]
     mock = {k: v for k, v in older.items() if k not in (4, 55)}  # neither ZooKeeper's nor KRaft's requests
     with pytest.raises(ShareGroupsUnavailable, match="the librdkafka mock"):
-        check_support(_Answering(replace(kafka_4_1, versions=mock)))  # type: ignore[arg-type]
+        check_support(ApiVersionsDouble(replace(kafka_4_1, versions=mock)))  # type: ignore[arg-type]
     preview = {**kafka_4_1.versions, 77: (0, 0)}
     with pytest.raises(ShareGroupsUnavailable, match="Kafka 4.0's early-access"):
-        check_support(_Answering(replace(kafka_4_1, versions=preview)))  # type: ignore[arg-type]
+        check_support(ApiVersionsDouble(replace(kafka_4_1, versions=preview)))  # type: ignore[arg-type]
 
 
 # --- bad input: exit 2, nothing sent --------------------------------------------------------------------------------
-NOWHERE = "127.0.0.1:1"  # nothing listens: a command that connected would fail with 1, not 2
-
-
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
@@ -292,5 +277,4 @@ NOWHERE = "127.0.0.1:1"  # nothing listens: a command that connected would fail 
 def test_bad_input_exits_2_before_any_connection(
     argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["share-groups", *argv, "--bootstrap-server", NOWHERE]) == 2
-    assert said in capsys.readouterr().err
+    assert said in refused_offline("share-groups", argv, capsys)

@@ -31,12 +31,12 @@ from kafkatop.backends.model.streams_groups import (
     StreamsGroupsUnavailable,
     inferred_internal,
 )
-from kafkatop.backends.protocol.api_versions import ApiVersions, decode_api_versions
 from kafkatop.backends.protocol.consumer_groups import decode_list_groups
 from kafkatop.backends.protocol.groups import decode_offset_fetch
 from kafkatop.backends.protocol.streams_groups import decode_streams_group_describe, streams_group_describe_body
 from kafkatop.backends.protocol.wire import response_reader
-from kafkatop.tui.cli.main import main
+from tests.doubles.api_versions import ApiVersionsDouble, kafka_4_1_api_versions
+from tests.unit.cli_refusals import refused_offline
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "protocol"
 COORDINATOR = Coordinator(1, "127.0.0.1", 30500)  # the broker the answers were recorded from
@@ -140,36 +140,21 @@ def test_delete_lines_are_the_tools() -> None:
 
 
 # --- a cluster without streams groups -------------------------------------------------------------------------------
-class _Answering:
-    """A BrokerConnection's ApiVersions, without a socket."""
-
-    address = "127.0.0.1:9092"
-
-    def __init__(self, answer: ApiVersions) -> None:
-        self.answer = answer
-
-    def api_versions(self) -> ApiVersions:
-        return self.answer
-
-
 def test_why_a_cluster_does_not_speak_streams_groups_is_one_line() -> None:
-    kafka_4_1 = decode_api_versions((RECORDED / "api_versions_v4_kafka_4_1.bin").read_bytes())  # unstable APIs off
+    kafka_4_1 = kafka_4_1_api_versions()  # unstable APIs off
     with pytest.raises(StreamsGroupsUnavailable, match="unstable.api.versions.enable=false"):
-        check_streams_support(_Answering(kafka_4_1))  # type: ignore[arg-type]
+        check_streams_support(ApiVersionsDouble(kafka_4_1))  # type: ignore[arg-type]
     offered = replace(kafka_4_1, versions={**kafka_4_1.versions, 89: (0, 0)})
     with pytest.raises(StreamsGroupsUnavailable, match=r"streams.version=0\): Kafka 4.1 offers them as early access"):
-        check_streams_support(_Answering(offered))  # type: ignore[arg-type]
+        check_streams_support(ApiVersionsDouble(offered))  # type: ignore[arg-type]
     on = replace(offered, finalized_features={**offered.finalized_features, "streams.version": (1, 1)})
-    check_streams_support(_Answering(on))  # type: ignore[arg-type]
+    check_streams_support(ApiVersionsDouble(on))  # type: ignore[arg-type]
     mock = {k: v for k, v in kafka_4_1.versions.items() if k not in (4, 55, 89)}
     with pytest.raises(StreamsGroupsUnavailable, match="the librdkafka mock"):
-        check_streams_support(_Answering(replace(kafka_4_1, versions=mock)))  # type: ignore[arg-type]
+        check_streams_support(ApiVersionsDouble(replace(kafka_4_1, versions=mock)))  # type: ignore[arg-type]
 
 
 # --- bad input: exit 2, nothing sent --------------------------------------------------------------------------------
-NOWHERE = "127.0.0.1:1"  # nothing listens: a command that connected would fail with 1, not 2
-
-
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
@@ -188,8 +173,7 @@ NOWHERE = "127.0.0.1:1"  # nothing listens: a command that connected would fail 
 def test_bad_input_exits_2_before_any_connection(
     argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["streams-groups", *argv, "--bootstrap-server", NOWHERE]) == 2
-    assert said in capsys.readouterr().err
+    assert said in refused_offline("streams-groups", argv, capsys)
 
 
 # --- the live view's poll -------------------------------------------------------------------------------------------
