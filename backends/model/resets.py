@@ -4,13 +4,15 @@ duration, a CSV file of offsets."""
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal, get_args
 
 from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.java_order import hash_order, string_hash, topic_partition_hash
 
 # kafka-consumer-groups --reset-offsets: --to-earliest, --to-latest, --to-current, --to-offset N, --shift-by N,
 # --to-datetime, --by-duration, --from-file.
@@ -141,6 +143,26 @@ class ResetPlan:
             return None
         return (f"Error: Assignments can only be reset if the group '{self.group}' is inactive, but the current state "
                 f"is {self.state or 'Unknown'}.")  # fmt: skip
+
+
+def in_tool_order(plans: Iterable[ResetPlan]) -> list[ResetPlan]:
+    """The plans in the order kafka-consumer-groups.sh prints them (its warnings, its table, its --export): groups in
+    the order of the HashMap<String, …> the admin client describes them in, each group's partitions in the order of
+    the HashMap<TopicPartition, …> its reset is collected in (Collectors.toMap). Partitions sharing a bucket keep the
+    order they were planned in: --all-topics the broker's OffsetFetch answer, --topic T:P,… as named — the tool's."""
+    ordered = []
+    for plan in hash_order(plans, lambda p: string_hash(p.group)):
+        moves = hash_order(plan.moves, _move_hash)
+        if plan.to == "current" and moves and all(m.current is None for m in moves):
+            # Nothing committed: the tool's map is an empty HashMap given the log ends by putAll, which sizes its
+            # table for them (ceil(n / 0.75), a power of two): smaller than 16, another order.
+            moves = hash_order(moves, _move_hash, initial=math.ceil(len(moves) / 0.75))
+        ordered.append(replace(plan, moves=tuple(moves)))
+    return ordered
+
+
+def _move_hash(move: OffsetMove) -> int:
+    return topic_partition_hash(move.topic, move.partition)
 
 
 def reset_option(to: ResetTarget, value: int | None) -> str:

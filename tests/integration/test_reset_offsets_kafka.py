@@ -1,7 +1,7 @@
 """`kafkatop groups --reset-offsets` against a real Apache Kafka, compared with kafka-consumer-groups.sh 4.1 on the same
 node line for line: --dry-run with --to-datetime (a zone, none, an offset), --shift-by (in and out of the log: the
-tool's WARN on stderr), --by-duration, --to-current --all-topics, --all-groups --export and --from-file; rows of one
-table sorted, as the tool prints them in its hash order. Then --execute, the offsets read back with the tool's
+tool's WARN on stderr), --by-duration, --to-current --all-topics, --all-groups --export and --from-file; rows in the
+order the tool prints them (its HashMaps'). Then --execute, the offsets read back with the tool's
 --describe; and a group with a member: the tool's Error line, line for line, and kafkatop's exit 1 with what to do.
 Set KAFKA_HOME to run; KAFKATOP_TEST_PORTS=LOW-HIGH keeps the node's ports in that range."""
 
@@ -97,12 +97,8 @@ def ours(node: KraftNode, capsys: pytest.CaptureFixture[str], *args: str) -> tup
 
 
 def table(out: str) -> list[str]:
-    """The lines as printed, the rows after the header (or of a CSV) sorted: the tool prints them in its hash order."""
-    lines = out.splitlines()
-    if HEADER not in lines:
-        return sorted(lines)
-    at = lines.index(HEADER) + 1
-    return lines[:at] + sorted(lines[at:])
+    """The lines as printed, in the tool's order (rows of its HashMaps: java_order.py)."""
+    return out.splitlines()
 
 
 def utc(ms: int) -> datetime:
