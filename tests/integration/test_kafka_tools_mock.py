@@ -108,6 +108,18 @@ def test_metadata_quorum_refusals(capsys: pytest.CaptureFixture[str], options: t
     assert (code, out, err) == (2, "", f"kafkatop: {said}\n")
 
 
+@pytest.mark.parametrize("action", ["--describe", "--delete", "--alter"])
+def test_client_metrics_name_of_the_tool_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], action: str
+) -> None:
+    """kafka-client-metrics.sh's --name is --resource here: with --bootstrap-server, `--describe --name cm1` printed
+    every resource (--name, a lab's, went unused); now it says what to type, and nothing is sent."""
+    code, out, err = kafkatop(capsys, "client-metrics", "--bootstrap-server", "127.0.0.1:1", action, "--name", "cm 1")
+    assert (code, out) == (2, "")
+    assert err == (f"kafkatop: --name names a lab cluster in kafkatop (and --bootstrap-server already names the "
+                   f"cluster): the tool's --name is --resource here: {action} --resource 'cm 1'\n")  # fmt: skip
+
+
 def test_api_versions_on_the_mock(mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]) -> None:
     mock_cluster.set_broker_rack(2, "r2")
     code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-server", mock_cluster.bootstrap_servers)
