@@ -8,7 +8,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal, get_args
 
 from kafkatop.backends.model.consoles import ClientError
@@ -176,7 +176,7 @@ def reset_option(to: ResetTarget, value: int | None) -> str:
         return f"--shift-by {value}"
     if to == "duration":
         return f"--by-duration {'?' if value is None else iso_duration(value)}"
-    shown = "?" if value is None else datetime.fromtimestamp(value / 1000).isoformat(timespec="milliseconds")
+    shown = "?" if value is None else utc_datetime(value)
     return f"--to-datetime {shown}"
 
 
@@ -184,8 +184,9 @@ def parse_reset_value(to: ResetTarget, raw: str) -> int | None:
     """The value typed beside a reset target, as kafka-consumer-groups reads it; None for those without one.
 
     offset: a whole number, 0 or more. shift: a whole number, negative moves back. timestamp: epoch milliseconds, or
-    a datetime YYYY-MM-DDTHH:MM[:SS[.sss]] (local time unless it names a zone, as --to-datetime). duration: ISO-8601
-    PnDTnHnMnS (milliseconds back from now, as --by-duration).
+    a datetime YYYY-MM-DDTHH:MM[:SS[.sss]], UTC unless it names a zone, as --to-datetime reads it (Kafka's
+    Utils.getDateTime adds a "Z" to a time without a zone; a date without its 'T' and time it refuses). duration:
+    ISO-8601 PnDTnHnMnS (milliseconds back from now, as --by-duration).
     """
     text = raw.strip()
     if to not in get_args(ResetTarget):
@@ -206,12 +207,24 @@ def parse_reset_value(to: ResetTarget, raw: str) -> int | None:
     if text.isdigit():
         return int(text)
     try:
-        return int(datetime.fromisoformat(text).timestamp() * 1000)
+        if "T" not in text:  # 2026-12-07 alone, or a space for the T: the tool refuses both
+            raise ValueError(text)
+        when = datetime.fromisoformat(text)
     except ValueError:
         raise ClientError(
-            f"value: a datetime needs YYYY-MM-DDTHH:MM:SS (local time unless a zone is given) or epoch "
-            f"milliseconds; got {raw!r}"
+            f"value: a datetime needs YYYY-MM-DDTHH:MM:SS, as the tool (UTC unless a zone is given: +02:00, Z) or "
+            f"epoch milliseconds; got {raw!r}"
         ) from None
+    zoned = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return (zoned - EPOCH) // timedelta(milliseconds=1)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def utc_datetime(ms: int) -> str:
+    """Epoch ms as --to-datetime takes it, in UTC (the tool's reading of a time without a zone)."""
+    return datetime.fromtimestamp(ms / 1000, UTC).replace(tzinfo=None).isoformat(timespec="milliseconds")
 
 
 # Java's Duration.parse: [-]PnDTnHnMn.nS, each part optional (at least one), signed, case-insensitive.

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import time
 
 import pytest
 
@@ -100,10 +100,26 @@ def test_reset_values_as_typed(to: str, raw: str, value: int | None) -> None:
     assert parse_reset_value(to, raw) == value  # type: ignore[arg-type]
 
 
-def test_a_datetime_without_a_zone_is_local_time_as_kafkas_tool() -> None:
-    local = datetime(2026, 1, 31, 9, 0).timestamp() * 1000
-    assert parse_reset_value("timestamp", "2026-01-31T09:00") == int(local)
-    assert reset_option("timestamp", int(local)) == "--to-datetime 2026-01-31T09:00:00.000"
+def test_a_datetime_without_a_zone_is_utc_as_kafkas_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka 4.1's Utils.getDateTime adds "Z" to a time without a zone: 09:00 is 09:00 UTC wherever the tool runs
+    (kafka-consumer-groups.sh under TZ=Asia/Kolkata printed the same plan as under UTC; kafkatop read local time)."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        assert parse_reset_value("timestamp", "2026-01-31T09:00") == 1_769_850_000_000
+        assert parse_reset_value("timestamp", "2026-01-31T09:00:00.123") == 1_769_850_000_123
+        assert parse_reset_value("timestamp", "2026-01-31T09:00:00.000+05:30") == 1_769_830_200_000
+        assert reset_option("timestamp", 1_769_850_000_000) == "--to-datetime 2026-01-31T09:00:00.000"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("raw", ["2026-12-07", "2026-12-07 06:00:00"])
+def test_a_datetime_without_its_t_is_refused_as_by_the_tool(raw: str) -> None:
+    """The tool: "Error parsing timestamp. It does not contain a 'T' according to ISO8601 format"."""
+    with pytest.raises(ClientError, match="a datetime needs YYYY-MM-DDTHH:MM:SS, as the tool"):
+        parse_reset_value("timestamp", raw)
 
 
 @pytest.mark.parametrize(
@@ -113,7 +129,7 @@ def test_a_datetime_without_a_zone_is_local_time_as_kafkas_tool() -> None:
         ("offset", "", "value: offset needs a whole number, 0 or more; got ''"),
         ("shift", "1.5", "value: shift needs a whole number (negative moves back, e.g. -10); got '1.5'"),
         ("shift", "-", "value: shift needs a whole number"),
-        ("timestamp", "yesterday", "value: a datetime needs YYYY-MM-DDTHH:MM:SS (local time unless a zone is given)"),
+        ("timestamp", "yesterday", "value: a datetime needs YYYY-MM-DDTHH:MM:SS, as the tool (UTC unless a zone is"),
         ("nowhere", "1", "reset to what?"),
     ],
 )
