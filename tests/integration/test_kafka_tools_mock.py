@@ -126,6 +126,24 @@ def test_client_metrics_name_of_the_tool_is_refused_not_ignored(
                    f"cluster): the tool's --name is --resource here: {action} --resource 'cm 1'\n")  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("actions", "said"),
+    [
+        (("--verify", "--execute"), "--execute and --status (--verify) together: give one"),
+        (("--execute", "--cancel"), "--execute and --cancel together: give one"),
+        (("--generate", "--execute"), "--generate and --execute together: --generate only prints the plan; drop it"),
+    ],
+)
+def test_reassign_takes_one_action_as_the_tool(
+    capsys: pytest.CaptureFixture[str], actions: tuple[str, ...], said: str
+) -> None:
+    """kafka-reassign-partitions.sh: "Command must include exactly one action"; --verify --execute ran the verify
+    and dropped --execute, exit 0. Refused now, before anything is read or sent (the file does not exist)."""
+    code, out, err = kafkatop(capsys, "reassign", "--bootstrap-server", "127.0.0.1:1", "--reassignment-json-file",
+                              "/nonexistent/plan.json", *actions)  # fmt: skip
+    assert (code, out, err) == (2, "", f"kafkatop: {said}\n")
+
+
 def test_api_versions_on_the_mock(mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]) -> None:
     mock_cluster.set_broker_rack(2, "r2")
     code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-server", mock_cluster.bootstrap_servers)
