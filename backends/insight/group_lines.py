@@ -1,14 +1,15 @@
 """kafka-consumer-groups.sh --describe's layouts, line for line (pure): the offsets table (the default), --members and
---state, with Kafka's column widths (each as wide as its widest value, at least 15). Rows are in (topic, partition)
-order; Kafka's tool prints them in its hash order. What it prints on stderr — a group with no active members — is
-returned apart."""
+--state, with Kafka's column widths (each as wide as its widest value, at least 15). Rows in the tool's order
+(`tool_order`); LAG as it computes it, log end minus the committed offset, negative when the commit is past the log
+end. What it prints on stderr — a group with no active members — is returned apart."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kafkatop.backends.model.cluster import Broker, ConsumerGroup, TopicPartition
+from kafkatop.backends.model.cluster import Broker, ConsumerGroup, GroupPartitionOffset, TopicPartition
 from kafkatop.backends.model.columns import printf_line, widest
+from kafkatop.backends.model.java_order import hash_order, topic_partition_hash
 
 NO_ACTIVE = "Consumer group '{group}' has no active members."
 
@@ -24,14 +25,14 @@ def offsets_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
     assigned; --verbose adds the leader epoch each offset was committed in."""
     members = {m.member_id: m for m in group.members}
     rows = []
-    for o in sorted(group.offsets, key=lambda o: (o.topic, o.partition)):
+    for o in tool_order(group):
         member = members.get(o.member_id or "")
         rows.append([
             group.group_id, o.topic, str(o.partition),
             *(["-" if o.leader_epoch is None else str(o.leader_epoch)] if verbose else []),
             "-" if o.committed is None else str(o.committed),
             "-" if o.high_watermark is None else str(o.high_watermark),
-            "-" if o.lag is None else str(o.lag),
+            "-" if o.committed is None or o.high_watermark is None else str(o.high_watermark - o.committed),
             member.member_id if member else "-", _host(member.host) if member else "-",
             member.client_id if member else "-",
         ])  # fmt: skip
@@ -46,6 +47,29 @@ def offsets_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
     return lines
 
 
+def tool_order(group: ConsumerGroup) -> list[GroupPartitionOffset]:
+    """The rows as kafka-consumer-groups.sh --describe orders them: the members with the most partitions first, each
+    one's partitions, then those no member has; each block sorted by partition number, then read into the
+    HashMap<TopicPartition> of its log ends (Collectors.toMap), whose order it prints (partition order where
+    partitions share a bucket)."""
+    blocks: dict[str, list[GroupPartitionOffset]] = {}
+    assigned = {m.member_id for m in group.members}
+    for o in group.offsets:
+        blocks.setdefault(o.member_id if o.member_id in assigned else "", []).append(o)
+    ranked = sorted(
+        (m for m in group.members if m.assignment and m.member_id in blocks), key=lambda m: -len(m.assignment)
+    )
+    rows: list[GroupPartitionOffset] = []
+    for block in [*(blocks[m.member_id] for m in ranked), blocks.get("", [])]:
+        by_partition = sorted(hash_order(block, _hash), key=lambda o: o.partition)  # from a HashSet, then sorted
+        rows += hash_order(by_partition, _hash)
+    return rows
+
+
+def _hash(o: GroupPartitionOffset) -> int:
+    return topic_partition_hash(o.topic, o.partition)
+
+
 def _assignment(tps: Iterable[TopicPartition] | None) -> str:
     """As the tool's --verbose: topic:0,1,2 per topic, topics joined by ';'; '-' for none."""
     by_topic: dict[str, list[int]] = {}
@@ -58,8 +82,8 @@ def _assignment(tps: Iterable[TopicPartition] | None) -> str:
 def members_lines(group: ConsumerGroup, verbose: bool = False) -> list[str]:
     """--members: a blank line, the header, a row per member (its partitions counted); a GROUP-INSTANCE-ID column
     when a member has one. --verbose adds each member's epoch and assignment, and the target (KIP-848; '-' for a
-    classic group's members, which have neither epoch nor target)."""
-    members = sorted(group.members, key=lambda m: m.member_id)
+    classic group's members, which have neither epoch nor target). Members in the coordinator's order, as the tool."""
+    members = group.members
     static = any(m.group_instance_id for m in members)
     rows = [
         [group.group_id, m.member_id, *([m.group_instance_id or ""] if static else []), _host(m.host), m.client_id,

@@ -1,7 +1,8 @@
 """The order in which Java's HashMap and HashSet hand back their keys, so that a table kafkatop prints lists its rows in
 the order Kafka's own tool (Java) prints them: kafka-transactions.sh lists coordinators from a HashMap<Integer>, a
 transaction's partitions from a HashSet<TopicPartition>, hanging transactions grouped in a HashMap<Long>;
-kafka-topics.sh its topics and configs, kafka-acls.sh its principals, kafka-configs.sh its quotas. Kafka places a
+kafka-topics.sh its topics and configs, kafka-acls.sh its principals, kafka-configs.sh its quotas,
+kafka-broker-api-versions.sh its brokers (a HashMap<Node>). Kafka places a
 consumer group by its id's String.hashCode (group_placement.py).
 
 A HashMap iterates its table's buckets in order, each bucket's keys in insertion order (kept through every resize);
@@ -43,6 +44,14 @@ def long_hash(value: int) -> int:
 def topic_partition_hash(topic: str, partition: int) -> int:
     """org.apache.kafka.common.TopicPartition.hashCode(): 31 * (31 + partition) + topic.hashCode()."""
     return int32(31 * (31 + partition) + string_hash(topic))
+
+
+def node_hash(node_id: int, host: str, port: int, rack: str | None, fenced: bool = False) -> int:
+    """org.apache.kafka.common.Node.hashCode() in Kafka 4.x: host, id, port, rack, then isFenced (Boolean's hash)."""
+    h = 31 + string_hash(host)
+    for part in (node_id, port, string_hash(rack) if rack is not None else 0, 1231 if fenced else 1237):
+        h = int32(31 * h + part)
+    return h
 
 
 def capacity(size: int, initial: int = DEFAULT_CAPACITY) -> int:

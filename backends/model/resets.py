@@ -4,13 +4,15 @@ duration, a CSV file of offsets."""
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Literal, get_args
 
 from kafkatop.backends.model.consoles import ClientError
+from kafkatop.backends.model.java_order import hash_order, string_hash, topic_partition_hash
 
 # kafka-consumer-groups --reset-offsets: --to-earliest, --to-latest, --to-current, --to-offset N, --shift-by N,
 # --to-datetime, --by-duration, --from-file.
@@ -143,6 +145,26 @@ class ResetPlan:
                 f"is {self.state or 'Unknown'}.")  # fmt: skip
 
 
+def in_tool_order(plans: Iterable[ResetPlan]) -> list[ResetPlan]:
+    """The plans in the order kafka-consumer-groups.sh prints them (its warnings, its table, its --export): groups in
+    the order of the HashMap<String, …> the admin client describes them in, each group's partitions in the order of
+    the HashMap<TopicPartition, …> its reset is collected in (Collectors.toMap). Partitions sharing a bucket keep the
+    order they were planned in: --all-topics the broker's OffsetFetch answer, --topic T:P,… as named — the tool's."""
+    ordered = []
+    for plan in hash_order(plans, lambda p: string_hash(p.group)):
+        moves = hash_order(plan.moves, _move_hash)
+        if plan.to == "current" and moves and all(m.current is None for m in moves):
+            # Nothing committed: the tool's map is an empty HashMap given the log ends by putAll, which sizes its
+            # table for them (ceil(n / 0.75), a power of two): smaller than 16, another order.
+            moves = hash_order(moves, _move_hash, initial=math.ceil(len(moves) / 0.75))
+        ordered.append(replace(plan, moves=tuple(moves)))
+    return ordered
+
+
+def _move_hash(move: OffsetMove) -> int:
+    return topic_partition_hash(move.topic, move.partition)
+
+
 def reset_option(to: ResetTarget, value: int | None) -> str:
     if to in ("earliest", "latest", "current"):
         return f"--to-{to}"
@@ -154,7 +176,7 @@ def reset_option(to: ResetTarget, value: int | None) -> str:
         return f"--shift-by {value}"
     if to == "duration":
         return f"--by-duration {'?' if value is None else iso_duration(value)}"
-    shown = "?" if value is None else datetime.fromtimestamp(value / 1000).isoformat(timespec="milliseconds")
+    shown = "?" if value is None else utc_datetime(value)
     return f"--to-datetime {shown}"
 
 
@@ -162,8 +184,9 @@ def parse_reset_value(to: ResetTarget, raw: str) -> int | None:
     """The value typed beside a reset target, as kafka-consumer-groups reads it; None for those without one.
 
     offset: a whole number, 0 or more. shift: a whole number, negative moves back. timestamp: epoch milliseconds, or
-    a datetime YYYY-MM-DDTHH:MM[:SS[.sss]] (local time unless it names a zone, as --to-datetime). duration: ISO-8601
-    PnDTnHnMnS (milliseconds back from now, as --by-duration).
+    a datetime YYYY-MM-DDTHH:MM[:SS[.sss]], UTC unless it names a zone, as --to-datetime reads it (Kafka's
+    Utils.getDateTime adds a "Z" to a time without a zone; a date without its 'T' and time it refuses). duration:
+    ISO-8601 PnDTnHnMnS (milliseconds back from now, as --by-duration).
     """
     text = raw.strip()
     if to not in get_args(ResetTarget):
@@ -184,12 +207,24 @@ def parse_reset_value(to: ResetTarget, raw: str) -> int | None:
     if text.isdigit():
         return int(text)
     try:
-        return int(datetime.fromisoformat(text).timestamp() * 1000)
+        if "T" not in text:  # 2026-12-07 alone, or a space for the T: the tool refuses both
+            raise ValueError(text)
+        when = datetime.fromisoformat(text)
     except ValueError:
         raise ClientError(
-            f"value: a datetime needs YYYY-MM-DDTHH:MM:SS (local time unless a zone is given) or epoch "
-            f"milliseconds; got {raw!r}"
+            f"value: a datetime needs YYYY-MM-DDTHH:MM:SS, as the tool (UTC unless a zone is given: +02:00, Z) or "
+            f"epoch milliseconds; got {raw!r}"
         ) from None
+    zoned = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    return (zoned - EPOCH) // timedelta(milliseconds=1)
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def utc_datetime(ms: int) -> str:
+    """Epoch ms as --to-datetime takes it, in UTC (the tool's reading of a time without a zone)."""
+    return datetime.fromtimestamp(ms / 1000, UTC).replace(tzinfo=None).isoformat(timespec="milliseconds")
 
 
 # Java's Duration.parse: [-]PnDTnHnMn.nS, each part optional (at least one), signed, case-insensitive.

@@ -4,11 +4,17 @@ anything is sent (exit 2). The comparisons with Kafka's tools are in test_kafka_
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from confluent_kafka import Producer
 
 from kafkatop.backends.kafka.mock import MockCluster
+from kafkatop.backends.model.java_order import hash_order, node_hash
 from kafkatop.tui.cli.main import main
+
+# kafka-broker-api-versions.sh's line for a node: HOST:PORT (id: N rack: R isFenced: false) -> (
+HEAD = re.compile(r"(.+):(\d+) \(id: (\d+) rack: (\S+) isFenced: false\) -> \(")
 
 
 def kafkatop(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -108,16 +114,52 @@ def test_metadata_quorum_refusals(capsys: pytest.CaptureFixture[str], options: t
     assert (code, out, err) == (2, "", f"kafkatop: {said}\n")
 
 
+@pytest.mark.parametrize("action", ["--describe", "--delete", "--alter"])
+def test_client_metrics_name_of_the_tool_is_refused_not_ignored(
+    capsys: pytest.CaptureFixture[str], action: str
+) -> None:
+    """kafka-client-metrics.sh's --name is --resource here: with --bootstrap-server, `--describe --name cm1` printed
+    every resource (--name, a lab's, went unused); now it says what to type, and nothing is sent."""
+    code, out, err = kafkatop(capsys, "client-metrics", "--bootstrap-server", "127.0.0.1:1", action, "--name", "cm 1")
+    assert (code, out) == (2, "")
+    assert err == (f"kafkatop: --name names a lab cluster in kafkatop (and --bootstrap-server already names the "
+                   f"cluster): the tool's --name is --resource here: {action} --resource 'cm 1'\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("actions", "said"),
+    [
+        (("--verify", "--execute"), "--execute and --status (--verify) together: give one"),
+        (("--execute", "--cancel"), "--execute and --cancel together: give one"),
+        (("--generate", "--execute"), "--generate and --execute together: --generate only prints the plan; drop it"),
+    ],
+)
+def test_reassign_takes_one_action_as_the_tool(
+    capsys: pytest.CaptureFixture[str], actions: tuple[str, ...], said: str
+) -> None:
+    """kafka-reassign-partitions.sh: "Command must include exactly one action"; --verify --execute ran the verify
+    and dropped --execute, exit 0. Refused now, before anything is read or sent (the file does not exist)."""
+    code, out, err = kafkatop(capsys, "reassign", "--bootstrap-server", "127.0.0.1:1", "--reassignment-json-file",
+                              "/nonexistent/plan.json", *actions)  # fmt: skip
+    assert (code, out, err) == (2, "", f"kafkatop: {said}\n")
+
+
 def test_api_versions_on_the_mock(mock_cluster: MockCluster, capsys: pytest.CaptureFixture[str]) -> None:
     mock_cluster.set_broker_rack(2, "r2")
     code, out, err = kafkatop(capsys, "api-versions", "--bootstrap-server", mock_cluster.bootstrap_servers)
     assert (code, err) == (0, "")
     heads = [line for line in out.splitlines() if line.endswith("-> (")]
-    assert [h.split(" (", 1)[1] for h in heads] == [
+    assert sorted(h.split(" (", 1)[1] for h in heads) == [
         "id: 1 rack: null isFenced: false) -> (",
         "id: 2 rack: r2 isFenced: false) -> (",
         "id: 3 rack: null isFenced: false) -> (",
     ]
+    # In the tool's order: its HashMap<Node>'s (the mock's ports vary, so the order does), ties by id.
+    nodes = [
+        (int(i), host, int(port), None if rack == "null" else rack)
+        for host, port, i, rack in (HEAD.fullmatch(h).groups() for h in heads)
+    ]  # type: ignore[union-attr]
+    assert nodes == hash_order(sorted(nodes), lambda n: node_hash(*n))
     assert "\tProduce(0): 0 to 10 [usable: 10]," in out.splitlines()  # librdkafka's mock speaks Produce v0–v10
 
 
@@ -132,7 +174,7 @@ def test_api_versions_lists_the_brokers_metadata_lists(
     finally:
         mock_cluster.set_broker_up(3)
     assert (code, err) == (0, "")
-    assert [line.split(" (id: ")[1][0] for line in out.splitlines() if line.endswith("-> (")] == ["1", "2"]
+    assert sorted(line.split(" (id: ")[1][0] for line in out.splitlines() if line.endswith("-> (")) == ["1", "2"]
 
 
 def test_get_offsets_skips_a_partition_that_fails_and_says_why(

@@ -1,9 +1,10 @@
 """`kafkatop groups --reset-offsets` against a real Apache Kafka, compared with kafka-consumer-groups.sh 4.1 on the same
-node line for line: --dry-run with --to-datetime (a zone, none, an offset), --shift-by (in and out of the log: the
-tool's WARN on stderr), --by-duration, --to-current --all-topics, --all-groups --export and --from-file; rows of one
-table sorted, as the tool prints them in its hash order. Then --execute, the offsets read back with the tool's
---describe; and a group with a member: the tool's Error line, line for line, and kafkatop's exit 1 with what to do.
-Set KAFKA_HOME to run; KAFKATOP_TEST_PORTS=LOW-HIGH keeps the node's ports in that range."""
+node line for line: --dry-run with --to-datetime (a zone; none: UTC, as the tool reads it, under another TZ too; an
+offset), --shift-by (in and out of the log: the tool's WARN on stderr), --by-duration, --to-current --all-topics,
+--all-groups --export and --from-file; rows in the order the tool prints them (its HashMaps'). Then --execute, the
+offsets read back with the tool's --describe; and a group with a member: the tool's Error line, line for line, and
+kafkatop's exit 1 with what to do. Set KAFKA_HOME to run; KAFKATOP_TEST_PORTS=LOW-HIGH keeps the node's ports in that
+range."""
 
 from __future__ import annotations
 
@@ -81,12 +82,8 @@ def ours(node: KraftNode, capsys: pytest.CaptureFixture[str], *args: str) -> tup
 
 
 def table(out: str) -> list[str]:
-    """The lines as printed, the rows after the header (or of a CSV) sorted: the tool prints them in its hash order."""
-    lines = out.splitlines()
-    if HEADER not in lines:
-        return sorted(lines)
-    at = lines.index(HEADER) + 1
-    return lines[:at] + sorted(lines[at:])
+    """The lines as printed, in the tool's order (rows of its HashMaps: java_order.py)."""
+    return out.splitlines()
 
 
 def utc(ms: int) -> datetime:
@@ -126,6 +123,27 @@ def test_dry_runs_print_what_the_tool_prints(
         assert table(out) == table(kafka_out), case
         assert err.strip() == kafka_err.strip(), case
         assert len(table(out)) > 2 or "--export" in case, case  # a table with rows: the case is a real one
+
+
+def test_a_time_without_a_zone_is_utc_wherever_both_run(
+    kafka: KraftNode, base_ms: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under TZ=Asia/Kolkata (UTC+05:30) the tool reads a --to-datetime without a zone as UTC (it adds a "Z"), so
+    does kafkatop: record 4 of each partition, the first at or after 10 minutes past record 3 (UTC)."""
+    between = base_ms + 3 * STEP_MS + 10 * 60_000
+    args = ("--reset-offsets", "--group", "billing", "--to-datetime", utc(between).strftime("%Y-%m-%dT%H:%M:%S.000"),
+            "--topic", TOPIC, "--dry-run")  # fmt: skip
+    monkeypatch.setenv("TZ", "Asia/Kolkata")  # the tool's JVM inherits it
+    time.tzset()
+    try:
+        kafka_out, _ = tool(kafka, *args)
+        status, out, err = ours(kafka, capsys, *args)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert (status, err) == (0, "")
+    assert table(out) == table(kafka_out)
+    assert sorted(line.split()[2:] for line in out.splitlines()[2:]) == [[str(p), "4"] for p in range(3)]
 
 
 def test_execute_commits_what_the_tool_then_reads(

@@ -30,6 +30,10 @@ def row(group: str, topic: str, partition: int, offset: int) -> str:
     return f"{group:<30} {topic:<30} {partition:<10} {offset:<15}"
 
 
+# The tool prints t's partitions in its HashMap<TopicPartition>'s order: TopicPartition.hashCode() is
+# 31 * (31 + partition) + "t".hashCode(), buckets 5, 4, 3 of 16 for t-0, t-1, t-2, so t-2 first.
+
+
 @pytest.fixture
 def cluster(mock_cluster: MockCluster) -> Iterator[tuple[str, GroupAdmin]]:
     """Topic t: 3 partitions of 10 records; group billing committed 4 on t-0 and t-1, nothing on t-2."""
@@ -57,16 +61,16 @@ def test_the_plan_is_printed_as_the_tool_prints_it_and_nothing_changes(
     bootstrap, admin = cluster
     assert reset(bootstrap, "--to-earliest", "--topic", "t") == 0
     out, err = capsys.readouterr()
-    assert out == "\n".join(["", HEADER, row("billing", "t", 0, 0), row("billing", "t", 1, 0),
-                             row("billing", "t", 2, 0)]) + "\n"  # fmt: skip
+    assert out == "\n".join(["", HEADER, row("billing", "t", 2, 0), row("billing", "t", 1, 0),
+                             row("billing", "t", 0, 0)]) + "\n"  # fmt: skip
     assert err.startswith("WARN: No action will be performed as the --execute option is missing.")  # the tool's
     assert admin.committed_offsets("billing", "t") == {0: 4, 1: 4, 2: None}
 
     cases = {
         ("--to-latest", "--topic", "t:2"): [("t", 2, 10)],
-        ("--to-current", "--topic", "t"): [("t", 0, 4), ("t", 1, 4), ("t", 2, 10)],  # none committed: the log end
-        ("--shift-by", "-3", "--topic", "t:0,1"): [("t", 0, 1), ("t", 1, 1)],
-        ("--to-offset", "7", "--topic", "t:0,1"): [("t", 0, 7), ("t", 1, 7)],
+        ("--to-current", "--topic", "t"): [("t", 2, 10), ("t", 1, 4), ("t", 0, 4)],  # none committed: the log end
+        ("--shift-by", "-3", "--topic", "t:0,1"): [("t", 1, 1), ("t", 0, 1)],
+        ("--to-offset", "7", "--topic", "t:0,1"): [("t", 1, 7), ("t", 0, 7)],
     }
     for args, rows in cases.items():
         assert reset(bootstrap, *args, "--dry-run") == 0
@@ -97,9 +101,9 @@ def test_a_time_with_no_record_after_it_falls_back_to_the_log_end_as_the_tool_sa
     for spec in (("--by-duration", "PT1H"), ("--to-datetime", "2099-01-01T00:00:00.000Z")):
         assert reset(bootstrap, *spec, "--topic", "t:0,1", "--dry-run") == 0
         assert capsys.readouterr().out.splitlines() == [
-            "", "Warn: Partition 0 from topic t is empty. Falling back to latest known offset.",
             "", "Warn: Partition 1 from topic t is empty. Falling back to latest known offset.",
-            "", HEADER, row("billing", "t", 0, 10), row("billing", "t", 1, 10),
+            "", "Warn: Partition 0 from topic t is empty. Falling back to latest known offset.",
+            "", HEADER, row("billing", "t", 1, 10), row("billing", "t", 0, 10),
         ]  # fmt: skip
 
 
@@ -109,13 +113,13 @@ def test_export_then_from_file_executes_exactly_the_exported_offsets(
     bootstrap, admin = cluster
     assert reset(bootstrap, "--to-offset", "6", "--topic", "t", "--dry-run", "--export") == 0
     exported = capsys.readouterr().out
-    assert exported == "t,0,6\nt,1,6\nt,2,6\n\n"  # the tool's CSV, and its blank line after it
+    assert exported == "t,2,6\nt,1,6\nt,0,6\n\n"  # the tool's CSV, and its blank line after it
     plan = tmp_path / "offsets.csv"
     plan.write_text(exported.replace("t,2,6", "t,2,3"), encoding="utf-8")
     assert reset(bootstrap, "--from-file", str(plan), "--execute") == 0  # a script: not asked
     out, err = capsys.readouterr()
-    assert out.splitlines() == ["", HEADER, row("billing", "t", 0, 6), row("billing", "t", 1, 6),
-                                row("billing", "t", 2, 3)]  # fmt: skip
+    assert out.splitlines() == ["", HEADER, row("billing", "t", 2, 3), row("billing", "t", 1, 6),
+                                row("billing", "t", 0, 6)]  # fmt: skip
     assert err == ""
     assert admin.committed_offsets("billing", "t") == {0: 6, 1: 6, 2: 3}
     # The view's plan is the command's: the same offsets, partition by partition.

@@ -88,3 +88,41 @@ def test_offset_delete_per_partition_and_whole() -> None:
         with pytest.raises(ProtocolError):
             decode_offset_delete(response_reader(payload[:cut], flexible=False))
     assert offset_delete_body("g", {"t": [1, 0]}).hex() == "00016700000001000174000000020000000000000001"
+
+
+def _rows(group: ConsumerGroup) -> list[list[str]]:
+    return [line.split()[1:3] for line in offsets_lines(group)[2:]]
+
+
+def test_rows_and_lag_as_the_tool_printed_them() -> None:
+    """kafka-consumer-groups.sh 4.1 --describe on a 3-broker lab: rows in its HashMaps' order (not sorted), and LAG
+    the log end minus the commit, -1 where a commit is past the log end."""
+    g1 = ConsumerGroup("g1", GroupState.EMPTY, offsets=tuple(
+        GroupPartitionOffset(t, p, c, e) for t, p, c, e in
+        [("t1", 0, 7, 16), ("t1", 1, 7, 23), ("t1", 2, 7, 81), ("t2", 0, 97, 97), ("t2", 1, 23, 23)]))  # fmt: skip
+    assert _rows(g1) == [["t1", "2"], ["t1", "1"], ["t1", "0"], ["t2", "1"], ["t2", "0"]]
+    billing = ConsumerGroup("billing", GroupState.EMPTY, offsets=(
+        GroupPartitionOffset("t1", 0, 2, 16), GroupPartitionOffset("t1", 1, 2, 23),
+        GroupPartitionOffset("t4", 1, 1, 0)))  # fmt: skip
+    assert offsets_lines(billing)[2:] == [
+        "billing         t4              1          1               0               -1              -               -  "
+        "             -",
+        "billing         t1              1          2               23              21              -               -  "
+        "             -",
+        "billing         t1              0          2               16              14              -               -  "
+        "             -",
+    ]
+
+
+def test_rows_of_members_as_the_tool_printed_them() -> None:
+    """Group g5, two members (round robin over t1, t2, t4, orders, payments): the member with more partitions first,
+    each one's partitions in the HashMap's order; --members in the coordinator's order (m1 was answered first)."""
+    m0 = [("t4", 1), ("payments", 0), ("orders", 0), ("t1", 2), ("t1", 0), ("t2", 1)]
+    m1 = [("t4", 0), ("payments", 1), ("orders", 1), ("t1", 1), ("t2", 0)]
+    members = (GroupMember("m1-e7", "m1", "127.0.0.1", tuple(TopicPartition(t, p) for t, p in sorted(m1))),
+               GroupMember("m0-8f", "m0", "127.0.0.1", tuple(TopicPartition(t, p) for t, p in sorted(m0))))  # fmt: skip
+    offsets = [GroupPartitionOffset(t, p, None, 0, member) for member, tps in (("m0-8f", m0), ("m1-e7", m1))
+               for t, p in sorted(tps)]  # fmt: skip
+    g5 = ConsumerGroup("g5", GroupState.STABLE, members=members, offsets=tuple(offsets))
+    assert _rows(g5) == [[t, str(p)] for t, p in m0 + m1]
+    assert [line.split()[1] for line in members_lines(g5)[2:]] == ["m1-e7", "m0-8f"]

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import time
 
 import pytest
 
@@ -11,6 +11,7 @@ from kafkatop.backends.model.consoles import ClientError
 from kafkatop.backends.model.resets import (
     OffsetMove,
     ResetPlan,
+    in_tool_order,
     iso_duration,
     parse_duration,
     parse_offsets_csv,
@@ -99,10 +100,26 @@ def test_reset_values_as_typed(to: str, raw: str, value: int | None) -> None:
     assert parse_reset_value(to, raw) == value  # type: ignore[arg-type]
 
 
-def test_a_datetime_without_a_zone_is_local_time_as_kafkas_tool() -> None:
-    local = datetime(2026, 1, 31, 9, 0).timestamp() * 1000
-    assert parse_reset_value("timestamp", "2026-01-31T09:00") == int(local)
-    assert reset_option("timestamp", int(local)) == "--to-datetime 2026-01-31T09:00:00.000"
+def test_a_datetime_without_a_zone_is_utc_as_kafkas_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kafka 4.1's Utils.getDateTime adds "Z" to a time without a zone: 09:00 is 09:00 UTC wherever the tool runs
+    (kafka-consumer-groups.sh under TZ=Asia/Kolkata printed the same plan as under UTC; kafkatop read local time)."""
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        assert parse_reset_value("timestamp", "2026-01-31T09:00") == 1_769_850_000_000
+        assert parse_reset_value("timestamp", "2026-01-31T09:00:00.123") == 1_769_850_000_123
+        assert parse_reset_value("timestamp", "2026-01-31T09:00:00.000+05:30") == 1_769_830_200_000
+        assert reset_option("timestamp", 1_769_850_000_000) == "--to-datetime 2026-01-31T09:00:00.000"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+@pytest.mark.parametrize("raw", ["2026-12-07", "2026-12-07 06:00:00"])
+def test_a_datetime_without_its_t_is_refused_as_by_the_tool(raw: str) -> None:
+    """The tool: "Error parsing timestamp. It does not contain a 'T' according to ISO8601 format"."""
+    with pytest.raises(ClientError, match="a datetime needs YYYY-MM-DDTHH:MM:SS, as the tool"):
+        parse_reset_value("timestamp", raw)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +129,7 @@ def test_a_datetime_without_a_zone_is_local_time_as_kafkas_tool() -> None:
         ("offset", "", "value: offset needs a whole number, 0 or more; got ''"),
         ("shift", "1.5", "value: shift needs a whole number (negative moves back, e.g. -10); got '1.5'"),
         ("shift", "-", "value: shift needs a whole number"),
-        ("timestamp", "yesterday", "value: a datetime needs YYYY-MM-DDTHH:MM:SS (local time unless a zone is given)"),
+        ("timestamp", "yesterday", "value: a datetime needs YYYY-MM-DDTHH:MM:SS, as the tool (UTC unless a zone is"),
         ("nowhere", "1", "reset to what?"),
     ],
 )
@@ -150,3 +167,40 @@ def test_the_csv_of_export_is_read_back_for_from_file() -> None:
     assert parse_offsets_csv(several, "billing") == {("t", 0): 4}
     with pytest.raises(ClientError, match=r"^line 2: 't,one,4' is not topic,partition,offset"):
         parse_offsets_csv("t,0,1\nt,one,4\n")
+
+
+def _plan(group: str, to: str, moves: list[tuple[str, int, int | None]]) -> ResetPlan:
+    return ResetPlan(group, to, None, tuple(OffsetMove(t, p, c, 0, 0, 99) for t, p, c in moves))  # type: ignore[arg-type]
+
+
+def _rows(plans: list[ResetPlan]) -> list[tuple[str, str, int]]:
+    return [(p.group, m.topic, m.partition) for p in plans for m in p.moves]
+
+
+def test_plans_come_in_the_order_kafka_consumer_groups_prints_them() -> None:
+    """Orders kafka-consumer-groups.sh 4.1 printed on a 3-broker lab (--dry-run): its HashMaps' orders, not ours."""
+    # --all-topics: the broker's OffsetFetch answered t2-0, t2-1, t1-0, t1-2, t1-1; t1-0 and t2-1 share a bucket, so
+    # the answer's order decides between them.
+    answered = [("t2", 0, 97), ("t2", 1, 23), ("t1", 0, 16), ("t1", 2, 81), ("t1", 1, 23)]
+    assert _rows(in_tool_order([_plan("g1", "latest", answered)])) == [
+        ("g1", "t1", 2), ("g1", "t1", 1), ("g1", "t2", 1), ("g1", "t1", 0), ("g1", "t2", 0)]  # fmt: skip
+    # --from-file t2,1 / t1,0 / t1,2 (the file's order): t2-1 before t1-0 this time.
+    from_file = [("t2", 1, 97), ("t1", 0, 16), ("t1", 2, 81)]
+    assert _rows(in_tool_order([_plan("g1", "file", from_file)])) == [
+        ("g1", "t1", 2), ("g1", "t2", 1), ("g1", "t1", 0)]  # fmt: skip
+    # --group billing --group zeta: zeta first (String.hashCode's bucket 0, billing's 15).
+    both = [_plan(g, "offset", [("t4", 0, 2), ("t4", 1, 1)]) for g in ("billing", "zeta")]
+    assert [p.group for p in in_tool_order(both)] == ["zeta", "billing"]
+
+
+def test_to_current_with_nothing_committed_is_in_a_smaller_tables_order() -> None:
+    """--to-current of a group that never committed: the tool's map is filled by putAll into an empty HashMap, sized
+    for 4 keys (a table of 8), where --to-latest's is 16: kafka-consumer-groups.sh printed orders first for the
+    one, payments first for the other (group nobody, topics orders and payments of 2 partitions)."""
+    moves = [("orders", 0, None), ("orders", 1, None), ("payments", 0, None), ("payments", 1, None)]
+    orders_first = [("nobody", t, p) for t, p, _ in moves]
+    payments_first = orders_first[2:] + orders_first[:2]
+    assert _rows(in_tool_order([_plan("nobody", "current", moves)])) == orders_first
+    assert _rows(in_tool_order([_plan("nobody", "latest", moves)])) == payments_first
+    committed = [(t, p, 0) for t, p, _ in moves]  # a commit each: the map of committed offsets, 16 buckets
+    assert _rows(in_tool_order([_plan("nobody", "current", committed)])) == payments_first

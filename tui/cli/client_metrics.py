@@ -10,6 +10,7 @@ import uuid
 
 from kafkatop.backends.insight.client_metrics_lines import describe_lines
 from kafkatop.backends.kafka.cluster.client_metrics import ClientMetricsAdmin
+from kafkatop.backends.model.text import shell_word
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
 
@@ -33,6 +34,12 @@ def _check(args: argparse.Namespace) -> str:
         raise UsageError(f"{changes[0]} goes with --alter, not {action}")
     if action == "--list" and args.resource is not None:
         raise UsageError("--list lists every resource: --describe --resource N describes one")
+    if action != "--list" and args.resource is None and args.name is not None and args.bootstrap_server:
+        # The tool's `--describe --name N`: here --name names a lab, which --bootstrap-server overrides, so the
+        # describe would silently be of every resource.
+        raise UsageError(f"--name names a lab cluster in kafkatop (and --bootstrap-server already names the "
+                         f"cluster): the tool's --name is --resource here: {action} --resource "
+                         f"{shell_word(args.name)}")  # fmt: skip
     if action == "--alter" and (args.resource is None) == (not args.generate_name):
         raise UsageError("--alter needs one of --resource N or --generate-name (the tool's --name is --resource here)")
     if action == "--delete" and args.resource is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kafkatop.backends.kafka.groups.group_offsets import GroupActive, GroupAdmin
 from kafkatop.backends.model.consoles import ClientError
-from kafkatop.backends.model.resets import FileOffsets, ResetPlan, ResetTarget, parse_offsets_csv
+from kafkatop.backends.model.resets import FileOffsets, ResetPlan, ResetTarget, in_tool_order, parse_offsets_csv
 from kafkatop.backends.model.text import shell_word
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
@@ -65,7 +65,7 @@ def table_line(cells: Sequence[object]) -> str:
 
 
 def table_lines(plans: Sequence[ResetPlan]) -> list[str]:
-    """The tool's table: a blank line, its header, a row per partition of the groups it resets (partition order)."""
+    """The tool's table: a blank line, its header, a row per partition of the groups it resets (in_tool_order)."""
     rows = [table_line((p.group, m.topic, m.partition, m.target))
             for p in plans if p.refused is None for m in p.moves]  # fmt: skip
     return ["", table_line(HEADER), *rows]
@@ -114,7 +114,8 @@ def _scope(args: argparse.Namespace, to: ResetTarget) -> dict[str, list[int] | N
         if not name:
             raise UsageError(f"--topic {item!r}: name the topic before its partitions (TOPIC:0,1)")
         scope[name] = partitions
-    return scope
+    # The tool plans the partitions named (T:0,1) first, then every partition of each topic named alone.
+    return dict(sorted(scope.items(), key=lambda item: item[1] is None))
 
 
 def _file(args: argparse.Namespace) -> str:
@@ -150,6 +151,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
             offsets = _offsets(text, group) if to == "file" else None
             topics = admin.committed_partitions(group) if args.all_topics else scope
             plans.append(admin.plan_reset(group, topics, to, value, offsets=offsets))
+        plans = in_tool_order(plans)
         for plan in plans:
             _said(plan)
         if args.execute and any(p.refused is None for p in plans):

@@ -68,7 +68,7 @@ def add_reset_offsets(g: Parser) -> None:
     g.option("--shift-by", type=signed("a whole number (negative moves back)"), metavar="N",
              help="move the committed offset by N (negative: back)", shown="none")  # fmt: skip
     g.option("--to-datetime", type=reset_value("datetime"), metavar="YYYY-MM-DDTHH:mm:SS.sss",
-             help="reset to the first record at or after the time (local unless a zone is given: Z, +01:00)",
+             help="reset to the first record at or after the time (UTC unless a zone is given: +01:00; as the tool)",
              shown="none")  # fmt: skip
     g.option("--by-duration", type=reset_value("duration"), metavar="PnDTnHnMnS",
              help="reset to the first record at or after that long ago (ISO-8601: PT30M, P1DT12H)",

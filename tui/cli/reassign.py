@@ -60,9 +60,9 @@ def _read_plan(name: str) -> dict[TopicPartitionKey, tuple[int, ...]]:
     try:
         text = Path(name).read_text()
     except OSError as e:
-        raise UsageError(f"--plan {name}: cannot read it ({e.strerror}): give a file of kafka-reassign-partitions.sh's "
-                         "JSON") from None  # fmt: skip
-    return parse_plan_json(text, f"--plan {name}")
+        raise UsageError(f"plan file {name}: cannot read it ({e.strerror}): give a file of "
+                         "kafka-reassign-partitions.sh's JSON") from None  # fmt: skip
+    return parse_plan_json(text, f"plan file {name}")
 
 
 def _plan(args: argparse.Namespace, snapshot: ClusterSnapshot) -> ReassignmentPlan:
@@ -153,12 +153,13 @@ def _wait(admin: ReassignAdmin, cluster: _Cluster, plan: ReassignmentPlan, start
 
 
 def cmd_reassign(args: argparse.Namespace) -> int:
-    chosen = [f for f, v in (("--list", args.list), ("--status", args.status), ("--cancel", args.cancel)) if v]
-    if len(chosen) > 1:
+    actions = (("--execute", args.execute), ("--list", args.list), ("--status (--verify)", args.status),
+               ("--cancel", args.cancel))  # fmt: skip
+    chosen = [f for f, v in actions if v]
+    if len(chosen) > 1:  # as the tool: "Command must include exactly one action"
         raise UsageError(f"{' and '.join(chosen)} together: give one")
-    if args.generate and (chosen or args.execute):
-        raise UsageError(f"--generate and {' and '.join(chosen) or '--execute'} together: --generate only prints the "
-                         "plan; drop it")  # fmt: skip
+    if args.generate and chosen:
+        raise UsageError(f"--generate and {chosen[0]} together: --generate only prints the plan; drop it")
     if args.throttle is not None and not args.execute:
         raise UsageError("--throttle limits a reassignment being started: give it with --execute")
     if args.wait and not (args.execute or args.status):

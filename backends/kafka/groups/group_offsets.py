@@ -102,7 +102,7 @@ class GroupAdmin(AdminOwner):
             return list(range(count))
         for p in partitions:
             check_partition(topic, p, count)
-        return sorted(set(partitions))
+        return list(dict.fromkeys(partitions))  # as named: the order the tool plans them in
 
     def _list_offsets(self, topic: str, partitions: list[int], spec: OffsetSpec, what: str) -> dict[int, int]:
         deadline = self._deadline()
@@ -156,7 +156,8 @@ class GroupAdmin(AdminOwner):
         return sorted(g.group_id for g in result.valid)
 
     def committed_partitions(self, group: str) -> dict[str, list[int]]:
-        """Every partition the group committed an offset for, by topic (--all-topics' scope, as Kafka's tool)."""
+        """Every partition the group committed an offset for, by topic (--all-topics' scope, as Kafka's tool), in the
+        order of the broker's answer (the tool's order where partitions share a bucket of its HashMap)."""
         deadline = self._deadline()
         fut = self._client().list_consumer_group_offsets(
             [ConsumerGroupTopicPartitions(group)], request_timeout=self.timeout_s
@@ -166,7 +167,7 @@ class GroupAdmin(AdminOwner):
         except Exception as e:  # noqa: BLE001
             raise self._no_answer(f"cannot read the offsets of group '{group}'", e, group=group) from None
         out: dict[str, list[int]] = {}
-        for tp in sorted(result.topic_partitions, key=lambda tp: (tp.topic, tp.partition)):
+        for tp in result.topic_partitions:
             if tp.offset >= 0:
                 out.setdefault(tp.topic, []).append(tp.partition)
         return out
@@ -218,6 +219,9 @@ class GroupAdmin(AdminOwner):
                           None if offsets is None else offsets.get((topic, p)))
                 for p in chosen
             )  # fmt: skip
+        if offsets is not None:  # the file's line order, as the tool reads it (the order of a bucket it shares)
+            line = {key: n for n, key in enumerate(offsets)}
+            moves.sort(key=lambda m: line[(m.topic, m.partition)])
         refused, state = self.refusal(group)
         return ResetPlan(group, to, value, tuple(moves), refused=refused, state=state)
 

@@ -44,7 +44,7 @@ RESET_CHOICES: dict[str, tuple[str, str]] = {
     "current": ("to-current", "(no value: the committed offset)"),
     "offset": ("to-offset", "offset, e.g. 120"),
     "shift": ("shift-by", "±N from the committed offset, e.g. -10"),
-    "timestamp": ("to-datetime", "2026-01-31T09:00 (local) or epoch ms"),
+    "timestamp": ("to-datetime", "2026-01-31T09:00 (UTC) or epoch ms"),
     "duration": ("by-duration", "back from now, ISO-8601: PT30M, P1DT12H"),
 }
 
