@@ -24,8 +24,8 @@ ACTIONS: tuple[LiveAction, ...] = (
     _GROUP("delete-offsets", ("X",), "delete_group(True)", "Delete group offsets",
         help="Groups: delete its committed offsets (asks first; Kafka refuses while it consumes the topic)",
         palette="Delete the highlighted group's committed offsets"),
-    LiveAction("exact-lag", ("e",), "exact_lag", "Exact lag time", section="Groups", tabs=_HERE, needs="browser",
-        help="Groups: the highlighted group's lag time read exactly: each partition's oldest unread record, once",
+    LiveAction("exact-lag", ("u",), "exact_lag", "Exact lag time", section="Groups", tabs=_HERE, needs="browser",
+        help="Groups: the highlighted group's lag time read exactly from each partition's oldest unread record (once)",
         palette="Read the highlighted group's lag in time exactly (its oldest unread records)"),
 )
 # fmt: on
@@ -38,14 +38,14 @@ class GroupKeys:
     def action_exact_lag(self) -> None:
         """Each partition behind of the highlighted group: its oldest unread record read for its own time (one record
         a partition, in the action worker); the evaluator says those times from the next poll on."""
-        if not self.screen.in_tab(GROUPS, "e", "acts on the group highlighted", "a group"):
+        if not self.screen.in_tab(GROUPS, "u", "acts on the group highlighted", "a group"):
             return
         app = self.screen.host
         group_id = self.screen.query_one(GroupsPane).selected_group
         judged = app.view.lag.group(group_id) if app.view.lag is not None and group_id is not None else None
         browser = app.sources.browser
         if judged is None or browser is None:
-            app.notify("e: highlight a group with committed offsets first", severity="warning")
+            app.notify("u: highlight a group with committed offsets first", severity="warning")
             return
         heads = unread_heads((judged,), bounds_only=False, at_most=EXACT_AT_MOST)
         if not heads:

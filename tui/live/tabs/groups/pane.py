@@ -34,7 +34,7 @@ STATUS_STYLES = {
     LagStatus.STOP: "bold red", LagStatus.ERR: "bold red reverse",
 }  # fmt: skip
 HOW = "lag time from the polls' high watermarks"
-BEFORE = ", ≥: written before the first poll (e reads it)"
+BEFORE = ", ≥: written before the first poll (u reads it)"
 EXACT = "lag time read from the records themselves"
 
 # The reset targets offered, as kafka-consumer-groups' options, and what the value field then takes.
