@@ -24,6 +24,7 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("topics-create", ["topics", "--create", "--topic", "t"]),
     ("topics-alter", ["topics", "--alter", "--topic", "t", "--partitions", "3"]),
     ("topics-delete", ["topics", "--delete", "--topic", "t", "--yes"]),
+    ("delete-records", ["delete-records", "--offset-json-file", "offsets.json", "--yes"]),
     ("configs-alter", ["configs", "--topic", "t", "--alter", "retention.ms=1000"]),
     ("configs-delete-config", ["configs", "--broker", "1", "--delete-config", "log.retention.ms"]),
     ("groups-delete", ["groups", "--group", "g", "--delete"]),

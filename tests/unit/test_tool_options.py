@@ -191,6 +191,8 @@ COMPARED: tuple[Compared, ...] = (
     }),
     Compared("log-dirs", "kafka-log-dirs.sh", ("kafka-log-dirs.sh",), not_taken={"--version": VERSION}),
     Compared("get-offsets", "kafka-get-offsets.sh", ("kafka-get-offsets.sh",), not_taken={"--version": VERSION}),
+    Compared("delete-records", "kafka-delete-records.sh", ("kafka-delete-records.sh",),
+             not_taken={"--version": VERSION}),
     Compared("metadata-quorum", "kafka-metadata-quorum.sh",
              ("kafka-metadata-quorum.sh", "kafka-metadata-quorum.sh-describe")),
     Compared("api-versions", "kafka-broker-api-versions.sh", ("kafka-broker-api-versions.sh",),

@@ -77,6 +77,25 @@ def add_get_offsets(get_offsets: Parser) -> None:
     timeout_option(get_offsets, 10.0, "to ask the cluster")
 
 
+DELETE_RECORDS: dict[str, str] = {
+    "help": "delete partitions' records below an offset, as kafka-delete-records.sh",
+    "description": 'Reads the tool\'s --offset-json-file ({"partitions": [{"topic": "t", "partition": 0, '
+    '"offset": 5}], "version": 1}; an offset of -1: every record), asks first at a terminal (on a cluster not '
+    "kafkatop's own: its name typed; --yes does not ask), sends one DeleteRecords to each partition's leader and "
+    "prints the tool's lines: each partition's new low watermark (its log start), or its error. The records are gone "
+    "for good; a consumer group whose committed offset falls under the new log start is ERR in `kafkatop lag`.",
+    "epilog": "Exit codes: 0 done; 1 a partition's deletion failed (said on its line), not confirmed, or the cluster "
+    "could not be asked; 2 bad input (a file that does not read, or is not the tool's JSON), nothing sent.",
+}
+
+
+def add_delete_records(d: Parser) -> None:
+    d.option("--offset-json-file", metavar="FILE", type=text("a file"), required=True,
+             help="the partitions and offsets, in kafka-delete-records.sh's JSON")  # fmt: skip
+    d.option("--yes", action="store_true", help="delete without asking")
+    timeout_option(d, 30.0, "for the deletion")
+
+
 METADATA_QUORUM: dict[str, str] = {
     "help": "the KRaft quorum: its leader, voters and observers, as kafka-metadata-quorum.sh describe",
     "description": "Asks the quorum (DescribeQuorum, as the Quorum tab does: through a broker, which forwards it to "

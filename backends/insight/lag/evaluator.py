@@ -10,9 +10,9 @@ each partition (DescribeGroups), not each commit. So, per partition, over the la
   consumer, stuck or committing the same offset). STOP: the same with no member owning it (nobody will commit).
 - WARN: the committed offset moved, yet the lag never fell over the window (Burrow's "lag consistently increasing");
   or the lag is past a threshold (`warn_seconds`, `warn_records`).
-A group's status is its worst partition's. A group whose committed offsets and watermarks did not change since the
-last poll is not evaluated again until its status could change with time alone (`_Group.recheck_at`): at 1,000
-groups of 100 partitions a quiet poll costs two list comparisons per group.
+A group's status is its worst partition's. A group whose committed offsets and topics (the same Topic objects: no
+watermark moved) did not change since the last poll is not evaluated again until its status could change with time
+alone (`_Group.recheck_at`): at 1,000 groups of 100 partitions a quiet poll costs ~10 ms (bench/scale.py --only lag).
 """
 
 from __future__ import annotations

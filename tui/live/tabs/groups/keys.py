@@ -14,7 +14,7 @@ from kafkatop.tui.live.tabs.tab import TabScreen
 GROUPS = "tab-groups"
 _HERE = frozenset({GROUPS})
 _GROUP = partial(LiveAction, section="Groups", tabs=_HERE, needs="group_tools", writes=True, asks_first=True)
-EXACT_AT_MOST = 1_000  # partitions of one group whose oldest unread record `e` reads
+EXACT_AT_MOST = 1_000  # partitions of one group whose oldest unread record `u` reads
 
 # fmt: off
 ACTIONS: tuple[LiveAction, ...] = (
