@@ -130,8 +130,8 @@ CLI: list[Any] = [
         {},
         {},
         "--topic is an option of acls, add-partitions, chaos, configs, consume, counts, create-topic, describe, "
-        "durability, elect-leaders, get-offsets, groups, produce, reassign, share-groups, topics, transactions, not of "
-        "the live view: give the command, e.g. `kafkatop topics --topic …`",
+        "durability, elect-leaders, get-offsets, groups, lag, produce, reassign, share-groups, topics, transactions, "
+        "not of the live view: give the command, e.g. `kafkatop topics --topic …`",
     ),
     (
         ["--config", "retention.ms=1", "create-topic", "t", *CREATE],

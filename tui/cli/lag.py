@@ -113,7 +113,11 @@ def cmd_lag(args: argparse.Namespace) -> int:
         show(lag, args)
         while args.watch:
             time.sleep(args.interval)
-            lag = watch.poll()
+            try:
+                lag = watch.poll()
+            except SourceUnavailable as e:  # a watch outlives a cluster that is away for a while: said, and on
+                err(f"{time.strftime('%H:%M:%S')} the cluster could not be polled: {e}")
+                continue
             for change in lag.changes:
                 said(change, lag, args)
     except SourceUnavailable as e:

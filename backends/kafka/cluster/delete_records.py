@@ -31,7 +31,7 @@ class RecordsAdmin(AdminOwner):
             [KafkaTopicPartition(t, p, o) for (t, p), o in offsets.items()], request_timeout=self.timeout_s,
             operation_timeout=self.timeout_s,
         )  # fmt: skip
-        out: dict[tuple[str, int], int | str] = {}
+        out: dict[tuple[str, int], int | str] = dict.fromkeys(offsets, "")  # in the order asked
         for tp, fut in futures.items():
             try:
                 out[(tp.topic, tp.partition)] = int(
