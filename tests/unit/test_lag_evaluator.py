@@ -206,3 +206,13 @@ def test_a_budget_defers_groups_to_later_polls_the_longest_waiting_first() -> No
     # Round robin: each poll the group evaluated longest ago.
     assert [max(a, key=lambda g: a[g]) for a in as_of] == ["a", "b", "c"]
     assert evaluator.observe(three(8, 4)).deferred == 0  # no budget: every group
+
+
+def test_a_window_shorter_than_the_commit_interval_does_not_flap() -> None:
+    """Seen on a real lab: a console consumer commits every 5 s; with a 3 s window every gap between two commits read
+    as STALL. Unmoved for 3 commit intervals is needed too: steady commits stay OK, 20 s without one is STALL."""
+    rules = LagRules(window_s=3.0, warn_seconds=None)
+    steady = [poll(t, 10 * t + 10, 10 * (t - t % 5)) for t in range(0, 40)]  # commits every 5 s, always behind
+    stopped = [poll(t, 10 * t + 10, 390) for t in range(40, 60)]  # its commits stop at t=40
+    seen = statuses(run(steady + stopped, rules))
+    assert set(seen[:54]) == {"OK"} and seen[55] == "STALL"  # last move at t=35 (offset 350)... 390 at t=40: +15 s

@@ -168,9 +168,13 @@ def seconds(value: float | None, at_least: bool) -> str:
 
 
 def catch_up(g: GroupLag) -> str:
+    """How long to read up to the end; "keeping up" when it reads as fast as its partitions grow (within 5 %: a
+    steady lag), "never" when slower."""
     if g.catch_up_s is not None:
         return human_duration(g.catch_up_s)
-    return "-" if g.consume_rate is None else "never"
+    if g.consume_rate is None or g.produce_rate is None:
+        return "-"
+    return "keeping up" if g.consume_rate >= 0.95 * g.produce_rate else "never"
 
 
 def group_json(g: GroupLag, now: float) -> dict[str, object]:

@@ -6,10 +6,12 @@ each partition (DescribeGroups), not each commit. So, per partition, over the la
 - ERR: the committed offset is below the log start (records deleted under it: retention or delete-records).
 - REWIND: the committed offset moved back, and the lag has not been 0 since.
 - OK: the lag was 0 at some poll of the window (Burrow's first rule), or the polls do not cover a window yet.
-- STALL: the committed offset did not move over the window, lag > 0, and a member owns the partition (a live
-  consumer, stuck or committing the same offset). STOP: the same with no member owning it (nobody will commit).
-- WARN: the committed offset moved, yet the lag never fell over the window (Burrow's "lag consistently increasing");
-  or the lag is past a threshold (`warn_seconds`, `warn_records`).
+- STALL: the committed offset did not move over the window, nor for 3 of the member's commit intervals (5 s until two
+  commits were seen: auto.commit.interval.ms's default), lag > 0, and a member owns the partition (a live consumer,
+  stuck or committing the same offset); a window shorter than the commit interval does not flap between commits.
+- STOP: the committed offset did not move over the window, lag > 0, and no member owns the partition (nobody will).
+- WARN: the committed offset moved, yet the lag never fell over the window and 3 commit intervals (Burrow's "lag
+  consistently increasing"); or the lag is past a threshold (`warn_seconds`, `warn_records`).
 A group's status is its worst partition's. A group whose committed offsets and topics (the same Topic objects: no
 watermark moved) did not change since the last poll is not evaluated again until its status could change with time
 alone (`_Group.recheck_at`): at 1,000 groups of 100 partitions a quiet poll costs ~10 ms (bench/scale.py --only lag).
@@ -27,12 +29,15 @@ from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, Grou
 from kafkatop.backends.model.lag import GroupLag, LagRules, LagSnapshot, LagStatus, PartitionLag, StatusChange, worst
 
 INF = float("inf")
+STILL_COMMITS = 3  # commit intervals a committed offset must stay unmoved, besides the window, for STALL or WARN
+COMMIT_INTERVAL_S = 5.0  # a member's commit interval until two commits are seen: the clients' auto.commit.interval.ms
 
 
 class _Part:
     """One partition of one group, as the window's polls saw it."""
 
-    __slots__ = ("committed", "first_at", "moved_at", "zero_at", "rewound_at", "rewound_from", "rising_since", "lag")
+    __slots__ = ("committed", "first_at", "moved_at", "zero_at", "rewound_at", "rewound_from", "rising_since", "lag",
+                 "gap")  # fmt: skip
 
     def __init__(self, committed: int, lag: int, at: float) -> None:
         self.committed = committed
@@ -41,9 +46,12 @@ class _Part:
         self.zero_at: float | None = at if lag == 0 else None
         self.rewound_at: float | None = None
         self.rewound_from = 0
+        self.gap = 0.0  # the last time between two moves of the committed offset: the consumer's commit interval
 
     def observe(self, committed: int, lag: int, at: float) -> None:
         if committed > self.committed:
+            if self.moved_at > self.first_at:
+                self.gap = at - self.moved_at
             self.moved_at = at
         elif committed < self.committed:
             self.rewound_at, self.rewound_from = at, self.committed
@@ -227,13 +235,17 @@ class LagEvaluator:
             return LagStatus.OK, "lag was 0 within the window", part.zero_at + window
         if part.first_at > since:
             return LagStatus.OK, "observed for less than a window", part.first_at + window
-        if part.moved_at <= since:
-            if owned:
-                return LagStatus.STALL, f"a member holds offset {part.committed:,} with lag {lag:,}", INF
+        if not owned and part.moved_at <= since:  # nobody will commit: the window alone
             return LagStatus.STOP, f"no member; offset {part.committed:,} unchanged with lag {lag:,}", INF
-        if part.rising_since <= since:
-            return LagStatus.WARN, "lag did not fall over the window while committing", part.moved_at + window
-        return LagStatus.OK, "consuming", min(part.moved_at, part.rising_since) + window
+        # A member's commits: over the window and 3 of its commit intervals, so that a consumer committing every 5 s
+        # (auto.commit.interval.ms) is neither stalled nor falling behind between two commits, whatever the window.
+        span = max(window, STILL_COMMITS * (part.gap or COMMIT_INTERVAL_S)) if owned else window
+        still_until = part.moved_at + span
+        if owned and now >= still_until:
+            return LagStatus.STALL, f"a member holds offset {part.committed:,} with lag {lag:,}", INF
+        if part.rising_since <= now - span:
+            return LagStatus.WARN, "lag did not fall over the window while committing", still_until
+        return LagStatus.OK, "consuming", min(still_until, part.rising_since + span)
 
 
 def _group_lag(
