@@ -78,14 +78,11 @@ def status_text(
     return text
 
 
-def _rows(text: Text, width: int) -> int:
-    """How many rows `text` takes, wrapped at `width`."""
-    return sum(max(1, -(-len(line) // max(1, width))) for line in text.plain.split("\n"))
-
-
 class StatusBar(LivePane, Widget):
     """As tall as its text (a narrow terminal wraps it). A new text repaints the bar; only a new height re-lays out
-    the screen, so a failover's changed counts cost no second frame (bench/tui_refresh.py)."""
+    the screen, so a failover's changed counts cost no second frame (bench/tui_refresh.py). The height is set in rows
+    rather than left to `height: auto`: a text that grew before the first layout kept its old height under load (the
+    auto height's pending layout ran with the shorter text, and nothing asked again)."""
 
     text: reactive[Text] = reactive(Text, layout=False)
 
@@ -101,7 +98,7 @@ class StatusBar(LivePane, Widget):
         return shown(self.text)  # it names topics, a cluster, a failure: text from outside
 
     def draw(self, view: LiveView) -> None:
-        width = self.size.width or self.app.size.width
+        width = self.size.width or self.app.size.width - 2  # the bar's padding
         authorizer = view.acls.authorizer if view.acls is not None else None
         text = status_text(view.cluster, view.failure, view.data_age_s, view.controller_id, width < NARROW, self.badge,
                            authorizer, view.lag)  # fmt: skip
@@ -110,10 +107,10 @@ class StatusBar(LivePane, Widget):
             self._rung = lag
             if any(c.now in (LagStatus.STOP, LagStatus.ERR) for c in lag.changes):
                 self.app.bell()
-        taller = _rows(text, width) != _rows(self.text, width)
         self.text = text
-        if taller:
-            self.refresh(layout=True)
+        rows = len(shown(text).wrap(self.app.console, max(1, width)))
+        if self.styles.height is None or self.styles.height.value != rows:
+            self.styles.height = rows  # a style change lays the screen out again; same rows, same layout
 
     def on_resize(self) -> None:
         self.redraw()
