@@ -227,6 +227,10 @@ class Consoles(Protocol):
 
     def stop_consumer(self, name: str) -> None: ...
 
+    def pause_consumer(self, name: str, paused: bool) -> None:
+        """Stop fetching (paused) or fetch again; the consumer stays in its group and keeps its partitions."""
+        ...
+
     def plan_reset(self, group: str, topics: Sequence[str], to: ResetTarget, value: int | None) -> ResetPlan:
         """What resetting the group's offsets on `topics` would do (kafka-consumer-groups --dry-run): no change."""
         ...

@@ -37,7 +37,7 @@ GROUP_NOTE = "members and state from kafkatop's own consumers: the mock has no g
 
 
 # Consumers of the console that are (still) members of their group.
-_IN_GROUP = frozenset({"joining", "consuming", "stopping"})
+_IN_GROUP = frozenset({"joining", "consuming", "paused", "stopping"})
 
 
 # Where Kafka ends a rebalance as soon as every member has rejoined, the mock waits for session.timeout.ms less a

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from kafkatop.backends.demo.groups import own_group
+from kafkatop.backends.demo.groups import members_of, own_group
 from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.cluster import ClusterSnapshot, Problem, TopicPartition
@@ -43,7 +43,8 @@ class DemoSource:
         group_ids = tuple(dict.fromkeys((*self._groups, *(c.group for c in consumers))))
         for g in group_ids:
             self._control.place_group(g)
-        self._admin.watch(group_ids)
+        subscribed = {g: {t for c in members_of(g, consumers) for t in c.topics} for g in group_ids}
+        self._admin.watch(group_ids, subscribed)
         snapshot = self._control.overlay(self._admin.poll())
         polled = {g.group_id: g for g in snapshot.groups}
         high = {TopicPartition(p.topic, p.id): p.high_watermark for p in snapshot.partitions}

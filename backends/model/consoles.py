@@ -20,7 +20,8 @@ Acks = Literal["0", "1", "all"]
 Compression = Literal["none", "gzip", "snappy", "lz4", "zstd"]
 
 
-ConsumerState = Literal["joining", "consuming", "stopping", "stopped", "failed"]
+# "paused": in its group, holding its partitions, fetching nothing (the console's Pause: a stuck consumer, on purpose)
+ConsumerState = Literal["joining", "consuming", "paused", "stopping", "stopped", "failed"]
 
 
 ChangeKind = Literal["assigned", "revoked", "lost"]

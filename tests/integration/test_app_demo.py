@@ -15,6 +15,7 @@ from kafkatop.backends.demo.consoles import DemoConsoles
 from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.demo.source import DemoSource
 from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
@@ -30,11 +31,17 @@ def demo() -> Iterator[tuple[DemoCluster, DemoControl, DemoConsoles]]:
         yield made
 
 
-def make_app(demo: tuple[DemoCluster, DemoControl, DemoConsoles]) -> KafkatopApp:
+def make_app(
+    demo: tuple[DemoCluster, DemoControl, DemoConsoles],
+    browser: MessageBrowser | None = None,
+    settings: Settings | None = None,
+) -> KafkatopApp:
     cluster, control, consoles = demo
     admin = AdminSource(KafkaConnection.parse(cluster.bootstrap_servers), timeout_s=1.0, watch_groups=cluster.groups)
     source = DemoSource(control, admin, consoles.consumer_views, cluster.groups)  # as compose.py wires the demo
-    return KafkatopApp(Sources(source.poll, control, None, None, consoles), Settings(poll_interval_s=0.2))
+    return KafkatopApp(
+        Sources(source.poll, control, None, None, consoles, browser=browser), settings or Settings(poll_interval_s=0.2)
+    )
 
 
 def log_text(app: KafkatopApp, selector: str) -> str:

@@ -397,6 +397,27 @@ def test_buffer_stays_bounded_when_nobody_drains(mock_cluster: MockCluster, prod
         small.close()
 
 
+def test_a_paused_consumer_holds_its_partitions_and_receives_nothing_until_resumed(
+    producer: ProducerSession, pool: ConsumerPool, drained: Drained, topic: str
+) -> None:
+    pool.start([topic], group="held")
+    drained.wait_consuming("c1")
+    pool.pause("c1", True)
+    assert drained.view("c1").state == "paused" and set(drained.view("c1").assignment) == ALL3
+    producer.send_test_messages(topic, 7)
+    wait_deliveries(producer, 7)
+    time.sleep(2.0)  # 20 of its consume() calls: a fetch would have brought m1…m7 by now
+    assert drained.values("c1") == [] and set(drained.view("c1").assignment) == ALL3
+    pool.pause("c1", False)
+    assert drained.view("c1").state == "consuming"
+    wait_for(lambda: len(drained.values("c1")) == 7, timeout_s=10, what="m1…m7 once resumed")
+    pool.stop("c1")
+    with pytest.raises(ClientError, match=r"^c1 is stopped: start a consumer to consume again"):
+        pool.pause("c1", True)
+    with pytest.raises(ClientError, match=r"^no consumer named 'c9' \(consumers: c1\)"):
+        pool.pause("c9", True)
+
+
 def test_consumer_input_errors(pool: ConsumerPool, drained: Drained, topic: str) -> None:
     with pytest.raises(ClientError, match="no topic given"):
         pool.start([])

@@ -305,8 +305,8 @@ async def test_the_three_tabs_are_usable_at_80x24(demo: Demo) -> None:
 
         app.main_screen.action_tab(4)
         await pilot.pause()
-        for selector in ("#consume-topics", "#consume-group", "#from-beginning", "#start-consumer", "#stop-consumer",
-                         "#consumers", "#received"):  # fmt: skip
+        for selector in ("#consume-topics", "#consume-group", "#from-beginning", "#start-consumer", "#pause-consumer",
+                         "#stop-consumer", "#consumers", "#received"):  # fmt: skip
             assert on_screen(app, selector), selector
         assert app.query_one("#consume-topics").region.width >= 24  # ("rders" before)
         app.query_one("#consume-topics", Input).value = "orders"

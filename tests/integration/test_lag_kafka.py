@@ -2,7 +2,8 @@
 consumes while a producer goes on; its consumer is stopped; the group is STOP within the window, its lag in time is the
 age of its oldest unread record (±20 %), `--fail-on stop` exits 14; the consumer resumes and catches up: OK, exit 0;
 records deleted under the committed offset (DeleteRecords): ERR, exit 15. Kafka's own kafka-consumer-groups.sh is
-asked for the same lag in records.
+asked for the same lag in records. A console consumer paused (the Consume tab's Pause/Resume) while the producer goes
+on: STALL, exit 13; resumed: OK.
 
 One combined node on ports 30540-30541. Run: KAFKA_HOME=/opt/kafka_2.13-4.1.0 .venv/bin/python -m pytest -q -m kafka \
   tests/integration/test_lag_kafka.py
@@ -21,7 +22,10 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+from kafkatop.backends.kafka.records.consumers import ConsumerPool
+from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.cli.main import main
+from tests.conftest import wait_for
 from tests.integration.test_real_kafka import (
     CLIENT_LOGGER,
     KraftNode,
@@ -87,8 +91,10 @@ def consume_to_the_end(node: KraftNode, seconds: float) -> float:
     return last
 
 
-def lag(node: KraftNode, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
-    code = main(["lag", "--bootstrap-server", node.bootstrap, "--group", GROUP, "--json", "--interval", "0.5", *argv])
+def lag(
+    node: KraftNode, capsys: pytest.CaptureFixture[str], *argv: str, group: str = GROUP
+) -> tuple[int, dict[str, object]]:
+    code = main(["lag", "--bootstrap-server", node.bootstrap, "--group", group, "--json", "--interval", "0.5", *argv])
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1, out
     return code, json.loads(out[0])
@@ -148,6 +154,33 @@ def test_a_stopped_consumer_is_stop_then_ok_once_caught_up_and_err_under_the_log
     )
 
 
+def test_a_paused_console_consumer_is_stall_and_ok_once_resumed(
+    kafka: KraftNode, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Consume tab's Pause/Resume (ConsumerPool.pause) on a real broker: the member stays in its group, holding
+    its partitions, while the producer goes on — STALL, exit 13 with --fail-on stall; resumed: OK."""
+    producing = Producing(kafka)
+    pool = ConsumerPool(KafkaConnection.parse(kafka.bootstrap))
+    try:
+        pool.start([TOPIC], "audit", from_beginning=True)
+        wait_for(lambda: pool.views()[0].state == "consuming", timeout_s=30, what="c1 consuming")
+        time.sleep(6)  # its first auto-commit (every 5 s)
+        pool.pause("c1", True)
+        time.sleep(6)  # its last commit: what it read before the pause
+        code, group = lag(kafka, capsys, "--window", "15", "--fail-on", "stall", group="audit")
+        assert (code, group["status"]) == (13, "STALL"), group
+        assert str(group["why"]).startswith(f"{TOPIC}-") and "a member holds offset" in str(group["why"])
+        described = tool_describe(kafka, "audit")  # Kafka's own tool: a member owns each partition, lag > 0
+        assert described and all(r[6] != "-" and int(r[5]) > 0 for r in described), described
+        pool.pause("c1", False)
+        time.sleep(6)  # caught up, and committed (5 s)
+        code, resumed = lag(kafka, capsys, "--window", "4", "--fail-on", "stall", group="audit")
+        assert (code, resumed["status"]) == (0, "OK"), resumed
+    finally:
+        pool.close()
+        producing.stop()
+
+
 def produce_more(node: KraftNode, n: int) -> None:
     producer = Producer({"bootstrap.servers": node.bootstrap, "logger": CLIENT_LOGGER})
     for _ in range(n):
@@ -157,12 +190,17 @@ def produce_more(node: KraftNode, n: int) -> None:
 
 def tool_lags(node: KraftNode) -> dict[tuple[str, int], tuple[int, int]]:
     """kafka-consumer-groups.sh --describe's CURRENT-OFFSET and LAG per partition."""
+    return {(r[1], int(r[2])): (int(r[3]), int(r[5])) for r in tool_describe(node, GROUP)}
+
+
+def tool_describe(node: KraftNode, group: str) -> list[list[str]]:
+    """kafka-consumer-groups.sh --describe's rows: GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG
+    CONSUMER-ID HOST CLIENT-ID."""
     done = subprocess.run(
         [str(node.home / "bin" / "kafka-consumer-groups.sh"), "--bootstrap-server", node.bootstrap, "--describe",
-         "--group", GROUP], capture_output=True, text=True, timeout=120, check=True, stdin=subprocess.DEVNULL,
+         "--group", group], capture_output=True, text=True, timeout=120, check=True, stdin=subprocess.DEVNULL,
     )  # fmt: skip
-    rows = [line.split() for line in done.stdout.splitlines() if line.startswith(GROUP + " ")]
-    return {(r[1], int(r[2])): (int(r[3]), int(r[5])) for r in rows}
+    return [line.split() for line in done.stdout.splitlines() if line.startswith(group + " ")]
 
 
 def test_bad_input_is_said_and_nothing_polled(kafka: KraftNode, capsys: pytest.CaptureFixture[str]) -> None:

@@ -103,6 +103,9 @@ class RecordedConsoles:
     def stop_consumer(self, name: str) -> None:
         raise KafkatopError("recorded data: no consumer to stop")
 
+    def pause_consumer(self, name: str, paused: bool) -> None:
+        raise KafkatopError("recorded data: no consumer to pause")
+
     def plan_reset(self, group: str, topics: Sequence[str], to: ResetTarget, value: int | None) -> ResetPlan:
         return plan()
 

@@ -162,6 +162,20 @@ def test_offset_times_interpolate_and_thin_out() -> None:
     assert middle is not None and abs(middle.at - (T0 + POINTS - 1)) <= 4
 
 
+def test_a_burst_after_a_quiet_minute_is_timed_after_it() -> None:
+    """The high watermark sits at 25 for a minute of polls, then 30 records arrive between two polls: they were
+    written in those last 2 s, not spread over the minute (the demo read them 1m35s old when 20 s old)."""
+    times = OffsetTimes()
+    topic = Topic("t", (Partition("t", 0, 1, (1,), (1,), high_watermark=25),))
+    for i in range(0, 62, 2):
+        times.observe((topic,), T0 + i)  # the same Topic every poll: nothing moved
+    times.observe((Topic("t", (Partition("t", 0, 1, (1,), (1,), high_watermark=55),)),), T0 + 62)
+    first, last = times.written_at("t", 0, 25), times.written_at("t", 0, 54)
+    assert first is not None and T0 + 60 < first.at <= T0 + 62 and not first.before
+    assert last is not None and last.at == pytest.approx(T0 + 62)
+    assert times.written_at("t", 0, 24) == (T0, True, False)  # before kafkatop's first poll: a bound
+
+
 @pytest.mark.parametrize(
     ("kwargs", "said"),
     [

@@ -1,7 +1,10 @@
 """When each offset of a partition was written, as far as the polls saw it: a bounded table of (high watermark, time)
 points per partition, kept from the polls kafkatop already makes (no request of its own), as kafka-lag-exporter
 keeps its "lookup tables". The time a record at offset o was written is interpolated between the last point whose
-high watermark was at or below o and the first that was above it: the record arrived between those two polls.
+high watermark was at or below o and the first that was above it: the record arrived between those two polls. A point
+is added where the high watermark moved, and one for the last poll that saw it still, when that poll was not the one
+that moved it: a burst after a quiet minute arrived after that minute, not spread over it (seen on the demo: records
+written 20 s before read as 1m35s old).
 
 A partition keeps at most POINTS points: when full, every second point of the older half goes, so recent times stay
 poll-fine and older ones thin out (the table reaches back further the longer kafkatop runs). An offset older than the
@@ -54,12 +57,15 @@ class OffsetTimes:
     def __init__(self) -> None:
         self._points: dict[tuple[str, int], _Points] = {}
         self._topics: dict[str, Topic] = {}  # the Topic object last seen: a poll hands the same object when unchanged
+        self._seen_at: dict[str, float] = {}  # when each topic was last polled: its watermarks were still then
 
     def observe(self, topics: tuple[Topic, ...], at: float) -> None:
         """A poll's high watermarks at `at`: a point where a partition's high watermark moved (or first seen)."""
         seen: dict[str, Topic] = {}
         for topic in topics:
             seen[topic.name] = topic
+            still = self._seen_at.get(topic.name)
+            self._seen_at[topic.name] = at
             if self._topics.get(topic.name) is topic:
                 continue  # the poll reused the topic: no watermark moved
             for p in topic.partitions:
@@ -71,10 +77,13 @@ class OffsetTimes:
                 if points is None:
                     self._points[key] = _Points(high, at)
                 elif high > points.offsets[-1]:
+                    if still is not None and still > points.times[-1]:
+                        points.add(points.offsets[-1], still)  # the last poll that saw it unmoved
                     points.add(high, at)
                 elif high < points.offsets[-1]:  # truncated, or deleted and created again: start over
                     self._points[key] = _Points(high, at)
         for name in set(self._topics) - set(seen):
+            self._seen_at.pop(name, None)
             for key in [k for k in self._points if k[0] == name]:
                 del self._points[key]
         self._topics = seen

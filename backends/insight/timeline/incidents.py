@@ -174,11 +174,35 @@ class Incidents:
         inc.degraded = inc.degraded or self._healthy(e.at) is False
         self.items.append(inc)
 
+    def place_lag(self, record: Record, group_id: str, ok: bool, opens: bool) -> None:
+        """A group's lag status change: into the incident open at its time; opening one of its own (`opens`: the
+        group left OK for STALL, STOP, REWIND or ERR) when none is open or another group's is, which recovers when
+        that group is OK."""
+        latest = self.items[-1] if self.items else None
+        if latest is not None and latest.ended_at is not None:
+            latest = None
+        # Another group's incident does not take this one in: each group its own line, the older one superseded.
+        other_group = latest is not None and latest.trigger is Trigger.GROUP_BEHIND and latest.subject != group_id
+        if opens and (latest is None or other_group):
+            self.open(record, Trigger.GROUP_BEHIND, announced=False, subject=group_id)
+            return
+        self.place(record, None)
+        if latest is not None and ok and latest.trigger is Trigger.GROUP_BEHIND and latest.subject == group_id:
+            at = record.event.at
+            text = f"recovered {at - latest.started_at:.1f} s after: group {group_id} OK again"
+            event = TimelineEvent(at, EventKind.RECOVERED, "kafkatop", text)
+            done = self.log.add(event, "kafkatop")
+            if done is not None:
+                latest.add(done)
+            latest.ended_at = latest.recovered_at = at
+
     def check_recovered(self, at: float, *, cluster_view: bool = False) -> None:
         """After a view taken at `at`; `cluster_view`: a view of brokers and partitions (metadata, ZooKeeper)."""
         inc = self.items[-1] if self.items else None
         if inc is None or inc.ended_at is not None or at < inc.started_at:
             return  # a view older than the incident says nothing of its end
+        if inc.trigger is Trigger.GROUP_BEHIND:
+            return  # the cluster's health says nothing of a group's: it recovers when that group is OK (place_lag)
         if inc.trigger in OPERATION_TRIGGERS:
             # An operation ends when it is done and the cluster has been seen since (its leader moves are in), not
             # when the ISRs it shrinks on its way are full again.

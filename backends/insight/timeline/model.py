@@ -49,6 +49,7 @@ class Trigger(StrEnum):
     LEADER_ELECTION = "leader election"  # from kafkatop: ends once the cluster is seen after it is done
     REASSIGNMENT = "reassignment"
     WORKER_LOST = "Connect worker lost"  # stopped answering, with no process seen going (an attached Connect)
+    GROUP_BEHIND = "group"  # a group's lag status left OK for STALL, STOP, REWIND or ERR while no incident was open
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,8 @@ OPERATION_TRIGGERS = frozenset({Trigger.LEADER_ELECTION, Trigger.REASSIGNMENT})
 def title(trigger: Trigger, node: str | None, broker_id: int | None, subject: str | None = None) -> str:
     if trigger in OPERATION_TRIGGERS:
         return f"{trigger.value} on {subject}" if subject else trigger.value
+    if trigger is Trigger.GROUP_BEHIND:
+        return f"group {subject} behind"
     who = node or (f"broker {broker_id}" if broker_id is not None else "?")
     if trigger is Trigger.STOP:
         return f"controlled shutdown of {who}"

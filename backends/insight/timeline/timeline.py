@@ -38,11 +38,14 @@ from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, T
 from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connect import ConnectSnapshot, worker_host_port
 from kafkatop.backends.model.consoles import ConsoleActivity
-from kafkatop.backends.model.lag import StatusChange
+from kafkatop.backends.model.lag import LagStatus, StatusChange
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.zookeeper import ZkEvent
+
+# Lag statuses that open an incident of their own: a group no longer consuming, or reading what it should not.
+BEHIND = frozenset({LagStatus.STALL, LagStatus.STOP, LagStatus.REWIND, LagStatus.ERR})
 
 # A cluster source silent for this long (it failed, or is no longer polled) no longer decides recovery.
 STALE_SOURCE_S = 30.0
@@ -232,12 +235,15 @@ class Timeline:
     # --- consumer groups' lag -------------------------------------------------------------------------------------
     def observe_lag(self, changes: Iterable[StatusChange]) -> None:
         """Groups whose lag status changed (a kill -9 of a broker: its groups WARN, then OK again), placed in the
-        incident open then, if any."""
+        incident open then; a group that leaves OK for STALL, STOP, REWIND or ERR with none open opens its own,
+        recovered once that group is OK again."""
         with self._lock:
             for c in changes:
                 text = f"group {c.group_id}: {c.was} -> {c.now} ({c.why})"
                 event = TimelineEvent(c.at, EventKind.GROUP_STATUS, "lag", text, before=c.was, after=c.now)
-                self._add_placed(event, "lag", ("group", c.group_id), c.now)
+                record = self._log.add(event, "lag", ("group", c.group_id), c.now)
+                if record is not None:
+                    self._incidents.place_lag(record, c.group_id, c.now is LagStatus.OK, c.now in BEHIND)
 
     # --- clients ----------------------------------------------------------------------------------------------------
     def record_client_error(

@@ -88,9 +88,10 @@ class AdminSource:
     def watch_groups(self) -> tuple[str, ...]:
         return self._groups.watch_groups
 
-    def watch(self, group_ids: Iterable[str]) -> None:
-        """Report these groups too, from the next poll on, whether or not the cluster lists them."""
-        self._groups.watch(group_ids)
+    def watch(self, group_ids: Iterable[str], subscribed: Mapping[str, Iterable[str]] | None = None) -> None:
+        """Report these groups too, from the next poll on, whether or not the cluster lists them (`subscribed`:
+        GroupPoll.watch)."""
+        self._groups.watch(group_ids, subscribed)
 
     @property
     def group_reads(self) -> GroupReadMode:

@@ -109,6 +109,9 @@ class BatchedGroupReader:
         # Before v8 (Kafka < 3.0, the mock): the topics each group committed on, and when it was last asked for all.
         self._committed_on: dict[str, set[str]] = {}
         self._named_all_at: dict[str, float] = {}
+        # Set before each start: the topics each group's members are assigned (last described) or subscribed to
+        # (kafkatop's own consumers), named besides those it committed on — its first commits show at once.
+        self.member_topics: Mapping[str, frozenset[str]] = {}
 
     @staticmethod
     def speaks(connection: KafkaConnection) -> bool:
@@ -198,7 +201,8 @@ class BatchedGroupReader:
         ):
             self._named_all_at[group] = now
             return partitions
-        return {t: partitions[t] for t in self._committed_on[group] if t in partitions}
+        topics = self._committed_on[group] | self.member_topics.get(group, frozenset())
+        return {t: partitions[t] for t in sorted(topics) if t in partitions}
 
     def _request(self, conn: BrokerConnection, api: Api, version: int, body: bytes) -> bytes:
         with self._counting:  # coordinators are asked on several threads

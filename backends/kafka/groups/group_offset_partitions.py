@@ -27,6 +27,9 @@ class OffsetPartitions:
         self._group_topics: dict[str, set[str]] = {}
         self._group_topics_read_at = float("-inf")
         self._assigned_topics: dict[str, set[str]] = {}  # topics assigned to each group's members, last described
+        # The topics kafkatop's own consumers in a group subscribed to: read though no description names them (the
+        # demo's mock describes no group, and a group's first commit comes after the poll that found none).
+        self._subscribed: dict[str, frozenset[str]] = {}
 
     def refresh(self, config_refresh_s: float) -> None:
         """At the start of a poll: every `config_refresh_s`, every group is asked for every partition again."""
@@ -46,7 +49,7 @@ class OffsetPartitions:
         poll's description of the group may add the topics assigned to it now."""
         # Copies: the poll thread updates both while a late read may still be naming partitions.
         known = set(self._group_topics[group_id]) if group_id in self._group_topics else None
-        assigned = set(self._assigned_topics.get(group_id, ()))
+        assigned = set(self._assigned_topics.get(group_id, ())) | self._subscribed.get(group_id, frozenset())
 
         def named() -> list[KafkaTopicPartition]:
             if known is None:
@@ -66,6 +69,12 @@ class OffsetPartitions:
         """Forgets the assignments of groups no longer listed or watched."""
         for gone in set(self._assigned_topics).difference(group_ids):
             del self._assigned_topics[gone]
+
+    def subscribed(self, topics: Mapping[str, Iterable[str]]) -> None:
+        self._subscribed = {g: frozenset(t) for g, t in topics.items()}
+
+    def subscribed_to(self, group_id: str) -> frozenset[str]:
+        return self._subscribed.get(group_id, frozenset())
 
     def described(self, group_id: str, description: Any) -> None:
         self._assigned_topics[group_id] = _assigned_topics(description)

@@ -112,9 +112,13 @@ class GroupPoll:
         return self._lister.start(lambda: client.list_consumer_groups(request_timeout=request_timeout), brokers,
                                   end)  # fmt: skip
 
-    def watch(self, group_ids: Iterable[str]) -> None:
-        """Report these groups too, from the next poll on (groups kafkatop's own consumers joined)."""
+    def watch(self, group_ids: Iterable[str], subscribed: Mapping[str, Iterable[str]] | None = None) -> None:
+        """Report these groups too, from the next poll on (groups kafkatop's own consumers joined); `subscribed`: the
+        topics those consumers subscribed to, per group, whose committed offsets are read whatever a description
+        says."""
         self.watch_groups = tuple(dict.fromkeys((*self.watch_groups, *group_ids)))
+        if subscribed is not None:
+            self._offset_partitions.subscribed(subscribed)
 
     def start(self, metadata: Any, topic_meta: Mapping[str, Any], deadline: Deadline) -> _GroupReads:
         self._offset_partitions.refresh(self.config_refresh_s)
@@ -139,8 +143,15 @@ class GroupPoll:
         kip848 = [g for g in asked if g in self._kip848]
         named = {name: [tp.partition for tp in tps] for name, tps in reads.partitions.items()}
         brokers = [(b.host, b.port) for b in reads.metadata.brokers.values()]
+        self._batch.member_topics = {g: self._member_topics(g) for g in asked}
         reads.batches.append(self._batch.start(asked, describe, named, brokers, reads.deadline.end, kip848))
         reads.batched.update(asked)
+
+    def _member_topics(self, group_id: str) -> frozenset[str]:
+        """The topics a group's members are assigned, as last described, and kafkatop's own consumers subscribe to."""
+        last = self._described.get(group_id)
+        assigned = {t for m in last[0].members for t, _ in m.assignment} if last is not None else set()
+        return self._offset_partitions.subscribed_to(group_id) | assigned
 
     def _idle_described(self, group_id: str, now: float) -> bool:
         """Whether the group was idle when last described and still is, by a description younger than the refresh."""

@@ -78,6 +78,9 @@ class Consoles:
     def stop_consumer(self, name: str) -> None:
         self._consumer_pool().stop(name)
 
+    def pause_consumer(self, name: str, paused: bool) -> None:
+        self._consumer_pool().pause(name, paused)
+
     def _group_admin(self) -> GroupAdmin:
         with self._lock:
             if self._groups is None:

@@ -65,14 +65,13 @@ class _Member:
     group: str
     topics: tuple[str, ...]
     from_beginning: bool
-    incremental: (
-        bool  # cooperative or KIP-848 assignment (only if the connection's settings ask for it): partitions come and go
-    )
+    incremental: bool  # cooperative or KIP-848 assignment (if the connection's settings ask): partitions come and go
     stop: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
     state: ConsumerState = "joining"
     assignment: set[TopicPartition] = field(default_factory=set)
     received: int = 0
+    paused: bool = False  # asked for; its thread pauses (and resumes) the assignment at its next consume
     error: str | None = None
     grants: tuple[Grant, ...] = ()  # the error is the authorizer's refusal: what would end it
 
@@ -206,18 +205,30 @@ class ConsumerPool:
         config.setdefault("queued.max.messages.kbytes", 16384)
         return config
 
-    def stop(self, name: str) -> None:
-        """Close the consumer: it commits, leaves its group (the others rebalance) and stops.
-
-        Waits up to 10 s for that; a close still running then (brokers gone) finishes in the background, the
-        consumer showing as "stopping" meanwhile.
-        """
+    def pause(self, name: str, paused: bool) -> None:
+        """Pause (or resume) fetching: the consumer stays in its group, heartbeating and holding its partitions, and
+        commits nothing new — what a consumer stuck on a slow downstream looks like to the group (lag grows, the
+        committed offsets hold: Burrow's STALL)."""
         with self._lock:
-            member = self._members.get(name)
-            if member is None:
-                known = ", ".join(self._members) or "none"
-                raise ClientError(f"no consumer named '{name}' (consumers: {known})")
-            thread = self._request_stop(member)
+            member = self._member(name)
+            if member.state in ("stopping", "stopped", "failed"):
+                raise ClientError(f"{name} is {member.state}: start a consumer to consume again")
+            member.paused = paused
+            if member.state in ("consuming", "paused"):
+                member.state = "paused" if paused else "consuming"
+
+    def _member(self, name: str) -> _Member:
+        member = self._members.get(name)
+        if member is None:
+            known = ", ".join(self._members) or "none"
+            raise ClientError(f"no consumer named '{name}' (consumers: {known})")
+        return member
+
+    def stop(self, name: str) -> None:
+        """Close the consumer: it commits, leaves its group (the others rebalance) and stops. Waits up to 10 s for
+        that; a close still running then (brokers gone) finishes in the background, "stopping" meanwhile."""
+        with self._lock:
+            thread = self._request_stop(self._member(name))
         if thread is not None:
             thread.join(STOP_TIMEOUT_S)
 
@@ -256,7 +267,9 @@ class ConsumerPool:
                 on_revoke=self._on_change(member, "revoked"),
                 on_lost=self._on_change(member, "lost"),
             )
+            held = False  # the assignment is paused
             while not member.stop.is_set():
+                held = self._hold(member, consumer, held)
                 messages = consumer.consume(num_messages=CONSUME_BATCH, timeout=CONSUME_WAIT_S)
                 if messages:
                     self._take(member, messages)
@@ -278,6 +291,15 @@ class ConsumerPool:
             member.assignment.clear()
             member.state = "failed" if failure else "stopped"
             member.error = failure or member.error
+
+    def _hold(self, member: _Member, consumer: Consumer, held: bool) -> bool:
+        """Pause or resume the assignment as asked; whether it is paused now. Partitions assigned while paused are
+        paused as they are assigned (_on_change)."""
+        with self._lock:
+            wanted = member.paused
+        if wanted != held and (assigned := consumer.assignment()):
+            (consumer.pause if wanted else consumer.resume)(assigned)
+        return wanted
 
     def _take(self, member: _Member, messages: list[Any]) -> None:
         """A batch consumed: its records kept as librdkafka gave them. They become `Received` (escaped for display)
@@ -335,15 +357,19 @@ class ConsumerPool:
             # Runs in the consumer's thread, inside consume() or close().
             if kind == "assigned" and partitions:
                 self._fix_positions(member, consumer, partitions)
+                with self._lock:
+                    paused = member.paused
+                if paused:
+                    consumer.pause(partitions)  # assigned just now by _fix_positions: paused before any fetch
             tps = tuple(sorted(TopicPartition(p.topic, p.partition) for p in partitions))
             with self._lock:
                 if kind == "assigned":
                     member.assignment.update(tps)
                     if member.state == "joining":
-                        member.state = "consuming"
+                        member.state = "paused" if member.paused else "consuming"
                 else:
                     member.assignment.difference_update(tps)
-                    if not member.assignment and member.state == "consuming":
+                    if not member.assignment and member.state in ("consuming", "paused"):
                         member.state = "joining"
                 self._changes.append(AssignmentChange(member.name, member.group, kind, tps, time.time()))
 

@@ -1,10 +1,11 @@
 """The consumer console: consumers started in one group (they share partitions) or each in its own (each gets
 everything), as the labs' kafka-console-consumer tabs.
 
-Starts and stops are asked of the Consoles port through `ask` (widgets/pane.py), each one carried out; what the
-consumers received arrives with the LiveView, one drain at a time (`view.consoles`, taken once each, on screen or
-not), and at most a bounded sample of it is written per drain, so 20,000 messages a second never flood the event
-loop.
+Pause/Resume keeps the highlighted consumer in its group, fetching nothing: its group's lag grows while its committed
+offsets hold, Burrow's STALL in the Groups tab. Starts, pauses and stops are asked of the Consoles port through `ask`
+(widgets/pane.py), each one carried out; what the consumers received arrives with the LiveView, one drain at a time
+(`view.consoles`, taken once each, on screen or not), and at most a bounded sample of it is written per drain, so
+20,000 messages a second never flood the event loop.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class ConsumerPane(GrantAwaiting, Asking, LivePane, Vertical):
         self.read_only_reason = read_only_reason  # a read-only context: why no consumer starts
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, tuple[object, ...]] | None = None
+        self._consumers: tuple[ConsumerView, ...] = ()  # as last drained: what Pause/Resume acts on
         self._taken: ConsoleActivity | None = None  # the last drain shown: a view carries it until the next one
         self._refusals: dict[str, str | None] = {}  # per consumer, the authorizer's refusal last written
         self._asked: list[tuple[Grant, ...]] = []  # the grants its refusals asked M for, until granted
@@ -50,6 +52,7 @@ class ConsumerPane(GrantAwaiting, Asking, LivePane, Vertical):
         with Horizontal(id="consume-how"):  # one row: compact, so 80×24 leaves the log room
             yield Checkbox("from beginning", True, compact=True, id="from-beginning")
             yield Button("Start", variant="primary", compact=True, id="start-consumer")
+            yield Button("Pause/Resume", compact=True, id="pause-consumer")
             yield Button("Stop", compact=True, id="stop-consumer")
         yield Static("", id="consume-status", classes="status")
         yield KeyedTable(id="consumers")
@@ -98,13 +101,32 @@ class ConsumerPane(GrantAwaiting, Asking, LivePane, Vertical):
 
     @on(Button.Pressed, "#stop-consumer")
     def _stop(self) -> None:
-        table = self.query_one("#consumers", DataTable)
-        consoles = self.consoles
-        if not table.row_count or consoles is None:
+        name, consoles = self._highlighted(), self.consoles
+        if name is None or consoles is None:
             self._show_status("no consumer to stop")
             return
-        name = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
         ask(self, "consume", lambda _: consoles.stop_consumer(name), lambda _: None, self._show_status, exclusive=False)
+
+    @on(Button.Pressed, "#pause-consumer")
+    def _pause(self) -> None:
+        """The highlighted consumer stops fetching, or fetches again: in its group all along, so its group's lag grows
+        while its committed offsets hold — the Groups tab's STALL, on purpose."""
+        highlighted, consoles = self._highlighted(), self.consoles
+        view = next((c for c in self._consumers if c.name == highlighted), None)
+        if view is None or consoles is None:
+            self._show_status("no consumer to pause: start one first")
+            return
+        name, paused = view.name, view.state != "paused"
+        said = (f"{name} paused: still in group '{view.group}', holding its partitions; its lag grows, its offsets "
+                "hold (Groups: STALL once the window passes)" if paused else f"{name} resumed")  # fmt: skip
+        ask(self, "consume", lambda _: consoles.pause_consumer(name, paused), lambda _: self._show_status(said, False),
+            self._show_status, exclusive=False)  # fmt: skip
+
+    def _highlighted(self) -> str | None:
+        table = self.query_one("#consumers", DataTable)
+        if not table.row_count:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
     def show_drained(self, drained: ConsoleActivity) -> None:
         log = self.query_one("#received", MessageLog)
@@ -142,6 +164,7 @@ class ConsumerPane(GrantAwaiting, Asking, LivePane, Vertical):
             self.query_one("#received", MessageLog).add(Text(f"✓ {said}", style="green"))
 
     def _show_consumers(self, consumers: tuple[ConsumerView, ...]) -> None:
+        self._consumers = consumers
         table = self.query_one("#consumers", DataTable)
         rows = {
             c.name: (

@@ -60,6 +60,7 @@ KIND_STYLE = {
     EventKind.TASK_MOVED: "green",
     EventKind.TASK_STATE: "yellow",
     EventKind.CONNECTOR_CHANGED: "cyan",
+    EventKind.GROUP_STATUS: "yellow",
 }
 
 
