@@ -21,6 +21,7 @@ from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
+from kafkatop.tui.live.widgets.status_bar import StatusBar
 from tests.conftest import pilot_until
 from tests.fixtures.demo import demo_with_consoles
 
@@ -192,3 +193,17 @@ async def test_transactions_key_on_the_demo_says_where_to_see_them(demo: Any) ->
         said = [str(n.message) for n in app._notifications]  # noqa: SLF001
         assert any("the demo's mock answers no ListTransactions" in s for s in said), said
         assert not isinstance(app.screen, TransactionsScreen)
+
+
+async def test_the_status_bar_is_as_tall_as_its_text_after_a_resize(demo: Any) -> None:
+    """At 160 columns the bar's line holds the cluster id; at 80 a shorter line, one row — not the two rows the long
+    line would take at 80 (a bar that kept its old height left a blank row under it)."""
+    app = make_app(demo)
+    async with app.run_test(size=(160, 45)) as pilot:
+        bar = app.query_one(StatusBar)
+        await pilot_until(pilot, lambda: "cluster mockCluster" in bar.text.plain, "the wide line")
+        await pilot.resize_terminal(80, 24)
+        await pilot_until(pilot, lambda: not bar.text.plain.startswith("cluster"), "the narrow line")
+        await pilot_until(pilot, lambda: bar.size.height == 1, "one row")
+        await pilot.resize_terminal(60, 24)  # narrower than the line: it wraps, and the bar grows to hold it
+        await pilot_until(pilot, lambda: bar.size.height == 2, "two rows at 60 columns")

@@ -93,6 +93,7 @@ class StatusBar(LivePane, Widget):
         self.badge: Badge | None = (context, colour, read_only) if context or read_only else None
         self.bell = bell  # --bell: rung when a group turns STOP or ERR
         self._rung: LagSnapshot | None = None  # the lag evaluation last rung for: each one rings once
+        self._rows: int | None = None  # the height set, in rows (none yet: the stylesheet's auto)
 
     def render(self) -> Text:
         return shown(self.text)  # it names topics, a cluster, a failure: text from outside
@@ -109,7 +110,8 @@ class StatusBar(LivePane, Widget):
                 self.app.bell()
         self.text = text
         rows = len(shown(text).wrap(self.app.console, max(1, width)))
-        if self.styles.height is None or self.styles.height.value != rows:
+        if rows != self._rows:
+            self._rows = rows
             self.styles.height = rows  # a style change lays the screen out again; same rows, same layout
 
     def on_resize(self) -> None:
