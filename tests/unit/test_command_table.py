@@ -83,4 +83,5 @@ def test_the_overview_names_every_command_once() -> None:
     placed = [name for _, names in OVERVIEW for name in names]
     assert sorted(placed) == sorted(c.name for c in COMMANDS)
     assert overview().startswith("Lab cluster commands: up, down, status, kill, stop, start, restart, add-broker")
-    assert "; acls (as kafka-acls.sh), users (SCRAM users, quotas); durability, chaos; counts (Spark);" in overview()
+    checks = "durability, chaos, scenario (the labs, step by step); counts (Spark);"
+    assert f"; acls (as kafka-acls.sh), users (SCRAM users, quotas); {checks}" in overview()

@@ -51,6 +51,7 @@ WRITE_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("add-connect", ["add-connect"]),
     ("durability", ["durability", "--topic", "t", "--yes"]),
     ("chaos", ["chaos", "--topic", "t", "--steps", "1"]),
+    ("scenario-run", ["scenario", "run", "seed-002"]),
     ("transactions-abort", ["transactions", "abort", "--topic", "t", "--partition", "0", "--start-offset", "5"]),
     ("connect-create", ["connect", "create", "connector.json"]),
     ("connect-pause", ["connect", "pause", "c"]),
@@ -106,6 +107,7 @@ READ_INVOCATIONS: list[tuple[str, list[str]]] = [
     ("get-offsets", ["get-offsets", "--topic", "t", "--time", "-2"]),
     ("metadata-quorum", ["metadata-quorum", "describe", "--status"]),
     ("api-versions", ["api-versions"]),
+    ("scenario-list", ["scenario", "list"]),
 ]
 
 

@@ -13,7 +13,7 @@ from functools import partial
 
 from kafkatop.tui.cli.options import Parser, Settle
 from kafkatop.tui.cli.parser_acls import ACLS, add_acls
-from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, add_chaos, add_durability
+from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, SCENARIO, add_chaos, add_durability, add_scenario
 from kafkatop.tui.cli.parser_clients import (
     CONSUME,
     COUNTS,
@@ -165,6 +165,9 @@ COMMANDS: tuple[Command, ...] = (
             always("produces records and kills a leader")),
     Command("counts", COUNTS, (cluster_options, add_counts), ".counts:cmd_counts", never, note="Spark"),
     Command("chaos", CHAOS, (cluster_options, add_chaos), ".chaos:cmd_chaos", always("kills and stops brokers")),
+    Command("scenario", SCENARIO, (lab_options, add_scenario), ".scenario:cmd_scenario",
+            when(lambda a: a.what == "run", "run starts a lab, produces records and kills its nodes"), lab_only=True,
+            note="the labs, step by step"),
     Command("elect-leaders", ELECT_LEADERS, (cluster_options, add_elect_leaders), ".elect:cmd_elect_leaders",
             when(lambda a: not a.dry_run, "elects leaders (--dry-run only asks)")),
     Command("add-partitions", ADD_PARTITIONS, (cluster_options, add_add_partitions), ".elect:cmd_add_partitions",
@@ -215,7 +218,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("", ("acls", "users")),
-    ("", ("durability", "chaos")),
+    ("", ("durability", "chaos", "scenario")),
     ("", ("counts",)),
     ("", ("features",)),
     ("", ("log-dirs", "get-offsets", "delete-records", "metadata-quorum", "api-versions", "client-metrics")),

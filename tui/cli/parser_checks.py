@@ -100,3 +100,28 @@ def add_chaos(chaos: Parser) -> None:
                  help="the consumer group reading the topic (a new member joins at once only once the last run's "
                  "consumer has left)")  # fmt: skip
     json_option(chaos, "the report as JSON (steps go to stderr)")
+
+
+SCENARIO: dict[str, str] = {
+    "help": "the labs as scenarios: a lab started, each step done, each expectation checked and explained",
+    "description": "A scenario is a TOML file: its cluster (brokers, controllers, mode), its topics, then steps — "
+    "kill -9, stop or start a node (broker-N, leader:TOPIC-P, last-down), produce records (acks=all), wait — each "
+    "with expectations that must hold within a deadline (the ISR of a partition has N replicas, its leader is none, "
+    "changed or broker N, every acknowledged record reads back) and why Kafka does it. `list` names the built-in "
+    'ones (the labs in the README\'s "Following a lab"), `check FILE` says what a file would do or its first '
+    "mistake with its line, `run NAME|FILE` starts a lab of the scenario's shape (up's options), runs it and stops "
+    "the lab (--detach leaves it running).",
+    "epilog": "Exit codes: 0 every expectation held (check: the file is a scenario); 1 one did not, or the lab "
+    "failed; 2 bad input (a file that is no scenario: its line); 130 interrupted (the lab is stopped first).",
+}
+
+
+def add_scenario(scenario: Parser) -> None:
+    from kafkatop.tui.cli.parser_lab import add_up
+
+    scenario.add_argument("what", choices=("list", "check", "run"), metavar="list|check|run",
+                          help="list the built-in scenarios, check a file, or run one")  # fmt: skip
+    scenario.add_argument("target", nargs="?", metavar="NAME|FILE", type=text("a scenario"),
+                          help="a built-in scenario's name or a .toml file")  # fmt: skip
+    add_up(scenario)
+    json_option(scenario, "run: the report as one JSON object (the steps go to stderr)")

@@ -1,0 +1,113 @@
+"""Scenario files (backends/model/scenario.py): the shape the issue's checks write is accepted as written, the built-in
+ones parse, and a file that is no scenario is refused with the line of what is wrong and what to write instead."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkatop.backends.checks.scenario.builtin import builtin_scenarios
+from kafkatop.backends.model.scenario import NodeRef, ScenarioError, parse_scenario
+
+AS_WRITTEN = """\
+name = "kill-the-leader"
+[cluster]
+brokers = 3
+controllers = 1
+[[topics]]
+name = "ch"
+partitions = 1
+replication-factor = 3
+[[steps]]
+action = "kill"
+node = "leader:ch-0"
+[[steps.expect]]
+what = "isr"
+partition = "ch-0"
+size = 2
+within = "30s"
+"""
+
+
+def test_the_shape_the_checks_write_is_accepted_as_written() -> None:
+    s = parse_scenario(AS_WRITTEN, "kill.toml")
+    assert (s.name, s.cluster.brokers, s.cluster.controllers, s.cluster.mode) == ("kill-the-leader", 3, 1, "kraft")
+    assert [(t.name, t.partitions, t.replication_factor) for t in s.topics] == [("ch", 1, 3)]
+    (step,) = s.steps
+    assert (step.action, step.node, step.line) == ("kill", NodeRef(leader_of=("ch", 0)), 9)
+    (expect,) = step.expect
+    assert (expect.what, expect.partition, expect.size, expect.within_s) == ("isr", ("ch", 0), 2, 30.0)
+    assert expect.describe() == "the ISR of ch-0 has 2 replicas within 30 s"
+    assert step.describe() == "kill -9 leader:ch-0"
+
+
+def test_the_built_in_scenarios_parse() -> None:
+    found = builtin_scenarios()
+    assert {"seed-000", "seed-002"} <= set(found)
+    for s in found.values():
+        assert s.steps and all(e.explain for step in s.steps for e in step.expect), s.name
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "said"),
+    [
+        (
+            ('action = "kill"', 'action = "explode"'),
+            10,
+            "action is one of kill, stop, start, produce, consume, stop-consumer, wait",
+        ),
+        (('node = "leader:ch-0"', 'node = "broker-7"'), 11, "broker-7 is not in this cluster"),
+        (('partition = "ch-0"', 'partition = "ch-1"'), 14, "ch has 1 partition(s): ch-1 is not one of them"),
+        (('partition = "ch-0"', 'partition = "orders-0"'), 14, "topic 'orders' is not in the scenario's [[topics]]"),
+        (("size = 2", "size = 4"), 15, "size is a whole number from 0 to 3"),
+        (('within = "30s"', 'within = "soon"'), 16, 'a duration is "30s"'),
+        (
+            ('what = "isr"', 'what = "vibes"'),
+            13,
+            "what is one of isr, elr, last-known-elr, leader, acked-read-back, group",
+        ),
+        (("brokers = 3", "brokers = 0"), 3, "brokers is a whole number from 1 to 9"),
+        (('name = "ch"', 'name = "ch"\ncolour = "red"'), 7, "[[topics]] has no 'colour'"),
+        (("replication-factor = 3", "replication-factor = 3.5"), 8, "replication-factor is a whole number"),
+    ],
+)
+def test_a_mistake_is_named_with_its_line(change: tuple[str, str], line: int, said: str) -> None:
+    text = AS_WRITTEN.replace(*change)
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, "lab.toml")
+    assert str(caught.value).startswith(f"lab.toml:{line}: {said}"), str(caught.value)
+
+
+def test_not_toml_and_no_steps() -> None:
+    with pytest.raises(ScenarioError, match=r"^lab.toml: not TOML: .*line 2"):
+        parse_scenario('name = "x"\n[[steps]\n', "lab.toml")
+    with pytest.raises(ScenarioError, match=r"^lab.toml:1: no \[\[steps\]\]"):
+        parse_scenario('name = "x"\n', "lab.toml")
+
+
+def test_durations_and_node_names() -> None:
+    text = AS_WRITTEN.replace('within = "30s"', 'within = "1.5m"').replace(
+        "[[steps]]", '[[steps]]\naction = "wait"\nseconds = "500ms"\n[[steps]]', 1
+    )
+    s = parse_scenario(text, "lab.toml")
+    assert s.steps[0].seconds == 0.5 and s.steps[1].expect[0].within_s == 90.0
+    assert str(parse_scenario(AS_WRITTEN.replace("leader:ch-0", "last-down"), "x").steps[0].node) == "last-down"
+
+
+def test_a_group_step_and_its_expectation() -> None:
+    text = AS_WRITTEN + (
+        '[[steps]]\naction = "consume"\ntopic = "ch"\ngroup = "g"\nmembers = 3\n'
+        '[[steps.expect]]\nwhat = "group"\ngroup = "g"\nmembers = 3\nwithin = "1m"\n'
+        '[[steps]]\naction = "stop-consumer"\ngroup = "g"\n'
+    )
+    s = parse_scenario(text, "lab.toml")
+    consume, stop = s.steps[1], s.steps[2]
+    assert consume.describe() == "3 consumer(s) of ch join group g" and consume.line == 17
+    assert consume.expect[0].describe() == "group g has 3 member(s) sharing every partition within 60 s"
+    assert stop.describe() == "a consumer of group g stops (it leaves the group)"
+    with pytest.raises(ScenarioError, match=r"^lab.toml:20: group = \"billing\""):
+        parse_scenario(
+            text.replace(
+                'action = "consume"\ntopic = "ch"\ngroup = "g"', 'action = "consume"\ntopic = "ch"\ngroup = "a b"'
+            ),
+            "lab.toml",
+        )
