@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, scenario: Scenario) -> int:
     from kafkatop.backends.kafka.admin.admin import AdminSource
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.control import LabControl
-    from kafkatop.tui.cli.common import build_spec, lab_connection, state_root
+    from kafkatop.tui.cli.common import build_spec, interrupt_on_termination, lab_connection, state_root
     from kafkatop.tui.cli.install import find_or_offer
 
     shape = scenario.cluster
@@ -85,28 +85,28 @@ def run(args: argparse.Namespace, scenario: Scenario) -> int:
         say(note)
     report: ScenarioReport | None = None
     interrupted = False
-    try:
-        say(f"scenario {scenario.name}: {scenario.title}")
-        say(f"starting lab {spec.name!r} ({spec.brokers} brokers, {install}) …")
-        snap = cluster.up(timeout_s=args.timeout)
-        connection = lab_connection(args, snap)
-        admin = AdminSource(connection, timeout_s=5.0)
-        control = LabControl(cluster)
-        runner = ScenarioRun(scenario, control, admin.poll, connection, lambda line: say(line))
+    with interrupt_on_termination():  # SIGTERM and SIGHUP unwind as Ctrl-C does: the lab it started is stopped
         try:
-            report = runner.run()
+            say(f"scenario {scenario.name}: {scenario.title}")
+            say(f"starting lab {spec.name!r} ({spec.brokers} brokers, {install}) …")
+            snap = cluster.up(timeout_s=args.timeout)
+            connection = lab_connection(args, snap)
+            admin = AdminSource(connection, timeout_s=5.0)
+            runner = ScenarioRun(scenario, LabControl(cluster), admin.poll, connection, say)
+            try:
+                report = runner.run()
+            finally:
+                runner.close()
+                admin.close()
+        except KeyboardInterrupt:
+            interrupted = True
         finally:
-            runner.close()
-            admin.close()
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if report is not None and args.detach:
-            cluster.release()
-            say(f"left running; stop it with `kafkatop down --name {spec.name}"
-                + (f" --state-dir {args.state_dir}`" if args.state_dir else "`"))  # fmt: skip
-        else:
-            cluster.close()  # the nodes this run started; a lab found running is left as it was found
+            if report is not None and args.detach:
+                cluster.release()
+                say(f"left running; stop it with `kafkatop down --name {spec.name}"
+                    + (f" --state-dir {args.state_dir}`" if args.state_dir else "`"))  # fmt: skip
+            else:
+                cluster.close()  # the nodes this run started; a lab found running is left as it was found
     if interrupted or report is None:
         err("interrupted: the nodes this run started are stopped")
         return INTERRUPTED
