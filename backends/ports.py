@@ -21,7 +21,6 @@ from kafkatop.backends.model.connect import (
 )
 from kafkatop.backends.model.consoles import ConsoleActivity, ProducerSettings
 from kafkatop.backends.model.disks import BrokerDisks
-from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
 from kafkatop.backends.model.formats import (
     Decoded,
@@ -264,14 +263,6 @@ class SparkCounts(Protocol):
     def close(self) -> None: ...
 
 
-class DurabilityRun(Protocol):
-    """One durability check: run() blocks for the whole run; cancel() from any thread ends it early."""
-
-    def run(self) -> DurabilityReport: ...
-
-    def cancel(self) -> None: ...
-
-
 class Recorder(Protocol):
     """Where the live view writes what its sources delivered and what the user did (`kafkatop --record FILE`).
     Called from worker threads; never raises for a recording it cannot keep."""
@@ -281,8 +272,6 @@ class Recorder(Protocol):
     def close(self) -> None: ...
 
 
-# (settings, on_progress) -> a check bound to the cluster and its node control.
-DurabilityRunFactory = Callable[[DurabilitySettings, Callable[[DurabilityProgress], None]], DurabilityRun]
 TopicAdminFactory = Callable[[], TopicAdmin]
 LeaderElectionsFactory = Callable[[], LeaderElections]
 

@@ -16,6 +16,7 @@ class OperationKind(StrEnum):
     GROUP_CHANGE = "group change"  # a group deleted, its offsets deleted or reset
     CONNECTOR_CHANGE = "connector change"  # a Kafka Connect connector created, paused, resumed, stopped, …
     ACL_CHANGE = "acl change"  # ACL bindings added or removed
+    SCENARIO = "scenario"  # a scenario's step begun, an expectation of it met or not (the live view's pane)
 
 
 class OperationPhase(StrEnum):

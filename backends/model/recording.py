@@ -24,6 +24,7 @@ from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot
 from kafkatop.backends.model.operations import OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.scenario_report import ScenarioState
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
 
 RECORDING_FORMAT = 1
@@ -32,7 +33,7 @@ MARK = "kafkatop_recording"
 RecordKind = Literal[
     "cluster", "cluster-failed", "nodes", "ensemble", "ensemble-failed", "zookeeper", "consoles", "action",
     "action-finished", "operation", "connect", "connect-failed", "acls", "acls-failed",
-    "log_dirs", "log_dirs-failed",
+    "log_dirs", "log_dirs-failed", "scenario",
 ]  # fmt: skip
 # What the live view had beside the cluster poll.
 Source = Literal["control", "ensemble", "zookeeper", "clients", "connect", "acls", "log_dirs"]
@@ -99,6 +100,7 @@ class ActionDone:
 Payload = (
     ClusterSnapshot | NodesSnapshot | EnsembleSnapshot | QuorumSnapshot | ZooKeeperPush | ConsoleActivity
     | ActionTaken | ActionDone | SourceFailed | OperationStep | ConnectSnapshot | AclsSnapshot | BrokerDisks
+    | ScenarioState
 )  # fmt: skip
 PAYLOADS: dict[str, Any] = {
     "cluster": ClusterSnapshot,
@@ -117,6 +119,7 @@ PAYLOADS: dict[str, Any] = {
     "acls-failed": SourceFailed,
     "log_dirs": BrokerDisks,  # every 30 s; written as "same" while no replica's size changed
     "log_dirs-failed": SourceFailed,
+    "scenario": ScenarioState,  # where a scenario's run is, each time it moves (its pane, replayed as it was)
 }
 assert set(PAYLOADS) == set(get_args(RecordKind))
 # Snapshots with a taken_at: written as "same" when nothing else changed.

@@ -20,8 +20,8 @@ from kafkatop.backends.model.errors import BadInput
 
 Action = Literal["kill", "stop", "start", "produce", "consume", "stop-consumer", "wait"]
 ACTIONS: tuple[Action, ...] = ("kill", "stop", "start", "produce", "consume", "stop-consumer", "wait")
-What = Literal["isr", "elr", "last-known-elr", "leader", "acked-read-back", "group"]
-WHATS: tuple[What, ...] = ("isr", "elr", "last-known-elr", "leader", "acked-read-back", "group")
+What = Literal["isr", "elr", "last-known-elr", "leader", "acked-read-back", "group", "refused"]
+WHATS: tuple[What, ...] = ("isr", "elr", "last-known-elr", "leader", "acked-read-back", "group", "refused")
 _SIZED = {"isr": "the ISR", "elr": "the ELR", "last-known-elr": "the last known ELR"}
 DEFAULT_WITHIN_S = 30.0
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
@@ -55,7 +55,7 @@ class NodeRef:
 class Expectation:
     what: What
     partition: tuple[str, int] | None  # isr, leader
-    topic: str | None  # acked-read-back
+    topic: str | None  # acked-read-back, refused (the records this step produced to it: none acknowledged)
     size: int | None  # isr: how many replicas in sync
     leader: str | None  # leader: "none", "changed", or a broker id
     group: str | None  # group: its id, and how many members share all its topics' partitions
@@ -70,6 +70,8 @@ class Expectation:
         when = f"for {self.within_s:g} s" if self.throughout else f"within {self.within_s:g} s"
         if self.what == "acked-read-back":
             return f"every record acknowledged on {self.topic} reads back {when}"
+        if self.what == "refused":
+            return f"the records this step produced to {self.topic} are refused (none acknowledged)"
         if self.what == "group":
             return f"group {self.group} has {self.members} member(s) sharing every partition {when}"
         assert self.partition is not None
@@ -94,13 +96,15 @@ class Step:
     say: str | None  # what the step is for, as a lab text would put it
     expect: tuple[Expectation, ...]
     line: int
+    by_key: bool = False  # kill, stop, start: in the live view the user does it by key (headless: done for them)
+    retry: bool = True  # produce: idempotent, retried until the timeout; False: each record sent once
 
     def describe(self) -> str:
         if self.action in ("kill", "stop", "start"):
             verb = {"kill": "kill -9", "stop": "stop (controlled shutdown)", "start": "start"}[self.action]
             return f"{verb} {self.node}"
         if self.action == "produce":
-            return f"produce {self.count} records to {self.topic} (acks=all)"
+            return f"produce {self.count} records to {self.topic} (acks=all{'' if self.retry else ', each sent once'})"
         if self.action == "consume":
             return f"{self.members} consumer(s) of {self.topic} join group {self.group}"
         if self.action == "stop-consumer":
@@ -192,7 +196,7 @@ def _topic(raw: dict[str, Any], index: int, lines: _Lines) -> TopicSpec:
 
 def _step(raw: dict[str, Any], index: int, lines: _Lines, cluster: ClusterShape, topics: dict[str, TopicSpec]) -> Step:
     at = lines.table("steps", index)
-    keys = {"action", "node", "topic", "group", "members", "count", "seconds", "say", "expect"}
+    keys = {"action", "node", "topic", "group", "members", "count", "seconds", "say", "expect", "by-key", "retry"}
     _only(raw, keys, "[[steps]]", lines, at)
     action = raw.get("action")
     if action not in ACTIONS:
@@ -209,10 +213,18 @@ def _step(raw: dict[str, Any], index: int, lines: _Lines, cluster: ClusterShape,
     count = _int(raw.get("count", 100), "count", 1, 1_000_000, lines, lines.key(at, "count"))
     seconds = _seconds(raw.get("seconds", 5), lines, lines.key(at, "seconds"))
     say = _text(raw.get("say"), "say", lines, lines.key(at, "say"))
+    by_key = raw.get("by-key", False)
+    if not isinstance(by_key, bool) or (by_key and node is None):
+        raise lines.error(lines.key(at, "by-key"), "by-key = true (the user does it by key) goes with kill, stop or "
+                          "start, and is true or false")  # fmt: skip
+    retry = raw.get("retry", True)
+    if not isinstance(retry, bool) or (not retry and action != "produce"):
+        raise lines.error(lines.key(at, "retry"), "retry = false (each record sent once: a refusal comes back as "
+                          "itself) goes with produce, and is true or false")  # fmt: skip
     expects = tuple(
         _expect(e, index, j, lines, topics) for j, e in enumerate(_tables(raw.get("expect", []), "expect", lines, at))
     )
-    return Step(index + 1, action, node, topic, group, members, count, seconds, say, expects, at)
+    return Step(index + 1, action, node, topic, group, members, count, seconds, say, expects, at, by_key, retry)
 
 
 def _expect(raw: dict[str, Any], step: int, index: int, lines: _Lines, topics: dict[str, TopicSpec]) -> Expectation:
@@ -239,7 +251,7 @@ def _expect(raw: dict[str, Any], step: int, index: int, lines: _Lines, topics: d
             leader = str(value)
         else:
             raise lines.error(lines.key(at, "leader"), 'leader = "none", "changed" or a broker id (leader = 2)')
-    if what == "acked-read-back":
+    if what in ("acked-read-back", "refused"):
         topic = _known_topic(raw.get("topic"), topics, lines, lines.key(at, "topic"))
     within = _seconds(raw.get("within", DEFAULT_WITHIN_S), lines, lines.key(at, "within"))
     throughout = raw.get("throughout", False)

@@ -1,10 +1,12 @@
 """What a scenario run saw (backends/checks/scenario): each step, the node it acted on, and each expectation met
 (✓ when, what was seen) or not (✗, what was seen instead at its deadline) — printed by `kafkatop scenario run`, as
-JSON with --json."""
+JSON with --json; and where a run is (ScenarioState), which the live view's scenario pane draws and a recording keeps.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 
@@ -70,3 +72,57 @@ class ScenarioReport:
                 for s in self.steps
             ],
         }
+
+
+class ScenarioPhase(StrEnum):
+    READY = "ready"  # nothing done yet: the first `space` prepares it (its topics, the cluster settled)
+    PREPARING = "preparing"
+    RUNNING = "running"  # a step being done, or its expectations watched
+    YOUR_TURN = "your turn"  # a step the user does by key: the note says which key, on which node
+    BETWEEN = "between steps"  # `space` runs the next
+    DONE = "done"
+    FAILED = "failed"  # it could not go on: the note says why
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedExpect:
+    expected: str  # as described: "the ISR of ch-0 has 2 replicas within 30 s"
+    explain: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedStep:
+    number: int
+    action: str  # as described: "kill -9 leader:ch-0"
+    say: str | None
+    by_key: bool
+    expects: tuple[PlannedExpect, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioState:
+    """A run as far as it got: its plan, the steps ended, the one running (its expectations met so far), and the
+    expectation being watched with what the last poll saw."""
+
+    name: str
+    title: str
+    plan: tuple[PlannedStep, ...]
+    phase: ScenarioPhase
+    ended: tuple[StepResult, ...] = ()  # in order
+    running: StepResult | None = None  # the step under way: its node, its expectations decided so far
+    watching: str | None = None  # "ISR 1,2,3 (3), 4 of 30 s": the expectation after those decided, as last seen
+    note: str | None = None  # what to do (YOUR_TURN), or why it stopped (FAILED)
+
+    @property
+    def current(self) -> int:
+        """The number of the step under way, or of the next one (past the last: all done)."""
+        return self.running.number if self.running is not None else len(self.ended) + 1
+
+    @property
+    def finished(self) -> bool:
+        return self.phase in (ScenarioPhase.DONE, ScenarioPhase.FAILED)
+
+    def result(self, number: int) -> StepResult | None:
+        if self.running is not None and self.running.number == number:
+            return self.running
+        return next((s for s in self.ended if s.number == number), None)

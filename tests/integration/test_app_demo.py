@@ -18,6 +18,7 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.records.browser import MessageBrowser
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.tui.live.app import KafkatopApp
+from kafkatop.tui.live.messages import PollFailed
 from kafkatop.tui.live.sources import Settings, Sources
 from kafkatop.tui.live.tabs.partitions.pane import PartitionTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
@@ -207,3 +208,18 @@ async def test_the_status_bar_is_as_tall_as_its_text_after_a_resize(demo: Any) -
         await pilot_until(pilot, lambda: bar.size.height == 1, "one row")
         await pilot.resize_terminal(60, 24)  # narrower than the line: it wraps, and the bar grows to hold it
         await pilot_until(pilot, lambda: bar.size.height == 2, "two rows at 60 columns")
+
+
+async def test_a_failure_quoting_a_huge_name_keeps_the_bar_to_three_rows(demo: Any) -> None:
+    """A broker's error may quote a topic's name of any length: the bar shows the start of it and the age of the data,
+    at most three rows, and the partition table keeps the screen."""
+    app = make_app(demo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bar = app.query_one(StatusBar)
+        table = app.query_one(PartitionTable)
+        await pilot_until(pilot, lambda: table.row_count > 0, "the partitions")
+        app.on_poll_failed(PollFailed("cluster", f"UNKNOWN_TOPIC_OR_PART: {'t' * 10_000} is gone", app.clock()))
+        await pilot_until(pilot, lambda: "data" in bar.text.plain.splitlines()[-1], "the failure and its age")
+        await pilot_until(pilot, lambda: bar.size.height == 3, "three rows")
+        assert "…" in bar.text.plain and "is gone" not in bar.text.plain
+        assert table.size.height >= 10

@@ -139,7 +139,9 @@ async def test_the_idempotent_producer_refused_its_producer_id_names_the_grant(m
     """Before: with `idempotent` ticked (the tab's default) the refusal came as `_PURGE_QUEUE: Local: Purged in queue`
     and M had nothing to grant; it says the fatal error librdkafka met before the purge, and what grants it."""
     mock_cluster.create_topic("t", 1, 1)
-    mock_cluster.push_request_errors(INIT_PRODUCER_ID, [CLUSTER_AUTHORIZATION_FAILED])
+    # As an authorizer would, every InitProducerId is refused, not only the first: with a single pushed error a
+    # retried InitProducerId would be granted and the line delivered (a suspected cause of a rare timeout here).
+    mock_cluster.push_request_errors(INIT_PRODUCER_ID, [CLUSTER_AUTHORIZATION_FAILED] * 20)
     app, consoles = app_on(mock_cluster, RecordingAcls())
     try:
         async with app.run_test(size=(160, 45)) as pilot:

@@ -57,3 +57,16 @@ def test_every_option_says_its_default() -> None:
                 parser.prog,
                 action.option_strings,
             )
+
+
+def test_scenario_name_opens_the_live_view_and_its_commands_stay_commands() -> None:
+    """`kafkatop scenario NAME` is the live view with the scenario's pane (--scenario); list, check and run are the
+    headless commands; with --json only `run` can be meant."""
+    from kafkatop.tui.cli.main import parse
+
+    live = parse(["scenario", "seed-002", "--demo"])
+    assert live.command is None and live.scenario == "seed-002" and live.demo
+    ran = parse(["scenario", "run", "seed-002", "--json"])
+    assert (ran.command, ran.what, ran.target, ran.json) == ("scenario", "run", "seed-002", True)
+    assert vars(parse(["scenario", "seed-002", "--json"])) == vars(ran)
+    assert parse(["scenario", "list"]).what == "list"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kafkatop.tui.live import keymap
+from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.main_screen import OWNERS, MainScreen
 from kafkatop.tui.live.tabs import TABS
 from kafkatop.tui.live.tabs.messages.pane import MessagesPane
@@ -30,14 +31,19 @@ def test_readmes_key_table_is_the_registrys() -> None:
 
 
 def test_every_screen_action_has_its_method_and_no_key_is_bound_twice() -> None:
-    seen: dict[str, str] = {}
+    """A key is one action wherever it acts: two actions share a key only where their places do not meet (`A` adds
+    a connector in Connect and runs a scenario's steps everywhere else)."""
+    seen: dict[str, LiveAction] = {}
     for a in keymap.SCREEN_ACTIONS:
         namespace, _, target = a.name.rpartition(".")
         owner = "app" if namespace == "app" else OWNERS[a.owner] if a.owner is not None else MainScreen
         assert owner == "app" or hasattr(owner, f"action_{target}"), f"{a.id}: {owner} has no action_{target}"
         for key in a.keys:
-            assert key not in seen, f"{key} is bound to both {seen[key]} and {a.id}"
-            seen[key] = a.id
+            if (other := seen.get(key)) is not None:
+                assert other.tabs and a.tabs and not other.tabs & a.tabs, (
+                    f"{key} is bound to both {other.id} and {a.id}"
+                )
+            seen[key] = a
     # The keys of a place first, then those of everywhere: the footer shows first what acts where the focus is.
     in_order = sorted(keymap.SCREEN_ACTIONS, key=lambda a: not a.tabs)
     assert [b.key for b in MainScreen.BINDINGS] == [k for a in in_order for k in a.keys]

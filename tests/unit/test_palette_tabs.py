@@ -11,6 +11,8 @@ from kafkatop.tui.live.tabs import TABS
 class Screen:
     """What the palette asks of the main screen: every tab on show, in order."""
 
+    keys_of: dict[str, object] = {}  # no keys objects: no scenario to open
+
     def here(self) -> tuple[Launch, str | None, frozenset[str], bool]:
         return "lab", "tab-partitions", frozenset({"control", "connect", "browser"}), False
 

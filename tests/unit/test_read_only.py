@@ -226,6 +226,7 @@ WRITE_IDS = frozenset({
     "grant",  # M: adds the ACLs a refusal asked for
     "acl-add", "acl-remove",  # Y, V in the ACLs tab
     "schema-register",  # I in the Schemas tab: a schema registered in the Schema Registry
+    "scenario-next", "scenario-all",  # space, A: a scenario's steps kill and start nodes, produce records
 })  # fmt: skip
 # Ids that sound like a write but only read or move the view, each with why.
 SOUND_LIKE_WRITES = {

@@ -63,11 +63,12 @@ def test_the_built_in_scenarios_parse() -> None:
         (
             ('what = "isr"', 'what = "vibes"'),
             13,
-            "what is one of isr, elr, last-known-elr, leader, acked-read-back, group",
+            "what is one of isr, elr, last-known-elr, leader, acked-read-back, group, refused",
         ),
         (("brokers = 3", "brokers = 0"), 3, "brokers is a whole number from 1 to 9"),
         (('name = "ch"', 'name = "ch"\ncolour = "red"'), 7, "[[topics]] has no 'colour'"),
         (("replication-factor = 3", "replication-factor = 3.5"), 8, "replication-factor is a whole number"),
+        (('action = "kill"', 'action = "kill"\nby-key = "yes"'), 11, "by-key = true (the user does it by key)"),
     ],
 )
 def test_a_mistake_is_named_with_its_line(change: tuple[str, str], line: int, said: str) -> None:
@@ -111,3 +112,11 @@ def test_a_group_step_and_its_expectation() -> None:
             ),
             "lab.toml",
         )
+
+
+def test_a_step_by_key() -> None:
+    scenario = parse_scenario(AS_WRITTEN.replace('node = "leader:ch-0"', 'node = "leader:ch-0"\nby-key = true'), "a")
+    assert scenario.steps[0].by_key
+    with pytest.raises(ScenarioError, match="goes with kill, stop or start"):
+        parse_scenario(AS_WRITTEN.replace('action = "kill"\nnode = "leader:ch-0"', 'action = "wait"\nby-key = true'),
+                       "a")  # fmt: skip

@@ -7,6 +7,7 @@ psutil, so the first frame comes sooner (bench/first_frame.py)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from kafkatop.backends import ports
+from kafkatop.backends.check_ports import DurabilityRun, DurabilityRunFactory, ScenarioRunner
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.kafka.cluster.log_dirs import LogDirsPoll
@@ -29,9 +31,8 @@ from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySet
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.lag import LagRules
 from kafkatop.backends.model.recording import RecordingHeader, Source
+from kafkatop.backends.model.scenario import Scenario
 from kafkatop.backends.ports import (
-    DurabilityRun,
-    DurabilityRunFactory,
     EnsembleView,
     LeaderElectionsFactory,
     NodeControl,
@@ -78,6 +79,7 @@ class Chosen:
     elections: LeaderElectionsFactory | None = None  # None: Kafka's own ElectLeaders
     kind: Literal["lab", "attach", "demo"] = "attach"
     warnings: tuple[str, ...] = ()  # what opening it found (a lab's nodes not running), shown once on screen
+    scenario_poll: Callable[[], ClusterSnapshot] | None = None  # the scenario runs' own poll; None: a new AdminSource
 
 
 def _topic_admin(connection: KafkaConnection) -> TopicAdminFactory:
@@ -129,6 +131,24 @@ def _durability(connection: KafkaConnection, control: NodeControl | None) -> Dur
         return DurabilityCheck(connection, settings, control, on_progress=on_progress)
 
     return make
+
+
+def _scenarios(chosen: Chosen, stack: ExitStack) -> ScenarioRunner | None:
+    """A lab's or the demo's: a scenario kills and starts nodes (an attached cluster's are not kafkatop's)."""
+    if chosen.kind == "attach":
+        return None
+    from kafkatop.backends.checks.scenario.runs import ScenarioRuns
+
+    topics = chosen.topic_admin or _topic_admin(chosen.connection)
+    poll, close_poll = chosen.scenario_poll, lambda: None
+    if poll is None:
+        from kafkatop.backends.kafka.admin.admin import AdminSource
+
+        admin = AdminSource(chosen.connection, timeout_s=5.0)
+        poll, close_poll = admin.poll, admin.close
+    runs = ScenarioRuns(chosen.connection, chosen.control, poll, topics, close_poll)
+    stack.callback(runs.close)
+    return runs
 
 
 def _admin(
@@ -203,11 +223,13 @@ def _demo(args: argparse.Namespace, stack: ExitStack) -> Chosen:
     # The demo's consoles, its cluster poll and its topic admin fill in what the mock lacks (backends/demo/).
     consoles = DemoConsoles(demo.connection, control)
     source = DemoSource(control, admin, consoles.consumer_views, demo.groups)
+    # A scenario's run polls on its own thread: a DemoSource of its own, with the demo's replicas and ISRs.
+    scenario_source = DemoSource(control, _admin(args, demo.connection, stack), consoles.consumer_views, demo.groups)
     title = "DEMO · librdkafka mock, 3 brokers"
     return Chosen(
         demo.connection, source.poll, control, None, title, banner=DEMO_BANNER,
         topic_admin=lambda: DemoTopicAdmin(control), consoles=consoles, elections=lambda: DemoElections(control),
-        kind="demo",
+        kind="demo", scenario_poll=scenario_source.poll,
     )  # fmt: skip
 
 
@@ -229,9 +251,30 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
         raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
     from kafkatop.tui.cli.switcher import ContextSwitcher
 
+    scenario = _scenario(args)
     switcher = ContextSwitcher(args, stack, terminal=terminal, compose=compose_sources, stop_lab=stop_lab)
     sources, settings = switcher.open(switcher.first)
+    settings = dataclasses.replace(settings, scenario=scenario)
     return KafkatopApp(sources, settings, switcher=switcher if switcher.switches() else None)
+
+
+def _scenario(args: argparse.Namespace) -> Scenario | None:
+    """--scenario (`kafkatop scenario NAME`): the scenario, and its cluster's shape for the lab started for it (a lab
+    of its own name, unless --name says another)."""
+    if not args.scenario:
+        return None
+    from kafkatop.tui.cli.scenario import load
+
+    if args.bootstrap_server:
+        raise UsageError("--scenario kills and starts nodes: it runs on a lab kafkatop starts (or --demo), not on a "
+                         "cluster attached with --bootstrap-server")  # fmt: skip
+    scenario = load(args.scenario, builtin_only=False)
+    if not args.demo:
+        shape = scenario.cluster
+        args.name = args.name or scenario.name
+        args.brokers, args.controllers = shape.brokers, shape.controllers
+        args.mode = "zk" if shape.mode == "zookeeper" else "kraft"
+    return scenario
 
 
 def compose_sources(
@@ -294,7 +337,7 @@ def compose_sources(
         group_tools=None if chosen.kind == "demo" else GroupTools(connection),
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
         browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection), codec=codec,
-        schemas=schemas, log_dirs=log_dirs,
+        schemas=schemas, log_dirs=log_dirs, scenarios=_scenarios(chosen, stack),
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None

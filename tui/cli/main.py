@@ -13,8 +13,14 @@ from kafkatop.tui.cli import command_table
 from kafkatop.tui.cli.exits import DONE, FAILED, INTERRUPTED, Declined, err, exit_status
 from kafkatop.tui.cli.parser import build_parser
 
+SCENARIO_COMMANDS = ("list", "check", "run", "-h", "--help")
+
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) > 1 and argv[0] == "scenario" and argv[1] not in SCENARIO_COMMANDS and not argv[1].startswith("-"):
+        # `kafkatop scenario NAME`: the live view with its pane (with --json, only `run` can mean it)
+        argv = ["scenario", "run", *argv[1:]] if "--json" in argv else ["--scenario", *argv[1:]]
     return build_parser().parse_args(argv)
 
 

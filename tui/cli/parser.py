@@ -61,6 +61,9 @@ def build_parser() -> RootParser:
     p.option("--spark-master", type=spark_master, default="local[*]", metavar="URL",
              help="Spark for the Spark tab: local[*], local[N], spark://HOST:7077")  # fmt: skip
     registry_options(p)
+    p.option("--scenario", metavar="NAME|FILE", type=text("a scenario"), help="open the live view with this scenario "
+             "in a pane (space: next step, A: run all), on a lab of its shape or --demo; `kafkatop scenario NAME` "
+             "says the same", shown="none")  # fmt: skip
     p.live_view_dests = set(p.late_defaults)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for c in command_table.COMMANDS:

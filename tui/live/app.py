@@ -172,7 +172,7 @@ class KafkatopApp(App[None]):
             return
         snapshot, row = message.snapshot, source(message.source)
         if isinstance(snapshot, ClusterSnapshot) and snapshot.mode == "zk":
-            self.main_screen.zookeeper_mode()
+            self.main_screen.tabs.get_tab("tab-quorum").label = "ZooKeeper"  # the tab shows ZooKeeper's ensemble
         changes: dict[str, object] = {message.source: snapshot, "timeline": self._timeline(message.timeline)}
         if row.problem is not None:
             changes[row.problem] = None  # read again: its problem is over

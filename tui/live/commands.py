@@ -6,18 +6,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from kafkatop.backends.checks.scenario.builtin import builtin_scenarios
 from kafkatop.tui.live import tabs
 from kafkatop.tui.live.action import Launch
 from kafkatop.tui.live.keymap import ACTIONS, SCREEN_ACTIONS
 
 
+class ScenarioOpener(Protocol):
+    def action_open(self, name: str) -> None: ...
+
+
 @runtime_checkable
 class Here(Protocol):
     """What the palette asks of the screen it was opened on."""
+
+    keys_of: dict[str, object]  # the keys objects by owner (keymap.py)
 
     def here(self) -> tuple[Launch, str | None, frozenset[str], bool]: ...
 
@@ -47,6 +54,16 @@ def offered(screen: Here) -> list[Command]:
         for a in SCREEN_ACTIONS
         if a.palette is not None and a.applies(launch, tab, sources, read_only)
     ]
+    desk = cast(ScenarioOpener | None, screen.keys_of.get("scenario"))  # scenario_desk.py: on the cluster in view
+    if "scenarios" in sources and launch != "replay" and not read_only and desk is not None:
+        commands += [
+            Command(
+                f"Scenario: {name} — {s.title}",
+                "open it in the scenario pane: space does a step, A runs them all",
+                partial(desk.action_open, name),
+            )  # fmt: skip
+            for name, s in builtin_scenarios().items()
+        ]
     commands += [
         Command(f"Show {title}", tab_help(title, tab_id, i), partial(screen.run_command, f"tab({i})"))
         for i, (title, tab_id) in enumerate(zip(screen.tab_titles(), screen.tab_ids(), strict=True), start=1)

@@ -21,6 +21,7 @@ from textual.message import Message
 from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.lag.evaluator import LagEvaluator
 from kafkatop.backends.insight.merge import with_zookeeper
+from kafkatop.backends.insight.scenario_marks import scenario_marks
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.acls import AclsSnapshot
 from kafkatop.backends.model.cluster import ClusterSnapshot
@@ -41,6 +42,7 @@ from kafkatop.backends.model.recording import (
     SourceFailed,
     ZooKeeperPush,
 )
+from kafkatop.backends.model.scenario_report import ScenarioState
 from kafkatop.backends.model.zookeeper import ZkEvent
 from kafkatop.backends.ports import EnsembleView, Recorder, ZooKeeperWatch
 from kafkatop.tui.live.messages import ActionFinished, OperationRecorded, Polled, PollFailed
@@ -68,6 +70,7 @@ class Feed:
         self._connect: ConnectSnapshot | None = None  # the last Connect poll that a worker answered
         self._acls: AclsSnapshot | None = None  # the last ACLs read
         self._acls_recorded: AclsSnapshot | None = None  # the last recorded, its time zeroed
+        self._scenario: ScenarioState | None = None  # the scenario's last state: its marks are what changed since
 
     def _post(self, message: Message) -> None:
         if not self.muted:
@@ -174,6 +177,15 @@ class Feed:
         self.timeline.record_operation(step, at)
         self._post(OperationRecorded(step, self.timeline.snapshot()))
 
+    def scenario(self, state: ScenarioState, at: float | None = None) -> None:
+        """The scenario's run moved (from its worker): recorded, its marks on the timeline, its pane redrawn."""
+        at = time.time() if at is None else at
+        self._record(at, "scenario", state)
+        for mark in scenario_marks(self._scenario, state):
+            self.timeline.record_operation(mark, at)
+        self._scenario = state
+        self._post(Polled("scenario", state, self.timeline.snapshot()))
+
     def failed(self, source: str, reason: str, at: float) -> None:
         """A poll failed (told on the UI thread): only recorded here; the app shows it."""
         self._record(at, cast(RecordKind, f"{source}-failed"), SourceFailed(reason))
@@ -259,6 +271,9 @@ SOURCES: tuple[LiveSource[Any], ...] = (
                problem="acls_problem", after_actions=True),
     LiveSource("log_dirs", _port(lambda s: s.log_dirs, "poll"), lambda s: s.log_dirs_interval_s, BrokerDisks,
                Feed.log_dirs, problem="log_dirs_problem"),
+    # Pushed by the scenario's worker as its run moves (scenario_desk.py), never polled: a row for the recording,
+    # the replay and the view's field.
+    LiveSource("scenario", lambda s: None, lambda s: s.poll_interval_s, ScenarioState, Feed.scenario),
 )
 # fmt: on
 

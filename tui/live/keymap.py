@@ -20,6 +20,7 @@ from kafkatop.tui.live import action
 from kafkatop.tui.live.action import ANY, LIVE, PROCESSES, REPLAY, Launch, LiveAction, Scope
 from kafkatop.tui.live.tabs import TABS
 from kafkatop.tui.live.tabs.brokers import BROKERS
+from kafkatop.tui.live.tabs.connect.keys import CONNECT
 from kafkatop.tui.live.tabs.partitions.keys import PARTITIONS
 
 # What the process table's keys and the replay's share, said once (their keys objects: view_keys.py). The process
@@ -90,6 +91,17 @@ _VIEW: tuple[LiveAction, ...] = (
              "purpose)",
         section="ACLs", palette="Grant what the authorizer refused", needs="granting", writes=True, asks_first=True,
         footer=True),
+    # The scenario pane's (scenario_desk.py), shown while a scenario is open and not over (MainScreen.check_action
+    # asks its keys object). In a text field a space is typed; in Connect, A adds a connector (its tab's key).
+    LiveAction("scenario-next", ("space",), "next", "Next step",
+        help="scenario: do the next step and watch its expectations; while a step waits for your key (K, t or s "
+             "on the node it names), do it for you",
+        section="Scenario", needs="scenarios", writes=True, footer=True, owner="scenario"),
+    LiveAction("scenario-all", ("A",), "all", "Run all",
+        help="scenario: run the rest of its steps, every one done by kafkatop (not in Connect, where A adds a "
+             "connector)",
+        section="Scenario", needs="scenarios", writes=True, footer=True, owner="scenario",
+        tabs=frozenset(t.id for t in TABS if t.id != CONNECT) | {PROCESSES}),
     LiveAction("processes", ("0",), "processes", "Processes",
         help="the process table",
         section="View", palette="Go to the process table", launches=ANY, needs="control", owner="processes"),

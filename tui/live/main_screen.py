@@ -17,6 +17,7 @@ from textual.widgets import TabbedContent, TabPane, Tabs
 from kafkatop.tui.live.action import PROCESSES, Launch
 from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.keymap import SCREEN_ACTIONS, bindings, by_id, key_rows, misplaced, refused
+from kafkatop.tui.live.scenario_desk import ScenarioDesk
 from kafkatop.tui.live.screens.help import HelpScreen
 from kafkatop.tui.live.tabs import TABS
 from kafkatop.tui.live.tabs.messages.record_schema import SchemaWanted
@@ -32,6 +33,7 @@ from kafkatop.tui.live.widgets.line_table import LineTable
 from kafkatop.tui.live.widgets.nodes import NodeTable
 from kafkatop.tui.live.widgets.pane import LivePane
 from kafkatop.tui.live.widgets.replay import ReplayBar
+from kafkatop.tui.live.widgets.scenario import ScenarioPane
 from kafkatop.tui.live.widgets.status_bar import StatusBar
 from kafkatop.tui.live.widgets.tab_markers import TabMarkers
 from kafkatop.tui.live.widgets.tables import KeyedTable, MessageLog
@@ -46,6 +48,7 @@ SMALL_HEIGHT = 32
 # The objects a key's `owner` names (keymap.py): each tab's keys, the process table's, the replay's, the contexts'.
 OWNERS: dict[str, Callable[[MainScreen], object]] = {t.id: t.keys for t in TABS if t.keys is not None}
 OWNERS |= {"processes": ProcessKeys, "resources": ResourceKeys, "replay": ReplayKeys, "contexts": ContextKeys}
+OWNERS["scenario"] = ScenarioDesk  # space and A, shown while a scenario is open and not over (its keys_apply)
 
 # The view's own actions by Textual action (name, parameters): what check_action is asked about.
 _BY_ACTION = {parse(a.action)[1:]: a for a in SCREEN_ACTIONS if a.owner is None}
@@ -85,8 +88,7 @@ class MainScreen(Screen[None]):
                 if tab.composed(context):
                     with TabPane(tab.title, id=tab.id):
                         yield from tab.panes(context)
-        yield FilterBar()
-        yield CoalescingFooter()
+        yield from (ScenarioPane(), FilterBar(), CoalescingFooter())  # the pane hidden until a scenario opens
 
     def on_mount(self) -> None:
         context, tabs = self.context(), self.tabs
@@ -100,9 +102,6 @@ class MainScreen(Screen[None]):
         self.app.set_focus(self.home())
         self.host.panes_mounted([w for w in self.query("*") if isinstance(w, LivePane)])
 
-    def zookeeper_mode(self) -> None:  # the quorum tab shows ZooKeeper's ensemble
-        self.tabs.get_tab("tab-quorum").label = "ZooKeeper"
-
     # --- what the palette and the keys ask ----------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = by_id(str(parameters[0])) if action == "key" else _BY_ACTION.get((action, parameters))
@@ -110,6 +109,7 @@ class MainScreen(Screen[None]):
             live.acts(self.launch, self.host.present(), self.host.settings.read_only)
             and live.acts_in(self.place())
             and not (live.priority and isinstance(self.focused, Input))
+            and getattr(self.keys_of.get(str(live.owner)), "keys_apply", lambda: True)()
         )
 
     def action_key(self, action_id: str) -> None:

@@ -10,14 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Literal, Protocol
 
+from kafkatop.backends.check_ports import DurabilityRunFactory, ScenarioRunner
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.lag import LagRules
+from kafkatop.backends.model.scenario import Scenario
 from kafkatop.backends.ports import (
     AclAdmin,
     ConfigAdmin,
     ConnectCluster,
     Consoles,
-    DurabilityRunFactory,
     EnsembleView,
     GroupTools,
     LeaderElectionsFactory,
@@ -63,6 +64,7 @@ class Settings:
     lab_flags: str = ""
     lag_rules: LagRules = LagRules()  # how the groups' lag statuses are decided: the context's [lag], else defaults
     bell: bool = False  # --bell: the terminal's bell when a group turns STOP or ERR
+    scenario: Scenario | None = None  # `kafkatop scenario NAME`: opened in its pane at the start
 
     @property
     def read_only_reason(self) -> str | None:
@@ -99,6 +101,7 @@ class Sources:
     codec: RecordCodec | None = None  # each topic's key and value formats: the browser and the producer read by it
     schemas: SchemaRegistry | None = None  # the Schemas tab: a Schema Registry's subjects; None: none configured
     log_dirs: LogDirsSource | None = None  # the brokers' disks (DescribeLogDirs); None: the demo's mock has none
+    scenarios: ScenarioRunner | None = None  # the scenario pane's runs: a lab's or the demo's (they kill nodes)
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""

@@ -18,6 +18,7 @@ from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.lag import LagSnapshot
 from kafkatop.backends.model.nodes import NodesSnapshot
 from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.scenario_report import ScenarioState
 from kafkatop.backends.ports import EnsembleView
 
 
@@ -42,6 +43,7 @@ class LiveView:
     acls_problem: str | None = None  # why the last poll of the ACLs failed; None once one succeeds again
     log_dirs: BrokerDisks | None = None  # the brokers' log directories: the last read (every 30 s)
     log_dirs_problem: str | None = None  # why the last read of them failed; None once one succeeds again
+    scenario: ScenarioState | None = None  # the scenario open (its pane): where its run is
 
     @property
     def mode(self) -> ClusterMode | None:

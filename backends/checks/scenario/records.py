@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,11 +42,14 @@ class AckedRecords:
                     continue  # a lab left running by an earlier run (--detach): its topic is used as it is
                 raise KafkatopError(f"cannot create topic {name!r}: {describe_error(e)}") from None
 
-    def produce(self, topic: str, count: int) -> tuple[int, int]:
-        """`count` records (acks=all, idempotent), each waited for: (acknowledged, refused or undelivered)."""
+    def produce(self, topic: str, count: int, retry: bool = True) -> tuple[int, int, Counter[str]]:
+        """`count` records (acks=all), each waited for: (acknowledged, refused or undelivered, why each was not, by
+        Kafka's error name). Idempotent and retried until the timeout, as a durable producer is; `retry=False`: each
+        sent once, so that a broker's refusal (NOT_ENOUGH_REPLICAS) comes back as itself."""
         run = uuid.uuid4().hex[:8]
         acked = self.acked.setdefault(topic, {})
         outcome = {"acked": 0, "failed": 0}
+        errors: Counter[str] = Counter()
 
         def delivered(err: Any, msg: Any) -> None:
             if err is None:
@@ -53,9 +57,10 @@ class AckedRecords:
                 outcome["acked"] += 1
             else:
                 outcome["failed"] += 1
+                errors[err.name()] += 1
 
-        config = {**self.connection.config("kafkatop-scenario"), "acks": "all", "enable.idempotence": True,
-                  "message.timeout.ms": int(TIMEOUT_S * 1000)}  # fmt: skip
+        config = {**self.connection.config("kafkatop-scenario"), "acks": "all", "enable.idempotence": retry,
+                  "message.timeout.ms": int(TIMEOUT_S * 1000), **({} if retry else {"retries": 0})}  # fmt: skip
         producer = handles.producer(config)
         try:
             for i in range(count):
@@ -64,7 +69,7 @@ class AckedRecords:
             producer.flush(TIMEOUT_S + 5)
         finally:
             handles.release([producer])
-        return outcome["acked"], outcome["failed"]
+        return outcome["acked"], outcome["failed"], errors
 
     def read_back(self, topic: str) -> tuple[int, int]:
         """(acknowledged records not read back, acknowledged records): the log read from its start to its end."""

@@ -1,29 +1,64 @@
 """A scenario run (backends/model/scenario.py): its topics created, then each step done and each of its expectations
 watched on fresh polls until it holds (✓, with when and what was seen) or its deadline passes (✗, with what was seen
-instead). Blocking: run it from the command line or a worker thread.
+instead). Blocking: run it from the command line or a worker thread — whole (`run`), or a step at a time (`next_step`,
+the live view's `space`), each change told as a ScenarioState to `on_progress`.
 
 The nodes are acted on through NodeControl (the lab's own processes, by name); the cluster is seen through polls
 (an AdminSource's ClusterSnapshot, the same the live view shows). `leader:T-P` is resolved on the poll taken just
-before the step, so "kill the leader" kills whichever broker leads then. Every wait has a deadline: a node that never
-comes back or a cluster that stops answering is an expectation not met, said as such, never a hang.
+before the step, so "kill the leader" kills whichever broker leads then. A step marked `by-key` is the user's in the
+live view (`by_key=True`): the run says which key on which node and waits until the node is seen so, or until told to
+do it itself (`do_it`). Every wait has a deadline: a node that never comes back or a cluster that stops answering is an
+expectation not met, said as such, never a hang.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 from kafkatop.backends.checks.scenario.records import AckedRecords
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
 from kafkatop.backends.model.cluster import ClusterSnapshot, Partition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.scenario import Expectation, Scenario, Step
-from kafkatop.backends.model.scenario_report import ExpectResult, ScenarioReport, StepResult
-from kafkatop.backends.ports import NodeControl
+from kafkatop.backends.model.scenario_report import (
+    ExpectResult,
+    PlannedExpect,
+    PlannedStep,
+    ScenarioPhase,
+    ScenarioReport,
+    ScenarioState,
+    StepResult,
+)
+from kafkatop.backends.ports import NodeControl, TopicAdmin
 
 POLL_INTERVAL_S = 0.5
 SETTLE_S = 60.0  # the topics' leaders and full ISRs, before the first step
+BY_KEY_S = 600.0  # a step the user does by key: how long the run waits for it
+KEYS = {"kill": "K", "stop": "t", "start": "s"}  # the live view's keys (Brokers, or the process table)
+_DONE_BY_KEY = {
+    "kill": (NodeState.KILLED, NodeState.DOWN, NodeState.FAILED),
+    "stop": (NodeState.DOWN,),
+    "start": (NodeState.UP,),
+}
+
+
+class ScenarioStopped(KafkatopError):
+    """The run was told to stop (the live view closing): nothing more is done."""
+
+
+def plan(scenario: Scenario) -> tuple[PlannedStep, ...]:
+    return tuple(
+        PlannedStep(
+            s.number, s.describe(), s.say, s.by_key, tuple(PlannedExpect(e.describe(), e.explain) for e in s.expect)
+        )  # fmt: skip
+        for s in scenario.steps
+    )
 
 
 class ScenarioRun:
@@ -34,37 +69,98 @@ class ScenarioRun:
         poll: Callable[[], ClusterSnapshot],
         connection: KafkaConnection,
         say: Callable[[str], None] = lambda _: None,
+        *,
+        topics: TopicAdmin | None = None,  # None: created with the connection's own admin client
+        on_progress: Callable[[ScenarioState], None] = lambda _: None,
+        by_key: bool = False,  # the live view: `by-key` steps wait for the user
+        cancelled: Callable[[], bool] = lambda: False,
     ) -> None:
         self.scenario = scenario
         self.control = control
         self.poll = poll
         self.records = AckedRecords(connection)
         self.consumers = ConsumerPool(connection)
+        self._topics = topics
         self._members: dict[str, list[str]] = {}  # group: its console consumers this run started, in order
         self._group_topics: dict[str, set[str]] = {}
+        self._produced: dict[str, tuple[int, int, Counter[str]]] = {}  # topic: its last produce step's outcome
         self.say = say
+        self._on_progress = on_progress
+        self._by_key = by_key
+        self._cancelled = cancelled
+        self.do_it = threading.Event()  # a `by-key` step: the user asked the run to do it after all
         self._down: list[str] = []  # the nodes this run killed or stopped, in order, until started again
+        self._prepared = False
+        self.busy = False  # a step under way (in a worker): closed by the run itself once it stops
+        self._closed = False
+        self.state = ScenarioState(scenario.name, scenario.title, plan(scenario), ScenarioPhase.READY)
+
+    def _tell(self, **changes: object) -> None:
+        self.state = replace(self.state, **changes)  # type: ignore[arg-type]
+        self._on_progress(self.state)
 
     def run(self) -> ScenarioReport:
         started = time.time()
-        self.records.create_topics(self.scenario.topics)
-        self._settle()
-        results: list[StepResult] = []
-        for step in self.scenario.steps:
+        while not self.state.finished:
+            self.next_step()
+        if self.state.phase is ScenarioPhase.FAILED:
+            raise KafkatopError(self.state.note or "the scenario could not go on")
+        return ScenarioReport(self.scenario.name, self.scenario.title, started, time.time(), self.state.ended)
+
+    def next_step(self) -> StepResult | None:
+        """Prepares the run if it is not yet, then does the next step and watches its expectations; None when it
+        could not go on (the state says why) or every step is done."""
+        if self.state.finished:
+            return None
+        self.busy = True
+        try:
+            if not self._prepared:
+                self._tell(phase=ScenarioPhase.PREPARING, note=None)
+                self._prepare()
+                self._prepared = True
+            step = self.scenario.steps[len(self.state.ended)]
             result = self._step(step)
-            results.append(result)
-        return ScenarioReport(self.scenario.name, self.scenario.title, started, time.time(), tuple(results))
+        except KafkatopError as e:
+            if not isinstance(e, ScenarioStopped):
+                self._tell(phase=ScenarioPhase.FAILED, running=None, watching=None, note=str(e))
+                return None
+            raise
+        finally:
+            self.busy = False
+            if self._cancelled():
+                self.close()  # stopped under way: what it started is closed by the thread that used it
+        last = len(self.state.ended) + 1 == len(self.scenario.steps)
+        self._tell(ended=(*self.state.ended, result), running=None, watching=None, note=None,
+                   phase=ScenarioPhase.DONE if last else ScenarioPhase.BETWEEN)  # fmt: skip
+        return result
+
+    def do_yourself(self, from_now_on: bool = False) -> None:
+        if from_now_on:
+            self._by_key = False
+        self.do_it.set()
 
     def close(self) -> None:
-        self.consumers.close()
-        self.records.close()
+        if not self._closed:
+            self._closed = True
+            self.consumers.close()
+            self.records.close()
 
     # --- steps ------------------------------------------------------------------------------------------------------
-    def _settle(self) -> None:
-        """Until every partition of the scenario's topics has a leader and its full ISR (a lab just started)."""
+    def _prepare(self) -> None:
+        """Its topics created (those already there used as they are: a lab left running by an earlier run), then
+        until every partition of them has a leader and its full ISR (a lab just started)."""
+        if self._topics is None:
+            self.records.create_topics(self.scenario.topics)
+        else:
+            there = self._snapshot()
+            for spec in self.scenario.topics:
+                if there is None or there.topic(spec.name) is None:
+                    self._topics.create_topic(spec.name, spec.partitions, spec.replication_factor,
+                                              dict(spec.config) or None)  # fmt: skip
         deadline = time.monotonic() + SETTLE_S
         wanted = {t.name: t for t in self.scenario.topics}
         while time.monotonic() < deadline:
+            self._check_cancelled()
             snap = self._snapshot()
             if snap is not None and all(
                 (t := snap.topic(name)) is not None
@@ -73,7 +169,7 @@ class ScenarioRun:
                 for name, spec in wanted.items()
             ):
                 return
-            time.sleep(POLL_INTERVAL_S)
+            self._sleep(POLL_INTERVAL_S)
         raise KafkatopError(f"the topics {', '.join(wanted)} did not get leaders and full ISRs in {SETTLE_S:g} s")
 
     def _step(self, step: Step) -> StepResult:
@@ -82,19 +178,27 @@ class ScenarioRun:
         node: str | None = None
         error: str | None = None
         self.say(f"step {step.number}: {step.describe()}" + (f" — {step.say}" if step.say else ""))
+        running = StepResult(step.number, step.describe(), None, at, None, ())
+        self._tell(phase=ScenarioPhase.RUNNING, running=running, watching=None, note=None)
         try:
             if step.node is not None:
                 node = self._node(before, step)
-                self.say(f"  {step.action} {node}")
-                getattr(self.control, step.action)(node)
+                self._tell(running=replace(running, node=node))
+                if step.by_key and self._by_key:
+                    at = self._await_key(step, node)  # its expectations are timed from when it was done
+                else:
+                    self.say(f"  {step.action} {node}")
+                    getattr(self.control, step.action)(node)
                 if step.action == "start":
                     self._down = [n for n in self._down if n != node]
                 else:
                     self._down.append(node)
             elif step.action == "produce":
                 assert step.topic is not None
-                acked, failed = self.records.produce(step.topic, step.count)
-                self.say(f"  {acked} acknowledged, {failed} refused")
+                acked, failed, errors = self.records.produce(step.topic, step.count, step.retry)
+                self._produced[step.topic] = (acked, failed, errors)
+                why = f" ({', '.join(f'{name} ×{n}' for name, n in errors.most_common())})" if errors else ""
+                self.say(f"  {acked} acknowledged, {failed} refused{why}")
             elif step.action == "consume":
                 assert step.topic is not None and step.group is not None
                 names = [
@@ -105,19 +209,51 @@ class ScenarioRun:
                 self.say(f"  {', '.join(names)} started in group {step.group}")
             elif step.action == "stop-consumer":
                 assert step.group is not None
-                running = self._members.get(step.group) or []
-                if not running:
+                members = self._members.get(step.group) or []
+                if not members:
                     raise KafkatopError(f"no consumer of this run is in group {step.group}")
-                name = running.pop()
+                name = members.pop()
                 self.consumers.stop(name)
                 self.say(f"  {name} stopped")
             elif step.action == "wait":
-                time.sleep(step.seconds)
+                self._sleep(step.seconds)
+        except ScenarioStopped:
+            raise
         except KafkatopError as e:
             error = str(e)
             self.say(f"  ✗ {error}")
-        expects = tuple(self._watch(e, at, before) for e in step.expect) if error is None else ()
-        return StepResult(step.number, step.describe(), node, at, error, expects)
+        result = StepResult(step.number, step.describe(), node, at, error, ())
+        if error is None:
+            for expected in step.expect:
+                self._tell(running=result, phase=ScenarioPhase.RUNNING, note=None)
+                result = replace(result, expects=(*result.expects, self._watch(expected, at, before)))
+        return result
+
+    def _await_key(self, step: Step, node: str) -> float:
+        """A `by-key` step in the live view: the user presses the key on the node (or asks the run to do it); when
+        it was seen done."""
+        wanted = _DONE_BY_KEY[step.action]
+        whose = f" — {step.node}" if step.node is not None and step.node.name is None else ""
+        self.do_it.clear()
+        self._tell(phase=ScenarioPhase.YOUR_TURN,
+                   note=f"press {KEYS[step.action]} on {node}{whose} in Brokers (or the process table: 0); "
+                        "space does it for you")  # fmt: skip
+        deadline = time.monotonic() + BY_KEY_S
+        while time.monotonic() < deadline:
+            self._check_cancelled()
+            if self.do_it.is_set():
+                self.say(f"  {step.action} {node} (asked of kafkatop)")
+                getattr(self.control, step.action)(node)
+                break
+            view = self.control.poll().node(node)
+            if view is not None and view.state in wanted:
+                self.say(f"  {step.action} {node} (by key)")
+                break
+            self.do_it.wait(POLL_INTERVAL_S)
+        else:
+            raise KafkatopError(f"{node} was not {step.action}ed by key within {BY_KEY_S / 60:g} min")
+        self._tell(phase=ScenarioPhase.RUNNING, note=None)
+        return time.time()
 
     def _node(self, snap: ClusterSnapshot | None, step: Step) -> str:
         assert step.node is not None
@@ -157,10 +293,18 @@ class ScenarioRun:
             if now >= deadline:
                 self.say(f"  ✗ {e.describe()}: still {seen} at the deadline")
                 return ExpectResult(e.describe(), False, None, seen, e.explain)
-            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - now)))
+            self._tell(watching=f"{seen} · {now - since:.0f} of {e.within_s:g} s")
+            self._sleep(min(POLL_INTERVAL_S, max(0.0, deadline - now)))
 
     def _check(self, e: Expectation, before: ClusterSnapshot | None, seen: str) -> tuple[bool | None, str]:
         """Whether it holds now, and what was seen; None: not known (no poll answered, the partition not in it)."""
+        if e.what == "refused":
+            assert e.topic is not None
+            if e.topic not in self._produced:
+                return False, f"this run produced nothing to {e.topic}"
+            acked, failed, errors = self._produced[e.topic]
+            why = ", ".join(f"{name} ×{n}" for name, n in errors.most_common()) or "no error"
+            return acked == 0 and failed > 0, f"{acked} of {acked + failed} acknowledged; refused: {why}"
         if e.what == "acked-read-back":
             assert e.topic is not None
             try:
@@ -203,6 +347,17 @@ class ScenarioRun:
         held = {(tp.topic, tp.partition) for m in group.members for tp in m.assignment}
         seen = f"{len(group.members)} member(s), {len(held & wanted)} of {len(wanted)} partitions assigned"
         return len(group.members) == e.members and (not e.members or wanted <= held), f"{seen} ({group.state})"
+
+    def _check_cancelled(self) -> None:
+        if self._cancelled():
+            raise ScenarioStopped("the scenario was stopped")
+
+    def _sleep(self, seconds: float) -> None:
+        """A wait that a stop ends within a poll's interval."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            self._check_cancelled()
+            time.sleep(min(left, POLL_INTERVAL_S))
 
     def _snapshot(self) -> ClusterSnapshot | None:
         try:

@@ -14,11 +14,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Checkbox
 
+from kafkatop.backends.check_ports import DurabilityRun, DurabilityRunFactory
 from kafkatop.backends.checks.durability.report import format_report
 from kafkatop.backends.model.consoles import Acks
 from kafkatop.backends.model.durability import DurabilityProgress, DurabilityReport, DurabilitySettings, Fault
 from kafkatop.backends.model.errors import KafkatopError
-from kafkatop.backends.ports import DurabilityRun, DurabilityRunFactory
 from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Input, Label, Select, Static
 

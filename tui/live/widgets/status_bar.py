@@ -20,6 +20,8 @@ SHORT_MODES = {"zk": "ZooKeeper", "kraft": "KRaft", "demo": "demo", "unknown": "
 Badge = tuple[str | None, str | None, bool]  # the context's name, its colour, read-only
 NARROW = 110  # below: no cluster id and short mode names, so the line fits 80 columns
 MIN_WIDTH = 80  # a default terminal, a tmux split
+MAX_ROWS = 3  # a failure quoting a 10 KB name must not push the tabs off the screen
+FAILURE_CHARS = 200  # of a failure's text shown; a recording keeps it whole
 
 
 def status_text(
@@ -74,15 +76,16 @@ def status_text(
                 text.append(said)
     if failure is not None:
         age = f" (data {age_s:.0f} s old)" if snapshot is not None and age_s is not None else ""
-        text.append(f"\n{failure}{age}", style="red")
+        said = failure if len(failure) <= FAILURE_CHARS else f"{failure[: FAILURE_CHARS - 1]}…"
+        text.append(f"\n{said}{age}", style="red")
     return text
 
 
 class StatusBar(LivePane, Widget):
-    """As tall as its text (a narrow terminal wraps it). A new text repaints the bar; only a new height re-lays out
-    the screen, so a failover's changed counts cost no second frame (bench/tui_refresh.py). The height is set in rows
-    rather than left to `height: auto`: a text that grew before the first layout kept its old height under load (the
-    auto height's pending layout ran with the shorter text, and nothing asked again)."""
+    """As tall as its text (a narrow terminal wraps it), up to MAX_ROWS. A new text repaints the bar; only a new height
+    re-lays out the screen, so a failover's changed counts cost no second frame (bench/tui_refresh.py). The height is
+    set in rows rather than left to `height: auto`: a text that grew before the first layout kept its old height under
+    load (the auto height's pending layout ran with the shorter text, and nothing asked again)."""
 
     text: reactive[Text] = reactive(Text, layout=False)
 
@@ -109,7 +112,7 @@ class StatusBar(LivePane, Widget):
             if any(c.now in (LagStatus.STOP, LagStatus.ERR) for c in lag.changes):
                 self.app.bell()
         self.text = text
-        rows = len(shown(text).wrap(self.app.console, max(1, width)))
+        rows = min(MAX_ROWS, len(shown(text).wrap(self.app.console, max(1, width))))
         if rows != self._rows:
             self._rows = rows
             self.styles.height = rows  # a style change lays the screen out again; same rows, same layout
