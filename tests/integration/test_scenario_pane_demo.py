@@ -21,7 +21,8 @@ from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.model.connection import KafkaConnection
-from kafkatop.backends.model.scenario import Scenario, parse_scenario
+from kafkatop.backends.model.scenario import Scenario
+from kafkatop.backends.model.scenario_file import parse_scenario
 from kafkatop.backends.model.scenario_report import ScenarioPhase
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources

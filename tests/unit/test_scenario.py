@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kafkatop.backends.checks.scenario.builtin import builtin_scenarios
-from kafkatop.backends.model.scenario import NodeRef, ScenarioError, parse_scenario
+from kafkatop.backends.model.scenario import NodeRef
+from kafkatop.backends.model.scenario_file import ScenarioError, parse_scenario
 
 AS_WRITTEN = """\
 name = "kill-the-leader"
@@ -120,3 +121,20 @@ def test_a_step_by_key() -> None:
     with pytest.raises(ScenarioError, match="goes with kill, stop or start"):
         parse_scenario(AS_WRITTEN.replace('action = "kill"\nnode = "leader:ch-0"', 'action = "wait"\nby-key = true'),
                        "a")  # fmt: skip
+
+
+def test_an_election_step_and_what_it_loses() -> None:
+    text = (
+        AS_WRITTEN
+        + '\n[[steps]]\naction = "elect"\npartition = "ch-0"\n[[steps.expect]]\nwhat = "acked-lost"\ntopic = "ch"\n'
+    )
+    step = parse_scenario(text, "a").steps[-1]
+    assert (step.action, step.partition, step.election) == ("elect", ("ch", 0), "unclean")
+    assert step.describe() == "unclean leader election on ch-0"
+    assert step.expect[0].describe() == "records acknowledged on ch are lost (not read back) within 30 s"
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text.replace('partition = "ch-0"\n[[steps.expect]]', 'partition = "ch-0"\nelection = "dirty"\n'
+                                    '[[steps.expect]]'), "lab.toml")  # fmt: skip
+    assert str(caught.value) == "lab.toml:21: election is one of unclean, preferred, not 'dirty'"
+    with pytest.raises(ScenarioError, match="a partition is written topic-N"):
+        parse_scenario(text.replace('action = "elect"\npartition = "ch-0"', 'action = "elect"'), "lab.toml")

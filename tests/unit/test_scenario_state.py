@@ -70,3 +70,11 @@ def test_a_state_is_recorded_and_read_back_as_it_was(tmp_path: Path) -> None:
         writer.record(3.0, "scenario", LED)
     (entry,) = read_recording(path).entries
     assert entry.kind == "scenario" and entry.payload == LED
+
+
+def test_once_done_the_pane_keeps_the_last_step_in_view() -> None:
+    done = replace(LED, phase=ScenarioPhase.DONE, running=None, watching=None,
+                   ended=(*LED.ended, replace(LED.running, expects=()), StepResult(3, "start last-down", "broker-2",  # type: ignore[type-var]
+                                                                                  3.0, None, ())))  # fmt: skip
+    _, body, current_at, tail = scenario_lines(done)
+    assert body[current_at].plain == "✓ 3 start last-down → broker-2" and tail[-1].plain.startswith("done")

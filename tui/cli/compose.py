@@ -31,7 +31,6 @@ from kafkatop.backends.model.durability import DurabilityProgress, DurabilitySet
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.lag import LagRules
 from kafkatop.backends.model.recording import RecordingHeader, Source
-from kafkatop.backends.model.scenario import Scenario
 from kafkatop.backends.ports import (
     EnsembleView,
     LeaderElectionsFactory,
@@ -133,9 +132,10 @@ def _durability(connection: KafkaConnection, control: NodeControl | None) -> Dur
     return make
 
 
-def _scenarios(chosen: Chosen, stack: ExitStack) -> ScenarioRunner | None:
-    """A lab's or the demo's: a scenario kills and starts nodes (an attached cluster's are not kafkatop's)."""
-    if chosen.kind == "attach":
+def _scenarios(chosen: Chosen, stack: ExitStack, read_only: bool) -> ScenarioRunner | None:
+    """A lab's or the demo's: a scenario kills and starts nodes (an attached cluster's are not kafkatop's; a read-only
+    context writes nothing)."""
+    if chosen.kind == "attach" or read_only:
         return None
     from kafkatop.backends.checks.scenario.runs import ScenarioRuns
 
@@ -146,7 +146,8 @@ def _scenarios(chosen: Chosen, stack: ExitStack) -> ScenarioRunner | None:
 
         admin = AdminSource(chosen.connection, timeout_s=5.0)
         poll, close_poll = admin.poll, admin.close
-    runs = ScenarioRuns(chosen.connection, chosen.control, poll, topics, close_poll)
+    runs = ScenarioRuns(chosen.connection, chosen.control, poll, topics, close_poll,
+                        chosen.elections or _elections(chosen.connection))  # fmt: skip
     stack.callback(runs.close)
     return runs
 
@@ -249,32 +250,14 @@ def compose_app(args: argparse.Namespace, stack: ExitStack, *, terminal: bool = 
     recording holds one cluster), the app can switch to another context (tui/cli/switcher.py)."""
     if args.record and Path(args.record).is_dir():
         raise UsageError(f"--record {args.record}: a directory; give a file name, e.g. session.jsonl.gz")
+    from kafkatop.tui.cli.scenario import live_scenario
     from kafkatop.tui.cli.switcher import ContextSwitcher
 
-    scenario = _scenario(args)
+    scenario = live_scenario(args)
     switcher = ContextSwitcher(args, stack, terminal=terminal, compose=compose_sources, stop_lab=stop_lab)
     sources, settings = switcher.open(switcher.first)
     settings = dataclasses.replace(settings, scenario=scenario)
     return KafkatopApp(sources, settings, switcher=switcher if switcher.switches() else None)
-
-
-def _scenario(args: argparse.Namespace) -> Scenario | None:
-    """--scenario (`kafkatop scenario NAME`): the scenario, and its cluster's shape for the lab started for it (a lab
-    of its own name, unless --name says another)."""
-    if not args.scenario:
-        return None
-    from kafkatop.tui.cli.scenario import load
-
-    if args.bootstrap_server:
-        raise UsageError("--scenario kills and starts nodes: it runs on a lab kafkatop starts (or --demo), not on a "
-                         "cluster attached with --bootstrap-server")  # fmt: skip
-    scenario = load(args.scenario, builtin_only=False)
-    if not args.demo:
-        shape = scenario.cluster
-        args.name = args.name or scenario.name
-        args.brokers, args.controllers = shape.brokers, shape.controllers
-        args.mode = "zk" if shape.mode == "zookeeper" else "kraft"
-    return scenario
 
 
 def compose_sources(
@@ -337,7 +320,8 @@ def compose_sources(
         group_tools=None if chosen.kind == "demo" else GroupTools(connection),
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
         browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection), codec=codec,
-        schemas=schemas, log_dirs=log_dirs, scenarios=_scenarios(chosen, stack),
+        schemas=schemas, log_dirs=log_dirs,
+        scenarios=_scenarios(chosen, stack, read_only=bool(getattr(args, "read_only", False))),
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None

@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 from kafkatop.backends.checks.scenario.builtin import builtin_scenarios
 from kafkatop.backends.model.errors import unreadable
-from kafkatop.backends.model.scenario import Scenario, ScenarioError, parse_scenario
+from kafkatop.backends.model.scenario import Scenario
+from kafkatop.backends.model.scenario_file import ScenarioError, parse_scenario
 from kafkatop.backends.model.scenario_report import ScenarioReport
-from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, INTERRUPTED, err
+from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, INTERRUPTED, UsageError, err
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
@@ -39,11 +41,29 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     if args.what == "check":
         print(f"{scenario.source}: scenario {scenario.name!r}, {len(scenario.steps)} steps:")
         for step in scenario.steps:
-            print(f"  {step.number}. {step.describe()}")
+            by_key = " (by key in the live view; headless, done by kafkatop)" if step.by_key else ""
+            print(f"  {step.number}. {step.describe()}{by_key}")
             for expected in step.expect:
                 print(f"     expect {expected.describe()}")
         return DONE
     return run(args, scenario)
+
+
+def live_scenario(args: argparse.Namespace) -> Scenario | None:
+    """--scenario (`kafkatop scenario NAME`) for the live view: the scenario, and its cluster's shape for the lab
+    started for it (a lab of its own name, unless --name says another)."""
+    if not args.scenario:
+        return None
+    if args.bootstrap_server:
+        raise UsageError("--scenario kills and starts nodes: it runs on a lab kafkatop starts (or --demo), not on a "
+                         "cluster attached with --bootstrap-server")  # fmt: skip
+    scenario = load(args.scenario, builtin_only=False)
+    if not args.demo:
+        shape = scenario.cluster
+        args.name = args.name or scenario.name
+        args.brokers, args.controllers = shape.brokers, shape.controllers
+        args.mode = "zk" if shape.mode == "zookeeper" else "kraft"
+    return scenario
 
 
 def load(target: str, builtin_only: bool) -> Scenario:
@@ -66,6 +86,7 @@ def load(target: str, builtin_only: bool) -> Scenario:
 def run(args: argparse.Namespace, scenario: Scenario) -> int:
     from kafkatop.backends.checks.scenario.run import ScenarioRun
     from kafkatop.backends.kafka.admin.admin import AdminSource
+    from kafkatop.backends.kafka.cluster.elections import LeaderElector
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.control import LabControl
     from kafkatop.tui.cli.common import build_spec, interrupt_on_termination, lab_connection, state_root
@@ -92,7 +113,8 @@ def run(args: argparse.Namespace, scenario: Scenario) -> int:
             snap = cluster.up(timeout_s=args.timeout)
             connection = lab_connection(args, snap)
             admin = AdminSource(connection, timeout_s=5.0)
-            runner = ScenarioRun(scenario, LabControl(cluster), admin.poll, connection, say)
+            elections = partial(LeaderElector, connection, timeout_s=30.0)
+            runner = ScenarioRun(scenario, LabControl(cluster), admin.poll, connection, say, elections=elections)
             try:
                 report = runner.run()
             finally:

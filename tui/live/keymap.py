@@ -168,11 +168,17 @@ def place_name(place: str) -> str:
     return "the process table (0)" if place == PROCESSES else next(t.title for t in TABS if t.id == place)
 
 
-def refused(key: str, launch: Launch, read_only_reason: str | None, place: str | None = None) -> str | None:
+ANYTHING = frozenset({"scenarios"})  # refused()'s `present` when not told: every key counts
+
+
+def refused(
+    key: str, launch: Launch, read_only_reason: str | None, place: str | None = None, present: frozenset[str] = ANYTHING
+) -> str | None:
     """What a key says when it would do nothing here: one that writes in a read-only context (`read_only_reason`),
     one that acts on a live cluster in a replay, one that acts elsewhere than `place`; None
-    where the key acts (or is no key of the screen's). A tab's key out of place is not said here (misplaced)."""
-    keyed = [a for a in SCREEN_ACTIONS if key in a.keys]
+    where the key acts (or is no key of the screen's). A tab's key out of place is not said here (misplaced). The
+    scenario's keys are no keys where no scenario can run (`present` without "scenarios": read-only, attached)."""
+    keyed = [a for a in SCREEN_ACTIONS if key in a.keys and (a.owner != "scenario" or "scenarios" in present)]
     for a in keyed:
         if read_only_reason is not None and launch != "replay" and a.writes:
             return f"{read_only_reason}: {a.shown_keys.replace('`', '')} ({a.label.lower()}) writes to the cluster"

@@ -137,7 +137,7 @@ class MainScreen(Screen[None]):
             field.insert_text_at_cursor(event.character)
             event.stop()
             return
-        said = refused(event.key, self.launch, self.host.settings.read_only_reason, self.place())
+        said = refused(event.key, self.launch, self.host.settings.read_only_reason, self.place(), self.host.present())
         if said is None and (tabs_key := misplaced(event.key, self.place())) is not None:
             self.action_key(tabs_key.id)  # its tab's keys object says where it acts: "press N, pick …, then Z"
             event.stop()

@@ -21,8 +21,9 @@ from dataclasses import replace
 
 from kafkatop.backends.checks.scenario.records import AckedRecords
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
-from kafkatop.backends.model.cluster import ClusterSnapshot, Partition
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeState
 from kafkatop.backends.model.scenario import Expectation, Scenario, Step
@@ -35,7 +36,7 @@ from kafkatop.backends.model.scenario_report import (
     ScenarioState,
     StepResult,
 )
-from kafkatop.backends.ports import NodeControl, TopicAdmin
+from kafkatop.backends.ports import LeaderElectionsFactory, NodeControl, TopicAdmin
 
 POLL_INTERVAL_S = 0.5
 SETTLE_S = 60.0  # the topics' leaders and full ISRs, before the first step
@@ -74,6 +75,7 @@ class ScenarioRun:
         on_progress: Callable[[ScenarioState], None] = lambda _: None,
         by_key: bool = False,  # the live view: `by-key` steps wait for the user
         cancelled: Callable[[], bool] = lambda: False,
+        elections: LeaderElectionsFactory | None = None,  # the `elect` steps' ElectLeaders
     ) -> None:
         self.scenario = scenario
         self.control = control
@@ -88,6 +90,7 @@ class ScenarioRun:
         self._on_progress = on_progress
         self._by_key = by_key
         self._cancelled = cancelled
+        self._elections = elections
         self.do_it = threading.Event()  # a `by-key` step: the user asked the run to do it after all
         self._down: list[str] = []  # the nodes this run killed or stopped, in order, until started again
         self._prepared = False
@@ -217,6 +220,8 @@ class ScenarioRun:
                 self.say(f"  {name} stopped")
             elif step.action == "wait":
                 self._sleep(step.seconds)
+            elif step.action == "elect":
+                self._elect(step)
         except ScenarioStopped:
             raise
         except KafkatopError as e:
@@ -228,6 +233,22 @@ class ScenarioRun:
                 self._tell(running=result, phase=ScenarioPhase.RUNNING, note=None)
                 result = replace(result, expects=(*result.expects, self._watch(expected, at, before)))
         return result
+
+    def _elect(self, step: Step) -> None:
+        """ElectLeaders for the step's partition, as kafka-leader-election.sh --election-type asks it."""
+        assert step.partition is not None
+        if self._elections is None:
+            raise KafkatopError("this cluster's leaders cannot be elected from here")
+        topic, number = step.partition
+        elector = self._elections()
+        try:
+            results = elector.elect(ElectionType(step.election.upper()), [TopicPartition(topic, number)])
+        finally:
+            elector.close()
+        for r in results.results:
+            if not r.elected and not r.not_needed:
+                raise KafkatopError(f"{step.election} election on {topic}-{number} refused: {r.error}: {r.message}")
+        self.say(f"  {step.election} leader election on {topic}-{number}: done")
 
     def _await_key(self, step: Step, node: str) -> float:
         """A `by-key` step in the live view: the user presses the key on the node (or asks the run to do it); when
@@ -305,13 +326,14 @@ class ScenarioRun:
             acked, failed, errors = self._produced[e.topic]
             why = ", ".join(f"{name} ×{n}" for name, n in errors.most_common()) or "no error"
             return acked == 0 and failed > 0, f"{acked} of {acked + failed} acknowledged; refused: {why}"
-        if e.what == "acked-read-back":
+        if e.what in ("acked-read-back", "acked-lost"):
             assert e.topic is not None
             try:
                 missing, acked = self.records.read_back(e.topic)
             except KafkatopError as error:
                 return False, str(error)
-            return missing == 0, f"{acked - missing} of {acked} acknowledged records read back"
+            held = missing == 0 if e.what == "acked-read-back" else missing > 0
+            return held, f"{acked - missing} of {acked} acknowledged records read back"
         snap = self._snapshot()
         if snap is None:
             return None, seen

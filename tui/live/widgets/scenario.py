@@ -49,8 +49,8 @@ def scenario_lines(state: ScenarioState, compact: bool = False) -> tuple[Text, l
     for planned in state.plan:
         result = state.result(planned.number)
         under_way = planned.number == state.current and not state.finished
-        if under_way:
-            current_at = len(body)
+        if under_way or (state.finished and planned.number == len(state.ended)):
+            current_at = len(body)  # kept in view: the step under way, or the last one done once all are
         body.append(_step_line(planned, result, under_way))
         if planned.say and under_way and not compact:
             body.append(shown(f"    {planned.say}", "italic"))

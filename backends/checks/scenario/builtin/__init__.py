@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from importlib import resources
 
-from kafkatop.backends.model.scenario import Scenario, parse_scenario
+from kafkatop.backends.model.scenario import Scenario
+from kafkatop.backends.model.scenario_file import parse_scenario
 
 
 def builtin_scenarios() -> dict[str, Scenario]:
