@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from textual.message import Message
+
 from kafkatop.backends.checks.scenario.builtin import builtin_scenarios
 from kafkatop.backends.checks.scenario.run import plan
 from kafkatop.backends.insight.scenario_marks import scenario_marks
@@ -14,7 +16,10 @@ from kafkatop.backends.model.operations import OperationPhase
 from kafkatop.backends.model.recording import RecordingHeader
 from kafkatop.backends.model.scenario_report import ExpectResult, ScenarioPhase, ScenarioState, StepResult
 from kafkatop.backends.recording.file import RecordingWriter, read_recording
+from kafkatop.tui.live.feed import Feed
+from kafkatop.tui.live.messages import Polled
 from kafkatop.tui.live.widgets.scenario import scenario_lines
+from tests.unit.test_connect_feed import KeptRecorder
 
 SEED = builtin_scenarios()["seed-002"]
 READY = ScenarioState(SEED.name, SEED.title, plan(SEED), ScenarioPhase.READY)
@@ -78,3 +83,23 @@ def test_once_done_the_pane_keeps_the_last_step_in_view() -> None:
                                                                                   3.0, None, ())))  # fmt: skip
     _, body, current_at, tail = scenario_lines(done)
     assert body[current_at].plain == "✓ 3 start last-down → broker-2" and tail[-1].plain.startswith("done")
+
+
+def test_the_feed_records_a_run_and_a_replay_shows_it_with_the_same_marks() -> None:
+    """Each state is recorded, but one differing only in the value being watched every 2 s at most; replayed, the
+    pane gets the states and the timeline the same marks."""
+    posted: list[Message] = []
+    recorder = KeptRecorder()
+    feed = Feed(posted.append, recorder)
+    later = replace(LED, watching="ISR 1,2,3 (3) · 10 of 30 s")
+    for at, state in ((0.0, READY), (1.0, KILLING), (2.0, LED), (2.5, later),
+                      (4.5, replace(LED, watching="ISR 2,3 (2) · 12 of 30 s"))):  # fmt: skip
+        feed.scenario(state, at)
+    assert [e.at for e in recorder.entries] == [0.0, 1.0, 2.0, 4.5]
+    assert isinstance(posted[-1], Polled) and posted[-1].source == "scenario" and posted[-1].snapshot.watching == (
+        "ISR 2,3 (2) · 12 of 30 s")  # fmt: skip
+    live_marks = [e.text for e in feed.timeline.snapshot().events]
+    replay = Feed(posted.append)
+    for entry in recorder.entries:
+        replay.replayed(entry)
+    assert [e.text for e in replay.timeline.snapshot().events] == live_marks and len(live_marks) == 5

@@ -71,6 +71,7 @@ class Feed:
         self._acls: AclsSnapshot | None = None  # the last ACLs read
         self._acls_recorded: AclsSnapshot | None = None  # the last recorded, its time zeroed
         self._scenario: ScenarioState | None = None  # the scenario's last state: its marks are what changed since
+        self._scenario_recorded: tuple[ScenarioState | None, float] = (None, 0.0)  # the last one recorded, and when
 
     def _post(self, message: Message) -> None:
         if not self.muted:
@@ -180,7 +181,11 @@ class Feed:
     def scenario(self, state: ScenarioState, at: float | None = None) -> None:
         """The scenario's run moved (from its worker): recorded, its marks on the timeline, its pane redrawn."""
         at = time.time() if at is None else at
-        self._record(at, "scenario", state)
+        kept, kept_at = self._scenario_recorded
+        # The value being watched changes every poll: a state that differs only there is recorded every 2 s at most.
+        if kept is None or replace(kept, watching=None) != replace(state, watching=None) or at - kept_at >= 2.0:
+            self._record(at, "scenario", state)
+            self._scenario_recorded = (state, at)
         for mark in scenario_marks(self._scenario, state):
             self.timeline.record_operation(mark, at)
         self._scenario = state

@@ -14,7 +14,7 @@ from kafkatop.backends.check_ports import ScenarioSteps
 from kafkatop.backends.checks.scenario.builtin import builtin_scenarios
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.scenario import Scenario
-from kafkatop.backends.model.scenario_report import ScenarioPhase, ScenarioState
+from kafkatop.backends.model.scenario_report import ScenarioPhase
 from kafkatop.tui.live.host import Host
 
 
@@ -42,16 +42,13 @@ class ScenarioDesk:
             app.notify(f"{app.settings.read_only_reason}: a scenario kills nodes and writes records",
                        severity="warning", timeout=5)  # fmt: skip
             return
-        try:
-            self.run = runner.open(scenario, self._progress)
+        try:  # told to this context's feed: muted once another context is shown, as its pollers are
+            self.run = runner.open(scenario, app.feed.scenario)
         except KafkatopError as e:
             app.notify(str(e), severity="warning", timeout=5)
             return
         self._to_the_end = False
         app.notify(f"scenario {scenario.name}: space does a step, A runs them all", timeout=5)
-
-    def _progress(self, state: ScenarioState) -> None:  # the worker's thread, or the UI's when opened
-        self.app.feed.scenario(state)
 
     def action_open(self, name: str) -> None:
         """The palette's "Scenario: NAME": a built-in scenario on the cluster in view."""
