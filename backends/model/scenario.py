@@ -10,11 +10,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-Action = Literal["kill", "stop", "start", "produce", "consume", "stop-consumer", "wait", "elect"]
+Action = Literal[
+    "kill", "stop", "start", "produce", "consume", "stop-consumer", "wait", "elect", "transaction", "connector"
+]
 ACTIONS: tuple[Action, ...] = get_args(Action)
-What = Literal["isr", "elr", "last-known-elr", "leader", "acked-read-back", "group", "refused", "acked-lost"]
+What = Literal[
+    "isr",
+    "elr",
+    "last-known-elr",
+    "leader",
+    "acked-read-back",
+    "group",
+    "refused",
+    "acked-lost",
+    "records",
+    "transaction",
+    "connector",
+]
 WHATS: tuple[What, ...] = get_args(What)
 ELECTIONS = ("unclean", "preferred")  # kafka-leader-election.sh's --election-type
+ISOLATIONS = ("read_committed", "read_uncommitted")  # a consumer's isolation.level
+TRANSACTION_ENDS = ("commit", "abort", "open")  # a transaction step: how it ends ("open": a later step goes on with it)
+OUTCOMES = ("committed", "aborted", "open")
 SIZED = {"isr": "the ISR", "elr": "the ELR", "last-known-elr": "the last known ELR"}
 
 
@@ -27,8 +44,11 @@ class NodeRef:
     leader_of: tuple[str, int] | None = None
     down: Literal["last-down", "first-down"] | None = None
     follower_of: tuple[str, int] | None = None  # `follower:T-P`: an in-sync replica that does not lead (lowest id)
+    worker_of: str | None = None  # `worker:NAME`: the Connect worker running the connector's first task
 
     def __str__(self) -> str:
+        if self.worker_of is not None:
+            return f"worker:{self.worker_of}"
         if self.leader_of is not None:
             return f"leader:{self.leader_of[0]}-{self.leader_of[1]}"
         if self.follower_of is not None:
@@ -49,10 +69,20 @@ class Expectation:
     throughout: bool  # it must hold at every poll until `within_s` (the ISR *stays* 3), not become true by then
     explain: str | None
     line: int
+    isolation: str | None = None  # records: the consumer's isolation.level
+    count: int | None = None  # records: how many of this run's records it reads; connector: its tasks RUNNING
+    connector: str | None = None  # connector: its name
+    outcome: str | None = None  # transaction: how this run's last transaction ended (or that it is open)
 
     def describe(self) -> str:
         """As a person would say it: "the ISR of purchases-0 has 2 replicas within 30 s"."""
         when = f"for {self.within_s:g} s" if self.throughout else f"within {self.within_s:g} s"
+        if self.what == "records":
+            return f"a {self.isolation} consumer reads {self.count} of this run's records of {self.topic} {when}"
+        if self.what == "transaction":
+            return f"the transaction is {self.outcome}"
+        if self.what == "connector":
+            return f"connector {self.connector} has {self.count} task(s) RUNNING on workers that are up {when}"
         if self.what == "acked-read-back":
             return f"every record acknowledged on {self.topic} reads back {when}"
         if self.what == "acked-lost":
@@ -75,7 +105,7 @@ class Step:
     number: int  # 1, 2, … in the file's order
     action: Action
     node: NodeRef | None  # kill, stop, start
-    topic: str | None  # produce, consume
+    topic: str | None  # produce, consume, transaction
     group: str | None  # consume (its members join it), stop-consumer (its last member started leaves)
     members: int  # consume: how many consumers join
     count: int  # produce: records
@@ -87,6 +117,9 @@ class Step:
     retry: bool = True  # produce: idempotent, retried until the timeout; False: each record sent once
     partition: tuple[str, int] | None = None  # elect: the partition whose leader is elected
     election: str = "unclean"  # elect: unclean or preferred (ElectLeaders, as kafka-leader-election.sh)
+    end: str = "commit"  # transaction: commit, abort or open (left open: the next transaction step goes on with it)
+    connector: str | None = None  # connector: its name
+    config: tuple[tuple[str, str], ...] = ()  # connector: its config ("{dir}" in a value: a folder of the run's own)
 
     def describe(self) -> str:
         if self.action in ("kill", "stop", "start"):
@@ -98,6 +131,12 @@ class Step:
             return f"{self.members} consumer(s) of {self.topic} join group {self.group}"
         if self.action == "elect" and self.partition is not None:
             return f"{self.election} leader election on {self.partition[0]}-{self.partition[1]}"
+        if self.action == "transaction":
+            end = {"commit": "commit", "abort": "abort", "open": "leave it open"}[self.end]
+            return f"{self.count} records to {self.topic} in a transaction, then {end}"
+        if self.action == "connector":
+            kind = dict(self.config).get("connector.class", "").rpartition(".")[2]
+            return f"create connector {self.connector} ({kind})"
         if self.action == "stop-consumer":
             return f"a consumer of group {self.group} stops (it leaves the group)"
         return f"wait {self.seconds:g} s"
@@ -116,6 +155,7 @@ class ClusterShape:
     mode: Literal["kraft", "zookeeper"]
     brokers: int
     controllers: int  # KRaft: dedicated controllers; 0: combined broker+controller nodes
+    connect: int = 0  # Kafka Connect workers (connect-1, …), in one group
 
 
 @dataclass(frozen=True, slots=True)

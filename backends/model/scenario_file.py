@@ -14,7 +14,10 @@ from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.scenario import (
     ACTIONS,
     ELECTIONS,
+    ISOLATIONS,
+    OUTCOMES,
     SIZED,
+    TRANSACTION_ENDS,
     WHATS,
     ClusterShape,
     Expectation,
@@ -64,7 +67,7 @@ def _cluster(raw: Any, lines: _Lines) -> ClusterShape:
     at = lines.table("cluster", 0)
     if not isinstance(raw, dict):
         raise lines.error(at, '[cluster] is a table: brokers = 3, controllers = 1, mode = "kraft"')
-    _only(raw, {"mode", "brokers", "controllers"}, "[cluster]", lines, at)
+    _only(raw, {"mode", "brokers", "controllers", "connect"}, "[cluster]", lines, at)
     mode = raw.get("mode", "kraft")
     if mode not in ("kraft", "zookeeper"):
         raise lines.error(lines.key(at, "mode"), f'mode is "kraft" or "zookeeper", not {mode!r}')
@@ -72,7 +75,8 @@ def _cluster(raw: Any, lines: _Lines) -> ClusterShape:
     controllers = _int(raw.get("controllers", 0), "controllers", 0, 5, lines, lines.key(at, "controllers"))
     if mode == "zookeeper" and controllers:
         raise lines.error(lines.key(at, "controllers"), "a ZooKeeper cluster has no controllers to say: leave it out")
-    return ClusterShape(mode, brokers, controllers)
+    connect = _int(raw.get("connect", 0), "connect", 0, 5, lines, lines.key(at, "connect"))
+    return ClusterShape(mode, brokers, controllers, connect)
 
 
 def _topic(raw: dict[str, Any], index: int, lines: _Lines) -> TopicSpec:
@@ -93,7 +97,7 @@ def _topic(raw: dict[str, Any], index: int, lines: _Lines) -> TopicSpec:
 def _step(raw: dict[str, Any], index: int, lines: _Lines, cluster: ClusterShape, topics: dict[str, TopicSpec]) -> Step:
     at = lines.table("steps", index)
     keys = {"action", "node", "topic", "group", "members", "count", "seconds", "say", "expect", "by-key", "retry",
-            "partition", "election"}  # fmt: skip
+            "partition", "election", "end", "connector", "config"}  # fmt: skip
     _only(raw, keys, "[[steps]]", lines, at)
     action = raw.get("action")
     if action not in ACTIONS:
@@ -102,16 +106,27 @@ def _step(raw: dict[str, Any], index: int, lines: _Lines, cluster: ClusterShape,
     if action in ("kill", "stop", "start"):
         node = _node(raw.get("node"), lines, lines.key(at, "node"), cluster, topics)
     topic = group = None
-    if action in ("produce", "consume"):
+    if action in ("produce", "consume", "transaction"):
         topic = _known_topic(raw.get("topic"), topics, lines, lines.key(at, "topic"))
     if action in ("consume", "stop-consumer"):
-        group = _group(raw.get("group"), lines, lines.key(at, "group"))
+        group = _name(raw.get("group"), lines, lines.key(at, "group"))
+    connector: str | None = None
+    config: tuple[tuple[str, str], ...] = ()
+    if action == "connector":
+        if not cluster.connect:
+            raise lines.error(lines.key(at, "action"), "a connector needs Kafka Connect workers: [cluster] connect = 2")
+        connector = _name(raw.get("connector"), lines, lines.key(at, "connector"), "connector")
+        config = _config(raw.get("config"), lines, lines.key(at, "config"))
     partition = (
         _partition(raw.get("partition"), topics, lines, lines.key(at, "partition")) if action == "elect" else None
     )
     election = raw.get("election", "unclean")
     if election not in ELECTIONS:
         raise lines.error(lines.key(at, "election"), f"election is one of {', '.join(ELECTIONS)}, not {election!r}")
+    end = raw.get("end", "commit")
+    if end not in TRANSACTION_ENDS or ("end" in raw and action != "transaction"):
+        raise lines.error(lines.key(at, "end"), f"end goes with action = \"transaction\" and is one of "
+                          f"{', '.join(TRANSACTION_ENDS)}, not {end!r}")  # fmt: skip
     members = _int(raw.get("members", 1), "members", 1, 20, lines, lines.key(at, "members"))
     count = _int(raw.get("count", 100), "count", 1, 1_000_000, lines, lines.key(at, "count"))
     seconds = _seconds(raw.get("seconds", 5), lines, lines.key(at, "seconds"))
@@ -127,13 +142,18 @@ def _step(raw: dict[str, Any], index: int, lines: _Lines, cluster: ClusterShape,
     expects = tuple(
         _expect(e, index, j, lines, topics) for j, e in enumerate(_tables(raw.get("expect", []), "expect", lines, at))
     )
+    for e in expects:
+        if e.what == "transaction" and action != "transaction":
+            raise lines.error(e.line, 'what = "transaction" (how the step\'s transaction ended) goes under an '
+                              'action = "transaction" step')  # fmt: skip
     return Step(index + 1, action, node, topic, group, members, count, seconds, say, expects, at, by_key, retry,
-                partition, election)  # fmt: skip
+                partition, election, end, connector, config)  # fmt: skip
 
 
 def _expect(raw: dict[str, Any], step: int, index: int, lines: _Lines, topics: dict[str, TopicSpec]) -> Expectation:
     at = lines.table("steps.expect", index, within=lines.table("steps", step))
-    keys = {"what", "partition", "topic", "size", "leader", "group", "members", "within", "throughout", "explain"}
+    keys = {"what", "partition", "topic", "size", "leader", "group", "members", "within", "throughout", "explain",
+            "isolation", "count", "outcome", "connector"}  # fmt: skip
     _only(raw, keys, "[[steps.expect]]", lines, at)
     what = raw.get("what")
     if what not in WHATS:
@@ -141,7 +161,7 @@ def _expect(raw: dict[str, Any], step: int, index: int, lines: _Lines, topics: d
     partition = topic = size = leader = group = None
     members = 0
     if what == "group":
-        group = _group(raw.get("group"), lines, lines.key(at, "group"))
+        group = _name(raw.get("group"), lines, lines.key(at, "group"))
         members = _int(raw.get("members"), "members", 0, 20, lines, lines.key(at, "members"))
     if what in ("isr", "elr", "last-known-elr", "leader"):
         partition = _partition(raw.get("partition"), topics, lines, lines.key(at, "partition"))
@@ -155,14 +175,30 @@ def _expect(raw: dict[str, Any], step: int, index: int, lines: _Lines, topics: d
             leader = str(value)
         else:
             raise lines.error(lines.key(at, "leader"), 'leader = "none", "changed" or a broker id (leader = 2)')
-    if what in ("acked-read-back", "acked-lost", "refused"):
+    if what in ("acked-read-back", "acked-lost", "refused", "records"):
         topic = _known_topic(raw.get("topic"), topics, lines, lines.key(at, "topic"))
+    isolation = count = outcome = None
+    if what == "records":
+        isolation = raw.get("isolation", "read_committed")
+        if isolation not in ISOLATIONS:
+            raise lines.error(lines.key(at, "isolation"), f"isolation is {' or '.join(ISOLATIONS)} (the consumer's "
+                              f"isolation.level), not {isolation!r}")  # fmt: skip
+        count = _int(raw.get("count"), "count", 0, 1_000_000, lines, lines.key(at, "count"))
+    connector = None
+    if what == "connector":
+        connector = _name(raw.get("connector"), lines, lines.key(at, "connector"), "connector")
+        count = _int(raw.get("count", 1), "count", 0, 100, lines, lines.key(at, "count"))
+    if what == "transaction":
+        outcome = raw.get("outcome")
+        if outcome not in OUTCOMES:
+            raise lines.error(lines.key(at, "outcome"), f"outcome is one of {', '.join(OUTCOMES)}, not {outcome!r}")
     within = _seconds(raw.get("within", DEFAULT_WITHIN_S), lines, lines.key(at, "within"))
     throughout = raw.get("throughout", False)
     if not isinstance(throughout, bool):
         raise lines.error(lines.key(at, "throughout"), "throughout = true (it must hold all along) or false")
     explain = _text(raw.get("explain"), "explain", lines, lines.key(at, "explain"))
-    return Expectation(what, partition, topic, size, leader, group, members, within, throughout, explain, at)
+    return Expectation(what, partition, topic, size, leader, group, members, within, throughout, explain, at,
+                       isolation=isolation, count=count, outcome=outcome, connector=connector)  # fmt: skip
 
 
 def _node(value: Any, lines: _Lines, line: int, cluster: ClusterShape, topics: dict[str, TopicSpec]) -> NodeRef:
@@ -172,15 +208,19 @@ def _node(value: Any, lines: _Lines, line: int, cluster: ClusterShape, topics: d
         return NodeRef(follower_of=_partition(value.removeprefix("follower:"), topics, lines, line))
     if value in ("last-down", "first-down"):
         return NodeRef(down=value)
-    m = re.fullmatch(r"broker-(\d+)", value) if isinstance(value, str) else None
+    if isinstance(value, str) and value.startswith("worker:") and cluster.connect:
+        return NodeRef(worker_of=_name(value.removeprefix("worker:"), lines, line, "connector"))
+    m = re.fullmatch(r"(broker|connect)-(\d+)", value) if isinstance(value, str) else None
     if m is None:
         raise lines.error(
             line,
-            'node = "broker-2", "leader:purchases-0", "follower:purchases-0", "last-down" or '
-            f'"first-down", not {value!r}',
+            'node = "broker-2", "leader:purchases-0", "follower:purchases-0", "last-down", "first-down", or with '
+            f'Connect workers "connect-1" or "worker:CONNECTOR", not {value!r}',
         )
-    if not 1 <= int(m.group(1)) <= cluster.brokers:
-        raise lines.error(line, f"{value} is not in this cluster: brokers are broker-1 … broker-{cluster.brokers}")
+    role, count = ("brokers", cluster.brokers) if m.group(1) == "broker" else ("Connect workers", cluster.connect)
+    if not 1 <= int(m.group(2)) <= count:
+        listed = f"{m.group(1)}-1 … {m.group(1)}-{count}" if count else "none ([cluster] connect = 2)"
+        raise lines.error(line, f"{value} is not in this cluster: {role} are {listed}")
     return NodeRef(name=value)
 
 
@@ -207,10 +247,19 @@ def _known_topic(value: Any, topics: dict[str, TopicSpec], lines: _Lines, line: 
     return value
 
 
-def _group(value: Any, lines: _Lines, line: int) -> str:
+def _name(value: Any, lines: _Lines, line: int, key: str = "group") -> str:
     if not isinstance(value, str) or not _NAME.fullmatch(value):
-        raise lines.error(line, f'group = "billing": a group id of letters, digits, ".", "_" or "-", not {value!r}')
+        example = {"group": "billing", "connector": "orders-sink"}[key]
+        raise lines.error(line, f'{key} = "{example}": a name of letters, digits, ".", "_" or "-", not {value!r}')
     return value
+
+
+def _config(value: Any, lines: _Lines, line: int) -> tuple[tuple[str, str], ...]:
+    if (not isinstance(value, dict) or "connector.class" not in value
+            or not all(isinstance(v, str | int | bool) for v in value.values())):  # fmt: skip
+        raise lines.error(line, 'config = { "connector.class" = "FileStreamSink", "topics" = "orders", "file" = '
+                          '"{dir}/orders.txt" }: names and values, the class among them')  # fmt: skip
+    return tuple((k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in value.items())
 
 
 def _seconds(value: Any, lines: _Lines, line: int) -> float:

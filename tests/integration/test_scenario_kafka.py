@@ -2,7 +2,9 @@
 passes every expectation with --json, and stops the lab it started; a scenario whose expectation cannot hold (the ISR
 keeps 3 replicas after a kill -9 of the leader) fails with what was seen instead, exit 1. Built in: the seed labs
 (seed-000, seed-002, seed-004), Kafka 4.1's eligible leader replicas (elr) and acks=all refused below
-min.insync.replicas (min-isr), and an unclean election losing what only the old leader had (unclean).
+min.insync.replicas (min-isr), an unclean election losing what only the old leader had (unclean), a transaction
+aborted by a leader kill and what each isolation level reads (transaction), a Connect worker's tasks taken over by
+the other worker (connect).
 
 Labs on ports 30700-30702 (brokers) and 30720 (the controller), one at a time. Run:
   KAFKA_HOME=/opt/kafka_2.13-4.1.0 .venv/bin/python -m pytest -q -m kafka tests/integration/test_scenario_kafka.py
@@ -48,7 +50,8 @@ def java_left(state: Path) -> list[str]:
     return left
 
 
-@pytest.mark.parametrize("name", ["seed-002", "seed-000", "seed-004", "elr", "min-isr", "unclean"])
+@pytest.mark.parametrize("name", ["seed-002", "seed-000", "seed-004", "elr", "min-isr", "unclean", "transaction",
+                                  "connect"])  # fmt: skip
 def test_a_built_in_scenario_passes_on_kafka(
     name: str, kafka_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

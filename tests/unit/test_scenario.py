@@ -73,7 +73,10 @@ def test_the_built_in_scenarios_parse() -> None:
     ],
 )
 def test_a_mistake_is_named_with_its_line(change: tuple[str, str], line: int, said: str) -> None:
-    text = AS_WRITTEN.replace(*change)
+    refused(AS_WRITTEN.replace(*change), line, said)
+
+
+def refused(text: str, line: int, said: str) -> None:
     with pytest.raises(ScenarioError) as caught:
         parse_scenario(text, "lab.toml")
     assert str(caught.value).startswith(f"lab.toml:{line}: {said}"), str(caught.value)
@@ -138,3 +141,76 @@ def test_an_election_step_and_what_it_loses() -> None:
     assert str(caught.value) == "lab.toml:21: election is one of unclean, preferred, not 'dirty'"
     with pytest.raises(ScenarioError, match="a partition is written topic-N"):
         parse_scenario(text.replace('action = "elect"\npartition = "ch-0"', 'action = "elect"'), "lab.toml")
+
+
+TRANSACTION = AS_WRITTEN + (
+    '\n[[steps]]\naction = "transaction"\ntopic = "ch"\ncount = 30\nend = "open"\n'
+    '[[steps.expect]]\nwhat = "records"\ntopic = "ch"\nisolation = "read_uncommitted"\ncount = 30\n'
+    '[[steps.expect]]\nwhat = "transaction"\noutcome = "open"\n'
+)
+
+
+def test_a_transaction_step_and_what_each_isolation_level_reads() -> None:
+    step = parse_scenario(TRANSACTION, "a").steps[-1]
+    assert (step.action, step.topic, step.count, step.end) == ("transaction", "ch", 30, "open")
+    assert step.describe() == "30 records to ch in a transaction, then leave it open"
+    reads, outcome = step.expect
+    assert reads.describe() == "a read_uncommitted consumer reads 30 of this run's records of ch within 30 s"
+    assert (outcome.describe(), outcome.outcome) == ("the transaction is open", "open")
+    default = parse_scenario(TRANSACTION.replace('isolation = "read_uncommitted"\n', ""), "a").steps[-1].expect[0]
+    assert default.isolation == "read_committed"  # what a reader of transactions sets
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "said"),
+    [
+        (('end = "open"', 'end = "later"'), 22, 'end goes with action = "transaction" and is one of commit, abort'),
+        (('isolation = "read_uncommitted"', 'isolation = "dirty"'), 26, "isolation is read_committed or read_unc"),
+        (('outcome = "open"', 'outcome = "maybe"'), 30, "outcome is one of committed, aborted, open, not 'maybe'"),
+        (('action = "kill"', 'action = "kill"\nend = "open"'), 11, 'end goes with action = "transaction"'),
+        (('what = "isr"', 'what = "transaction"\noutcome = "open"'), 12, 'what = "transaction" (how the step'),
+        (
+            (
+                'count = 30\n[[steps.expect]]\nwhat = "transaction"',
+                'count = -1\n[[steps.expect]]\nwhat = "transaction"',
+            ),
+            27,
+            "count is a whole number from 0",
+        ),  # fmt: skip
+    ],
+)
+def test_a_transaction_mistake_is_named_with_its_line(change: tuple[str, str], line: int, said: str) -> None:
+    refused(TRANSACTION.replace(*change), line, said)
+
+
+CONNECTOR = AS_WRITTEN.replace("controllers = 1", "controllers = 1\nconnect = 2") + (
+    '\n[[steps]]\naction = "connector"\nconnector = "sink"\n'
+    'config = { "connector.class" = "FileStreamSink", "topics" = "ch", "file" = "{dir}/ch.txt", "tasks.max" = 1 }\n'
+    '[[steps.expect]]\nwhat = "connector"\nconnector = "sink"\n'
+    '[[steps]]\naction = "kill"\nnode = "worker:sink"\n'
+)
+
+
+def test_a_connector_its_worker_and_its_tasks() -> None:
+    s = parse_scenario(CONNECTOR, "a")
+    create, kill = s.steps[-2:]
+    assert s.cluster.connect == 2
+    assert (create.connector, dict(create.config)["tasks.max"]) == ("sink", "1")
+    assert create.describe() == "create connector sink (FileStreamSink)"
+    assert create.expect[0].describe() == "connector sink has 1 task(s) RUNNING on workers that are up within 30 s"
+    assert (kill.node, str(kill.node)) == (NodeRef(worker_of="sink"), "worker:sink")
+    assert str(parse_scenario(CONNECTOR.replace("worker:sink", "connect-2"), "a").steps[-1].node) == "connect-2"
+
+
+@pytest.mark.parametrize(
+    ("change", "line", "said"),
+    [
+        (("connect = 2", "connect = 0"), 20, "a connector needs Kafka Connect workers: [cluster] connect = 2"),
+        (("worker:sink", "connect-3"), 28, "connect-3 is not in this cluster: Connect workers are connect-1 … conn"),
+        (('connector = "sink"\nconfig', 'connector = "a b"\nconfig'), 21, 'connector = "orders-sink": a name of'),
+        (('"connector.class" = "FileStreamSink", ', ""), 22, 'config = { "connector.class" = "FileStreamSink"'),
+        (("connect = 2", "connect = 9"), 5, "connect is a whole number from 0 to 5"),
+    ],
+)
+def test_a_connector_mistake_is_named_with_its_line(change: tuple[str, str], line: int, said: str) -> None:
+    refused(CONNECTOR.replace(*change), line, said)

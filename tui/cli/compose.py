@@ -132,7 +132,9 @@ def _durability(connection: KafkaConnection, control: NodeControl | None) -> Dur
     return make
 
 
-def _scenarios(chosen: Chosen, stack: ExitStack, read_only: bool) -> ScenarioRunner | None:
+def _scenarios(
+    chosen: Chosen, stack: ExitStack, read_only: bool, connect: ports.ConnectCluster | None
+) -> ScenarioRunner | None:
     """A lab's or the demo's: a scenario kills and starts nodes (an attached cluster's are not kafkatop's; a read-only
     context writes nothing)."""
     if chosen.kind == "attach" or read_only:
@@ -147,7 +149,7 @@ def _scenarios(chosen: Chosen, stack: ExitStack, read_only: bool) -> ScenarioRun
         admin = AdminSource(chosen.connection, timeout_s=5.0)
         poll, close_poll = admin.poll, admin.close
     runs = ScenarioRuns(chosen.connection, chosen.control, poll, topics, close_poll,
-                        chosen.elections or _elections(chosen.connection))  # fmt: skip
+                        chosen.elections or _elections(chosen.connection), connect)  # fmt: skip
     stack.callback(runs.close)
     return runs
 
@@ -321,7 +323,7 @@ def compose_sources(
         transactions=None if chosen.kind == "demo" else TransactionWatch(connection),  # the mock has none
         browser=browser, connect=connect, acls=acls, granting=granting(args, chosen.kind, connection), codec=codec,
         schemas=schemas, log_dirs=log_dirs,
-        scenarios=_scenarios(chosen, stack, read_only=bool(getattr(args, "read_only", False))),
+        scenarios=_scenarios(chosen, stack, bool(getattr(args, "read_only", False)), connect),
     )  # fmt: skip
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None

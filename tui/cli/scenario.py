@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 
@@ -62,6 +63,8 @@ def live_scenario(args: argparse.Namespace) -> Scenario | None:
         shape = scenario.cluster
         args.name = args.name or scenario.name
         args.brokers, args.controllers = shape.brokers, shape.controllers
+        if shape.connect:  # its workers (a lab's connect count from --connect or a config file kept if more)
+            args.connect = max(getattr(args, "connect", None) or 0, shape.connect)
         args.mode = "zk" if shape.mode == "zookeeper" else "kraft"
     return scenario
 
@@ -90,12 +93,15 @@ def run(args: argparse.Namespace, scenario: Scenario) -> int:
     from kafkatop.backends.lab.cluster import LabCluster
     from kafkatop.backends.lab.control import LabControl
     from kafkatop.tui.cli.common import build_spec, interrupt_on_termination, lab_connection, state_root
+    from kafkatop.tui.cli.compose_connect import connect_cluster
     from kafkatop.tui.cli.install import find_or_offer
 
     shape = scenario.cluster
     args.name = args.name or scenario.name
     args.brokers = args.brokers or shape.brokers
     args.controllers = args.controllers if args.controllers is not None else shape.controllers
+    if shape.connect:
+        args.connect = max(args.connect or 0, shape.connect)
     args.mode = args.mode or ("zk" if shape.mode == "zookeeper" else "kraft")
     spec = build_spec(args)
     install = find_or_offer(args, spec.mode, demo_instead=False)
@@ -109,17 +115,21 @@ def run(args: argparse.Namespace, scenario: Scenario) -> int:
     with interrupt_on_termination():  # SIGTERM and SIGHUP unwind as Ctrl-C does: the lab it started is stopped
         try:
             say(f"scenario {scenario.name}: {scenario.title}")
-            say(f"starting lab {spec.name!r} ({spec.brokers} brokers, {install}) …")
+            workers = f", {spec.connect} Connect workers" if spec.connect else ""
+            say(f"starting lab {spec.name!r} ({spec.brokers} brokers{workers}, {install}) …")
             snap = cluster.up(timeout_s=args.timeout)
             connection = lab_connection(args, snap)
             admin = AdminSource(connection, timeout_s=5.0)
             elections = partial(LeaderElector, connection, timeout_s=30.0)
-            runner = ScenarioRun(scenario, LabControl(cluster), admin.poll, connection, say, elections=elections)
-            try:
-                report = runner.run()
-            finally:
-                runner.close()
-                admin.close()
+            with ExitStack() as stack:
+                connect = connect_cluster(args, cluster, stack)
+                runner = ScenarioRun(scenario, LabControl(cluster), admin.poll, connection, say, elections=elections,
+                                     connect=connect)  # fmt: skip
+                try:
+                    report = runner.run()
+                finally:
+                    runner.close()
+                    admin.close()
         except KeyboardInterrupt:
             interrupted = True
         finally:

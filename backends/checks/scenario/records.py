@@ -25,8 +25,9 @@ TIMEOUT_S = 30.0
 
 
 class AckedRecords:
-    def __init__(self, connection: KafkaConnection) -> None:
+    def __init__(self, connection: KafkaConnection, run: str) -> None:
         self.connection = connection
+        self.run = run  # each value starts with it: this run's records, told from others in a topic kept
         self.acked: dict[str, dict[tuple[int, int], bytes]] = {}  # topic: (partition, offset) -> value
         self._admin = handles.admin_client(connection.config("kafkatop-scenario"))
 
@@ -46,7 +47,7 @@ class AckedRecords:
         """`count` records (acks=all), each waited for: (acknowledged, refused or undelivered, why each was not, by
         Kafka's error name). Idempotent and retried until the timeout, as a durable producer is; `retry=False`: each
         sent once, so that a broker's refusal (NOT_ENOUGH_REPLICAS) comes back as itself."""
-        run = uuid.uuid4().hex[:8]
+        run = f"{self.run}-{uuid.uuid4().hex[:6]}"
         acked = self.acked.setdefault(topic, {})
         outcome = {"acked": 0, "failed": 0}
         errors: Counter[str] = Counter()

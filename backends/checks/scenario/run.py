@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
+import uuid
 from collections.abc import Callable
 from dataclasses import replace
 
+from kafkatop.backends.checks.scenario.connectors import ScenarioConnect
+from kafkatop.backends.checks.scenario.expectations import Evidence, leader, partition
 from kafkatop.backends.checks.scenario.records import AckedRecords
+from kafkatop.backends.checks.scenario.transactions import ScenarioTransactions
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
-from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.errors import KafkatopError
@@ -36,7 +39,7 @@ from kafkatop.backends.model.scenario_report import (
     ScenarioState,
     StepResult,
 )
-from kafkatop.backends.ports import LeaderElectionsFactory, NodeControl, TopicAdmin
+from kafkatop.backends.ports import ConnectCluster, LeaderElectionsFactory, NodeControl, TopicAdmin
 
 POLL_INTERVAL_S = 0.5
 SETTLE_S = 60.0  # the topics' leaders and full ISRs, before the first step
@@ -47,6 +50,11 @@ _DONE_BY_KEY = {
     "stop": (NodeState.DOWN,),
     "start": (NodeState.UP,),
 }
+
+
+# Actions that take a while (a produce waits for every acknowledgement; an aborted transaction, for its records'
+# delivery timeout): their expectations are timed from their end. A kill, stop or start is timed from its start.
+_TIMED_FROM_END = ("produce", "transaction", "consume", "elect")
 
 
 class ScenarioStopped(KafkatopError):
@@ -76,16 +84,19 @@ class ScenarioRun:
         by_key: bool = False,  # the live view: `by-key` steps wait for the user
         cancelled: Callable[[], bool] = lambda: False,
         elections: LeaderElectionsFactory | None = None,  # the `elect` steps' ElectLeaders
+        connect: ConnectCluster | None = None,  # the lab's Kafka Connect workers
     ) -> None:
         self.scenario = scenario
         self.control = control
         self.poll = poll
-        self.records = AckedRecords(connection)
+        run = uuid.uuid4().hex[:8]
+        self.records = AckedRecords(connection, run)
+        self.transactions = ScenarioTransactions(connection, run)
+        self.connect = ScenarioConnect(connect, control.poll, scenario.name)
+        self.evidence = Evidence(poll, self.records, self.transactions, self.connect)
         self.consumers = ConsumerPool(connection)
         self._topics = topics
         self._members: dict[str, list[str]] = {}  # group: its console consumers this run started, in order
-        self._group_topics: dict[str, set[str]] = {}
-        self._produced: dict[str, tuple[int, int, Counter[str]]] = {}  # topic: its last produce step's outcome
         self.say = say
         self._on_progress = on_progress
         self._by_key = by_key
@@ -146,7 +157,9 @@ class ScenarioRun:
         if not self._closed:
             self._closed = True
             self.consumers.close()
+            self.transactions.close()
             self.records.close()
+            self.connect.close()
 
     # --- steps ------------------------------------------------------------------------------------------------------
     def _prepare(self) -> None:
@@ -168,7 +181,7 @@ class ScenarioRun:
             if snap is not None and all(
                 (t := snap.topic(name)) is not None
                 and len(t.partitions) == spec.partitions
-                and all(_leader(p) is not None and len(p.isr) == spec.replication_factor for p in t.partitions)
+                and all(leader(p) is not None and len(p.isr) == spec.replication_factor for p in t.partitions)
                 for name, spec in wanted.items()
             ):
                 return
@@ -199,7 +212,7 @@ class ScenarioRun:
             elif step.action == "produce":
                 assert step.topic is not None
                 acked, failed, errors = self.records.produce(step.topic, step.count, step.retry)
-                self._produced[step.topic] = (acked, failed, errors)
+                self.evidence.produced[step.topic] = (acked, failed, errors)
                 why = f" ({', '.join(f'{name} ×{n}' for name, n in errors.most_common())})" if errors else ""
                 self.say(f"  {acked} acknowledged, {failed} refused{why}")
             elif step.action == "consume":
@@ -208,7 +221,7 @@ class ScenarioRun:
                     self.consumers.start([step.topic], step.group, from_beginning=True) for _ in range(step.members)
                 ]
                 self._members.setdefault(step.group, []).extend(names)
-                self._group_topics.setdefault(step.group, set()).add(step.topic)
+                self.evidence.group_topics.setdefault(step.group, set()).add(step.topic)
                 self.say(f"  {', '.join(names)} started in group {step.group}")
             elif step.action == "stop-consumer":
                 assert step.group is not None
@@ -222,16 +235,23 @@ class ScenarioRun:
                 self._sleep(step.seconds)
             elif step.action == "elect":
                 self._elect(step)
+            elif step.action == "transaction":
+                self._transaction(step)
+            elif step.action == "connector":
+                assert step.connector is not None
+                self.say(f"  {self.connect.create(step.connector, step.config)}")
         except ScenarioStopped:
             raise
         except KafkatopError as e:
             error = str(e)
             self.say(f"  ✗ {error}")
+        # records sent, a transaction ended: "within 30 s" of that, not of the step's start
+        since = time.time() if step.action in _TIMED_FROM_END else at
         result = StepResult(step.number, step.describe(), node, at, error, ())
         if error is None:
             for expected in step.expect:
                 self._tell(running=result, phase=ScenarioPhase.RUNNING, note=None)
-                result = replace(result, expects=(*result.expects, self._watch(expected, at, before)))
+                result = replace(result, expects=(*result.expects, self._watch(expected, since, before)))
         return result
 
     def _elect(self, step: Step) -> None:
@@ -249,6 +269,12 @@ class ScenarioRun:
             if not r.elected and not r.not_needed:
                 raise KafkatopError(f"{step.election} election on {topic}-{number} refused: {r.error}: {r.message}")
         self.say(f"  {step.election} leader election on {topic}-{number}: done")
+
+    def _transaction(self, step: Step) -> None:
+        partitions = next(t.partitions for t in self.scenario.topics if t.name == step.topic)
+        assert step.topic is not None
+        done = self.transactions.send(step.topic, partitions, step.count, step.end)
+        self.say(f"  {done}")
 
     def _await_key(self, step: Step, node: str) -> float:
         """A `by-key` step in the live view: the user presses the key on the node (or asks the run to do it); when
@@ -280,21 +306,23 @@ class ScenarioRun:
         assert step.node is not None
         if step.node.name is not None:
             return step.node.name
+        if step.node.worker_of is not None:
+            return self.connect.worker_of(step.node.worker_of)
         if step.node.down is not None:
             if not self._down:
                 raise KafkatopError(f"no node of this run is down: {step.node.down} names none")
             return self._down[-1] if step.node.down == "last-down" else self._down[0]
         topic, number = step.node.leader_of or step.node.follower_of or ("", 0)
-        p = _partition(snap, topic, number)
-        leader = _leader(p)
+        p = partition(snap, topic, number)
+        led = leader(p)
         if step.node.follower_of is not None:
-            followers = sorted(r for r in (p.isr if p is not None else ()) if r != leader)
+            followers = sorted(r for r in (p.isr if p is not None else ()) if r != led)
             if not followers:
                 raise KafkatopError(f"{topic}-{number} has no in-sync follower to {step.action}")
             return f"broker-{followers[0]}"
-        if leader is None:
+        if led is None:
             raise KafkatopError(f"{topic}-{number} has no leader to {step.action}")
-        return f"broker-{leader}"
+        return f"broker-{led}"
 
     # --- expectations -----------------------------------------------------------------------------------------------
     def _watch(self, e: Expectation, since: float, before: ClusterSnapshot | None) -> ExpectResult:
@@ -302,7 +330,7 @@ class ScenarioRun:
         seen = "nothing yet (no poll answered)"
         known = False  # a poll answered: while every broker is down, none does (neither does kafka-topics.sh)
         while True:
-            met, seen = self._check(e, before, seen)
+            met, seen = self.evidence.check(e, before, seen)
             known = known or met is not None
             now = time.time()
             if e.throughout and met is False:  # it had to hold all along
@@ -317,59 +345,6 @@ class ScenarioRun:
             self._tell(watching=f"{seen} · {now - since:.0f} of {e.within_s:g} s")
             self._sleep(min(POLL_INTERVAL_S, max(0.0, deadline - now)))
 
-    def _check(self, e: Expectation, before: ClusterSnapshot | None, seen: str) -> tuple[bool | None, str]:
-        """Whether it holds now, and what was seen; None: not known (no poll answered, the partition not in it)."""
-        if e.what == "refused":
-            assert e.topic is not None
-            if e.topic not in self._produced:
-                return False, f"this run produced nothing to {e.topic}"
-            acked, failed, errors = self._produced[e.topic]
-            why = ", ".join(f"{name} ×{n}" for name, n in errors.most_common()) or "no error"
-            return acked == 0 and failed > 0, f"{acked} of {acked + failed} acknowledged; refused: {why}"
-        if e.what in ("acked-read-back", "acked-lost"):
-            assert e.topic is not None
-            try:
-                missing, acked = self.records.read_back(e.topic)
-            except KafkatopError as error:
-                return False, str(error)
-            held = missing == 0 if e.what == "acked-read-back" else missing > 0
-            return held, f"{acked - missing} of {acked} acknowledged records read back"
-        snap = self._snapshot()
-        if snap is None:
-            return None, seen
-        if e.what == "group":
-            return self._group(snap, e)
-        assert e.partition is not None
-        p = _partition(snap, *e.partition)
-        if p is None:
-            return None, f"{e.partition[0]}-{e.partition[1]} not in the metadata (no broker answered?)"
-        if e.what == "isr":
-            return len(p.isr) == e.size, f"ISR {','.join(map(str, p.isr)) or 'empty'} ({len(p.isr)})"
-        if e.what in ("elr", "last-known-elr"):
-            name, members = ("ELR", p.elr) if e.what == "elr" else ("LastKnownElr", p.last_known_elr)
-            if members is None:
-                return False, f"{name} not read (a cluster without KIP-966, or a poll without DescribeTopicPartitions)"
-            return len(members) == e.size, f"{name} {','.join(map(str, members)) or 'empty'} ({len(members)})"
-        now = _leader(p)
-        said = "none (-1)" if now is None else str(now)
-        if e.leader == "none":
-            return now is None, f"leader {said}"
-        if e.leader == "changed":
-            old = _leader(_partition(before, *e.partition))
-            return now is not None and now != old, f"leader {said} (was {'none (-1)' if old is None else old})"
-        return str(now) == e.leader, f"leader {said}"
-
-    def _group(self, snap: ClusterSnapshot, e: Expectation) -> tuple[bool, str]:
-        """Its members, and whether they share every partition of the topics this run's consumers read in it."""
-        group = next((g for g in snap.groups if g.group_id == e.group), None)
-        if group is None:
-            return False, f"no group {e.group} in the poll"
-        topics = self._group_topics.get(e.group or "", set())
-        wanted = {(t, p.id) for t in topics if (found := snap.topic(t)) is not None for p in found.partitions}
-        held = {(tp.topic, tp.partition) for m in group.members for tp in m.assignment}
-        seen = f"{len(group.members)} member(s), {len(held & wanted)} of {len(wanted)} partitions assigned"
-        return len(group.members) == e.members and (not e.members or wanted <= held), f"{seen} ({group.state})"
-
     def _check_cancelled(self) -> None:
         if self._cancelled():
             raise ScenarioStopped("the scenario was stopped")
@@ -382,17 +357,4 @@ class ScenarioRun:
             time.sleep(min(left, POLL_INTERVAL_S))
 
     def _snapshot(self) -> ClusterSnapshot | None:
-        try:
-            return self.poll()
-        except KafkatopError:
-            return None
-
-
-def _partition(snap: ClusterSnapshot | None, topic: str, number: int) -> Partition | None:
-    t = snap.topic(topic) if snap is not None else None
-    return next((p for p in t.partitions if p.id == number), None) if t is not None else None
-
-
-def _leader(p: Partition | None) -> int | None:
-    """The partition's leader; None when it has none (Kafka's -1: every replica that may lead is down)."""
-    return p.leader if p is not None and p.leader is not None and p.leader >= 0 else None
+        return self.evidence.snapshot()

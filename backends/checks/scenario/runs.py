@@ -13,7 +13,7 @@ from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.scenario import Scenario
 from kafkatop.backends.model.scenario_report import ScenarioState
-from kafkatop.backends.ports import LeaderElectionsFactory, NodeControl, TopicAdmin
+from kafkatop.backends.ports import ConnectCluster, LeaderElectionsFactory, NodeControl, TopicAdmin
 
 
 class ScenarioRuns:
@@ -25,9 +25,11 @@ class ScenarioRuns:
         topics: Callable[[], TopicAdmin],
         close_poll: Callable[[], None] = lambda: None,
         elections: LeaderElectionsFactory | None = None,
+        connect: ConnectCluster | None = None,
     ) -> None:
         self._connection, self._control, self._poll = connection, control, poll
         self._topics, self._close_poll, self._elections = topics, close_poll, elections
+        self._connect = connect
         self._admin: TopicAdmin | None = None
         self.run: ScenarioRun | None = None
         self.closed = False
@@ -50,7 +52,7 @@ class ScenarioRuns:
 
         run = ScenarioRun(scenario, self._control, self._poll, self._connection, topics=self._admin,
                           on_progress=on_progress, by_key=True, cancelled=stopped,
-                          elections=self._elections)  # fmt: skip
+                          elections=self._elections, connect=self._connect)  # fmt: skip
         self.run = run
         on_progress(run.state)
         return run

@@ -143,6 +143,8 @@ class ScenarioPane(LivePane, Widget):
             start = (
                 current_at - 1 if current_at and sum(rows[current_at - 1 : current_at + 3]) <= budget else current_at
             )
+            while start and sum(rows[start - 1 :]) <= budget:  # near the end: filled from above, no blank below
+                start -= 1
             kept: list[Text] = []
             for line, taken in zip(body[start:], rows[start:], strict=True):
                 if taken > budget:
