@@ -32,6 +32,15 @@ def _confirmations_armed_at_once(request: pytest.FixtureRequest, monkeypatch: py
         monkeypatch.setattr(ConfirmScreen, "ARMING_S", 0.0)
 
 
+@pytest.fixture(autouse=True)
+def _audit_trail_kept_apart(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The writes tests send are audited (tui/cli/audit.py) to $XDG_STATE_HOME/kafkatop/audit.jsonl: one folder for
+    the session, never the developer's own trail (a test that sets XDG_STATE_HOME itself sets it after this)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-state"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The one place that decides: tests marked `kafka` run against a real Apache Kafka (KAFKA_HOME), and are skipped,
     saying so, where it is unset."""

@@ -125,6 +125,7 @@ def test_the_entry_point_loads_only_the_parser() -> None:
                 "tools",
                 "streams",
                 "lag",
+                "audit",
             )
         ),
         "kafkatop.tui.cli.options",

@@ -142,7 +142,7 @@ def test_every_command_is_classified_as_writing_or_not() -> None:
 def test_the_lists_here_name_every_command() -> None:
     """A new command is added to WRITE_INVOCATIONS or READ_INVOCATIONS below, and so is tested both ways."""
     listed = {argv[0] for _, argv in WRITE_INVOCATIONS + READ_INVOCATIONS}
-    assert set(build_parser().commands) - listed == {"install", "contexts"}  # no cluster: nothing to refuse
+    assert set(build_parser().commands) - listed == {"install", "contexts", "audit"}  # no cluster: nothing to refuse
 
 
 # --- (b) writes refused, reads let through --------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from functools import partial
 
 from kafkatop.tui.cli.options import Parser, Settle
 from kafkatop.tui.cli.parser_acls import ACLS, add_acls
+from kafkatop.tui.cli.parser_audit import AUDIT, add_audit
 from kafkatop.tui.cli.parser_checks import CHAOS, DURABILITY, SCENARIO, add_chaos, add_durability, add_scenario
 from kafkatop.tui.cli.parser_clients import (
     CONSUME,
@@ -196,6 +197,7 @@ COMMANDS: tuple[Command, ...] = (
             ".metadata_quorum:cmd_metadata_quorum", never, note="as kafka-metadata-quorum.sh describe"),
     Command("api-versions", API_VERSIONS, (cluster_options, add_api_versions), ".api_versions:cmd_api_versions", never,
             note="as kafka-broker-api-versions.sh"),
+    Command("audit", AUDIT, (add_audit,), ".audit:cmd_audit", never, note="who changed what"),
 )
 # fmt: on
 
@@ -224,6 +226,7 @@ OVERVIEW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("", ("log-dirs", "get-offsets", "delete-records", "metadata-quorum", "api-versions", "client-metrics")),
     ("", ("transactions",)),
     ("", ("connect",)),
+    ("", ("audit",)),
     ("", ("install",)),
     ("", ("contexts",)),
 )

@@ -282,6 +282,13 @@ def compose_sources(
             lab = make()
         chosen = _lab(args, settings, stack, lab, make is not None) if lab is not None else _demo(args, stack)
     connection = chosen.connection
+    audit = None
+    if chosen.kind != "demo":  # every write to a real cluster in the trail (the demo's mock is nobody's)
+        from kafkatop.tui.cli.audit_live import LiveAudit
+
+        audit = LiveAudit(connection, getattr(args, "context_name", None), say)
+        stack.callback(audit.close)
+        chosen.control = audit.control(chosen.control)
     watch = None
     if chosen.zookeeper:
         from kafkatop.backends.zookeeper.watch import ZooKeeperSource
@@ -325,6 +332,7 @@ def compose_sources(
         schemas=schemas, log_dirs=log_dirs,
         scenarios=_scenarios(chosen, stack, bool(getattr(args, "read_only", False)), connect),
     )  # fmt: skip
+    sources = audit.sources(sources) if audit is not None else sources
     name = getattr(args, "context_name", None)
     typed = (name or connection.bootstrap_servers.split(",")[0]) if chosen.kind == "attach" else None
     return sources, Settings(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 
@@ -17,7 +19,23 @@ class Declined(Exception):  # noqa: N818 — a choice, not an error
     """The user answered no to a question (download Kafka?): the command ends, nothing done, exit 0."""
 
 
+_hearing: list[list[str]] = []  # the audit's scopes (audit.py): each keeps what is said while it is open
+
+
+@contextmanager
+def hearing() -> Iterator[list[str]]:
+    """The messages `err` says meanwhile, in order (a command that fails says why before it returns 1)."""
+    heard: list[str] = []
+    _hearing.append(heard)
+    try:
+        yield heard
+    finally:
+        _hearing.remove(heard)
+
+
 def err(message: str) -> None:
+    for heard in _hearing:
+        heard.append(message)
     try:
         print(f"kafkatop: {message}", file=sys.stderr)
     except (OSError, ValueError):

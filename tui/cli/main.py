@@ -41,7 +41,9 @@ def _run(args: argparse.Namespace) -> int:
         apply_context(args)  # `contexts` and `install` take no --context: nothing to apply
         refuse_writes(args)
         if args.command is not None:
-            return command_table.run(args)
+            from kafkatop.tui.cli.audit import audited
+
+            return audited(args, command_table.named(args.command).writes(args), command_table.run)
         from kafkatop.tui.cli.compose import run_live_view
 
         return run_live_view(args)
