@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.masking import MaskRules, mask_record
+from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
 from kafkatop.backends.model.spark import JobProgress, ServiceInfo, TopicCounts
 from kafkatop.spark.client import SparkServiceClient
 from kafkatop.spark.status import StatusWatcher
@@ -31,8 +34,10 @@ class SparkCounts:
         log_path: Path | None = None,
         warm_up: bool = True,
         clock: Callable[[], float] = time.time,
+        mask: MaskRules | None = None,
     ) -> None:
         self.connection = connection
+        self.mask = mask if mask is not None and mask.active else None  # a context's: its top keys shown masked
         self._warm_up = warm_up
         idle = "it starts when the Spark tab is shown" if warm_up else "it starts when you count"
         self.service = SparkServiceClient(master, log_path=log_path, idle_reason=idle, clock=clock)
@@ -57,23 +62,41 @@ class SparkCounts:
 
     def counts(self, topic: str, on_progress: Callable[[JobProgress], None] | None = None) -> TopicCounts:
         self.start()
-        return self.service.counts(
+        return self._masked(self.service.counts(
             self.connection.bootstrap_servers,
             topic,
             client_config=self.connection.client_settings,
             on_progress=on_progress,
-        )
+        ))  # fmt: skip
 
     def start_stream(
         self, topic: str, on_update: Callable[[TopicCounts], None], on_end: Callable[[str | None], None]
     ) -> str:
         self.start()
         return self.service.start_stream(
-            self.connection.bootstrap_servers, topic, on_update, on_end, client_config=self.connection.client_settings
-        )
+            self.connection.bootstrap_servers, topic, lambda c: on_update(self._masked(c)), on_end,
+            client_config=self.connection.client_settings,
+        )  # fmt: skip
+
+    def _masked(self, counts: TopicCounts) -> TopicCounts:
+        return masked_counts(counts, self.mask)
 
     def stop(self, request_id: str) -> None:
         self.service.stop(request_id)
 
     def close(self) -> None:
         self.service.close()
+
+
+def masked_counts(counts: TopicCounts, mask: MaskRules | None) -> TopicCounts:
+    """The top keys as a context's mask lets them be seen (Spark reads the records as they are)."""
+    if mask is None or not mask.active:
+        return counts
+
+    def key(text: str) -> str:
+        record = BrowsedRecord(counts.topic, 0, 0, None, TimestampType.NOT_AVAILABLE, text.encode(), None)
+        return (mask_record(record, mask).key or b"").decode("utf-8", "replace")
+
+    partitions = tuple(replace(p, top_keys=tuple(replace(k, key=key(k.key)) for k in p.top_keys))
+                       for p in counts.partitions)  # fmt: skip
+    return replace(counts, partitions=partitions)

@@ -45,4 +45,6 @@ def as_json(r: BrowsedRecord) -> bytes:
             out["headers_encoding"] = encodings
     _json_bytes(out, "key", r.key)
     _json_bytes(out, "payload", r.value)
+    if r.masked:  # a context's mask changed these (model/masking.py): "[masked]" where a value was
+        out["masked"] = list(r.masked)
     return json.dumps(out, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"

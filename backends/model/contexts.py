@@ -22,11 +22,12 @@ from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.format_config import parse_formats, parse_registry
 from kafkatop.backends.model.formats import RegistrySettings, TopicFormat
 from kafkatop.backends.model.lag import LagRules, parse_lag_rules
+from kafkatop.backends.model.masking import MaskRules, parse_mask
 
 DEFAULT_KEY = "default-context"
 KEYS = frozenset(
     {"lab", "state-dir", "bootstrap-server", "command-config", "zookeeper", "connect-url", "read-only", "colour",
-     "color", "description", "schema-registry", "schema-registry-config", "formats", "lag"}
+     "color", "description", "schema-registry", "schema-registry-config", "formats", "lag", "mask", "show-records"}
 )  # fmt: skip
 # Named so a password pasted into a context is refused, not kept in a file that is often shared (dotfiles).
 _SECRET = re.compile(r"pass(word)?|secret|jaas|token|credential|\.key$", re.IGNORECASE)
@@ -58,6 +59,7 @@ class ClusterContext:
     schema_registry: RegistrySettings | None = None  # its Schema Registry (schema-registry, schema-registry-config)
     formats: tuple[tuple[str, TopicFormat], ...] = ()  # [contexts.NAME.formats.TOPIC]: its topics' formats
     lag: LagRules = LagRules()  # [contexts.NAME.lag]: how its groups' lag statuses are decided
+    mask: MaskRules = MaskRules()  # mask = [...], show-records = false: what of its records may be seen
     # What to tell whoever uses it (its file readable by others, read-only kept over a project's redefinition): the
     # live view shows them on screen, where stderr is hidden.
     warnings: tuple[str, ...] = ()
@@ -173,7 +175,7 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         zookeeper=text("zookeeper"), connect_url=tuple(urls), read_only=read_only,
         colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
         description=text("description") or "", schema_registry=registry, formats=formats,
-        lag=parse_lag_rules(table.get("lag"), f"[contexts.{name}.lag] in {path}"),
+        lag=parse_lag_rules(table.get("lag"), f"[contexts.{name}.lag] in {path}"), mask=_mask(table, where),
     )  # fmt: skip
 
 
@@ -219,8 +221,17 @@ def read_contexts(files: Sequence[Path]) -> Contexts:
     return Contexts(tuple(merged.values()), default, tuple(read), tuple(dict.fromkeys(warnings)))  # each said once
 
 
+def _mask(table: Mapping[str, object], where: str) -> MaskRules:
+    rules = table.get("mask", [])
+    if not isinstance(rules, list):
+        raise BadInput(f'{where}: mask is a list: mask = [".card.number", "headers.authorization", "~ /\\d{{16}}/"]')
+    return parse_mask(rules, table.get("show-records", True), where)
+
+
 def _over(was: ClusterContext | None, context: ClusterContext) -> ClusterContext:
-    """`context` in place of `was`, the same name defined in an earlier file; read-only is kept."""
+    """`context` in place of `was`, the same name defined in an earlier file; read-only and masks are kept."""
+    if was is not None and was.mask.active:  # a project's file adds masks to the user's, never takes one away
+        context = replace(context, mask=was.mask.merged(context.mask))
     if was is None or not was.read_only or context.read_only:
         return context
     return _warned(

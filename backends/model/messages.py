@@ -42,6 +42,7 @@ class BrowsedRecord:
     value: bytes | None
     headers: tuple[tuple[str, bytes | None], ...] = ()
     leader_epoch: int | None = None
+    masked: tuple[str, ...] = ()  # the fields a context's mask changed (key, value, headers): model/masking.py
 
     @property
     def size(self) -> int:

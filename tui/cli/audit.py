@@ -27,7 +27,7 @@ _TARGETS = ("topic", "group", "entity_name", "node", "target", "transactional_id
 # Not kept: how it was asked (output, connection, waiting), never what was done; records' payloads.
 _LEFT_OUT = {"command", "json", "yes", "control_chars", "timeout", "interval", "read_only", "bootstrap_server",
              "command_config", "state_dir", "kafka_home", "context", "context_name", "context_file",
-             "context_read_only", "context_colour", "context_lag", "value", "key", "headers", "records",
+             "context_read_only", "context_colour", "context_lag", "context_mask", "value", "key", "headers", "records",
              "line"}  # fmt: skip
 
 

@@ -295,10 +295,12 @@ def compose_sources(
 
         watch = ZooKeeperSource(chosen.zookeeper)
         stack.callback(watch.close)
-    consoles = chosen.consoles or Consoles(connection)
+    mask = getattr(args, "context_mask", None)  # a context's: records masked as they are read, before all else
+    masked = mask.describe() if mask is not None and mask.active else None  # said in the view
+    consoles = chosen.consoles or Consoles(connection, mask)
     stack.callback(consoles.close)
     codec, schemas = schema_ports(args, stack)  # each topic's formats, and the Schema Registry if there is one
-    browser = MessageBrowser(connection, codec=codec)
+    browser = MessageBrowser(connection, codec=codec, mask=mask)
     stack.callback(browser.close)
     spark = _spark_counts(args, connection)
     stack.callback(spark.close)  # before the cluster: a live query reads it until then
@@ -338,7 +340,9 @@ def compose_sources(
     return sources, Settings(
         poll_interval_s=args.interval, banner=chosen.banner, launch=chosen.kind, context=name,
         colour=getattr(args, "context_colour", None), read_only=bool(getattr(args, "read_only", False)),
-        typed_name=typed, warnings=(*kept(args), *chosen.warnings), confirm=not getattr(args, "no_confirm", False),
+        typed_name=typed, confirm=not getattr(args, "no_confirm", False),
+        warnings=(*kept(args), *chosen.warnings, *([f"context {name!r}: {masked}"] if masked else [])),
+        masking=masked,
         lab_flags=lab_flags(lab.spec.name, lab.state_dir.parent) if lab is not None and chosen.kind == "lab" else "",
         lag_rules=getattr(args, "context_lag", None) or LagRules(), bell=bool(getattr(args, "bell", False)),
     ), lab  # fmt: skip
@@ -376,7 +380,8 @@ def _replay(args: argparse.Namespace) -> int:
 def _spark_counts(args: argparse.Namespace, connection: KafkaConnection) -> SparkCounts:
     """The Spark panel's counts: a Spark service process, started when the panel is first shown."""
     master = getattr(args, "spark_master", None) or "local[*]"
-    return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log")
+    return SparkCounts(connection, master=master, log_path=state_root(args) / "spark" / "service.log",
+                       mask=getattr(args, "context_mask", None))  # fmt: skip
 
 
 def _need_terminal() -> None:

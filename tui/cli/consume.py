@@ -132,7 +132,10 @@ def cmd_consume(args: argparse.Namespace) -> int:
             else:
                 out.write(render(parts, decoding.as_text(record), null, shown))
 
-        browser = stack.enter_context(closing(MessageBrowser(connection(args), timeout_s=args.timeout)))
+        mask = getattr(args, "context_mask", None)  # a context's: records masked as they are read
+        if mask is not None and mask.active:
+            err(f"context {args.context_name!r}: {mask.describe()}")
+        browser = stack.enter_context(closing(MessageBrowser(connection(args), timeout_s=args.timeout, mask=mask)))
         try:
             partitions = None if args.partition is None else [args.partition]
             count = browser.read(args.topic, partitions, seek, write, args.isolation_level, args.max_messages)

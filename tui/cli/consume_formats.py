@@ -57,6 +57,8 @@ class RecordDecoding:
     def decoded(self, r: BrowsedRecord, which: RecordField) -> Decoded | None:
         """The field decoded, or None where it stays bytes."""
         data = r.key if which == "key" else r.value
+        if which in r.masked:
+            return None  # the mask's text (or "[masked]"), not the topic's format any more
         mode = self._mode[which]
         schema_id = wire_schema_id(data)
         if data is None or mode == "raw" or (mode == "wire" and schema_id is None):

@@ -103,6 +103,7 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
     args.context_file = context.defined_in  # named when its address does not answer (common.address_origin)
     args.context_colour = context.colour
     args.context_lag = context.lag
+    args.context_mask = context.mask  # what of its records may be seen (browser, consume, consoles)
     args.context_read_only = context.read_only
     args.read_only = bool(getattr(args, "read_only", False)) or context.read_only
     keep(args, *context.warnings)  # said with its file's (load_contexts): the live view shows them again, on screen

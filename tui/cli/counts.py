@@ -17,6 +17,7 @@ from kafkatop.backends.model.columns import aligned_lines
 from kafkatop.backends.model.spark import JobProgress, SparkJobError, SparkServiceError, TopicCounts, watermark_check
 from kafkatop.backends.model.text import printable
 from kafkatop.spark.client import SparkServiceClient
+from kafkatop.spark.counter import masked_counts
 from kafkatop.tui.cli.common import connection, state_root
 from kafkatop.tui.cli.exits import INTERRUPTED
 from kafkatop.tui.cli.terminal import unescaped
@@ -53,6 +54,7 @@ def cmd_counts(args: argparse.Namespace) -> int:
     finally:
         client.close()
     progress.clear()
+    counts = masked_counts(counts, getattr(args, "context_mask", None))  # a context's mask: its top keys
     if args.json:
         print(json.dumps(report_json(counts), indent=2))
     else:

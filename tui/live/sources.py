@@ -64,6 +64,7 @@ class Settings:
     lab_flags: str = ""
     lag_rules: LagRules = LagRules()  # how the groups' lag statuses are decided: the context's [lag], else defaults
     bell: bool = False  # --bell: the terminal's bell when a group turns STOP or ERR
+    masking: str | None = None  # a context's mask, said (masked: …, records hidden): records are shown as it lets them
     scenario: Scenario | None = None  # `kafkatop scenario NAME`: opened in its pane at the start
 
     @property

@@ -23,8 +23,6 @@ from functools import partial
 from typing import Any
 
 from confluent_kafka import (
-    TIMESTAMP_CREATE_TIME,
-    TIMESTAMP_LOG_APPEND_TIME,
     Consumer,
     KafkaError,
     KafkaException,
@@ -35,11 +33,13 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from kafkatop.backends.insight.payloads import compile_search
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error, error_text, of_unjoined_group
+from kafkatop.backends.kafka.records.browsed import record_of, seen
 from kafkatop.backends.kafka.refusal import refusal
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, check_partition
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.formats import AUTO
+from kafkatop.backends.model.masking import MaskRules
 from kafkatop.backends.model.messages import (
     MAX_MATCHES,
     PAGE_SIZE,
@@ -51,7 +51,6 @@ from kafkatop.backends.model.messages import (
     SearchRequest,
     Seek,
     SeekKind,
-    TimestampType,
     Watermarks,
 )
 from kafkatop.backends.ports import RecordCodec
@@ -60,38 +59,23 @@ BATCH = 1_000  # records per consume() call: one call into librdkafka for many r
 POLL_S = 0.1  # how long one consume() waits, and so how soon a cancel or a stop is seen
 PROGRESS_EVERY_S = 0.1
 
-_TIMESTAMP_TYPES = {
-    TIMESTAMP_CREATE_TIME: TimestampType.CREATE_TIME,
-    TIMESTAMP_LOG_APPEND_TIME: TimestampType.LOG_APPEND_TIME,
-}
-
-
-def headers_of(m: Message) -> tuple[tuple[str, bytes | None], ...]:
-    raw = m.headers()
-    if not raw:
-        return ()
-    pairs = raw.items() if isinstance(raw, dict) else raw
-    return tuple((name, value.encode() if isinstance(value, str) else value) for name, value in pairs)
-
-
-def record_of(m: Message) -> BrowsedRecord:
-    ts_type, ts = m.timestamp()
-    kind = _TIMESTAMP_TYPES.get(ts_type, TimestampType.NOT_AVAILABLE)
-    headers = headers_of(m)
-    return BrowsedRecord(
-        str(m.topic()), int(m.partition() or 0), int(m.offset() or 0), ts if kind is not TimestampType.NOT_AVAILABLE
-        else None, kind, m.key(), m.value(), headers, m.leader_epoch(),
-    )  # fmt: skip
-
 
 class MessageBrowser:
     """Pages of a partition (one consumer per isolation level, kept warm between pages), searches (a consumer each,
     so paging goes on while one runs) and plain reads. Every call blocks: the app calls it from thread workers."""
 
-    def __init__(self, connection: KafkaConnection, timeout_s: float = 10.0, codec: RecordCodec | None = None) -> None:
+    def __init__(
+        self,
+        connection: KafkaConnection,
+        timeout_s: float = 10.0,
+        codec: RecordCodec | None = None,
+        mask: MaskRules | None = None,
+    ) -> None:
         self.connection = connection
         self.timeout_s = timeout_s
         self.codec = codec  # the topics' formats: a search decodes by it (None: the bytes only)
+        # A context's mask: applied to each record as it is read, before a page, a search or a read sees it.
+        self.mask = mask if mask is not None and mask.active else None
         self._lock = threading.Lock()  # one page at a time per consumer
         self._consumers: dict[Isolation, Consumer] = {}
         self._closed = False
@@ -287,6 +271,9 @@ class MessageBrowser:
         finally:
             consumer.unassign()
 
+    def _record(self, m: Message) -> BrowsedRecord:
+        return seen(m, self.mask)
+
     def page(
         self, topic: str, partition: int, seek: Seek, isolation: Isolation = "read_uncommitted", size: int = PAGE_SIZE
     ) -> Page:
@@ -300,7 +287,7 @@ class MessageBrowser:
             end = min(wm.high, start + size)
             read = self._scan(consumer, topic, {partition: start}, {partition: end}, lambda: False, size)
             with closing(read):
-                records = tuple(record_of(m) for m in read)
+                records = tuple(self._record(m) for m in read)
         return Page(topic, partition, start, records, wm.low, wm.high, isolation, note)
 
     def previous(self, page: Page, size: int = PAGE_SIZE) -> Page:
@@ -319,7 +306,7 @@ class MessageBrowser:
     ) -> SearchProgress:
         """Reads the request's range once, matching each record; reports progress about every 0.1 s and once at the
         end (done, cancelled or failed). A consumer of its own: pages can be read meanwhile."""
-        codec = self.codec
+        codec = None if self.mask is not None else self.codec  # masked records are text, or masked whole
         decode = None if codec is None else partial(codec.decode, request.topic)
         try:
             matches_record = compile_search(request, decode, AUTO if codec is None else codec.format_of(request.topic))
@@ -344,10 +331,13 @@ class MessageBrowser:
             with closing(self._scan(consumer, request.topic, starts, ends, cancelled)) as scan:
                 for m in scan:
                     scanned += 1
-                    if matches_record(m.key(), m.value(), m.headers()):  # type: ignore[arg-type]
+                    # A masked value is never found: with a mask, the match is on what may be seen.
+                    seen = self._record(m) if self.mask is not None else None
+                    fields = (seen.key, seen.value, list(seen.headers)) if seen else (m.key(), m.value(), m.headers())
+                    if matches_record(*fields):
                         matches += 1
                         if len(found) < MAX_MATCHES:
-                            found.append(record_of(m))
+                            found.append(seen or record_of(m))
                     if scanned >= request.limit:
                         break
                     if scanned % 1024 == 0 and time.monotonic() - reported >= PROGRESS_EVERY_S:
@@ -384,7 +374,7 @@ class MessageBrowser:
             ends = {w.partition: w.high for w in wms}
             with closing(self._scan(consumer, topic, starts, ends, stopped)) as scan:
                 for m in scan:
-                    on_record(record_of(m))
+                    on_record(self._record(m))
                     count += 1
                     if max_records is not None and count >= max_records:
                         break

@@ -20,6 +20,7 @@ from kafkatop.backends.model.consoles import (
     ProducerSettings,
     Received,
 )
+from kafkatop.backends.model.masking import MaskRules
 from kafkatop.backends.model.resets import ResetPlan, ResetTarget
 
 # The consoles show a bounded sample of what arrives (at most ~60 lines per 0.1 s drain); holding more records than
@@ -29,8 +30,9 @@ SHOWN_RECORDS = 2_000
 
 
 class Consoles:
-    def __init__(self, connection: KafkaConnection) -> None:
+    def __init__(self, connection: KafkaConnection, mask: MaskRules | None = None) -> None:
         self.connection = connection
+        self.mask = mask  # a context's: the consumer console's records masked before they are shown
         self._lock = threading.Lock()
         self._producer: ProducerSession | None = None
         self._pool: ConsumerPool | None = None
@@ -69,7 +71,7 @@ class Consoles:
     def _consumer_pool(self) -> ConsumerPool:
         with self._lock:
             if self._pool is None:
-                self._pool = ConsumerPool(self.connection, max_buffered=SHOWN_RECORDS)
+                self._pool = ConsumerPool(self.connection, max_buffered=SHOWN_RECORDS, mask=self.mask)
             return self._pool
 
     def start_consumer(self, topics: Sequence[str], group: str | None, from_beginning: bool) -> str:

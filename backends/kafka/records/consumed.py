@@ -9,7 +9,9 @@ from typing import Any
 
 from confluent_kafka import TIMESTAMP_NOT_AVAILABLE
 
+from kafkatop.backends.kafka.records.browsed import seen
 from kafkatop.backends.model.consoles import Received, escape_payload
+from kafkatop.backends.model.masking import MaskRules
 
 
 class Taken:
@@ -57,10 +59,13 @@ class Taken:
         return taken
 
 
-def received(consumer: str, group: str, msg: Any) -> Received:
-    """A librdkafka message as the console shows it."""
+def received(consumer: str, group: str, msg: Any, mask: MaskRules | None = None) -> Received:
+    """A librdkafka message as the console shows it (masked first, in a context with a mask)."""
     ts_type, ts = msg.timestamp()
-    key = msg.key()
+    key, value = msg.key(), msg.value()
+    if mask is not None:
+        r = seen(msg, mask)
+        key, value = r.key, r.value
     return Received(
         consumer=consumer,
         group=group,
@@ -69,5 +74,5 @@ def received(consumer: str, group: str, msg: Any) -> Received:
         offset=msg.offset(),
         timestamp_ms=None if ts_type == TIMESTAMP_NOT_AVAILABLE else ts,
         key=None if key is None else escape_payload(key),
-        value=escape_payload(msg.value()),
+        value=escape_payload(value),
     )

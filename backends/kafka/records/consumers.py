@@ -37,23 +37,14 @@ from kafkatop.backends.model.consoles import (
     Received,
 )
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.masking import MaskRules
 
 MAX_ASSIGNMENT_CHANGES = 1_000
-
-
 CONSUME_BATCH = 500
-
-
 CONSUME_WAIT_S = 0.2  # also how fast a consumer thread notices stop()
-
-
 POSITION_TIMEOUT_S = 5.0
-
-
 # ListOffsets' special timestamps: the log start and the log end.
 _EARLIEST, _LATEST = -2, -1
-
-
 STOP_TIMEOUT_S = 10.0
 
 
@@ -85,14 +76,13 @@ class _Member:
 class ConsumerPool:
     """Console consumers, each in its own thread; the UI drains what they receive.
 
-    Consumers use Kafka's classic group protocol with librdkafka's default assignors (range, then roundrobin:
-    eager, "stop the world" rebalances), so a lab sees every partition revoked and reassigned when a consumer
-    joins or leaves. Offsets are auto-committed (every 5 s, and on revoke and close), so the group's committed
-    offsets and lag show in the groups panel. group.instance.id is never set: a stopped consumer leaves its group
-    at once instead of holding its partitions for session.timeout.ms. A consumer is "consuming" once its
-    partitions are assigned at known offsets (see _fix_positions): whatever is sent after that, it receives.
-
-    Received records share one buffer of `max_buffered`; when nobody drains, the oldest are dropped and counted.
+    Consumers use Kafka's classic group protocol with librdkafka's default assignors (range, then roundrobin: eager,
+    "stop the world" rebalances), so a lab sees every partition revoked and reassigned when a consumer joins or
+    leaves. Offsets are auto-committed (every 5 s, and on revoke and close), so the group's committed offsets and lag
+    show in the groups panel. group.instance.id is never set: a stopped consumer leaves its group at once instead of
+    holding its partitions for session.timeout.ms. A consumer is "consuming" once its partitions are assigned at
+    known offsets (see _fix_positions): whatever is sent after that, it receives. Received records share one buffer
+    of `max_buffered` (the oldest dropped and counted when nobody drains), masked as drained by a context's `mask`.
     """
 
     def __init__(
@@ -100,10 +90,12 @@ class ConsumerPool:
         connection: KafkaConnection,
         max_buffered: int = 20_000,
         metadata_timeout_s: float = 5.0,
+        mask: MaskRules | None = None,
     ) -> None:
         if max_buffered < 1:
             raise ClientError(f"max_buffered must be at least 1, not {max_buffered}")
         self.connection = connection
+        self._mask = mask if mask is not None and mask.active else None  # a context's, applied as records are drained
         self._settings = connection.client_settings
         self._lock = threading.Lock()
         self._records = Taken(max_buffered)
@@ -387,7 +379,7 @@ class ConsumerPool:
             changes = list(self._changes)
             self._changes.clear()
             dropped, self._dropped = self._dropped, 0
-        return [received(name, group, msg) for name, group, msgs in taken for msg in msgs], changes, dropped
+        return [received(n, g, m, self._mask) for n, g, msgs in taken for m in msgs], changes, dropped
 
     def buffered(self) -> int:
         """Records waiting to be drained."""

@@ -13,7 +13,9 @@ CSS = Path(__file__).with_name("messages.tcss")  # its rules: layout and colour 
 TAB = Tab(
     MESSAGES,
     "Messages",
-    showing(lambda c: MessagesPane(c.sources.browser, clock=c.clock, codec=c.sources.codec)),
+    showing(
+        lambda c: MessagesPane(c.sources.browser, clock=c.clock, codec=c.sources.codec, masking=c.settings.masking)
+    ),  # fmt: skip
     ACTIONS,
     MessageKeys,
     work_field="#browse-topic",

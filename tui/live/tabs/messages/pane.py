@@ -63,10 +63,15 @@ class MessagesPane(FormatsAndExport, Asking, LivePane, Vertical):
     BINDINGS = bindings(BROWSER_ACTIONS, "messages")
 
     def __init__(
-        self, browser: MessageBrowser | None, clock: Callable[[], float] = time.time, codec: RecordCodec | None = None
+        self,
+        browser: MessageBrowser | None,
+        clock: Callable[[], float] = time.time,
+        codec: RecordCodec | None = None,
+        masking: str | None = None,
     ) -> None:
         super().__init__()
         self.browser = browser
+        self.masking = masking  # said after every status: what is shown is the context's mask's
         self.codec = codec  # the topics' formats: records are decoded by it (None: shown as their bytes read)
         self.clock = clock
         self.snapshot: ClusterSnapshot | None = None
@@ -116,6 +121,8 @@ class MessagesPane(FormatsAndExport, Asking, LivePane, Vertical):
     # --- what the fields ask for -------------------------------------------------------------------------------
     def _status(self, text: Text | str, error: bool = False) -> None:
         shown = text if isinstance(text, Text) else Text(text, style="bold red" if error else "")
+        if self.masking and shown.plain:
+            shown = Text.assemble(shown, (f" · {self.masking}", "yellow"))
         self.query_one("#browse-status", Static).update(shown)
 
     @property

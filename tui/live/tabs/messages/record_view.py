@@ -50,8 +50,12 @@ def decode_records(records: Iterable[BrowsedRecord], codec: RecordCodec | None) 
     """Each record with its key and value decoded (a worker's: a registry may be asked for a schema)."""
     if codec is None:
         return tuple(ShownRecord(r) for r in records)
-    return tuple(ShownRecord(r, codec.decode(r.topic, "key", r.key), codec.decode(r.topic, "value", r.value))
-                 for r in records)  # fmt: skip
+
+    def decoded(r: BrowsedRecord, which: RecordField, data: bytes | None) -> Decoded | None:
+        # A field a context's mask changed is the mask's text (or "[masked]"), not the topic's format any more.
+        return None if which in r.masked else codec.decode(r.topic, which, data)
+
+    return tuple(ShownRecord(r, decoded(r, "key", r.key), decoded(r, "value", r.value)) for r in records)
 
 
 def record_id(r: BrowsedRecord) -> str:
