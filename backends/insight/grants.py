@@ -175,6 +175,8 @@ def principal_of(settings: Mapping[str, str]) -> str:
         kerberos = settings.get("sasl.kerberos.principal", "kafkaclient")
         return f"User:{re.split(r'[/@]', kerberos, maxsplit=1)[0]}"
     if mechanism == "OAUTHBEARER":
+        if settings.get("sasl.oauthbearer.method", "").lower() == "oidc" and settings.get("sasl.oauthbearer.client.id"):
+            return f"User:{settings['sasl.oauthbearer.client.id']}"  # the token's sub, for most providers' clients
         found = re.search(r"(?:^|\s)principal=(\S+)", settings.get("sasl.oauthbearer.config", ""))
         return f"User:{found.group(1)}" if found else "User:<sub>"
     user = settings.get("sasl.username")

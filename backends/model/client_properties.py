@@ -75,11 +75,22 @@ _HANDLED = frozenset(
 )
 _PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 _SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
-_UNSUPPORTED_MODULES = {
-    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule": "OAUTHBEARER",
-    "org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerLoginModule": "OAUTHBEARER",
-    "com.sun.security.auth.module.Krb5LoginModule": "GSSAPI",
-}
+_OAUTH_MODULES = frozenset({
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule",
+    "org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerLoginModule",
+})  # fmt: skip
+# Kafka's login handler that fetches a token with client credentials (3.1+; before 3.9 under `secured`).
+_OAUTH_HANDLERS = frozenset({
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+    "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler",
+})  # fmt: skip
+_UNSUPPORTED_MODULES = {"com.sun.security.auth.module.Krb5LoginModule": "GSSAPI"}
+# Kafka's keys for a token from an OIDC provider: read by _oauthbearer when the mechanism is OAUTHBEARER.
+_OAUTH_KEYS = frozenset({
+    "sasl.login.callback.handler.class", "sasl.oauthbearer.token.endpoint.url", "sasl.oauthbearer.scope",
+    "sasl.oauthbearer.client.credentials.client.id", "sasl.oauthbearer.client.credentials.client.secret",
+    "sasl.oauthbearer.jwt.retriever.class",
+})  # fmt: skip
 _MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _FLAGS = frozenset({"required", "requisite", "sufficient", "optional"})
 
@@ -123,10 +134,13 @@ def _sasl(props: Mapping[str, str], out: dict[str, str], ignored: list[str]) -> 
     if jaas is None:
         return
     module, options = parse_jaas(jaas)
-    unsupported = _UNSUPPORTED_MODULES.get(module) or (mechanism if mechanism in ("GSSAPI", "OAUTHBEARER") else None)
+    if module in _OAUTH_MODULES or mechanism == "OAUTHBEARER":
+        _oauthbearer(props, module, options, mechanism, out, ignored)
+        return
+    unsupported = _UNSUPPORTED_MODULES.get(module) or (mechanism if mechanism == "GSSAPI" else None)
     if unsupported:
         raise ClientPropertiesError(
-            f"sasl.jaas.config: {unsupported} is not supported here (PLAIN and SCRAM are); "
+            f"sasl.jaas.config: {unsupported} is not supported here (PLAIN, SCRAM and OAUTHBEARER with OIDC are); "
             "give librdkafka's own sasl.* settings instead"
         )
     if module not in (_PLAIN_MODULE, _SCRAM_MODULE):
@@ -147,6 +161,46 @@ def _sasl(props: Mapping[str, str], out: dict[str, str], ignored: list[str]) -> 
         out["sasl.mechanisms"] = "PLAIN"  # Java would try GSSAPI and fail; the login module says what was meant
     elif mechanism not in _MECHANISMS:
         raise ClientPropertiesError(f"sasl.mechanism {mechanism}: not supported here (use {', '.join(_MECHANISMS)})")
+
+
+def _oauthbearer(props: Mapping[str, str], module: str, options: Mapping[str, str], mechanism: str,
+                 out: dict[str, str], ignored: list[str]) -> None:  # fmt: skip
+    """OAUTHBEARER as Kafka's clients take it from an OIDC provider (KIP-768): OAuthBearerLoginCallbackHandler, the
+    token endpoint, clientId, clientSecret and scope in the JAAS line — as librdkafka's `oidc` method."""
+    if mechanism != "OAUTHBEARER":
+        raise ClientPropertiesError("sasl.jaas.config: OAuthBearerLoginModule goes with sasl.mechanism=OAUTHBEARER")
+    if module not in _OAUTH_MODULES:
+        raise ClientPropertiesError(
+            "sasl.mechanism=OAUTHBEARER goes with sasl.jaas.config="
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required …"
+        )
+    ignored[:] = [k for k in ignored if k not in _OAUTH_KEYS]
+    for key in _OAUTH_KEYS & out.keys():  # librdkafka names some the same: set below from what Kafka's mean
+        del out[key]
+    handler = props.get("sasl.login.callback.handler.class", "").strip()
+    endpoint = props.get("sasl.oauthbearer.token.endpoint.url", "").strip()
+    if handler not in _OAUTH_HANDLERS or not endpoint:
+        raise ClientPropertiesError(
+            "OAUTHBEARER is supported with an OIDC provider: sasl.login.callback.handler.class="
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler and "
+            "sasl.oauthbearer.token.endpoint.url=https://… (unsecured test tokens are not)"
+        )
+    # Kafka 4.1's own keys (KIP-1139), else the JAAS options they replace (still read, with a deprecation warning).
+    client = props.get("sasl.oauthbearer.client.credentials.client.id") or options.get("clientId")
+    secret = props.get("sasl.oauthbearer.client.credentials.client.secret") or options.get("clientSecret")
+    scope = props.get("sasl.oauthbearer.scope") or options.get("scope")
+    if not client or not secret:
+        raise ClientPropertiesError(
+            "OAUTHBEARER: no client id or no client secret: sasl.oauthbearer.client.credentials.client.id and "
+            '….client.secret (Kafka 4.1), or clientId="…" clientSecret="…" in sasl.jaas.config'
+        )
+    out.update({"sasl.mechanisms": "OAUTHBEARER", "sasl.oauthbearer.method": "oidc",
+                "sasl.oauthbearer.token.endpoint.url": endpoint, "sasl.oauthbearer.client.id": client,
+                "sasl.oauthbearer.client.secret": secret})  # fmt: skip
+    if scope:
+        out["sasl.oauthbearer.scope"] = scope
+    ignored.extend(f"sasl.jaas.config option {k}" for k in sorted(options) if k not in ("clientId", "clientSecret",
+                                                                                         "scope"))  # fmt: skip
 
 
 def _stores(props: Mapping[str, str], out: dict[str, str]) -> tuple[StoreRef, ...]:

@@ -1,8 +1,9 @@
 """TLS and SASL for kafkatop's own protocol connections, from the same client settings librdkafka is given (the
 `--command-config` file, translated once: backends/model/client_properties.py): `ssl.ca.location|pem`,
 `ssl.certificate.*` and `ssl.key.*`, `ssl.endpoint.identification.algorithm`, `sasl.mechanisms`, `sasl.username`,
-`sasl.password`. SASL mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, as Kafka's ScramSaslClient);
-GSSAPI and OAUTHBEARER are refused up front, naming Kafka's tool for the job.
+`sasl.password`. SASL mechanisms PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802, as Kafka's ScramSaslClient), and
+OAUTHBEARER with an OIDC provider's client-credentials token (oidc.py; RFC 7628's exchange); GSSAPI is refused up
+front, naming Kafka's tool for the job.
 
 Kafka's exchange (KIP-43, KIP-152): ApiVersions, SaslHandshake v1 naming the mechanism, then the mechanism's tokens
 in SaslAuthenticate (v1) requests. Nothing here puts a password in a message."""
@@ -20,6 +21,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from kafkatop.backends.protocol import oidc
 from kafkatop.backends.protocol.wire import (
     ProtocolError,
     Reader,
@@ -34,7 +36,7 @@ SASL_HANDSHAKE_VERSION = 1  # v1: the tokens travel in SaslAuthenticate requests
 SASL_AUTHENTICATE_VERSION = 1  # v1 is not flexible; every Kafka since 2.0 serves it
 
 PROTOCOLS = frozenset({"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"})
-MECHANISMS = frozenset({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"})
+MECHANISMS = frozenset({"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"})
 _SCRAM_HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 # Kafka's bounds for both SCRAM mechanisms (ScramMechanism): its client refuses fewer, its brokers store no more. A
 # count from the wire is a PBKDF2 loop: 2**31 of them would tie a worker for half an hour.
@@ -64,6 +66,8 @@ def unsupported(settings: Mapping[str, str]) -> str | None:
         mechanism = sasl_mechanism(settings)
         if mechanism not in MECHANISMS:
             return f"SASL mechanism {mechanism} (kafkatop's own requests speak {', '.join(sorted(MECHANISMS))})"
+        if mechanism == "OAUTHBEARER":
+            return None if oidc.uses_oidc(settings) else "OAUTHBEARER without sasl.oauthbearer.method=oidc"
         if not settings.get("sasl.username") or "sasl.password" not in settings:
             return "SASL without sasl.username and sasl.password"
     return None
@@ -119,7 +123,6 @@ def authenticate(request: Request, settings: Mapping[str, str], address: str) ->
             f"{address} refused SASL mechanism {mechanism} ({error_name(code)}); "
             f"it offers {', '.join(offered) or 'none'}"
         )
-    username, password = settings["sasl.username"], settings["sasl.password"]
 
     def send(token: bytes) -> bytes:
         body = struct.pack(">i", len(token)) + token
@@ -131,6 +134,16 @@ def authenticate(request: Request, settings: Mapping[str, str], address: str) ->
             raise SecurityError(f"{address}: SASL {mechanism} authentication failed ({error_name(code)}){detail}")
         return reply
 
+    if mechanism == "OAUTHBEARER":
+        try:
+            token = oidc.access_token(settings)
+        except oidc.TokenError as e:
+            raise SecurityError(f"{address}: SASL OAUTHBEARER: {e}") from None
+        if send(oidc.initial_response(token)):  # RFC 7628: a refusal comes as a JSON challenge, ended by one 0x01
+            send(b"\x01")
+            raise SecurityError(f"{address}: SASL OAUTHBEARER: the broker refused the token")
+        return
+    username, password = settings["sasl.username"], settings["sasl.password"]
     if mechanism == "PLAIN":
         send(b"\0" + username.encode() + b"\0" + password.encode())
         return

@@ -56,7 +56,8 @@ def test_a_server_error_is_told() -> None:
             None,
         ),  # fmt: skip
         ({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "GSSAPI"}, "SASL mechanism GSSAPI"),
-        ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "OAUTHBEARER"}, "SASL mechanism OAUTHBEARER"),
+        ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "OAUTHBEARER"}, "OAUTHBEARER without sasl.oauthbearer"),
+        ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "OAUTHBEARER", "sasl.oauthbearer.method": "oidc"}, None),
         ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "PLAIN"}, "without sasl.username"),
         ({"security.protocol": "TLS"}, "security.protocol TLS is none of"),
     ],

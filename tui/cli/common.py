@@ -122,6 +122,13 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
     warning = translated.warning()
     if warning:
         err(f"{flag}{path}: {warning}")
+    from kafkatop.backends.protocol.oidc import TokenError, access_token, uses_oidc
+
+    if uses_oidc(settings):  # a token now, or one line on why not (librdkafka would only log it, and time out)
+        try:
+            access_token(settings)
+        except TokenError as e:
+            raise KafkatopError(f"{flag}{path}: OAUTHBEARER: {e}") from None
     return settings
 
 
