@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import signal
+import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -190,7 +191,8 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, required=True)
     args = parser.parse_args()
     server = serve(args.port, args.dir)
-    signal.signal(signal.SIGTERM, lambda *_: server.shutdown())
+    # shutdown() waits for serve_forever to return: from this (its own) thread it would wait forever
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     try:
         server.serve_forever()
     finally:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import base64
 import json
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,3 +109,29 @@ def test_a_token_signed_as_the_jwks_says_cached_and_a_refusal_in_words(issuer: t
 
 def test_rfc_7628_s_first_message() -> None:
     assert oidc.initial_response("abc") == b"n,,\x01auth=Bearer abc\x01\x01"
+
+
+def test_the_issuer_runs_as_its_own_process_and_stops_on_sigterm(tmp_path: Path) -> None:
+    write_clients(tmp_path, ("admin",))
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    issuer = subprocess.Popen([sys.executable, "-m", "kafkatop.backends.lab.oidc_issuer", "--port", str(port),
+                               "--dir", str(tmp_path)])  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/.well-known/openid-configuration", timeout=2
+                ) as a:
+                    assert json.loads(a.read())["grant_types_supported"] == ["client_credentials"]
+                break
+            except OSError:
+                assert time.monotonic() < deadline and issuer.poll() is None, "the issuer did not serve"
+                time.sleep(0.2)
+        issuer.send_signal(signal.SIGTERM)
+        assert issuer.wait(10) == 0
+    finally:
+        if issuer.poll() is None:
+            issuer.kill()
+            issuer.wait(5)
