@@ -64,7 +64,7 @@ def _fetch(endpoint: str, client: str, secret: str, scope: str | None, settings:
     })  # fmt: skip
     ca = settings.get("https.ca.location")  # librdkafka's CA for the token endpoint, else the system's
     context = ssl.create_default_context(cafile=ca) if endpoint.lower().startswith("https:") else None
-    said = f"the token endpoint {endpoint} (client {client!r})"
+    said = f"the token endpoint {_shown(endpoint)} (client {client!r})"
     try:
         with urllib.request.urlopen(request, timeout=timeout_s, context=context) as answer:  # noqa: S310 - https or http given by the user
             body = json.loads(answer.read(1 << 20))
@@ -80,6 +80,12 @@ def _fetch(endpoint: str, client: str, secret: str, scope: str | None, settings:
         raise TokenError(f"{said} answered without an access_token")
     expires = body.get("expires_in")
     return token, float(expires) if isinstance(expires, int | float) and expires > 0 else 300.0
+
+
+def _shown(url: str) -> str:
+    """The endpoint as a message may show it: a user and password written into the URL left out."""
+    parts = urllib.parse.urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl() if "@" in parts.netloc else url
 
 
 def _oauth_error(e: urllib.error.HTTPError) -> str:

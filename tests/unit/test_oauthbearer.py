@@ -107,6 +107,14 @@ def test_a_token_signed_as_the_jwks_says_cached_and_a_refusal_in_words(issuer: t
         oidc.access_token(settings(f"http://127.0.0.1:{port}", "admin", "x"))
 
 
+def test_a_password_in_the_endpoint_s_url_is_never_said() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as closed:
+        port = closed.getsockname()[1]
+    with pytest.raises(oidc.TokenError) as refused:
+        oidc.access_token(settings(f"http://u:hunter2@127.0.0.1:{port}", "admin", "x"))
+    assert "hunter2" not in str(refused.value) and f"http://127.0.0.1:{port}/token" in str(refused.value)
+
+
 def test_rfc_7628_s_first_message() -> None:
     assert oidc.initial_response("abc") == b"n,,\x01auth=Bearer abc\x01\x01"
 
