@@ -13,7 +13,7 @@ from pathlib import Path
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.masking import MaskRules, mask_record
 from kafkatop.backends.model.messages import BrowsedRecord, TimestampType
-from kafkatop.backends.model.spark import JobProgress, ServiceInfo, TopicCounts
+from kafkatop.backends.model.spark import JobProgress, KeyCount, ServiceInfo, TopicCounts
 from kafkatop.spark.client import SparkServiceClient
 from kafkatop.spark.status import StatusWatcher
 
@@ -97,6 +97,12 @@ def masked_counts(counts: TopicCounts, mask: MaskRules | None) -> TopicCounts:
         record = BrowsedRecord(counts.topic, 0, 0, None, TimestampType.NOT_AVAILABLE, text.encode(), None)
         return (mask_record(record, mask).key or b"").decode("utf-8", "replace")
 
-    partitions = tuple(replace(p, top_keys=tuple(replace(k, key=key(k.key)) for k in p.top_keys))
-                       for p in counts.partitions)  # fmt: skip
-    return replace(counts, partitions=partitions)
+    def merged(keys: tuple[KeyCount, ...]) -> tuple[KeyCount, ...]:
+        # Two keys the mask makes one are one line: two "[masked]" lines would say the values differ
+        totals: dict[str, int] = {}
+        for k in keys:
+            shown = key(k.key)
+            totals[shown] = totals.get(shown, 0) + k.records
+        return tuple(KeyCount(k, n) for k, n in sorted(totals.items(), key=lambda kv: -kv[1]))
+
+    return replace(counts, partitions=tuple(replace(p, top_keys=merged(p.top_keys)) for p in counts.partitions))

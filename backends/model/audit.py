@@ -20,6 +20,7 @@ from kafkatop.backends.model.secrets import HIDDEN, names_a_secret
 Result = Literal["ok", "failed", "declined", "interrupted"]
 RESULTS: tuple[Result, ...] = ("ok", "failed", "declined", "interrupted")
 VALUE_MAX = 200  # an argument's value is cut here: the trail says what was done, not every byte of it
+_SETTING = re.compile(r"(?<![^,\s])([A-Za-z0-9_.\-]+)=([^,]*)")
 _SINCE = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>s|m|h|d)")
 
 
@@ -77,6 +78,8 @@ def argument(name: str, value: object) -> str:
         text = ", ".join(str(v) for v in value if v is not None)
     else:
         text = str(value)
+    # `--add-config ssl.key.password=…`: a setting written key=value whose key names a secret keeps its key only
+    text = _SETTING.sub(lambda m: f"{m[1]}={HIDDEN}" if names_a_secret(m[1]) and m[2] != HIDDEN else m[0], text)
     return text if len(text) <= VALUE_MAX else text[: VALUE_MAX - 1] + "…"
 
 

@@ -224,7 +224,7 @@ def read_contexts(files: Sequence[Path]) -> Contexts:
 def _mask(table: Mapping[str, object], where: str) -> MaskRules:
     rules = table.get("mask", [])
     if not isinstance(rules, list):
-        raise BadInput(f'{where}: mask is a list: mask = [".card.number", "headers.authorization", "~ /\\d{{16}}/"]')
+        raise BadInput(f'{where}: mask is a list: mask = [".card.number", "headers.authorization", "~ /\\\\d{{16}}/"]')
     return parse_mask(rules, table.get("show-records", True), where)
 
 

@@ -26,7 +26,7 @@ HIDDEN_RECORD = b"[hidden: show-records = false]"
 Field = Literal["key", "value", "headers"]
 ANY: Any = object()  # `[*]`: every element
 _STEP = re.compile(r'\.(?P<name>[A-Za-z_][\w$-]*)|\[(?:(?P<index>-?\d+)|"(?P<quoted>[^"]*)"|(?P<any>\*))\]')
-_PATTERN = re.compile(r"~\s*/(?P<re>.*)/(?P<flags>i?)", re.DOTALL)
+_PATTERN = re.compile(r"~\s*/(?P<re>.*)/(?P<flags>[A-Za-z]*)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +35,7 @@ class MaskPath:
     steps: tuple[Any, ...]  # names, indexes, ANY; headers: (its name, lower case)
 
     def __str__(self) -> str:
-        shown = {id(ANY): "[*]"}
-        return self.field + "".join(
-            shown.get(id(s)) or (f"[{s}]" if isinstance(s, int) else f".{s}") for s in self.steps
-        )
+        return self.field + "".join(_step_text(s) for s in self.steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +57,17 @@ class MaskRules:
     def describe(self) -> str:
         if not self.show_records:
             return "records hidden (show-records = false)"
-        rules = [str(p) for p in self.paths] + [f"~ /{p.pattern}/" for p in self.patterns]
+        rules = [str(p) for p in self.paths]
+        rules += [f"~ /{p.pattern}/{'i' if p.flags & re.IGNORECASE else ''}" for p in self.patterns]
         return f"masked: {', '.join(rules)}"
+
+
+def _step_text(step: Any) -> str:
+    if step is ANY:
+        return "[*]"
+    if isinstance(step, int):
+        return f"[{step}]"
+    return f".{step}" if re.fullmatch(r"[A-Za-z_][\w$-]*", step) else f'["{step}"]'
 
 
 def parse_mask(rules: Sequence[object], show_records: object, where: str) -> MaskRules:
@@ -77,10 +83,16 @@ def parse_mask(rules: Sequence[object], show_records: object, where: str) -> Mas
         text = rule.strip()
         found = _PATTERN.fullmatch(text)
         if found is not None:
+            if found.group("flags") not in ("", "i"):
+                raise BadInput(f"{where}: mask {rule!r}: /…/{found.group('flags')}: the one flag is i (any case)")
             try:
-                patterns.append(re.compile(found.group("re"), re.IGNORECASE if found.group("flags") else 0))
+                pattern = re.compile(found.group("re"), re.IGNORECASE if found.group("flags") else 0)
             except re.error as e:
                 raise BadInput(f"{where}: mask {rule!r}: not a regular expression ({e})") from None
+            if pattern.search("") is not None:  # it would mask the gaps between characters, and show them all
+                raise BadInput(f"{where}: mask {rule!r} matches empty text: write one that needs a character "
+                               "(\\d+, not \\d*)")  # fmt: skip
+            patterns.append(pattern)
             continue
         paths.append(_path(text, where))
     return MaskRules(tuple(paths), tuple(patterns), show_records)

@@ -5,6 +5,7 @@ trail a headless write left (on librdkafka's mock cluster: the real cluster's wr
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -39,6 +40,9 @@ def test_secrets_and_payloads_are_never_kept() -> None:
     )
     assert argument("value", b"4111111111111111") == "<16 bytes>"
     assert argument("alter", [None, "a=1"]) == "a=1"
+    # `configs --add-config listener.name.x.ssl.key.password=…,retention.ms=1`: the key kept, the secret not
+    said = argument("alter", [None, "listener.name.x.ssl.key.password=hunter4,retention.ms=1"])
+    assert said == "listener.name.x.ssl.key.password=[hidden],retention.ms=1"
     assert len(argument("x", "y" * 1000)) == 200
 
 
@@ -113,14 +117,18 @@ def test_a_ports_writes_are_audited_and_its_reads_pass_through() -> None:
 def test_a_headless_write_and_a_read_on_the_mock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"one\ntwo\n")))
     with MockCluster(1) as mock:
+        mock.create_topic("p", 1, 1)
+        assert main(["produce", "--topic", "p", "--bootstrap-server", mock.bootstrap_servers]) == 0
         # the mock takes no CreateTopics from a client: its refusal, exit 1
         main(["create-topic", "t", "--partitions", "2", "--replication-factor", "1", "--bootstrap-server",
               mock.bootstrap_servers])  # fmt: skip
         main(["describe", "--bootstrap-server", mock.bootstrap_servers])  # a read: no entry
     capsys.readouterr()
     assert main(["audit", "--json"]) == 0
-    (line,) = capsys.readouterr().out.splitlines()
+    produced, line = capsys.readouterr().out.splitlines()
+    assert json.loads(produced)["arguments"]["said"] == "2 records produced"  # its last line: what was done
     entry = json.loads(line)
     assert (entry["action"], entry["target"], entry["result"], entry["principal"]) == (
         "create-topic",
@@ -130,3 +138,5 @@ def test_a_headless_write_and_a_read_on_the_mock(tmp_path: Path, monkeypatch: py
     )
     assert entry["cluster_id"] and entry["error"] and entry["source"] == "command"
     assert stat.S_IMODE((tmp_path / "kafkatop" / "audit.jsonl").stat().st_mode) == 0o600
+    assert main(["audit", "--context", "nope"]) == 0
+    assert "no writes to context 'nope'" in capsys.readouterr().out

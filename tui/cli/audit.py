@@ -16,19 +16,20 @@ from kafkatop.backends.audit.trail import FILE, AuditError, AuditTrail, read_tra
 from kafkatop.backends.insight.grants import principal_of
 from kafkatop.backends.model.audit import AuditEntry, Result, argument, chosen, since
 from kafkatop.backends.model.errors import BadInput, KafkatopError
+from kafkatop.tui.cli import command_table
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, INTERRUPTED, Declined, err, hearing
 
 # The options that make a command write, named in its action ("groups --reset-offsets --execute").
 _WRITING = ("create", "alter", "delete", "delete_config", "delete_offsets", "reset_offsets", "execute", "cancel",
             "status", "add", "remove")  # fmt: skip
 # Where its target is, first found first.
-_TARGETS = ("topic", "group", "entity_name", "node", "target", "transactional_id", "offset_json_file",
-            "reassignment_json_file", "add", "delete", "name")  # fmt: skip
+_TARGETS = ("group", "topic", "entity_name", "broker", "node", "target", "transactional_id", "offset_json_file",
+            "reassignment_json_file", "add", "delete")  # fmt: skip
 # Not kept: how it was asked (output, connection, waiting), never what was done; records' payloads.
 _LEFT_OUT = {"command", "json", "yes", "control_chars", "timeout", "interval", "read_only", "bootstrap_server",
              "command_config", "state_dir", "kafka_home", "context", "context_name", "context_file",
-             "context_read_only", "context_colour", "context_lag", "context_mask", "value", "key", "headers", "records",
-             "line"}  # fmt: skip
+             "context_read_only", "context_colour", "context_lag", "context_mask", "startup_warnings", "value",
+             "key", "headers", "records", "line"}  # fmt: skip
 
 
 def trail_path() -> Path:
@@ -43,13 +44,14 @@ def audited(args: argparse.Namespace, writes: str | None, run: Callable[[argpars
     if writes is None:
         return run(args)
     result: Result | None = "failed"
-    error: str | None = None
+    error = outcome = None  # Kafka's error or the command's message; what it said last when it went well
     with hearing() as said:
         try:
             code = run(args)
             result = "ok" if code == DONE else "interrupted" if code == INTERRUPTED else "failed"
             result = None if code == BAD_INPUT else result  # refused before anything was sent
-            error = None if code == DONE else (said[-1] if said else f"exit {code}")
+            error = None if code == DONE else (said[-1] if said else f"exit {code}: its lines say why")
+            outcome = said[-1] if said and code == DONE else None  # "3 records produced"
             return code
         except Declined:
             result = "declined"
@@ -65,7 +67,7 @@ def audited(args: argparse.Namespace, writes: str | None, run: Callable[[argpars
             raise
         finally:
             if result is not None:
-                _append(args, *_who_and_where(args), result, error)
+                _append(args, *_who_and_where(args), result, error, outcome)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -80,6 +82,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
             print(json.dumps(e.to_json(), ensure_ascii=False))
         return DONE
     if not shown:
+        known = sorted({e.context for e in entries if e.context})
+        if args.context_filter and args.context_filter not in known:
+            said = f"contexts in it: {', '.join(known)}" if known else "no write in it was to a context"
+            print(f"no writes to context {args.context_filter!r} in {path} ({said}; a lab by --name has none)")
+            return DONE
         print(f"no writes in {path}" + (" that match" if entries else " yet"))
         return DONE
     for e in shown:
@@ -120,18 +127,21 @@ def _cluster_id(args: argparse.Namespace, settings: dict[str, str]) -> str | Non
 
 
 def _append(args: argparse.Namespace, principal: str, cluster_id: str | None, result: Result,
-            error: str | None) -> None:  # fmt: skip
+            error: str | None, outcome: str | None = None) -> None:  # fmt: skip
     given = {k: v for k, v in vars(args).items() if v not in (None, False, [], ()) and k not in _LEFT_OUT}
     flags = [f"--{k.replace('_', '-')}" for k in _WRITING if given.get(k)]  # a switch, or one taking values
     subs = [given.pop(k) for k in ("what", "transactions_command", "connect_command", "action") if k in given]
     sub = next((str(v) for v in subs if isinstance(v, str)), None)
     action = " ".join([args.command, *([sub] if sub and sub not in (f.lstrip("-") for f in flags) else []), *flags])
-    target_key = next((k for k in _TARGETS if isinstance(given.get(k), str | list) and given[k]), None)
+    lab_only = command_table.named(args.command).lab_only
+    targets = (*_TARGETS, "name") if lab_only else _TARGETS  # `up --name x`: the lab; elsewhere --name is where
+    target_key = next((k for k in targets if isinstance(given.get(k), str | int | list) and given[k]), None)
     target = argument(target_key, given.pop(target_key)) if target_key else None
     if "name" in given:  # lab options' --name: the lab (its target only when nothing else is: `up --name x`)
         given["lab"] = given.pop("name")
     kept = tuple((k, argument(k, v)) for k, v in sorted(given.items()) if v is not True)
     kept += tuple((k, "yes") for k, v in sorted(given.items()) if v is True and k not in _WRITING)
+    kept += (("said", argument("said", outcome)),) if outcome else ()
     entry = AuditEntry(time.time(), "command", getattr(args, "context_name", None), cluster_id, principal, action,
                        target, kept, result, error)  # fmt: skip
     try:
