@@ -51,7 +51,9 @@ def test_show_records_false_and_the_description() -> None:
     )
     assert parse_mask(["key", "~ /x/"], True, "c").describe() == "masked: key, ~ /x/"
     assert MaskRules(show_records=False).describe() == "records hidden (show-records = false)"
-    assert parse_mask(['headers["x.trace"]', "~ /card/i"], True, "c").describe() == 'masked: headers["x.trace"], ~ /card/i'
+    assert (
+        parse_mask(['headers["x.trace"]', "~ /card/i"], True, "c").describe() == 'masked: headers["x.trace"], ~ /card/i'
+    )
 
 
 @pytest.mark.parametrize(("rules", "said"), [
