@@ -135,7 +135,8 @@ def _append(args: argparse.Namespace, principal: str, cluster_id: str | None, re
     action = " ".join([args.command, *([sub] if sub and sub not in (f.lstrip("-") for f in flags) else []), *flags])
     lab_only = command_table.named(args.command).lab_only
     targets = (*_TARGETS, "name") if lab_only else _TARGETS  # `up --name x`: the lab; elsewhere --name is where
-    target_key = next((k for k in targets if isinstance(given.get(k), str | int | list) and given[k]), None)
+    target_key = next((k for k in targets if isinstance(v := given.get(k), str | int | list) and v is not True
+                       and v), None)  # fmt: skip
     target = argument(target_key, given.pop(target_key)) if target_key else None
     if "name" in given:  # lab options' --name: the lab (its target only when nothing else is: `up --name x`)
         given["lab"] = given.pop("name")
