@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot
+from kafkatop.backends.model.audit import AuditEntry
 from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
 from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.connect import (
@@ -281,6 +282,14 @@ class TransactionReader(Protocol):
     cannot say (no ListTransactions: the librdkafka mock, a Kafka before 3.0)."""
 
     def open_transactions(self, brokers: Sequence[Broker]) -> OpenTransactions: ...
+
+
+class WriteLog(Protocol):
+    """The writes of the view's session, as the audit trail keeps them (backends/audit/): each told as it ends."""
+
+    def watch(self, on_write: Callable[[AuditEntry], None]) -> None:
+        """The one watcher (a later call replaces it): called from the worker that wrote."""
+        ...
 
 
 class ConnectCluster(Protocol):

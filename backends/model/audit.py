@@ -19,6 +19,11 @@ from kafkatop.backends.model.secrets import HIDDEN, names_a_secret
 
 Result = Literal["ok", "failed", "declined", "interrupted"]
 RESULTS: tuple[Result, ...] = ("ok", "failed", "declined", "interrupted")
+# The live view's writes the Timeline shows from the trail: those no operation step of their own tells (an election,
+# a config change, a reassignment, groups' deletes, connectors, ACLs, node actions are told by theirs). A record
+# produced is not: one a line, they would bury the cluster's events.
+TIMELINE_WRITES = frozenset({"create topic", "delete topic", "reset offsets", "start consumer", "register schema",
+                             "produce test records"})  # fmt: skip
 VALUE_MAX = 200  # an argument's value is cut here: the trail says what was done, not every byte of it
 _SETTING = re.compile(r"(?<![^,\s])([A-Za-z0-9_.\-]+)=([^,]*)")
 _SINCE = re.compile(r"(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>s|m|h|d)")

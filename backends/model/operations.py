@@ -17,6 +17,7 @@ class OperationKind(StrEnum):
     CONNECTOR_CHANGE = "connector change"  # a Kafka Connect connector created, paused, resumed, stopped, …
     ACL_CHANGE = "acl change"  # ACL bindings added or removed
     SCENARIO = "scenario"  # a scenario's step begun, an expectation of it met or not (the live view's pane)
+    WRITE = "write"  # a write the audit trail kept that no other kind tells (a topic created, offsets reset, …)
 
 
 class OperationPhase(StrEnum):

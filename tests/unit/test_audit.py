@@ -140,3 +140,9 @@ def test_a_headless_write_and_a_read_on_the_mock(tmp_path: Path, monkeypatch: py
     assert stat.S_IMODE((tmp_path / "kafkatop" / "audit.jsonl").stat().st_mode) == 0o600
     assert main(["audit", "--context", "nope"]) == 0
     assert "no writes to context 'nope'" in capsys.readouterr().out
+
+
+def test_the_timeline_s_writes_are_actions_a_port_writes() -> None:
+    from kafkatop.backends.model.audit import TIMELINE_WRITES
+
+    assert TIMELINE_WRITES <= {action for writes in WRITES.values() for action in writes.actions.values()}

@@ -13,6 +13,7 @@ from typing import Any, cast
 from kafkatop.backends.audit.ports import WRITES, AuditedPort, Record, audited_factory, recorder
 from kafkatop.backends.audit.trail import AuditTrail
 from kafkatop.backends.insight.grants import principal_of
+from kafkatop.backends.model.audit import AuditEntry
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.ports import NodeControl
@@ -31,10 +32,20 @@ class LiveAudit:
         self.cluster_id: str | None = None
         self._problems: list[str] = []
         self._say = say
+        self._watcher: Callable[[AuditEntry], None] = lambda _: None
 
     def record(self, principal: str | None = None) -> Record:
-        return recorder(self.trail.append, principal or self.principal, self.context, lambda: self.cluster_id,
+        return recorder(self._append, principal or self.principal, self.context, lambda: self.cluster_id,
                         self._problems.append)  # fmt: skip
+
+    def watch(self, on_write: Callable[[AuditEntry], None]) -> None:
+        self._watcher = on_write
+
+    def _append(self, entry: AuditEntry) -> None:
+        try:
+            self.trail.append(entry)
+        finally:
+            self._watcher(entry)  # the view's Timeline is told even when the file could not be written
 
     def control(self, control: NodeControl) -> NodeControl:
         return cast(NodeControl, AuditedPort(control, WRITES["control"], self.record()))
@@ -49,7 +60,7 @@ class LiveAudit:
 
     def sources(self, sources: Sources) -> Sources:
         """`sources` with each writing port audited (the control already is: `control`)."""
-        changes: dict[str, Any] = {"poll_cluster": self.poll(sources.poll_cluster)}
+        changes: dict[str, Any] = {"poll_cluster": self.poll(sources.poll_cluster), "writes": self}
         for name, writes in WRITES.items():
             port = getattr(sources, name)
             if port is None or name == "control":

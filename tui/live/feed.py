@@ -24,6 +24,7 @@ from kafkatop.backends.insight.merge import with_zookeeper
 from kafkatop.backends.insight.scenario_marks import scenario_marks
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.model.acls import AclsSnapshot
+from kafkatop.backends.model.audit import TIMELINE_WRITES, AuditEntry
 from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot
 from kafkatop.backends.model.consoles import ConsoleActivity
@@ -31,7 +32,7 @@ from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.lag import LagRules
 from kafkatop.backends.model.nodes import NodesSnapshot
-from kafkatop.backends.model.operations import OperationStep
+from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
 from kafkatop.backends.model.recording import (
     ActionDone,
@@ -177,6 +178,14 @@ class Feed:
         self._record(at, "operation", step)
         self.timeline.record_operation(step, at)
         self._post(OperationRecorded(step, self.timeline.snapshot()))
+
+    def write(self, entry: AuditEntry) -> None:
+        """A write of the session's (the audit trail's entry, from the worker that wrote), on the Timeline when no
+        other kind tells it there (an election, a config change, … are told by their own steps)."""
+        if entry.action in TIMELINE_WRITES:
+            phase = OperationPhase.DONE if entry.result == "ok" else OperationPhase.FAILED
+            said = entry.line().split("  ", 3)[3]  # from the principal on: who, what, on what, how it ended
+            self.operation(OperationStep(OperationKind.WRITE, phase, said), entry.at)
 
     def scenario(self, state: ScenarioState, at: float | None = None) -> None:
         """The scenario's run moved (from its worker): recorded, its marks on the timeline, its pane redrawn."""

@@ -94,6 +94,8 @@ class Polling:
         if (zookeeper := sources.zookeeper) is not None:  # ZooKeeper mode: what its watches push, as it comes
             watch = partial(feed.follow_zookeeper, zookeeper, lambda: get_current_worker().is_cancelled)
             self.app.run_worker(watch, group="watch-zookeeper", thread=True, exit_on_error=False)
+        if sources.writes is not None:  # the session's writes, told as they end (some on the Timeline)
+            sources.writes.watch(feed.write)
 
     def now(self, source: str) -> None:
         if source in self.pollers:

@@ -32,6 +32,7 @@ from kafkatop.backends.ports import (
     SparkCounts,
     TopicAdminFactory,
     TransactionReader,
+    WriteLog,
     ZooKeeperWatch,
 )
 from kafkatop.tui.live.granting import Granting
@@ -103,6 +104,7 @@ class Sources:
     schemas: SchemaRegistry | None = None  # the Schemas tab: a Schema Registry's subjects; None: none configured
     log_dirs: LogDirsSource | None = None  # the brokers' disks (DescribeLogDirs); None: the demo's mock has none
     scenarios: ScenarioRunner | None = None  # the scenario pane's runs: a lab's or the demo's (they kill nodes)
+    writes: WriteLog | None = None  # the session's writes, as the audit trail keeps them: some on the Timeline
 
     def present(self) -> frozenset[str]:
         """The names of the members given: what the palette and the screen ask for (keymap.py's `needs`)."""
