@@ -78,6 +78,7 @@ class AuditedPort:
             kept = tuple(
                 (k, f"<{_size(v)}>" if k in writes.payloads else argument(k, v))
                 for k, v in items[1 if target is not None else 0 :]
+                if v is not None and v != {}  # an option left out is not an argument ("configs=")
             )
             try:
                 out = attr(*args, **kwargs)
