@@ -62,12 +62,15 @@ class AuditEntry:
                    tuple((str(k), str(v)) for k, v in arguments.items()), result, _opt(raw.get("error")))  # fmt: skip
 
     def line(self) -> str:
-        """As `kafkatop audit` prints it: time, context, principal, action on target, result (error)."""
+        """As `kafkatop audit` prints it: time, context, cluster id, then what (`what`)."""
+        return f"{_iso(self.at)}  {self.context or '-'}  {self.cluster_id or '-'}  {self.what()}"
+
+    def what(self) -> str:
+        """Who did what on what, and how it ended (the Timeline's step)."""
         args = " ".join(f"{k}={v}" for k, v in self.arguments)
         said = self.result if self.error is None else f"{self.result}: {self.error}"
         on = f" {self.target}" if self.target else ""
-        return (f"{_iso(self.at)}  {self.context or '-'}  {self.cluster_id or '-'}  {self.principal}  "
-                f"{self.action}{on}{'  ' + args if args else ''}  → {said}")  # fmt: skip
+        return f"{self.principal}  {self.action}{on}{'  ' + args if args else ''}  → {said}"
 
 
 def argument(name: str, value: object) -> str:

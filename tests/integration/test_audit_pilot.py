@@ -48,7 +48,7 @@ async def test_a_write_of_the_view_is_in_the_trail_and_on_the_timeline(mock_clus
     entry = json.loads(line)
     assert (entry["source"], entry["action"], entry["target"], entry["result"]) == ("live view", "create topic", "t1",
                                                                                    "failed")  # fmt: skip
-    assert entry["cluster_id"] == app.view.cluster.cluster_id if app.view.cluster else False
+    assert app.view.cluster is not None and entry["cluster_id"] == app.view.cluster.cluster_id
 
 
 async def test_the_demo_is_not_audited(isolated: Path) -> None:

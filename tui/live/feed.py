@@ -184,8 +184,7 @@ class Feed:
         other kind tells it there (an election, a config change, … are told by their own steps)."""
         if entry.action in TIMELINE_WRITES:
             phase = OperationPhase.DONE if entry.result == "ok" else OperationPhase.FAILED
-            said = entry.line().split("  ", 3)[3]  # from the principal on: who, what, on what, how it ended
-            self.operation(OperationStep(OperationKind.WRITE, phase, said), entry.at)
+            self.operation(OperationStep(OperationKind.WRITE, phase, entry.what()), entry.at)
 
     def scenario(self, state: ScenarioState, at: float | None = None) -> None:
         """The scenario's run moved (from its worker): recorded, its marks on the timeline, its pane redrawn."""
