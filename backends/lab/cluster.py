@@ -112,7 +112,8 @@ class LabCluster:
         spec = ClusterSpec(**{**spec_dict(spec), "mode": mode}).validate()
         state = LabState(state_dir, install, spec, mode)
         for node in state.nodes:  # a missing stock file fails here, before anything is recorded
-            install.stock_config(mode, state.stock_role(node))
+            if not node.is_issuer:
+                install.stock_config(mode, state.stock_role(node))
         check_ports_free(list(state.nodes))  # and a taken port (a new cluster's state would name ports it cannot have)
         ensure_writable(state_dir)
         if mode == "kraft":
@@ -136,7 +137,7 @@ class LabCluster:
             pending = [n for n in self.state.nodes if not self.state.alive(n.name)]
             self.runner.prepare(tuple(pending))
             self.runner.check_ports(pending)
-        first = [n for n in pending if n.role is ProcessRole.ZOOKEEPER]
+        first = [n for n in pending if n.role is ProcessRole.ZOOKEEPER or n.is_issuer]
         workers = [n for n in pending if n.is_connect]
         rest = [n for n in pending if n not in first and n not in workers]
         started: list[NodeSpec] = []
@@ -185,6 +186,10 @@ class LabCluster:
         return self.snapshot().node(node.name)
 
     def restart(self, ref: str, timeout_s: float = 120.0) -> NodeStatus:
+        node = self.state.node(ref)
+        with self.state.lock:  # a node that could not start again is not stopped
+            self.state.refresh_from_disk()
+            self._check_brokers_for(node)
         self.stop(ref)
         return self.start(ref, timeout_s)
 
@@ -230,7 +235,15 @@ class LabCluster:
         return self.start(node.name, timeout_s)
 
     def _check_brokers_for(self, node: NodeSpec) -> None:
-        """A Connect worker keeps its state in the brokers' topics: with none running it would never serve."""
+        """A Connect worker keeps its state in the brokers' topics: with none running it would never serve. On an OAuth
+        lab a broker or worker logs in with a token from the lab's issuer, and a broker reads its keys as it starts:
+        never started for it (the user stopped it, or it failed), it is named."""
+        issuer = next((n for n in self.state.nodes if n.is_issuer), None)
+        if issuer is not None and (node.is_broker or node.is_connect) and not self.state.alive(issuer.name):
+            raise SupervisorError(
+                f"{node.name} logs in with a token from the lab's OIDC issuer, which is not running: start it first "
+                f"(`kafkatop start {issuer.name}`, or `s` on its pane)"
+            )
         if node.is_connect and not any(n.is_broker and self.state.alive(n.name) for n in self.state.nodes):
             raise SupervisorError(
                 f"{node.name} keeps its state in the lab's brokers, and none runs: start them first (`kafkatop up`)"
@@ -248,6 +261,7 @@ class LabCluster:
             [n for n in self.state.nodes if n.is_broker],
             [n for n in self.state.nodes if n.role is ProcessRole.CONTROLLER],
             [n for n in self.state.nodes if n.role is ProcessRole.ZOOKEEPER],
+            [n for n in self.state.nodes if n.is_issuer],  # last: a broker's controlled shutdown may log in anew
         )
         return tuple(
             name for group in order for name in self.runner.stop_nodes(group, NodeState.DOWN, timeout_s=timeout_s)
@@ -281,6 +295,7 @@ class LabCluster:
             [n for n in self.state.nodes if n.is_broker and n.name in ours],
             [n for n in self.state.nodes if n.role is ProcessRole.CONTROLLER and n.name in ours],
             [n for n in self.state.nodes if n.role is ProcessRole.ZOOKEEPER and n.name in ours],
+            [n for n in self.state.nodes if n.is_issuer and n.name in ours],
         ):
             self.runner.stop_nodes(group, NodeState.DOWN)
 
@@ -329,6 +344,7 @@ class LabCluster:
                 _existing(security.controller_admin_properties_path),
                 _existing(rest.properties_path) if workers and security.enabled else None,
                 _existing(rest.netrc_path) if workers and security.enabled else None,
+                security.issuer.url if security.issuer is not None else None,
             )
 
     def refresh(self) -> LabSnapshot:

@@ -16,7 +16,14 @@ from kafkatop.backends.model.nodes import ProcessRole
 
 def lab_security(state: LabState, *, controller_sasl: bool = True) -> LabSecurity:
     spec = state.spec
-    return LabSecurity(state.state_dir, spec.name, spec.security, spec.authorizer, controller_sasl=controller_sasl)
+    return LabSecurity(
+        state.state_dir,
+        spec.name,
+        spec.security,
+        spec.authorizer,
+        controller_sasl=controller_sasl,
+        issuer_port=spec.first_issuer_port,
+    )
 
 
 def rest_auth(state: LabState) -> ConnectRestAuth:
@@ -34,7 +41,7 @@ def write_node_files(state: LabState, nodes: tuple[NodeSpec, ...]) -> None:
         rest_auth(state).ensure(security.passwords())
     for node in nodes:
         path = state.config_path(node)
-        if path.exists():
+        if node.is_issuer or path.exists():  # the issuer's own files are the security material's
             continue
         text = node_text(state, node, security)
         if security.enabled:

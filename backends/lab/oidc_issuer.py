@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import signal
+import sys
 import threading
 import time
 import urllib.parse
@@ -154,8 +155,10 @@ class _Handler(BaseHTTPRequestHandler):
             client_id, client_secret = urllib.parse.unquote_plus(name), urllib.parse.unquote_plus(secret)
         token = self.server.issuer.token(client_id, client_secret, form.get("scope"))
         if token is None:
+            self.server.note(f"refused client {client_id!r}: unknown client or wrong secret")
             self._json(401, {"error": "invalid_client", "error_description": "unknown client or wrong secret"})
         else:
+            self.server.note(f"token for client {client_id!r}, {LIFETIME_S} s")
             self._json(200, token)
 
     def _json(self, status: int, body: dict[str, Any]) -> None:
@@ -174,6 +177,17 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, port: int, issuer: Issuer) -> None:
         super().__init__((HOST, port), _Handler)
         self.issuer = issuer
+        self.logged = False  # as its own process (main): a line per token handed out or refused, in its log
+
+    def note(self, text: str) -> None:
+        if self.logged:
+            _note(text)
+
+
+def _note(text: str) -> None:
+    """One line of the issuer's log (its node pane's tail): what it handed out and refused, never a token."""
+    sys.stderr.write(f"[{time.strftime('%Y-%m-%d %H:%M:%S')}] {text}\n")
+    sys.stderr.flush()
 
 
 def serve(port: int, folder: Path) -> _Server:
@@ -191,12 +205,16 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, required=True)
     args = parser.parse_args()
     server = serve(args.port, args.dir)
+    server.logged = True
     # shutdown() waits for serve_forever to return: from this (its own) thread it would wait forever
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+    issuer = server.issuer
+    _note(f"OIDC issuer {issuer.url} serving: token endpoint /token, JWKS /jwks; clients {', '.join(issuer.clients)}")
     try:
         server.serve_forever()
     finally:
         server.server_close()
+        _note("stopped")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import psutil
 
 from kafkatop.backends.lab.local import wait_gone
 from kafkatop.backends.lab.node_files import lab_security, rest_auth, write_node_files
+from kafkatop.backends.lab.oauth import issuer_serves
 from kafkatop.backends.lab.security import LabSecurity
 from kafkatop.backends.lab.spec import HOST, NodeSpec
 from kafkatop.backends.lab.state import LabState, RunningNode, SupervisorError, same_process
@@ -143,9 +144,7 @@ class NodeRunner:
             (self.state.state_dir / sub).mkdir(parents=True, exist_ok=True)
         write_node_files(self.state, nodes)
         if self.state.mode == "kraft":
-            unformatted = [
-                n for n in nodes if not (n.is_connect or (self.state.data_dir(n) / "meta.properties").exists())
-            ]
+            unformatted = [n for n in nodes if n.is_kafka and not (self.state.data_dir(n) / "meta.properties").exists()]
             self._format_storage(unformatted)
 
     @property
@@ -178,8 +177,14 @@ class NodeRunner:
         # kafka-run-class.sh turns on remote JMX when this is empty; a lab node opens nothing beyond 127.0.0.1.
         env["KAFKA_JMX_OPTS"] = " "
         env.pop("JMX_PORT", None)
+        options = []
         if node.is_connect and self.security.enabled:  # the REST API's users (connect_auth.py): a path, no secret
-            env["KAFKA_OPTS"] = f"{env.get('KAFKA_OPTS', '')} {rest_auth(self.state).jvm_option()}".strip()
+            options.append(rest_auth(self.state).jvm_option())
+        issuer = self.security.issuer
+        if issuer is not None and not node.is_issuer:  # Kafka 4 fetches a token or keys only from allowed URLs
+            options.append(issuer.allowed_urls_option())
+        if options:
+            env["KAFKA_OPTS"] = " ".join((env.get("KAFKA_OPTS", ""), *options)).strip()
         return env
 
     def check_ports(self, nodes: list[NodeSpec]) -> None:
@@ -190,6 +195,8 @@ class NodeRunner:
             node.role, "kafka-server-start"
         )
         cmd = [str(self.state.install.script(script)), str(self.state.config_path(node))]
+        if node.is_issuer and (issuer := self.security.issuer) is not None:
+            cmd = issuer.command()
         log_path = self.state.log_path(node)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.state.file_lock():
@@ -225,6 +232,8 @@ class NodeRunner:
                 return False
         if not accepting(node.port):
             return False
+        if node.is_issuer:
+            return issuer_serves(node.port)
         if node.is_connect:  # its REST port opens early, answering 404 until the worker has joined its group
             return rest_version(node.port, user_info=self.rest_user_info()) is not None
         try:

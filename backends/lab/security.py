@@ -1,5 +1,5 @@
-"""A secured lab cluster (`kafkatop up --security ssl|sasl_plaintext|sasl_ssl`): what its brokers are given and what
-its clients get.
+"""A secured lab cluster (`kafkatop up --security ssl|sasl_plaintext|sasl_ssl|sasl_oauthbearer`): what its brokers
+are given and what its clients get.
 
 SASL is SCRAM-SHA-512, with two users created when the storage is formatted (`kafka-storage.sh format --add-scram`):
 `admin`, the brokers' own, and `client`, for clients. TLS uses a CA made for this lab and a certificate per broker for
@@ -20,6 +20,9 @@ controllers' files were written before (PLAINTEXT there) keeps them: its nodes' 
 added to it reaches its controllers as they are (`controller_sasl=False`; backends/lab/doors.py says so). A secured
 lab's Connect workers ask for admin on their REST API too (connect_auth.py).
 
+On sasl_oauthbearer the brokers take OAUTHBEARER instead of SCRAM: admin and client are the clients of an OIDC issuer
+that is one of the lab's nodes, their passwords its secrets (oauth.py). The controllers' listener keeps PLAIN.
+
 With `--authorizer` (SASL only) every KRaft node runs `StandardAuthorizer`: no ACL, no access, and `admin` the one
 super user, on brokers and controllers alike. The controllers need it too: the ACLs live in the metadata, and
 CreateAcls/DeleteAcls are forwarded to them.
@@ -33,8 +36,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kafkatop.backends.lab.certs import cert_pem, key_pem, load_ca, new_ca, new_server_cert
+from kafkatop.backends.lab.oauth import ISSUER_DIR, OAUTHBEARER, LabIssuer
 from kafkatop.backends.lab.properties import parse_properties
-from kafkatop.backends.lab.spec import SECURITY_PROTOCOLS, NodeSpec
+from kafkatop.backends.lab.spec import SASL_SECURITY, SECURITY_PROTOCOLS, NodeSpec
 
 CLIENT_PROPERTIES = "client.properties"
 ADMIN_PROPERTIES = "admin.properties"
@@ -70,7 +74,12 @@ def uses_tls(security: str) -> bool:
 
 
 def uses_sasl(security: str) -> bool:
-    return security in ("sasl_plaintext", "sasl_ssl")
+    return security in SASL_SECURITY
+
+
+def mechanism(security: str) -> str:
+    """The brokers' SASL mechanism: OAUTHBEARER on an OAuth lab, else SCRAM-SHA-512."""
+    return OAUTHBEARER if security == "sasl_oauthbearer" else MECHANISM
 
 
 def write_private(path: Path, text: str | bytes) -> None:
@@ -113,6 +122,7 @@ class LabSecurity:
         authorizer: bool = False,
         *,
         controller_sasl: bool = True,
+        issuer_port: int | None = None,
     ) -> None:
         self.state_dir = state_dir
         self.name = cluster_name
@@ -122,6 +132,12 @@ class LabSecurity:
         # SASL on the controllers' listener: every SASL lab, but one whose controllers' files say PLAINTEXT (written
         # before kafkatop took SASL there), where a file written now (an added broker's) reaches them as they are.
         self.controller_sasl = controller_sasl and uses_sasl(security)
+        # An OAuth lab's issuer (its port: the spec's); None on any other lab.
+        self.issuer = (
+            LabIssuer(self.dir / ISSUER_DIR, issuer_port)
+            if security == "sasl_oauthbearer" and issuer_port is not None
+            else None
+        )
 
     @property
     def enabled(self) -> bool:
@@ -175,6 +191,10 @@ class LabSecurity:
                 if node.is_broker and not path.exists():
                     key, cert = new_server_cert(ca_key, ca_cert, f"{node.name}.{self.name}")
                     write_private(path, key_pem(key) + cert_pem(cert) + cert_pem(ca_cert))
+        if self.issuer is not None:  # rewritten each time: the clients are the passwords, which a user may change
+            self.issuer.folder.mkdir(exist_ok=True)
+            os.chmod(self.issuer.folder, 0o700)
+            write_private(self.issuer.clients_path, self.issuer.clients_text(passwords))
         if not self.client_properties_path.exists():
             write_private(self.client_properties_path, self.client_properties_text(passwords))
         admin = self.admin_properties_path
@@ -205,7 +225,9 @@ class LabSecurity:
         if not self.enabled:
             return {}
         settings = {"security.protocol": listener_name(self.security)}
-        if uses_sasl(self.security):
+        if self.issuer is not None:
+            settings |= self.issuer.client_settings(user, passwords[user])
+        elif uses_sasl(self.security):
             settings |= {
                 "sasl.mechanism": MECHANISM,
                 "sasl.jaas.config": jaas_line(user, passwords[user]),
@@ -232,6 +254,10 @@ class LabSecurity:
             lines.append("# tools (--command-config) and kafkatop, which uses it for this lab unless --command-config.")
         else:
             lines.append("# For Kafka's tools and kafkatop: --command-config (kafkatop uses admin.properties itself).")
+        if self.issuer is not None:
+            lines.append(f"# OAUTHBEARER: tokens of client {user!r}, from the lab's OIDC issuer {self.issuer.url}.")
+            option = self.issuer.allowed_urls_option()
+            lines.append(f"# Kafka 4's tools fetch them only with: export KAFKA_OPTS={option}")
         lines += [f"{key}={_escape(value)}" for key, value in self.client_settings(passwords, user).items()]
         return "\n".join(lines) + "\n"
 
@@ -310,7 +336,9 @@ class LabSecurity:
                 "ssl.truststore.location": str(self.ca_path),
                 "ssl.client.auth": "none",
             }
-        if uses_sasl(self.security):
+        if self.issuer is not None:
+            settings |= self.issuer.broker_settings(listener, passwords[ADMIN_USER])
+        elif uses_sasl(self.security):
             prefix = f"listener.name.{listener.lower()}.{MECHANISM.lower()}"
             settings |= {
                 "sasl.enabled.mechanisms": MECHANISM,
@@ -330,7 +358,7 @@ class LabSecurity:
     def format_arguments(self) -> list[str]:
         """`kafka-storage.sh format` arguments that create the SCRAM users: secrets, so never for a command line
         (any local user reads /proc/PID/cmdline); the runner hands them to the JVM in a 0600 argument file."""
-        if not uses_sasl(self.security):
+        if not uses_sasl(self.security) or self.issuer is not None:  # an OAuth lab's users are its issuer's clients
             return []
         passwords = self.passwords()
         return [

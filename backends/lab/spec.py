@@ -20,6 +20,7 @@ HOST = "127.0.0.1"
 MAX_VOTERS = 3  # combined mode: the first three nodes form the KRaft quorum, later brokers are broker-only
 CONTROLLER_ID_BASE = 100  # dedicated KRaft controllers get node ids 101, 102, … so broker ids stay 1, 2, 3 as in labs
 CONNECT_PORT_OFFSET = 200  # Kafka Connect workers' REST ports: base_port + 200, + 201, … unless connect_port is given
+ISSUER_PORT_OFFSET = 300  # an OAuth lab's OIDC issuer: base_port + 300 unless issuer_port is given
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _HEAP = re.compile(r"[1-9][0-9]*[kKmMgG]")
 _PROPERTY_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -29,7 +30,9 @@ SECURITY_PROTOCOLS = {
     "ssl": "SSL",
     "sasl_plaintext": "SASL_PLAINTEXT",
     "sasl_ssl": "SASL_SSL",
+    "sasl_oauthbearer": "SASL_PLAINTEXT",  # SASL/OAUTHBEARER: tokens from the lab's OIDC issuer (oauth.py)
 }
+SASL_SECURITY = ("sasl_plaintext", "sasl_ssl", "sasl_oauthbearer")  # where clients are users, told apart
 
 
 ELR_FEATURE = "eligible.leader.replicas.version"
@@ -76,7 +79,8 @@ class ClusterSpec:
     controllers: int = 0  # dedicated KRaft controllers; 0 = combined nodes (process.roles=broker,controller)
     heap: str = "256m"  # -Xmx and -Xms of every broker and controller JVM
     broker_properties: tuple[tuple[str, str], ...] = field(default=())  # extra server.properties, applied last
-    security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext or sasl_ssl (SCRAM-SHA-512)
+    # the brokers' listener: plaintext, ssl, sasl_plaintext or sasl_ssl (SCRAM-SHA-512), sasl_oauthbearer
+    security: str = "plaintext"
     # KRaft's StandardAuthorizer: no ACL, no access (super user admin); SASL only, where users can be told apart.
     authorizer: bool = False
     allow_remote_listeners: bool = False  # a [broker] listeners= that binds beyond 127.0.0.1 is refused unless set
@@ -86,6 +90,7 @@ class ClusterSpec:
     share_groups: bool = False
     connect: int = 0  # Kafka Connect workers (connect-distributed), started after the brokers, in one group
     connect_port: int | None = None  # the first worker's REST port; None: base_port + 200
+    issuer_port: int | None = None  # sasl_oauthbearer: the lab's OIDC issuer; None: base_port + 300
 
     @property
     def features(self) -> dict[str, int]:
@@ -100,6 +105,15 @@ class ClusterSpec:
     @property
     def first_connect_port(self) -> int:
         return self.connect_port if self.connect_port is not None else self.base_port + CONNECT_PORT_OFFSET
+
+    @property
+    def first_issuer_port(self) -> int:
+        return self.issuer_port if self.issuer_port is not None else self.base_port + ISSUER_PORT_OFFSET
+
+    @property
+    def has_issuer(self) -> bool:
+        """An OAuth lab: its brokers take tokens from an OIDC issuer of its own, one of its nodes."""
+        return self.security == "sasl_oauthbearer"
 
     def validate(self) -> ClusterSpec:
         problems: list[str] = []
@@ -167,11 +181,11 @@ class ClusterSpec:
     @property
     def authorizer_problem(self) -> str | None:
         """Why this spec's authorizer cannot be, or None: without SASL no one can be told apart."""
-        if not self.authorizer or self.security in ("sasl_plaintext", "sasl_ssl"):
+        if not self.authorizer or self.security in SASL_SECURITY:
             return None
         return (
             f"--authorizer needs SASL users to tell apart (on {self.security} every client is User:ANONYMOUS): "
-            "add --security sasl_ssl (or sasl_plaintext)"
+            "add --security sasl_ssl (or sasl_plaintext, sasl_oauthbearer)"
         )
 
     @property
@@ -208,6 +222,8 @@ class ClusterSpec:
                 self.first_connect_port,
                 self.first_connect_port + self.connect - 1,
             )
+        if self.has_issuer:
+            ranges["OIDC issuer port (--issuer-port)"] = (self.first_issuer_port, self.first_issuer_port)
         problems = [f"{what} {lo}-{hi} outside 1-65535" for what, (lo, hi) in ranges.items() if lo < 1 or hi > 65535]
         items = list(ranges.items())
         for i, (a, (alo, ahi)) in enumerate(items):
@@ -241,6 +257,15 @@ class NodeSpec:
         return self.role is ProcessRole.CONNECT
 
     @property
+    def is_issuer(self) -> bool:
+        return self.role is ProcessRole.ISSUER
+
+    @property
+    def is_kafka(self) -> bool:
+        """A broker or controller: a KRaft node with storage, or a ZooKeeper-mode broker."""
+        return self.is_broker or self.is_controller
+
+    @property
     def ports(self) -> tuple[int, ...]:
         return (self.port,) if self.controller_port is None else (self.port, self.controller_port)
 
@@ -260,9 +285,11 @@ def connect_node(spec: ClusterSpec, index: int) -> NodeSpec:
 
 
 def cluster_nodes(spec: ClusterSpec, mode: LabMode) -> tuple[NodeSpec, ...]:
-    """Every node in start order: ZooKeeper or dedicated controllers first, then the brokers, then the Connect
-    workers (they keep their state in the brokers' topics)."""
+    """Every node in start order: an OAuth lab's OIDC issuer, ZooKeeper or dedicated controllers first, then the
+    brokers, then the Connect workers (they keep their state in the brokers' topics)."""
     first: list[NodeSpec] = []
+    if spec.has_issuer:
+        first.append(NodeSpec("issuer", ProcessRole.ISSUER, None, spec.first_issuer_port))
     if mode == "zk":
         first.append(NodeSpec("zookeeper", ProcessRole.ZOOKEEPER, None, spec.zookeeper_port))
     else:

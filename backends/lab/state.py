@@ -34,6 +34,9 @@ from kafkatop.backends.lab.kafka_homes import (
     open_install,
     xdg_home,
 )
+from kafkatop.backends.lab.oauth import ISSUER_DIR
+from kafkatop.backends.lab.oidc_issuer import CLIENTS_FILE
+from kafkatop.backends.lab.security import SECURITY_DIR
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, check_name, cluster_nodes
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.nodes import NodeState, ProcessRole
@@ -76,13 +79,14 @@ class LabSnapshot:
     cluster_id: str | None
     state_dir: Path
     nodes: tuple[NodeStatus, ...]
-    security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext, sasl_ssl
+    security: str = "plaintext"  # the brokers' listener: plaintext, ssl, sasl_plaintext, sasl_ssl, sasl_oauthbearer
     client_properties: Path | None = None  # a secured lab's client settings (Java format), for --command-config
     admin_properties: Path | None = None  # a SASL lab's admin user's settings: kafkatop's own for this lab
     authorizer: bool = False  # StandardAuthorizer on every node: no ACL, no access (admin a super user)
     controller_admin_properties: Path | None = None  # admin's settings for --bootstrap-controller (SASL PLAIN there)
     connect_admin_properties: Path | None = None  # the Connect workers' REST user (basic auth), for kafkatop connect
     connect_netrc: Path | None = None  # the same, for curl --netrc-file
+    issuer_url: str | None = None  # an OAuth lab's OIDC issuer (its token endpoint: /token)
 
     @property
     def bootstrap_servers(self) -> str:
@@ -224,6 +228,8 @@ class LabState:
 
     # --- paths -------------------------------------------------------------------------------------------------
     def config_path(self, node: NodeSpec) -> Path:
+        if node.is_issuer:  # an OAuth lab's issuer is configured by its clients file (oauth.py)
+            return self.state_dir / SECURITY_DIR / ISSUER_DIR / CLIENTS_FILE
         return self.state_dir / "config" / f"{node.name}.properties"
 
     def log_path(self, node: NodeSpec) -> Path:

@@ -28,6 +28,7 @@ class ProcessRole(StrEnum):
     CONTROLLER = "controller"
     COMBINED = "broker+controller"  # KRaft `process.roles=broker,controller`
     CONNECT = "connect"  # a Kafka Connect worker (connect-distributed), a lab component beside the brokers
+    ISSUER = "oidc-issuer"  # an OAuth lab's OIDC issuer (client credentials), whose tokens its brokers take
 
 
 class ProcessStatus(StrEnum):

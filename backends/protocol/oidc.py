@@ -10,6 +10,7 @@ answer as such — in words a user can act on, naming the endpoint and the clien
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import ssl
 import threading
@@ -26,7 +27,9 @@ ENDPOINT, CLIENT_ID, CLIENT_SECRET, SCOPE = (
     "sasl.oauthbearer.scope",
 )  # fmt: skip
 TIMEOUT_S = 10.0
-_cache: dict[tuple[str, str, str], tuple[str, float]] = {}  # (endpoint, client, scope): (token, refresh after)
+# (endpoint, client, scope, the secret's digest): (token, refresh after). The secret is in the key, so that another
+# file of the same client with another secret (a wrong one, a rotated one) is asked of the endpoint, not served here.
+_cache: dict[tuple[str, str, str, bytes], tuple[str, float]] = {}
 _lock = threading.Lock()
 
 
@@ -43,7 +46,7 @@ def access_token(settings: Mapping[str, str], timeout_s: float = TIMEOUT_S) -> s
     endpoint, client = settings.get(ENDPOINT, ""), settings.get(CLIENT_ID, "")
     if not endpoint or not client or CLIENT_SECRET not in settings:
         raise TokenError(f"OAUTHBEARER (oidc) needs {ENDPOINT}, {CLIENT_ID} and {CLIENT_SECRET}")
-    key = (endpoint, client, settings.get(SCOPE, ""))
+    key = (endpoint, client, settings.get(SCOPE, ""), hashlib.sha256(settings[CLIENT_SECRET].encode()).digest())
     with _lock:
         cached = _cache.get(key)
         if cached is not None and time.monotonic() < cached[1]:

@@ -9,13 +9,15 @@ A module-scoped fixture of a test module, on that module's own ports:
             yield lab
 
 Its `flags` name the lab to kafkatop's commands (`--name`, `--state-dir`): they then use admin.properties by
-themselves. `connect=1` adds a Kafka Connect worker, whose REST API asks for admin. Every node is stopped on the way
-out, by recorded pid if a clean stop fails.
+themselves. `connect=1` adds a Kafka Connect worker, whose REST API asks for admin. `security="sasl_oauthbearer"` makes
+it an OAuth lab, its issuer on base_port + 30; Kafka's tools are then run with the KAFKA_OPTS that allow its URLs.
+Every node is stopped on the way out, by recorded pid if a clean stop fails.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,6 +28,7 @@ import psutil
 
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.kafka_homes import open_install
+from kafkatop.backends.lab.oauth import allowed_urls_option
 from kafkatop.backends.lab.spec import ClusterSpec
 from kafkatop.backends.lab.state import LabSnapshot
 from tests.integration.test_supervisor import free_port_block
@@ -69,9 +72,13 @@ class AuthorizerLab:
 
     def tool(self, script: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         """Kafka's `bin/SCRIPT.sh ARGS…` (its output as text), bounded in time."""
+        env = dict(os.environ)
+        if self.snapshot.issuer_url is not None:  # Kafka 4 fetches tokens only from allowed URLs
+            env["KAFKA_OPTS"] = allowed_urls_option(self.snapshot.issuer_url)
         return subprocess.run(
             [str(self.kafka_home / "bin" / f"{script}.sh"), *args],
             input=stdin,
+            env=env,
             capture_output=True,
             text=True,
             timeout=TOOL_TIMEOUT_S,
@@ -102,6 +109,7 @@ def authorizer_lab(
     name: str = "acl",
     timeout_s: float = 120.0,
     connect: int = 0,
+    security: str = "sasl_ssl",
 ) -> Iterator[AuthorizerLab]:
     """A running sasl_ssl lab with StandardAuthorizer (broker 1 on `base_port`, controller 101 on
     `controller_port`, `connect` Connect workers from `base_port` + 20; by default a free block below the ephemeral
@@ -111,7 +119,8 @@ def authorizer_lab(
         controller_port = base_port + 50
     spec = ClusterSpec(
         name=name, mode="kraft", brokers=1, controllers=1, base_port=base_port, controller_port=controller_port,
-        heap="256m", security="sasl_ssl", authorizer=True, connect=connect, connect_port=base_port + 20,
+        heap="256m", security=security, authorizer=True, connect=connect, connect_port=base_port + 20,
+        issuer_port=base_port + 30,
     )  # fmt: skip
     cluster, _ = LabCluster.create_or_open(state_root, open_install(kafka_home), spec)
     try:

@@ -5,8 +5,9 @@ consumer and kafkatop alike — `describe`, `groups --list`, `produce`/`consume`
 `metadata-quorum` (kafkatop's own SASL exchange, RFC 7628); a wrong client secret is one line naming the token
 endpoint's refusal.
 
-The broker is configured here by hand (one KRaft node, an OAUTHBEARER listener and a plain one between its own roles);
-`kafkatop up --security sasl_oauthbearer` is not built yet. Set KAFKA_HOME to run; the broker is stopped by pid."""
+The broker is configured here by hand, as a user's own would be (one KRaft node, an OAUTHBEARER listener and a plain
+one between its own roles); test_oauth_lab_kafka.py runs `kafkatop up --security sasl_oauthbearer`. Set KAFKA_HOME to
+run; the broker is stopped by pid."""
 
 from __future__ import annotations
 

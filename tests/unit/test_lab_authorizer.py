@@ -137,7 +137,7 @@ def test_an_authorizer_without_sasl_is_refused_in_one_line(security: str) -> Non
         ClusterSpec(mode="kraft", security=security, authorizer=True).validate()
     assert str(refused.value) == (
         f"--authorizer needs SASL users to tell apart (on {security} every client is User:ANONYMOUS): add "
-        "--security sasl_ssl (or sasl_plaintext)"
+        "--security sasl_ssl (or sasl_plaintext, sasl_oauthbearer)"
     )
 
 

@@ -63,6 +63,7 @@ def build_spec(args: argparse.Namespace) -> ClusterSpec:
         controllers=getattr(args, "controllers", None),
         connect=workers if type(workers) is int else None,
         connect_port=getattr(args, "connect_port", None),
+        issuer_port=getattr(args, "issuer_port", None),
         heap=getattr(args, "heap", None),
         security=getattr(args, "security", None),
         authorizer=getattr(args, "authorizer", None) or None,

@@ -31,7 +31,7 @@ from kafkatop.tui.cli.common import (
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, INTERRUPTED, err
 from kafkatop.tui.cli.install import find_or_offer
 from kafkatop.tui.cli.lab_features import set_lab_features
-from kafkatop.tui.cli.lab_status import measure, path_text, print_status, settings_files, status_rows
+from kafkatop.tui.cli.lab_status import measure, path_text, print_status, settings_files, status_rows, tools_option
 
 
 # --- commands -------------------------------------------------------------------------------------------------------
@@ -75,6 +75,8 @@ def cmd_up(args: argparse.Namespace) -> int:
                     "FILE",
                     flush=True,
                 )
+            if snap.issuer_url is not None:
+                print(f"Kafka's tools fetch the issuer's tokens only with: export KAFKA_OPTS={tools_option(snap)}")
             if args.detach:
                 cluster.release()
                 print(f"left running; stop it with `kafkatop down{_name_flag(args, cluster)}`")
@@ -166,6 +168,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "controller_admin_properties": path_text(snap.controller_admin_properties),
             "connect_admin_properties": path_text(snap.connect_admin_properties),
             "connect_netrc": path_text(snap.connect_netrc),
+            "issuer_url": snap.issuer_url,
+            "kafka_opts": tools_option(snap),
             "authorizer": snap.authorizer,
             "state_dir": str(snap.state_dir),
             "nodes": status_rows(snap, measured),

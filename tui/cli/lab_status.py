@@ -105,18 +105,27 @@ def print_status(
 
 def security_text(snap: LabSnapshot) -> str:
     """`PLAINTEXT`, or e.g. `SASL_SSL (SCRAM-SHA-512, TLS by the lab's CA) · client settings …/client.properties`."""
-    from kafkatop.backends.lab.security import MECHANISM, listener_name, uses_sasl, uses_tls
+    from kafkatop.backends.lab.security import listener_name, mechanism, uses_sasl, uses_tls
 
     protocol = listener_name(snap.security)
     if snap.security == "plaintext":
         return protocol
-    how = [f"{MECHANISM} users admin, client"] if uses_sasl(snap.security) else []
+    how = [f"{mechanism(snap.security)} users admin, client"] if uses_sasl(snap.security) else []
+    if snap.issuer_url is not None:
+        how = [f"OAUTHBEARER clients admin, client of the lab's OIDC issuer {snap.issuer_url} (node issuer)"]
     if uses_tls(snap.security):
         how.append("TLS by the lab's own CA")
     if snap.authorizer:
         how.append("authorizer StandardAuthorizer: no ACL, no access")
     controllers = "PLAINTEXT" if snap.controller_admin_properties is None else "SASL_PLAINTEXT (PLAIN, user admin)"
     return f"{protocol} ({'; '.join(how)}; controllers {controllers} on 127.0.0.1) · {settings_files(snap)}"
+
+
+def tools_option(snap: LabSnapshot) -> str | None:
+    """The KAFKA_OPTS Kafka's own tools need on an OAuth lab (Kafka 4 fetches only URLs a JVM option allows)."""
+    from kafkatop.backends.lab.oauth import allowed_urls_option
+
+    return None if snap.issuer_url is None else allowed_urls_option(snap.issuer_url)
 
 
 def settings_files(snap: LabSnapshot) -> str:

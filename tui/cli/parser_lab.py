@@ -49,20 +49,25 @@ def add_up(up: Parser) -> None:
         help="first Connect worker's REST port; then +1, …",
         shown="base+200",
     )
+    up.option("--issuer-port", type=PORT, metavar="PORT", help="--security sasl_oauthbearer: the lab's OIDC issuer",
+              shown="base+300")  # fmt: skip
     up.option("--heap", metavar="SIZE", type=text("a JVM size such as 256m"), help="heap per broker JVM", shown="256m")
     up.option("-p", "--broker-property", action="append", type=key_value, metavar="KEY=VALUE",
               help="extra broker setting, repeatable (min.insync.replicas=2, unclean.leader.election.enable=true, …)",
               shown="none")  # fmt: skip
-    up.option("--security", choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl"),
+    up.option("--security", choices=("plaintext", "ssl", "sasl_plaintext", "sasl_ssl", "sasl_oauthbearer"),
               help="the brokers' listener: TLS with a CA made for this lab, SASL with SCRAM-SHA-512 users admin and "
-              "client; writes client.properties (Kafka's format) into the lab's state directory, used by kafkatop for "
+              "client, or SASL/OAUTHBEARER with tokens from an OIDC issuer started with the lab (node `issuer`, "
+              "clients admin and client, its URLs allowed in the nodes' KAFKA_OPTS); writes client.properties "
+              "(Kafka's format) into the lab's state directory, used by kafkatop for "
               "this lab and by Kafka's tools with --command-config. KRaft only. On SASL the controllers' listener "
               "takes SASL PLAIN, user admin (controller-admin.properties, for --bootstrap-controller); on any secured "
               "lab the Connect workers' REST API asks for user admin (connect-admin.properties, connect.netrc)",
               shown="plaintext")  # fmt: skip
     up.option("--authorizer", action="store_true", help="KRaft's StandardAuthorizer on every node: no "
               "ACL, no access (allow.everyone.if.no.acl.found=false), user admin a super user. SASL only (--security "
-              "sasl_ssl or sasl_plaintext); kafkatop then uses admin.properties for this lab")  # fmt: skip
+              "sasl_ssl, sasl_plaintext or sasl_oauthbearer); kafkatop then uses admin.properties for this "
+              "lab")  # fmt: skip
     up.option("--elr", action=argparse.BooleanOptionalAction, help="eligible leader replicas (KIP-966): "
               "--elr / --no-elr format the storage with eligible.leader.replicas.version=1 / 0 (a lab formatted "
               "before: changed once it serves, as kafka-features.sh does). KRaft only",

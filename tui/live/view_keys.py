@@ -26,6 +26,8 @@ ASKED: dict[NodeAction, tuple[str, str]] = {
     "stop": ("Stop", "SIGTERM: a controlled shutdown"),
     "restart": ("Restart", "SIGTERM (a controlled shutdown), then a start"),
 }
+# What an OAuth lab loses with its issuer (backends/lab/oauth.py): logins, not sessions.
+_ISSUER = "; until it is back no client logs in anew (sessions open now stay), and no broker starts"
 NODE_ACTIONS: dict[NodeAction, str] = {
     "kill": "killed (kill -9)",
     "stop": "stopped",
@@ -101,6 +103,7 @@ class ProcessKeys:
             ASKED[action][1]
             + (f"; it leads {leads} partition(s), {moved}" if leads else "")
             + (f"; its {tasks} task(s) wait for the group to give them to another worker" if tasks else "")
+            + (_ISSUER if node is not None and node.role is ProcessRole.ISSUER else "")
         )
 
     def action_add_broker(self) -> None:
