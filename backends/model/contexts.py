@@ -23,11 +23,13 @@ from kafkatop.backends.model.format_config import parse_formats, parse_registry
 from kafkatop.backends.model.formats import RegistrySettings, TopicFormat
 from kafkatop.backends.model.lag import LagRules, parse_lag_rules
 from kafkatop.backends.model.masking import MaskRules, parse_mask
+from kafkatop.backends.model.topics import validate_topic_name
 
 DEFAULT_KEY = "default-context"
 KEYS = frozenset(
     {"lab", "state-dir", "bootstrap-server", "command-config", "zookeeper", "connect-url", "read-only", "colour",
-     "color", "description", "schema-registry", "schema-registry-config", "formats", "lag", "mask", "show-records"}
+     "color", "description", "schema-registry", "schema-registry-config", "formats", "lag", "mask", "show-records",
+     "audit-topic"}
 )  # fmt: skip
 # Named so a password pasted into a context is refused, not kept in a file that is often shared (dotfiles).
 _SECRET = re.compile(r"pass(word)?|secret|jaas|token|credential|\.key$", re.IGNORECASE)
@@ -60,6 +62,7 @@ class ClusterContext:
     formats: tuple[tuple[str, TopicFormat], ...] = ()  # [contexts.NAME.formats.TOPIC]: its topics' formats
     lag: LagRules = LagRules()  # [contexts.NAME.lag]: how its groups' lag statuses are decided
     mask: MaskRules = MaskRules()  # mask = [...], show-records = false: what of its records may be seen
+    audit_topic: str | None = None  # audit-topic = "…": its audit entries also as records of this topic, for a team
     # What to tell whoever uses it (its file readable by others, read-only kept over a project's redefinition): the
     # live view shows them on screen, where stderr is hidden.
     warnings: tuple[str, ...] = ()
@@ -170,12 +173,16 @@ def _context(name: str, table: Mapping[str, object], path: Path) -> ClusterConte
         given = {"url": url} | ({"config": registry_config} if registry_config else {})
         registry = parse_registry(given, path, f"[contexts.{name}]")
     formats = tuple(parse_formats(table.get("formats"), path, f"contexts.{name}.formats").items())
+    audit_topic = text("audit-topic")
+    if audit_topic is not None and (problem := validate_topic_name(audit_topic)):
+        raise BadInput(f"{where}: audit-topic: {problem}")
     return ClusterContext(
         name, path, lab=lab, state_dir=state_dir, bootstrap_server=bootstrap, command_config=config,
         zookeeper=text("zookeeper"), connect_url=tuple(urls), read_only=read_only,
         colour=COLOURS.get(colour.lower(), colour) if colour is not None else None,
         description=text("description") or "", schema_registry=registry, formats=formats,
         lag=parse_lag_rules(table.get("lag"), f"[contexts.{name}.lag] in {path}"), mask=_mask(table, where),
+        audit_topic=audit_topic,
     )  # fmt: skip
 
 

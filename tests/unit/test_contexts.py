@@ -126,6 +126,8 @@ REFUSED = [
                                                                      "true or false"]),
     ('[contexts.a]\nlab = "x"\nzookeeper = "z:1"\n', ["[contexts.a]", "zookeeper"]),
     ('[contexts.a]\nbootstrap-server = ""\n', ["[contexts.a]", "bootstrap-server"]),
+    ('[contexts.a]\nbootstrap-server = "h:1"\naudit-topic = "who changed/what"\n', ["[contexts.a]", "audit-topic",
+                                                                                 "other than ASCII alphanumerics"]),
     ('[contexts."bad name"]\nbootstrap-server = "h:1"\n', ["bad name", "a context's name"]),
     ("contexts = 3\n", ["contexts must be tables"]),
     ("default-context = 3\n", ["default-context = 3"]),
@@ -156,7 +158,7 @@ def test_a_mistyped_key_is_refused_with_the_key_it_is_most_like(files: Files, ke
         read_contexts([files.user])
     message = str(refused.value)
     assert f"unknown key(s) {key} (did you mean {meant}?)" in message, message
-    assert "known: bootstrap-server, color, colour, command-config" in message, message  # the list is kept
+    assert "known: audit-topic, bootstrap-server, color, colour, command-config" in message, message  # the list
 
 
 def test_a_key_like_none_known_is_refused_without_a_guess(files: Files) -> None:

@@ -28,8 +28,8 @@ _TARGETS = ("group", "topic", "entity_name", "broker", "node", "target", "transa
 # Not kept: how it was asked (output, connection, waiting), never what was done; records' payloads.
 _LEFT_OUT = {"command", "json", "yes", "control_chars", "timeout", "interval", "read_only", "bootstrap_server",
              "command_config", "state_dir", "kafka_home", "context", "context_name", "context_file",
-             "context_read_only", "context_colour", "context_lag", "context_mask", "startup_warnings", "value",
-             "key", "headers", "records", "line"}  # fmt: skip
+             "context_read_only", "context_colour", "context_lag", "context_mask", "context_audit_topic",
+             "startup_warnings", "value", "key", "headers", "records", "line"}  # fmt: skip
 
 
 def trail_path() -> Path:
@@ -149,3 +149,22 @@ def _append(args: argparse.Namespace, principal: str, cluster_id: str | None, re
         AuditTrail(trail_path()).append(entry)
     except AuditError as e:
         err(f"{e}: this write is not in the trail")
+    topic = getattr(args, "context_audit_topic", None)
+    if topic and not getattr(args, "read_only", False):  # read-only: nothing is written to that cluster
+        _publish(args, topic, entry)
+
+
+def _publish(args: argparse.Namespace, topic: str, entry: AuditEntry) -> None:
+    """The entry also to the context's audit-topic; a failure is one line, the local trail holding it."""
+    from kafkatop.backends.kafka.records.audit_topic import AuditTopic
+    from kafkatop.tui.cli.common import connection
+
+    try:
+        sink = AuditTopic(connection(args), topic)
+    except (KafkatopError, OSError) as e:
+        problem: str | None = f"audit-topic {topic!r}: {e}"
+    else:
+        sink.publish(entry)
+        problem = sink.close()
+    if problem is not None:
+        err(f"{problem}: this write is in the local trail ({trail_path()}) only")

@@ -286,7 +286,7 @@ def compose_sources(
     if chosen.kind != "demo":  # every write to a real cluster in the trail (the demo's mock is nobody's)
         from kafkatop.tui.cli.audit_live import LiveAudit
 
-        audit = LiveAudit(connection, getattr(args, "context_name", None), say)
+        audit = LiveAudit.of(args, connection, say)
         stack.callback(audit.close)
         chosen.control = audit.control(chosen.control)
     watch = None

@@ -104,6 +104,7 @@ def apply_context(args: argparse.Namespace, *, quiet: bool = False) -> ClusterCo
     args.context_colour = context.colour
     args.context_lag = context.lag
     args.context_mask = context.mask  # what of its records may be seen (browser, consume, consoles)
+    args.context_audit_topic = context.audit_topic  # its writes' audit entries also to this topic (backends/audit)
     args.context_read_only = context.read_only
     args.read_only = bool(getattr(args, "read_only", False)) or context.read_only
     keep(args, *context.warnings)  # said with its file's (load_contexts): the live view shows them again, on screen

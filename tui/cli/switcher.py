@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # The options that name a cluster: cleared before a context's own are filled in.
 _CLUSTER_OPTIONS = ("bootstrap_server", "command_config", "zookeeper", "name", "demo", "kafka_home", "read_only",
                     "context", "context_name", "context_file", "context_colour", "context_read_only",
-                    "context_lag", "context_mask")  # fmt: skip
+                    "context_lag", "context_mask", "context_audit_topic")  # fmt: skip
 
 
 # compose.compose_sources: (args, stack, terminal=, lab=) -> (sources, settings, the lab opened or None)
