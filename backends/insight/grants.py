@@ -197,12 +197,14 @@ def principal_caveat(settings: Mapping[str, str]) -> str | None:
                 "(User:CN=…, as ssl.principal.mapping.rules map it), not as User:ANONYMOUS")  # fmt: skip
     if protocol.startswith("SASL") and _sasl_mechanism(settings) == "GSSAPI":
         return "the brokers' sasl.kerberos.principal.to.local.rules decide the user name; by default its first part"
-    if (
-        protocol.startswith("SASL")
-        and _sasl_mechanism(settings) == "OAUTHBEARER"
-        and "principal=" not in settings.get("sasl.oauthbearer.config", "")
-    ):
-        return "an OAUTHBEARER token's principal is its subject (the sub claim): put it in place of <sub>"
+    if protocol.startswith("SASL") and _sasl_mechanism(settings) == "OAUTHBEARER":
+        if principal_of(settings) == "User:<sub>":
+            return "an OAUTHBEARER token's principal is its subject (the sub claim): put it in place of <sub>"
+        if "principal=" not in settings.get("sasl.oauthbearer.config", ""):  # an OIDC client, by its id
+            return (
+                "the brokers know an OAUTHBEARER client by its token's sub claim, taken here to be its client id "
+                "(as the lab's issuer and most providers set it; some put a user id there)"
+            )
     return None
 
 

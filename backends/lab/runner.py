@@ -61,25 +61,35 @@ class PortInUse(SupervisorError, BadInput):
     """A port the cluster needs is taken: give other ports (exit 2)."""
 
 
-def check_ports_free(nodes: Sequence[NodeSpec]) -> None:
-    """PortInUse naming each taken port, its node and its holder."""
-    busy = []
-    roles = set()
+# The flag that gives a node of each role its port, when a lab is made.
+_PORT_FLAGS = {ProcessRole.ZOOKEEPER: "--zookeeper-port", ProcessRole.CONTROLLER: "--controller-port",
+               ProcessRole.CONNECT: "--connect-port", ProcessRole.ISSUER: "--issuer-port"}  # fmt: skip
+
+
+def check_ports_free(nodes: Sequence[NodeSpec], made: tuple[str, Path] | None = None) -> None:
+    """PortInUse naming each taken port, its node and its holder, and the flag that would move it: for a lab being
+    made; `made` (its name and state directory) for one made before, whose ports are fixed."""
+    busy, flags = [], []
     for node in nodes:
         for port in node.ports:
             if not port_is_free(port):
                 holder = port_holder(port)
                 busy.append(f"port {port} ({node.name}) is in use{' by ' + holder if holder else ''}")
-                roles.add(node.role)
-    if busy:
+                role_flag = _PORT_FLAGS.get(node.role, "--base-port")
+                flag = "--controller-port" if port == node.controller_port else role_flag
+                flags += [flag] if flag not in flags else []
+    if not busy:
+        return
+    if made is None:
+        other_ports = f"give this lab other ports ({', '.join(flags)})"
+    else:
+        name, state_dir = made
         other_ports = (
-            "give the Connect workers other ports (`kafkatop up --connect-port 19300` for a new lab: a lab's ports are "
-            "fixed once it is made)"
-            if roles == {ProcessRole.CONNECT}
-            else "give this cluster other ports (`kafkatop down --delete` then `kafkatop up --base-port 19092`, or "
-            "another --name)"
+            f"make lab {name!r} again on other ports: its ports are fixed once made (`kafkatop down --delete --name "
+            f"{name} --state-dir {state_dir.parent}` deletes it and its data, then `kafkatop up` with "
+            f"{', '.join(flags)}), or use another --name"
         )
-        raise PortInUse("; ".join(busy) + f". Stop whatever holds it, or {other_ports}")
+    raise PortInUse("; ".join(busy) + f". Stop whatever holds it, or {other_ports}")
 
 
 def port_holder(port: int) -> str | None:
@@ -188,7 +198,7 @@ class NodeRunner:
         return env
 
     def check_ports(self, nodes: list[NodeSpec]) -> None:
-        check_ports_free(nodes)
+        check_ports_free(nodes, (self.state.spec.name, self.state.state_dir))
 
     def launch(self, node: NodeSpec) -> None:
         script = {ProcessRole.ZOOKEEPER: "zookeeper-server-start", ProcessRole.CONNECT: "connect-distributed"}.get(

@@ -140,6 +140,11 @@ class ClusterSpec:
             )
         if self.authorizer_problem:
             problems.append(self.authorizer_problem)
+        if self.issuer_port is not None and not self.has_issuer:
+            problems.append(
+                f"--issuer-port {self.issuer_port} is the OIDC issuer's of an OAuth lab: add --security "
+                "sasl_oauthbearer, or leave it out"
+            )
         if not _HEAP.fullmatch(self.heap):
             problems.append(f"heap {self.heap!r}: give a JVM size such as 256m or 1g")
         problems += self._port_problems()

@@ -273,11 +273,15 @@ class LabState:
             if want is not None and want != getattr(ClusterSpec(), key) and want != have:
                 # A lab's settings are written into its nodes' files once: a flag that differs is not applied.
                 notes.append("it has no authorizer" if key == "authorizer" else f"{key} is {have}, not {want}")
+        issuer = next((n.port for n in self.nodes if n.is_issuer), None)
+        if asked.issuer_port is not None and asked.issuer_port != issuer:
+            notes.append(f"its OIDC issuer is on port {issuer}" if issuer else "it has no OIDC issuer")
         if asked.connect > sum(1 for n in self.nodes if n.is_connect):
             notes.append("`kafkatop add-connect` adds a Kafka Connect worker to it")
         if notes:
             notes.insert(0, f"cluster {self.spec.name!r} already exists at {self.state_dir}, so it is used as it is:")
-            notes.append("use another --name, or `kafkatop down --delete` first, for a different cluster")
+            again = f"kafkatop down --delete --name {self.spec.name} --state-dir {self.state_dir.parent}"
+            notes.append(f"use another --name, or `{again}` first (its data is lost), for a different cluster")
         return notes
 
     # --- the state file ----------------------------------------------------------------------------------------

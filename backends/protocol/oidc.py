@@ -34,7 +34,12 @@ _lock = threading.Lock()
 
 
 class TokenError(ProtocolError):
-    """No token: the endpoint did not answer, or refused the client; the message names both, never the secret."""
+    """No token: the endpoint did not answer, or refused the client; the message names both, never the secret.
+    `unanswered`: it did not answer (down, unreachable), as opposed to refusing."""
+
+    def __init__(self, message: str, *, unanswered: bool = False) -> None:
+        super().__init__(message)
+        self.unanswered = unanswered
 
 
 def uses_oidc(settings: Mapping[str, str]) -> bool:
@@ -75,7 +80,7 @@ def _fetch(endpoint: str, client: str, secret: str, scope: str | None, settings:
         raise TokenError(f"{said} refused: {e.code} {_oauth_error(e)}") from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", None) or e
-        raise TokenError(f"{said} did not answer: {reason}") from None
+        raise TokenError(f"{said} did not answer: {reason}", unanswered=True) from None
     except ValueError:
         raise TokenError(f"{said} answered something that is not JSON") from None
     token = body.get("access_token") if isinstance(body, dict) else None

@@ -120,7 +120,7 @@ def authorizer_lab(
     spec = ClusterSpec(
         name=name, mode="kraft", brokers=1, controllers=1, base_port=base_port, controller_port=controller_port,
         heap="256m", security=security, authorizer=True, connect=connect, connect_port=base_port + 20,
-        issuer_port=base_port + 30,
+        issuer_port=base_port + 30 if security == "sasl_oauthbearer" else None,
     )  # fmt: skip
     cluster, _ = LabCluster.create_or_open(state_root, open_install(kafka_home), spec)
     try:

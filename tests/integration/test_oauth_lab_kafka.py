@@ -3,7 +3,8 @@ started first, its brokers validating tokens with Kafka's OAuthBearerValidatorCa
 other with tokens of their own. kafkatop's describe, groups --list, acls --add/--list, produce and consume work with the
 lab's files, and so do kafka-topics.sh and the console producer and consumer with the same files (and the KAFKA_OPTS
 `up` prints); describe says what kafka-topics.sh --describe says, line for line. A wrong client secret is one line
-naming the issuer's refusal; with the issuer stopped a new login is one line naming the unreachable endpoint, a broker
+naming the issuer's refusal; acls refused to client names User:client (its token's sub); with the issuer stopped a new
+login is one line naming the unreachable endpoint and the node to start, a broker
 is not restarted (it could not start again), and the sessions already open go on; `down` stops the issuer last.
 
 Set KAFKA_HOME to run. One broker, one controller and the issuer on free loopback ports; every process is stopped at
@@ -63,6 +64,10 @@ def test_kafkatop_and_kafka_s_tools_with_the_lab_s_files(
     listed = capsys.readouterr().out
     assert "principal=User:client, host=*, operation=ALL, permissionType=ALLOW" in listed
     assert blocks(listed) == blocks(lab.kafka_acls("--list").stdout)  # the tool's block order is a HashMap's
+    # as user client, with no ACL on the cluster: the refusal names the OIDC client, the token's sub
+    assert main(["acls", "--list", "--bootstrap-server", lab.bootstrap, "--command-config",
+                 str(lab.client_properties)]) == 1  # fmt: skip
+    assert capsys.readouterr().err.startswith("kafkatop: User:client may not Describe the Cluster")
     # kafka-topics.sh and kafkatop describe, with admin.properties: the same lines
     assert main(["describe", *lab.flags]) == 0
     ours = capsys.readouterr().out
@@ -119,6 +124,8 @@ def test_without_the_issuer_no_new_login_and_no_broker_restart(
         assert main(["describe", *lab.flags]) == 1
         out, err = capsys.readouterr()
         assert len(err.splitlines()) == 1 and f"{lab.snapshot.issuer_url}/token" in err and not out, err
+        assert err.rstrip().endswith("did not answer: [Errno 111] Connection refused; the lab's issuer is not "
+                                     "running: `kafkatop start issuer`"), err  # fmt: skip
         assert main(["restart", "broker-1", *lab.flags]) != 0
         err = capsys.readouterr().err
         assert "broker-1 logs in with a token from the lab's OIDC issuer, which is not running" in err, err

@@ -260,7 +260,8 @@ def test_an_existing_lab_without_an_authorizer_is_used_as_it_is(tmp_path: Path) 
     notes = state.differences(INSTALL, ClusterSpec(name="old", brokers=1, security="sasl_ssl", authorizer=True))
     assert notes[1:] == [
         "it has no authorizer",
-        "use another --name, or `kafkatop down --delete` first, for a different cluster",
+        f"use another --name, or `kafkatop down --delete --name old --state-dir {tmp_path}` first (its data is lost), "
+        "for a different cluster",
     ]
 
 

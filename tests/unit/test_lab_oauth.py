@@ -8,19 +8,25 @@ allowed, as on any SASL lab."""
 from __future__ import annotations
 
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from kafkatop.backends.insight.timeline.timeline import Timeline
+from kafkatop.backends.lab.kafka_homes import KafkaInstall, KafkaVersion, Layout
 from kafkatop.backends.lab.oauth import ALLOWED_URLS, LOGIN_HANDLER, VALIDATOR, LabIssuer
 from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.lab.security import ADMIN_PROPERTIES, CLIENT_PROPERTIES, LabSecurity, mechanism
 from kafkatop.backends.lab.spec import ClusterSpec, SpecError, cluster_nodes
+from kafkatop.backends.lab.state import LabState
 from kafkatop.backends.model.client_properties import translate_client_properties
-from kafkatop.backends.model.nodes import ProcessRole
+from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.tui.cli.common import build_spec
 from kafkatop.tui.cli.parser import build_parser
 
+HOME = Path("/opt/kafka_2.13-4.1.0")
+INSTALL = KafkaInstall(HOME, Layout.APACHE, KafkaVersion.parse("4.1.0"), HOME / "bin", HOME / "config", ".sh")
 SPEC = ClusterSpec(mode="kraft", brokers=3, base_port=31000, security="sasl_oauthbearer", authorizer=True)
 
 
@@ -108,3 +114,37 @@ def test_no_issuer_on_other_labs(tmp_path: Path) -> None:
     assert LabSecurity(tmp_path, "lab", "sasl_ssl", issuer_port=31300).issuer is None
     urls = "http://127.0.0.1:1/jwks,http://127.0.0.1:1/token"
     assert LabIssuer(tmp_path, 1).allowed_urls_option() == f"-D{ALLOWED_URLS}={urls}"
+
+
+def test_an_issuer_port_without_an_oauth_lab_is_refused_and_an_existing_lab_says_its_own() -> None:
+    with pytest.raises(SpecError, match=r"--issuer-port 31999 is the OIDC issuer's of an OAuth lab: add --security"):
+        ClusterSpec(mode="kraft", issuer_port=31999).validate()
+
+
+def test_an_existing_lab_says_where_its_issuer_is(tmp_path: Path) -> None:
+    state = LabState(tmp_path / "lab", INSTALL, SPEC, "kraft")
+    notes = state.differences(INSTALL, replace(SPEC, issuer_port=31999))
+    assert notes[1] == "its OIDC issuer is on port 31300"
+    plain = LabState(tmp_path / "p", INSTALL, ClusterSpec(name="p", mode="kraft"), "kraft")
+    assert plain.differences(INSTALL, replace(SPEC, name="p", issuer_port=31999))[-2:-1] == ["it has no OIDC issuer"]
+
+
+def _issuer_nodes(at: float, issuer: NodeState) -> NodesSnapshot:
+    views = (
+        NodeView("issuer", ProcessRole.ISSUER, None, issuer, 11 if issuer is NodeState.UP else None, (31300,), None,
+                 None, 10.0, None),
+        NodeView("broker-1", ProcessRole.COMBINED, 1, NodeState.UP, 12, (31000, 31100), None, None, 10.0, None),
+    )  # fmt: skip
+    return NodesSnapshot(at, "lab", "lab", views, True)
+
+
+def test_the_issuer_killed_and_started_again_are_events_not_incidents() -> None:
+    """It holds no partition: an incident of its own would wait for a recovery that never comes."""
+    timeline = Timeline()
+    timeline.observe_nodes(_issuer_nodes(1000.0, NodeState.UP))
+    timeline.record_action("kill", "issuer", 1001.0)
+    timeline.observe_nodes(_issuer_nodes(1002.0, NodeState.KILLED))
+    timeline.record_action("start", "issuer", 1003.0)
+    timeline.observe_nodes(_issuer_nodes(1004.0, NodeState.UP))
+    snapshot = timeline.snapshot()
+    assert [e.node for e in snapshot.events].count("issuer") >= 3 and snapshot.incidents == ()

@@ -129,7 +129,9 @@ def client_settings(args: argparse.Namespace) -> dict[str, str]:
         try:
             access_token(settings)
         except TokenError as e:
-            raise KafkatopError(f"{flag}{path}: OAUTHBEARER: {e}") from None
+            # The lab's own file, its issuer down: the lab's node to start (`kafkatop stop issuer` is a lab's lesson).
+            hint = "; the lab's issuer is not running: `kafkatop start issuer`" if e.unanswered and not given else ""
+            raise KafkatopError(f"{flag}{path}: OAUTHBEARER: {e}{hint}") from None
     return settings
 
 

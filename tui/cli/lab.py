@@ -31,7 +31,7 @@ from kafkatop.tui.cli.common import (
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, INTERRUPTED, err
 from kafkatop.tui.cli.install import find_or_offer
 from kafkatop.tui.cli.lab_features import set_lab_features
-from kafkatop.tui.cli.lab_status import measure, path_text, print_status, settings_files, status_rows, tools_option
+from kafkatop.tui.cli.lab_status import measure, path_text, print_status, status_rows, tools_option
 
 
 # --- commands -------------------------------------------------------------------------------------------------------
@@ -70,13 +70,8 @@ def cmd_up(args: argparse.Namespace) -> int:
             features_failed = not _set_features(args, cluster, snap)
             if snap.client_properties is not None:
                 own = snap.admin_properties or snap.client_properties
-                print(
-                    f"{settings_files(snap)}; kafkatop uses {own.name} for this lab, Kafka's tools --command-config "
-                    "FILE",
-                    flush=True,
-                )
-            if snap.issuer_url is not None:
-                print(f"Kafka's tools fetch the issuer's tokens only with: export KAFKA_OPTS={tools_option(snap)}")
+                print(f"kafkatop uses {own} for this lab; Kafka's tools take the files above with --command-config "
+                      "FILE", flush=True)  # fmt: skip
             if args.detach:
                 cluster.release()
                 print(f"left running; stop it with `kafkatop down{_name_flag(args, cluster)}`")

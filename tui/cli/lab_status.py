@@ -70,6 +70,8 @@ def print_status(
         )
     print(f"state {snap.state_dir}", file=out)
     print(f"security {security_text(snap)}", file=out)
+    if snap.issuer_url is not None:
+        print(f"Kafka's tools fetch the issuer's tokens only with: export KAFKA_OPTS={tools_option(snap)}", file=out)
     paths = {n.name: n.config_path for n in snap.nodes}
     doors = open_doors(snap.security, [n.node for n in snap.nodes], lambda node: paths[node.name])
     if doors:

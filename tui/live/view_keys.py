@@ -9,7 +9,7 @@ from typing import cast
 from textual.screen import Screen
 from textual.widgets import TabbedContent
 
-from kafkatop.backends.model.nodes import NodeAction, NodeState, NodeView, ProcessRole
+from kafkatop.backends.model.nodes import NodeAction, NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.recording import ActionTaken
 from kafkatop.tui.live.host import Host
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
@@ -26,6 +26,7 @@ ASKED: dict[NodeAction, tuple[str, str]] = {
     "stop": ("Stop", "SIGTERM: a controlled shutdown"),
     "restart": ("Restart", "SIGTERM (a controlled shutdown), then a start"),
 }
+_LOGS_IN = (ProcessRole.BROKER, ProcessRole.COMBINED, ProcessRole.CONNECT)  # an OAuth lab's nodes that need tokens
 # What an OAuth lab loses with its issuer (backends/lab/oauth.py): logins, not sessions.
 _ISSUER = "; until it is back no client logs in anew (sessions open now stay), and no broker starts"
 NODE_ACTIONS: dict[NodeAction, str] = {
@@ -72,6 +73,10 @@ class ProcessKeys:
         view = app.view.nodes.node(name) if app.view.nodes is not None else None
         if view is not None and action not in view.actions:  # said, not done: no action taken, no incident opened
             app.notify(f"cannot {action} {name} now: it is {view.state.value}", severity="warning", timeout=4)
+            return
+        refused = _needs_issuer(action, view, app.view.nodes)
+        if refused is not None:  # said before asking: the supervisor would refuse it once asked (cluster.py)
+            app.notify(refused, severity="warning", timeout=6)
             return
         taken = ActionTaken(action, name, view.node_id if view is not None else None)
 
@@ -176,3 +181,14 @@ class ContextKeys:
                 host.switch_context(name)
 
         self.screen.app.push_screen(ContextsScreen(switcher.choices(), current), picked)
+
+
+def _needs_issuer(action: NodeAction, view: NodeView | None, nodes: NodesSnapshot | None) -> str | None:
+    """Why a broker or Connect worker of an OAuth lab cannot start now (its issuer down), or None."""
+    if action not in ("start", "restart") or view is None or nodes is None:
+        return None
+    issuer = next((n for n in nodes.nodes if n.role is ProcessRole.ISSUER), None)
+    if issuer is None or issuer.state is NodeState.UP or view.role not in _LOGS_IN:
+        return None
+    return (f"cannot {action} {view.name}: it logs in with a token from the lab's OIDC issuer, which is "
+            f"{issuer.state.value}: start it first (s on its row)")  # fmt: skip

@@ -114,10 +114,15 @@ class Timeline:
             raise ValueError(f"unknown action {action!r}: one of {', '.join(_ACTION_TRIGGERS)}")
         at = time.time() if at is None else at
         with self._lock:
-            if broker_id is None and self._nodes is not None and (view := self._nodes.node(node)) is not None:
+            view = self._nodes.node(node) if self._nodes is not None else None
+            if broker_id is None and view is not None:
                 broker_id = broker_id_of(view)
             record = self._add(action_event(action, node, at, broker_id), "kafkatop")
-            if record is not None:
+            if record is not None and view is not None and view.role is ProcessRole.ISSUER:
+                # An OAuth lab's issuer holds no partition: its kill changes logins, not leaders or ISRs, so it is an
+                # event (a step of an incident under way), not an incident whose recovery would never come.
+                self._incidents.place(record, None)
+            elif record is not None:
                 self._incidents.open(record, trigger, announced=True)
 
     def record_operation(self, step: OperationStep, at: float | None = None) -> None:
@@ -178,7 +183,7 @@ class Timeline:
         record = self._add(process_gone_event(before, view, at, restarted), "processes")
         if record is not None:
             trigger = Trigger.RESTART if restarted else _GONE_TRIGGERS.get(view.state, Trigger.PROCESS_EXITED)
-            self._incidents.place(record, trigger)
+            self._incidents.place(record, None if view.role is ProcessRole.ISSUER else trigger)  # see record_action
 
     def _process_started(self, view: NodeView, at: float, before: NodeView | None) -> None:
         record = self._add(process_started_event(view, at, before), "processes")

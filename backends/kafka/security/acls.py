@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
+from kafkatop.backends.insight import grants
 from kafkatop.backends.kafka.cluster.configs import ConfigAdmin
 from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot, AuthorizerInfo
 from kafkatop.backends.model.configs import ConfigResource
@@ -69,11 +70,12 @@ class AclsInvalid(AclsRefused, BadInput):
 
 
 def principal_of(settings: Mapping[str, str]) -> str | None:
-    """User:NAME of the SASL user the settings log in as; None without SASL (the brokers' name for it is theirs)."""
-    if settings.get("security.protocol", "PLAINTEXT").strip().upper().startswith("SASL_"):
-        name = settings.get("sasl.username")
-        return f"User:{name}" if name else None
-    return None
+    """User:NAME of the SASL user (or OIDC client) the settings log in as, as insight.grants reads them; None without
+    SASL (the brokers' name for it is theirs) or where only the brokers know it."""
+    if not settings.get("security.protocol", "PLAINTEXT").strip().upper().startswith("SASL_"):
+        return None
+    name = grants.principal_of(settings)
+    return None if "<" in name else name
 
 
 class KafkaAcls:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from kafkatop.backends.model.connect import ConnectSnapshot
@@ -185,10 +186,28 @@ class NodeLog(LivePane, Static):
             text.append(f"{name}", style="bold")
             if detail:
                 text.append(f"  {detail}", style="yellow")
-            room = max(1, self.size.height - 1) if self.size.height else len(lines)
-            for line in lines[-room:]:  # the newest lines that fit, as `tail` would show them
+            for line in _newest_that_fit(lines, self.size.width, self.size.height - _rows(text.plain, self.size.width)):
                 style = "red" if " ERROR " in line or "Exception" in line else "yellow" if " WARN " in line else ""
                 text.append("\n" + line, style=style)
             if not lines:
                 text.append("\n(no log lines)", style="dim")
         self.update(text)
+
+
+def _rows(line: str, width: int) -> int:
+    """The rows `line` takes, wrapped at `width` cells."""
+    return max(1, -(-cell_len(line) // width)) if width > 0 else 1
+
+
+def _newest_that_fit(lines: tuple[str, ...], width: int, height: int) -> tuple[str, ...]:
+    """The newest lines that fit `height` rows once wrapped, as `tail` would show them (all of them before the pane
+    has a size): a long line takes several rows, and counting it as one pushed the newest off the bottom."""
+    if width <= 0 or height <= 0:
+        return lines if width <= 0 else lines[-1:]
+    taken, left = 0, height
+    for line in reversed(lines):
+        left -= _rows(line, width)
+        if left < 0 and taken:
+            break
+        taken += 1
+    return lines[len(lines) - taken :]
