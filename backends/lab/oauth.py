@@ -15,13 +15,13 @@ and workers get it in KAFKA_OPTS, and Kafka's tools need it too (`allowed_urls_o
 from __future__ import annotations
 
 import sys
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kafkatop.backends.lab.oidc_issuer import AUDIENCE, CLIENTS_FILE, HOST
-
+HOST = "127.0.0.1"
+AUDIENCE = "kafka"  # the tokens' `aud`, and the scope the lab's clients ask for
+CLIENTS_FILE = "issuer-clients.properties"  # the issuer's clients, `id=secret` per line (0600)
 OAUTHBEARER = "OAUTHBEARER"
 ISSUER_DIR = "issuer"  # under the lab's security/ (0700): the issuer's RSA key and its clients' secrets, 0600 each
 ALLOWED_URLS = "org.apache.kafka.sasl.oauthbearer.allowed.urls"
@@ -29,7 +29,6 @@ _PACKAGE = "org.apache.kafka.common.security.oauthbearer"
 LOGIN_HANDLER = f"{_PACKAGE}.OAuthBearerLoginCallbackHandler"
 VALIDATOR = f"{_PACKAGE}.OAuthBearerValidatorCallbackHandler"
 _JAAS = f"{_PACKAGE}.OAuthBearerLoginModule required ;"  # the client id and secret are settings of their own (4.1)
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 is never reached through one
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +104,11 @@ def allowed_urls_option(issuer_url: str) -> str:
 
 def issuer_serves(port: int, timeout_s: float = 1.0) -> bool:
     """Whether the issuer on `port` hands out its JWKS, the first thing a starting broker asks of it."""
+    import urllib.request  # here: every command that names a lab imports this module, few start an issuer
+
+    no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1 is never behind a proxy
     try:
-        with _NO_PROXY.open(f"http://{HOST}:{port}/jwks", timeout=timeout_s) as answer:
+        with no_proxy.open(f"http://{HOST}:{port}/jwks", timeout=timeout_s) as answer:
             return bool(answer.status == 200)
     except OSError:  # refused, an HTTP error, a timeout
         return False

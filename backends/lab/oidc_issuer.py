@@ -33,9 +33,9 @@ from typing import Any
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-HOST = "127.0.0.1"
-KEY_FILE, CLIENTS_FILE = "issuer-key.pem", "issuer-clients.properties"
-AUDIENCE = "kafka"
+from kafkatop.backends.lab.oauth import AUDIENCE, CLIENTS_FILE, HOST
+
+KEY_FILE = "issuer-key.pem"
 LIFETIME_S = 3600
 _MAX_BODY = 16 * 1024
 

@@ -35,7 +35,6 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
-from kafkatop.backends.lab.certs import cert_pem, key_pem, load_ca, new_ca, new_server_cert
 from kafkatop.backends.lab.oauth import ISSUER_DIR, OAUTHBEARER, LabIssuer
 from kafkatop.backends.lab.properties import parse_properties
 from kafkatop.backends.lab.spec import SASL_SECURITY, SECURITY_PROTOCOLS, NodeSpec
@@ -180,6 +179,9 @@ class LabSecurity:
         os.chmod(self.dir, 0o700)
         passwords = self.passwords()
         if uses_tls(self.security):
+            # Here, not at the top: `cryptography` is ~60 ms of imports that every command naming a lab would pay.
+            from kafkatop.backends.lab.certs import cert_pem, key_pem, load_ca, new_ca, new_server_cert
+
             ca_key_path = self.dir / "ca-key.pem"
             if not (self.ca_path.exists() and ca_key_path.exists()):
                 ca_key, ca_cert = new_ca(self.name)

@@ -34,8 +34,7 @@ from kafkatop.backends.lab.kafka_homes import (
     open_install,
     xdg_home,
 )
-from kafkatop.backends.lab.oauth import ISSUER_DIR
-from kafkatop.backends.lab.oidc_issuer import CLIENTS_FILE
+from kafkatop.backends.lab.oauth import CLIENTS_FILE, ISSUER_DIR
 from kafkatop.backends.lab.security import SECURITY_DIR
 from kafkatop.backends.lab.spec import HOST, ClusterSpec, NodeSpec, check_name, cluster_nodes
 from kafkatop.backends.model.errors import BadInput, KafkatopError

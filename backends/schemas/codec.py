@@ -17,6 +17,10 @@ Reading never raises: what does not decode is a Decoded saying why, the bytes sh
 Writing (a producer's text): string and auto as UTF-8, json as typed once it parses, hex and base64 parsed, a schema
 format from JSON (writers.py). What decodes each schema format, and how its values read as JSON: avro.py,
 protobuf.py, json_schema.py; the wire format: wire.py.
+
+Those modules, and the libraries they stand on (confluent_kafka.schema_registry with httpx and authlib, protobuf,
+jsonschema, fastavro: ~0.4 s of imports), are imported when a record first needs them, not with this module: the live
+view makes its codec before its first frame (issue 45), and plain records never need them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kafkatop.backends.model.formats import (
     AUTO,
@@ -37,13 +42,14 @@ from kafkatop.backends.model.formats import (
     wire_schema_id,
 )
 from kafkatop.backends.model.json_text import loads
-from kafkatop.backends.schemas.avro import AvroSchema
-from kafkatop.backends.schemas.files import SchemaFiles
 from kafkatop.backends.schemas.plain import decode_plain, encode_plain, shown, structured
-from kafkatop.backends.schemas.protobuf import decode_error, read_message, wire_indexes
-from kafkatop.backends.schemas.registry import ConfluentRegistry, RegistryRefused, RegistryUnavailable
-from kafkatop.backends.schemas.wire import WireReader, read_avro_exactly
-from kafkatop.backends.schemas.writers import RecordWriter
+
+if TYPE_CHECKING:
+    from kafkatop.backends.schemas.avro import AvroSchema
+    from kafkatop.backends.schemas.files import SchemaFiles
+    from kafkatop.backends.schemas.registry import ConfluentRegistry
+    from kafkatop.backends.schemas.wire import WireReader
+    from kafkatop.backends.schemas.writers import RecordWriter
 
 
 class SchemaCodec:
@@ -58,12 +64,45 @@ class SchemaCodec:
         remember: Callable[[str, TopicFormat], None] | None = None,
     ) -> None:
         self.registry = registry
-        self.files = SchemaFiles(base_dir)
+        self._base_dir = base_dir
         self._formats = dict(formats)
         self._remember = remember
-        self._wire = WireReader(registry) if registry is not None else None
         self._lock = threading.Lock()
-        self._writer = RecordWriter(self.files, registry)
+        self._made: dict[str, object] = {}  # the schema files, the wire reader, the writer: made at first need
+
+    def _once(self, name: str, make: Callable[[], object]) -> object:
+        with self._lock:
+            if name not in self._made:
+                self._made[name] = make()
+            return self._made[name]
+
+    @property
+    def files(self) -> SchemaFiles:
+        from kafkatop.backends.schemas.files import SchemaFiles
+
+        made = self._once("files", lambda: SchemaFiles(self._base_dir))
+        assert isinstance(made, SchemaFiles)
+        return made
+
+    @property
+    def _wire(self) -> WireReader | None:
+        if self.registry is None:
+            return None
+        from kafkatop.backends.schemas.wire import WireReader
+
+        registry = self.registry
+        made = self._once("wire", lambda: WireReader(registry))
+        assert isinstance(made, WireReader)
+        return made
+
+    @property
+    def _writer(self) -> RecordWriter:
+        from kafkatop.backends.schemas.writers import RecordWriter
+
+        files = self.files
+        made = self._once("writer", lambda: RecordWriter(files, self.registry))
+        assert isinstance(made, RecordWriter)
+        return made
 
     def format_of(self, topic: str) -> TopicFormat:
         return self._formats.get(topic, AUTO)
@@ -83,6 +122,8 @@ class SchemaCodec:
         if field.schema_file is not None:
             self.files.load(field, fresh=True)
         if field.subject is not None:
+            from kafkatop.backends.schemas.registry import RegistryRefused, RegistryUnavailable
+
             if self.registry is None:
                 raise FormatError(f"the {which}'s subject {field.subject} needs a schema registry: configure one")
             try:
@@ -131,6 +172,9 @@ class SchemaCodec:
 
     def _by_file(self, field: FieldFormat, data: bytes, schema_id: int | None) -> Decoded:
         """A record read by the field's schema file; in the wire format (`schema_id`), after its header."""
+        from kafkatop.backends.schemas.protobuf import decode_error, read_message, wire_indexes
+        from kafkatop.backends.schemas.wire import read_avro_exactly
+
         fmt = field.format
         where = field.schema_file or ""
         note = None if schema_id is None else f"schema id {schema_id} (no registry configured): read with {where}"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown
 
 from kafkatop.tui.live.action import LiveAction
 from kafkatop.tui.live.screens.dialog import Dialog
@@ -119,6 +118,10 @@ class HelpScreen(Dialog[None]):
         self.read_only_reason = read_only_reason
 
     def compose(self) -> ComposeResult:
+        # Imported when the help is first asked for: Markdown brings markdown-it, pygments and Textual's Tree, ~60 ms
+        # that would otherwise come before the first frame (bench/first_frame.py's import table).
+        from textual.widgets import Markdown
+
         with VerticalScroll(id="help"):
             tabs = " · ".join(f"`{tab_key(i, t)}` {t}" for i, t in enumerate(self.tabs, start=1))
             yield Markdown(help_text(tabs, self.rows, self.read_only_reason))
