@@ -2,7 +2,8 @@
 lag (target p99 ≤ 100 ms), gaps between frames, peak memory (bounded); and beside it a bare confluent-kafka consumer
 on the same cluster and producer: each one's throughput, its lag when the last record was produced, the time to drain
 from there, and the records it never received once drained (lost: must be 0). Target: the console's throughput at
-least 0.7 times the bare consumer's.
+least 0.9 times the bare consumer's (issue 45; `--rate max` produces at the bare consumer's own maximum, measured
+first).
 
 Prints figures; asserts nothing about timings. Run from the repository root:
 
@@ -68,7 +69,7 @@ import confluent_kafka
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
 from bench._consumer_console import BROKERS, IN_PROCESS, PARTITIONS, SEPARATE, SIZE, TARGET_LAG_MS, TOPIC
-from bench._consumer_console.bare import Drained, bare_run
+from bench._consumer_console.bare import Drained, bare_max_rate, bare_run
 from bench._consumer_console.cluster import cluster_host
 from bench._consumer_console.report import against_bare, report
 from bench._consumer_console.run import RunResult, one_run
@@ -119,10 +120,18 @@ def run_child(args: argparse.Namespace, layout: str, profile: bool) -> RunResult
     return RunResult(**data)
 
 
+MAX = -1.0  # --rate max
+
+
+def _rate(text: str) -> float:
+    return MAX if text == "max" else float(text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per cluster layout (default 3)")
-    parser.add_argument("--rate", type=float, default=20_000.0, help="messages per second (default 20000)")
+    parser.add_argument("--rate", type=_rate, default=20_000.0, help="messages per second (default 20000), or max: "
+                        "the bare consumer's own maximum on this machine, measured first (issue 45)")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to produce (default 10)")
     parser.add_argument("--value-bytes", type=int, default=100, help="size of each message value (default 100)")
     parser.add_argument("--cluster", choices=("both", IN_PROCESS, SEPARATE), default="both")
@@ -145,6 +154,11 @@ def main() -> int:
 
     import textual
 
+    if args.rate == MAX:
+        rate, read = bare_max_rate(args)
+        print(f"the bare consumer's own maximum: {rate:,.0f} records/s ({read:,} records of {args.value_bytes} B read "
+              "from the beginning of a filled topic, nothing else running); the runs below produce at it")  # fmt: skip
+        args.rate = round(rate)
     layouts = [IN_PROCESS, SEPARATE] if args.cluster == "both" else [args.cluster]
     if args.bootstrap_server and args.cluster != SEPARATE:
         parser.error("--bootstrap-server needs --cluster separate (the producer runs in a process of its own)")

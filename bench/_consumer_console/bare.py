@@ -133,3 +133,42 @@ def bare_run(args: argparse.Namespace) -> Drained:
             consumer.close()
         stop_host(host)
     return drained
+
+
+CALIBRATION_RECORDS_S = 10.0  # how long the producer fills the topic for the calibration, asked as fast as it can
+
+
+def bare_max_rate(args: argparse.Namespace, ask_rate: float = 1_000_000.0) -> tuple[float, int]:
+    """The bare consumer's own maximum on this machine (issue 45): the topic filled first (the producer asked for
+    `ask_rate`, as fast as it goes, for CALIBRATION_RECORDS_S), then read from the beginning by a plain Consumer with
+    nothing else running: records per second from its first record to its last, and how many it read."""
+    host = start_host(ask_rate, CALIBRATION_RECORDS_S, args.value_bytes, args.bootstrap_server)
+    consumer: confluent_kafka.Consumer | None = None
+    try:
+        assert host.stdout is not None
+        bootstrap = host.stdout.readline().strip()
+        if not bootstrap:
+            raise SystemExit("the cluster process did not start")
+        producer = RemoteProducer(host)
+        producer.start()
+        producer.join(CALIBRATION_RECORDS_S + DRAIN_LIMIT_S)
+        delivered = producer.sent - producer.left - producer.errors
+        consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": f"{GROUP}-max-{os.getpid()}",
+                                             "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                                             "log_level": 0})  # fmt: skip
+        consumer.subscribe([TOPIC])
+        received, first_at, last_at = 0, 0.0, 0.0
+        idle_since = time.perf_counter()
+        while received < delivered and time.perf_counter() - idle_since < DRAIN_IDLE_S:
+            messages = consumer.consume(num_messages=10_000, timeout=0.05)
+            got = sum(1 for m in messages if m.error() is None)
+            if got:
+                now = time.perf_counter()
+                first_at = first_at or now
+                received, last_at, idle_since = received + got, now, now
+        rate = received / (last_at - first_at) if last_at > first_at else 0.0
+        return rate, received
+    finally:
+        if consumer is not None:
+            consumer.close()
+        stop_host(host)

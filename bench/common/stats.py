@@ -14,6 +14,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def stats_line(values_ms: list[float], digits: int = 1) -> str:
+    if not values_ms:  # a figure that could not be taken is said so, not a traceback that loses the others
+        return "no value (none measured)"
     f = f"6.{digits}f"
     return (
         f"median {statistics.median(values_ms):{f}} ms   p90 {percentile(values_ms, 90):{f}} ms   "
