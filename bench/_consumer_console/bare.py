@@ -76,6 +76,22 @@ def drain_figures(drained: Drained, counts: Counts, producer: RemoteProducer | A
     drained.first_to_last_s = last_received_at - producer.started_at
 
 
+def _served(host: Any) -> str:
+    """The bootstrap servers the cluster process prints first."""
+    assert host.stdout is not None
+    bootstrap = str(host.stdout.readline()).strip()
+    if not bootstrap:
+        raise SystemExit("the cluster process did not start")
+    return bootstrap
+
+
+def _consumer(bootstrap: str, name: str, *, commit: bool) -> confluent_kafka.Consumer:
+    """A plain Consumer in a group of its own, from the beginning of the topic."""
+    config = {"bootstrap.servers": bootstrap, "group.id": f"{GROUP}-{name}-{os.getpid()}",
+              "auto.offset.reset": "earliest", "enable.auto.commit": commit, "log_level": 0}  # fmt: skip
+    return confluent_kafka.Consumer(config)
+
+
 def bare_run(args: argparse.Namespace) -> Drained:
     """A plain Consumer from the beginning of the (empty) topic in a group of its own, counting what it gets while
     the cluster process produces, then until it has every delivered record or nothing came for DRAIN_IDLE_S."""
@@ -85,20 +101,9 @@ def bare_run(args: argparse.Namespace) -> Drained:
     host = start_host(args.rate, args.seconds, args.value_bytes, args.bootstrap_server)
     consumer: confluent_kafka.Consumer | None = None
     try:
-        assert host.stdout is not None
-        bootstrap = host.stdout.readline().strip()
-        if not bootstrap:
-            raise SystemExit("the cluster process did not start")
+        bootstrap = _served(host)
         assigned = threading.Event()
-        consumer = confluent_kafka.Consumer(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": f"{GROUP}-bare-{os.getpid()}",
-                "auto.offset.reset": "earliest",
-                "enable.auto.commit": True,
-                "log_level": 0,
-            }
-        )
+        consumer = _consumer(bootstrap, "bare", commit=True)
         consumer.subscribe([TOPIC], on_assign=lambda c, parts: assigned.set())
         deadline = time.perf_counter() + START_TIMEOUT_S
         while not assigned.is_set():
@@ -145,17 +150,14 @@ def bare_max_rate(args: argparse.Namespace, ask_rate: float = 1_000_000.0) -> tu
     host = start_host(ask_rate, CALIBRATION_RECORDS_S, args.value_bytes, args.bootstrap_server)
     consumer: confluent_kafka.Consumer | None = None
     try:
-        assert host.stdout is not None
-        bootstrap = host.stdout.readline().strip()
-        if not bootstrap:
-            raise SystemExit("the cluster process did not start")
+        bootstrap = _served(host)
         producer = RemoteProducer(host)
         producer.start()
         producer.join(CALIBRATION_RECORDS_S + DRAIN_LIMIT_S)
         delivered = producer.sent - producer.left - producer.errors
-        consumer = confluent_kafka.Consumer({"bootstrap.servers": bootstrap, "group.id": f"{GROUP}-max-{os.getpid()}",
-                                             "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                                             "log_level": 0})  # fmt: skip
+        if delivered <= 0:
+            raise SystemExit("the calibration's producer delivered nothing: no maximum to measure")
+        consumer = _consumer(bootstrap, "max", commit=False)
         consumer.subscribe([TOPIC])
         received, first_at, last_at = 0, 0.0, 0.0
         idle_since = time.perf_counter()
@@ -166,8 +168,9 @@ def bare_max_rate(args: argparse.Namespace, ask_rate: float = 1_000_000.0) -> tu
                 now = time.perf_counter()
                 first_at = first_at or now
                 received, last_at, idle_since = received + got, now, now
-        rate = received / (last_at - first_at) if last_at > first_at else 0.0
-        return rate, received
+        if last_at <= first_at:
+            raise SystemExit(f"the calibration's consumer read {received} of {delivered} records: no rate to measure")
+        return received / (last_at - first_at), received
     finally:
         if consumer is not None:
             consumer.close()
