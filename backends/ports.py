@@ -12,7 +12,7 @@ from typing import Protocol
 
 from kafkatop.backends.model.acls import AclBinding, AclBindingFilter, AclsSnapshot
 from kafkatop.backends.model.audit import AuditEntry
-from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.configs import ConfigResource, ResourceConfigs
 from kafkatop.backends.model.connect import (
     ConnectorOffset,
@@ -38,6 +38,7 @@ from kafkatop.backends.model.reassignment import Ongoing, ReassignmentPlan, Topi
 from kafkatop.backends.model.recording import Payload, RecordKind
 from kafkatop.backends.model.resets import ResetPlan, ResetTarget
 from kafkatop.backends.model.spark import JobProgress, SparkStatus, TopicCounts
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.transactions import OpenTransactions
 from kafkatop.backends.model.zookeeper import EnsembleSnapshot, ZkEvent
 

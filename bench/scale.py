@@ -4,6 +4,17 @@ Prints figures and one `RESULT … PASS/FAIL` line per target; asserts nothing. 
 
     .venv/bin/python bench/scale.py [--runs 5] [--baseline REV] [--before REV] [--keep DIR]
                                     [--only poll,app,table,console,kip848,logdirs,lag]
+    .venv/bin/python bench/scale.py --shape anchor [--runs 5] [--before REV] [--keep DIR]
+                                    [--only table,groups,poll,app,headless]
+
+--shape anchor (issue 45) is the largest cluster an anchor's users report (kafbat #1776): 9,000 topics, 39,000
+partitions, 2,200 groups with committed offsets (10 with a live member, 200 KIP-848), on a real Kafka of as many
+brokers as this machine's open-file and memory-map limits need (bench/_scale/anchor.py says how many and why), each
+figure beside the tree before issue 45 (--before): a full poll ≤ 1.5 s and its requests (no API more than twice per
+broker), the app's RSS after 60 s of polling ≤ 400 MB, frames at 39,000 rows / 9,000 topic rows and at 2,200 groups
+≤ 25 ms, and describe, groups --list and lag against kafka-topics.sh, kafka-groups.sh and kafka-consumer-groups.sh,
+whole process, wall and CPU. --keep DIR builds the cluster once (the load is idempotent); the rest of this text is
+of the 10,000-partition shape.
 
 "Today" is the tree at --baseline (default: the commit before issue 16's work), unpacked with `git archive` and put
 first on PYTHONPATH of its child processes; "now" is this working tree. Every figure is taken in a fresh child
@@ -46,6 +57,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: bench.* also when run as a file
 from bench._scale import BASELINE, BEFORE_30
+from bench._scale.anchor_figures import BEFORE_45, anchor_figures
 from bench._scale.children import child
 from bench._scale.cluster import mock_host
 from bench._scale.figures import cluster_figures, console_figures, table_figures
@@ -59,8 +71,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline", default=BASELINE, help=f"the tree measured as today (default {BASELINE})")
-    parser.add_argument("--before", default=BEFORE_30, help=f"table and console: the tree before (default {BEFORE_30})")
-    parser.add_argument("--only", default="poll,app,table,console,logdirs,lag")
+    parser.add_argument("--before", help=f"table and console: the tree before (default {BEFORE_30}; with --shape "
+                        f"anchor, {BEFORE_45})")  # fmt: skip
+    parser.add_argument("--shape", choices=("ten", "anchor"), default="ten",
+                        help="ten: 10,000 partitions and 1,000 groups (issues 16-42); anchor: 9,000 topics, 39,000 "
+                             "partitions, 2,200 groups on several brokers (issue 45)")  # fmt: skip
+    parser.add_argument("--only", help="figures to take (ten: poll,app,table,console,logdirs,lag,kip848; anchor: "
+                        "poll,app,table,groups,headless)")  # fmt: skip
     parser.add_argument("--keep", metavar="DIR", help="keep the real Kafka's data here, to start faster next time")
     parser.add_argument("--app-seconds", type=float, default=30.0)
     parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -72,7 +89,11 @@ def main() -> int:
     if args.mock_host:
         mock_host()
         return 0
-    only = set(args.only.split(","))
+    args.before_given = args.before is not None
+    args.before = args.before or BEFORE_30
+    if args.shape == "anchor":
+        return anchor(args)
+    only = set((args.only or "poll,app,table,console,logdirs,lag").split(","))
     baseline = baseline_path(args.baseline)
     import confluent_kafka
     import textual
@@ -97,6 +118,25 @@ def main() -> int:
             lag_figures(args, results)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    for line in results:
+        print(line)
+    return 0
+
+
+def anchor(args: argparse.Namespace) -> int:
+    import confluent_kafka
+    import textual
+
+    print(f"python {sys.version.split()[0]}, textual {textual.__version__}, confluent-kafka "
+          f"{version_str(confluent_kafka.version())}, librdkafka {confluent_kafka.libversion()[0]}; {args.runs} runs "
+          f"per figure; {load()}")  # fmt: skip
+    results: list[str] = []
+    args.tmp = tempfile.mkdtemp(prefix="kafkatop-anchor-")
+    try:
+        anchor_figures(args, set((args.only or "table,groups,poll,app,headless").split(",")), results)
+    finally:
+        shutil.rmtree(args.tmp, ignore_errors=True)
     print()
     for line in results:
         print(line)

@@ -24,10 +24,11 @@ from confluent_kafka.admin import AdminClient
 from kafkatop.backends.demo.assignment import assign_replicas, placement
 from kafkatop.backends.demo.cluster import DemoCluster
 from kafkatop.backends.kafka import handles
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition, is_internal_topic
+from kafkatop.backends.model.cluster import NO_LEADER, is_internal_topic
 from kafkatop.backends.model.errors import KafkatopError, MockClusterError
 from kafkatop.backends.model.java_order import string_hash
 from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 # Kafka checks leader imbalance every leader.imbalance.check.interval.seconds (300 s); the demo waits this long after
 # a broker starts, so the moved leadership can be seen before preferred leaders return.

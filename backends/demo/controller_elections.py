@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kafkatop.backends.demo.controller import DemoController, PartitionRegistration, joined_ids
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER
 from kafkatop.backends.model.elections import (
     ELECTION_NOT_NEEDED,
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
@@ -17,6 +17,7 @@ from kafkatop.backends.model.elections import (
     ElectionResult,
     ElectionType,
 )
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 
 class ControllerElections(DemoController):

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kafkatop.backends.demo.controller import DemoController
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 
 class ControllerOverlay(DemoController):

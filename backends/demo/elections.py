@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kafkatop.backends.demo.node_control import DemoControl
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 DEMO_ELECTIONS = (
     "DEMO: the demo's controller elects, by Kafka's rules (the mock has no ElectLeaders); its replicas share one "

@@ -23,15 +23,10 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import describe_error
-from kafkatop.backends.model.cluster import (
-    ConsumerGroup,
-    GroupMember,
-    GroupPartitionOffset,
-    GroupState,
-    TopicPartition,
-)
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, ConsumerView
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupPartitionOffset, GroupState
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 GROUP_NOTE = "members and state from kafkatop's own consumers: the mock has no group APIs (ListGroups, DescribeGroups)"
 

@@ -10,8 +10,9 @@ from dataclasses import replace
 from kafkatop.backends.demo.groups import members_of, own_group
 from kafkatop.backends.demo.node_control import DemoControl
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.model.cluster import ClusterSnapshot, Problem, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, Problem
 from kafkatop.backends.model.consoles import ConsumerView
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 # The mock's answers replaced by the groups' note: not problems of this cluster, but what it is.
 _GROUP_REQUESTS = frozenset({"ListGroups", "DescribeGroups"})

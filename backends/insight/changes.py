@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, PartitionView, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, PartitionView
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 PartitionViews = Mapping[TopicPartition, PartitionView]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition
 from kafkatop.backends.model.elections import (
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
     PREFERRED_LEADER_NOT_AVAILABLE,
@@ -28,6 +28,7 @@ from kafkatop.backends.model.elections import (
     ElectionResults,
     ElectionType,
 )
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 
 def _ids(ids: Iterable[int]) -> str:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kafkatop.backends.model.cluster import Broker, ConsumerGroup, GroupPartitionOffset, TopicPartition
+from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.columns import printf_line, widest
+from kafkatop.backends.model.groups import ConsumerGroup, GroupPartitionOffset
 from kafkatop.backends.model.java_order import hash_order, topic_partition_hash
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 NO_ACTIVE = "Consumer group '{group}' has no active members."
 

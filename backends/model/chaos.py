@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
-from kafkatop.backends.model.cluster import PartitionView, TopicPartition
+from kafkatop.backends.model.cluster import PartitionView
 from kafkatop.backends.model.durability import PartitionResult, total
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 Action = Literal["kill", "stop", "restart", "start"]
 

@@ -10,17 +10,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Literal
 
 from kafkatop.backends.model.features import FeatureLevels
+from kafkatop.backends.model.groups import ConsumerGroup
 from kafkatop.backends.model.topic_extent import TopicExtent
 
 # "demo": kafkatop's built-in demo, the librdkafka mock and kafkatop's controller: neither ZooKeeper nor KRaft.
 ClusterMode = Literal["zk", "kraft", "demo", "unknown"]
 
-# ListGroups v5's GroupType: classic (JoinGroup/SyncGroup), consumer (KIP-848, Kafka ≥ 4.0), share (KIP-932), streams.
-GroupType = Literal["classic", "consumer", "share", "streams", "unknown"]
 
 NO_LEADER = -1  # Kafka's own marker for a partition without a leader (`Leader: -1` in --describe)
 
@@ -35,15 +33,6 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.source}: {self.what}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class TopicPartition:
-    topic: str
-    partition: int
-
-    def __str__(self) -> str:
-        return f"{self.topic}-{self.partition}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,90 +213,25 @@ class Topic:
         return self.summary.messages
 
 
-class GroupState(StrEnum):
-    """Group states as the coordinator reports them (classic, KIP-848; NotReady: a streams group's topics missing)."""
-
-    UNKNOWN = "Unknown"
-    PREPARING_REBALANCE = "PreparingRebalance"
-    COMPLETING_REBALANCE = "CompletingRebalance"
-    STABLE = "Stable"
-    DEAD = "Dead"
-    EMPTY = "Empty"
-    ASSIGNING = "Assigning"
-    RECONCILING = "Reconciling"
-    NOT_READY = "NotReady"
-
-    @property
-    def inactive(self) -> bool:
-        """Offsets can only be reset while no member is in the group."""
-        return self in (GroupState.EMPTY, GroupState.DEAD)
-
-
 @dataclass(frozen=True, slots=True)
-class GroupMember:
-    member_id: str
-    client_id: str
-    host: str
-    assignment: tuple[TopicPartition, ...] = ()
-    group_instance_id: str | None = None
-    # KIP-848: the member's epoch, and the target the coordinator computed for it (its assignment converges to it,
-    # partition by partition, each revoked before another member gets it). None: a classic member.
-    member_epoch: int | None = None
-    target_assignment: tuple[TopicPartition, ...] | None = None
+class SnapshotTotals:
+    """The snapshot's partitions and faults, counted over its topics' summaries."""
 
-    @property
-    def reconciling(self) -> bool:
-        """KIP-848: the member does not own its target yet."""
-        return self.target_assignment is not None and self.target_assignment != self.assignment
+    partitions: int
+    under_replicated: int
+    offline: int
+    under_min_isr: int
 
-
-@dataclass(frozen=True, slots=True)
-class GroupPartitionOffset:
-    topic: str
-    partition: int
-    committed: int | None  # None: the group never committed for this partition
-    high_watermark: int | None
-    member_id: str | None = None  # the member the partition is assigned to now, if any
-    leader_epoch: int | None = None  # the leader epoch the commit was made in (KIP-320); None: not known
-
-    @property
-    def lag(self) -> int | None:
-        if self.high_watermark is None:
-            return None
-        # No commit yet: a consumer starting at `earliest` would read everything, but the low watermark is not
-        # known here, so lag is unknown rather than guessed.
-        if self.committed is None:
-            return None
-        return max(0, self.high_watermark - self.committed)
-
-
-@dataclass(frozen=True, slots=True)
-class ConsumerGroup:
-    group_id: str
-    state: GroupState = GroupState.UNKNOWN
-    protocol_type: str = "consumer"  # "simple": offsets committed without group membership
-    group_type: GroupType = "unknown"
-    assignor: str | None = None
-    coordinator: int | None = None
-    members: tuple[GroupMember, ...] = ()
-    offsets: tuple[GroupPartitionOffset, ...] = ()
-    # KIP-848 (ConsumerGroupDescribe): the group's epoch, bumped at each membership or subscription change, and the
-    # epoch of the assignment the coordinator last computed; equal once the target caught up. None: a classic group.
-    group_epoch: int | None = None
-    assignment_epoch: int | None = None
-    # Where the state and members come from when not from this poll's DescribeGroups, said as such: e.g. "members and
-    # state from kafkatop's own consumers: the mock has no group APIs". None: from this poll's answers.
-    note: str | None = None
-
-    @property
-    def total_lag(self) -> int | None:
-        lags = [o.lag for o in self.offsets if o.lag is not None]
-        return sum(lags) if lags else (0 if not self.offsets else None)
-
-    @property
-    def topics(self) -> tuple[str, ...]:
-        names = {o.topic for o in self.offsets} | {tp.topic for m in self.members for tp in m.assignment}
-        return tuple(sorted(names))
+    @classmethod
+    def of(cls, topics: Iterable[Topic]) -> SnapshotTotals:
+        partitions = urp = offline = under = 0
+        for t in topics:
+            s = t.summary
+            partitions += len(t.partitions)
+            urp += len(s.under_replicated)
+            offline += len(s.offline)
+            under += len(s.under_min_isr)
+        return cls(partitions, urp, offline, under)
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +250,18 @@ class ClusterSnapshot:
     groups: tuple[ConsumerGroup, ...] = ()
     problems: tuple[Problem, ...] = ()
     features: FeatureLevels | None = None  # the finalized feature levels, re-read rarely; None: not known
+    # What every pane reads each poll, worked out once (in the poll's worker: tui/live/feed.py summarized) and kept,
+    # as Topic keeps its summary: out of ==, hash, repr and the codec.
+    _totals: SnapshotTotals | None = field(default=None, init=False, repr=False, compare=False)
+    _lag_by_topic: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def totals(self) -> SnapshotTotals:
+        totals = self._totals
+        if totals is None:  # two threads may both work it out: the same value, either kept
+            totals = SnapshotTotals.of(self.topics)
+            object.__setattr__(self, "_totals", totals)
+        return totals
 
     @property
     def partitions(self) -> tuple[Partition, ...]:
@@ -385,13 +321,17 @@ class ClusterSnapshot:
         return tuple(p for t in self.topics for p in t.non_preferred_leaders)
 
     @property
-    def lag_by_topic(self) -> dict[str, int]:
-        """Per topic, the lag of every group's committed offsets on it, summed (a topic no lag is known for: absent)."""
-        lag: dict[str, int] = {}
-        for g in self.groups:
-            for o in g.offsets:
-                if (n := o.lag) is not None:
-                    lag[o.topic] = lag.get(o.topic, 0) + n
+    def lag_by_topic(self) -> Mapping[str, int]:
+        """Per topic, the lag of every group's committed offsets on it, summed (a topic no lag is known for: absent).
+        Kept once worked out: read it, do not change it."""
+        lag = self._lag_by_topic
+        if lag is None:
+            lag = {}
+            for g in self.groups:
+                for o in g.offsets:
+                    if (n := o.lag) is not None:
+                        lag[o.topic] = lag.get(o.topic, 0) + n
+            object.__setattr__(self, "_lag_by_topic", lag)
         return lag
 
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from kafkatop.backends.model.acls import Grant
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.text import escaped
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 Acks = Literal["0", "1", "all"]
 

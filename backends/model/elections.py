@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 # Kafka's answers for one partition of an ElectLeaders request (org.apache.kafka.common.protocol.Errors).
 ELECTION_NOT_NEEDED = "ELECTION_NOT_NEEDED"

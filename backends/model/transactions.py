@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.errors import BadInput, KafkatopError
 from kafkatop.backends.model.java_order import hash_order, long_hash, topic_partition_hash
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 # org.apache.kafka.clients.admin.TransactionState: a name the client does not know prints as Unknown.
 TRANSACTION_STATES = frozenset({

@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,
@@ -59,11 +60,16 @@ class DescribedPage:
 
 
 def request_body(topics: Sequence[str], cursor: Cursor | None, limit: int = PARTITION_LIMIT) -> bytes:
-    encoded = [encode_compact_string(t) + NO_TAGGED_FIELDS for t in topics]
     at = b"\xff" if cursor is None else b"\x01" + encode_compact_string(cursor.topic) + int32(cursor.partition)
     if cursor is not None:
         at += NO_TAGGED_FIELDS
-    return encode_compact_array(encoded) + int32(limit) + at + NO_TAGGED_FIELDS
+    return _topics_array(tuple(topics)) + int32(limit) + at + NO_TAGGED_FIELDS
+
+
+@lru_cache(maxsize=4)
+def _topics_array(topics: tuple[str, ...]) -> bytes:
+    """Every page's request names every topic again: at 9,000 topics, encoded once for the 20 pages of a read."""
+    return encode_compact_array([encode_compact_string(t) + NO_TAGGED_FIELDS for t in topics])
 
 
 def _int32s(r: Reader) -> tuple[int, ...]:

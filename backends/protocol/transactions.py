@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.transactions import PartitionProducers, ProducerState
 from kafkatop.backends.protocol.wire import (
     NO_TAGGED_FIELDS,

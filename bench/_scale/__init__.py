@@ -1,5 +1,6 @@
 """The parts of bench/scale.py: the two trees measured (trees), the cluster and its load (cluster), the
-measurements made in child processes (children) and the parent's figures and RESULT lines (figures).
+measurements made in child processes (children) and the parent's figures and RESULT lines (figures); at the anchor's
+shape (--shape anchor, issue 45), its cluster of several brokers and load (anchor) and its figures (anchor_figures).
 
 Only the standard library is imported at the top of these modules: a child process of the "today" tree must import
 `kafkatop` from that tree, and its memory is measured.

@@ -37,21 +37,39 @@ def free_port() -> int:
 
 
 # --- the counting proxy ---------------------------------------------------------------------------------------------
-class CountingProxy:
-    """127.0.0.1:port → the broker's second listener: forwards bytes both ways and counts client requests by API key
-    (a request is a size-prefixed frame whose first two bytes are its key)."""
+class Tally:
+    """Requests counted by API name, by one proxy or by the proxies of all brokers."""
 
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
+    def __init__(self) -> None:
         self.counts: Counter[str] = Counter()
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
         self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
+
+    def add(self, name: str) -> None:
+        with self.lock:
+            self.counts[name] += 1
 
     def reset(self) -> None:
         with self.lock:
             self.counts = Counter()
+
+
+class CountingProxy:
+    """127.0.0.1:port → a broker's second listener: forwards bytes both ways and counts client requests by API key
+    (a request is a size-prefixed frame whose first two bytes are its key)."""
+
+    def __init__(self, target_port: int, tally: Tally | None = None) -> None:
+        self.target_port = target_port
+        self.tally = tally or Tally()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def counts(self) -> Counter[str]:
+        return self.tally.counts
+
+    def reset(self) -> None:
+        self.tally.reset()
 
     def _accept(self) -> None:
         while True:
@@ -74,8 +92,7 @@ class CountingProxy:
                     if len(buf) < 4 + size:
                         break
                     key = int.from_bytes(buf[4:6], "big", signed=True)
-                    with self.lock:
-                        self.counts[API_NAMES.get(key, f"api {key}")] += 1
+                    self.tally.add(API_NAMES.get(key, f"api {key}"))
                     buf = buf[4 + size :]
         except OSError:
             pass
@@ -219,10 +236,10 @@ def load_cluster(bootstrap: str, topics: int, partitions: int, groups: int, *, m
     return group_ids
 
 
-def load_kip848(bootstrap: str, groups: int, topics: int) -> list[str]:
-    """`groups` KIP-848 groups (`k-0000`…), each made by a consumer-protocol member that joins, is assigned, commits
-    and leaves: the group stays, Empty, of type consumer (a commit without joining would make a classic group).
-    Idempotent on a kept cluster."""
+def load_kip848(bootstrap: str, groups: int, topics: list[tuple[str, int]]) -> list[str]:
+    """`groups` KIP-848 groups (`k-0000`…), on `topics` (name, partitions) in turn, each made by a consumer-protocol
+    member that joins, is assigned, commits and leaves: the group stays, Empty, of type consumer (a commit without
+    joining would make a classic group). Idempotent on a kept cluster."""
     from concurrent.futures import ThreadPoolExecutor
 
     from confluent_kafka import Consumer
@@ -235,7 +252,7 @@ def load_kip848(bootstrap: str, groups: int, topics: int) -> list[str]:
     todo = [g for g in group_ids if g not in {x.group_id for x in listed if getattr(x.type, "name", "") == "CONSUMER"}]
 
     def join_and_leave(i: int, g: str) -> None:
-        topic = f"t-{i % topics:03}"
+        topic, partitions = topics[i % len(topics)]
         c = Consumer({"bootstrap.servers": bootstrap, "group.id": g, "group.protocol": "consumer",
                       "enable.auto.commit": False, "log_level": 0})  # fmt: skip
         try:
@@ -243,7 +260,7 @@ def load_kip848(bootstrap: str, groups: int, topics: int) -> list[str]:
             deadline = time.monotonic() + 120
             while not c.assignment() and time.monotonic() < deadline:
                 c.poll(0.1)
-            c.commit(offsets=[KTP(topic, p, 1) for p in range(0, 100, 10)], asynchronous=False)
+            c.commit(offsets=[KTP(topic, p, 1) for p in range(0, partitions, 10)], asynchronous=False)
         finally:
             c.close()
 
@@ -254,8 +271,9 @@ def load_kip848(bootstrap: str, groups: int, topics: int) -> list[str]:
 
 
 @contextmanager
-def live_members(bootstrap: str, count: int) -> Iterator[None]:
-    """`count` groups with a member polling, as groups in use (their descriptions change)."""
+def live_members(bootstrap: str, count: int, topics: list[str] | None = None) -> Iterator[None]:
+    """`count` groups with a member polling (on `topics` in turn, else t-000…), as groups in use (their descriptions
+    change)."""
     from confluent_kafka import Consumer
 
     stop = threading.Event()
@@ -266,7 +284,7 @@ def live_members(bootstrap: str, count: int) -> Iterator[None]:
         for i in range(count)
     ]
     for i, c in enumerate(consumers):
-        c.subscribe([f"t-{i:03}"])
+        c.subscribe([topics[i % len(topics)] if topics else f"t-{i:03}"])
 
     def polling() -> None:
         while not stop.is_set():

@@ -285,7 +285,7 @@ def kip848_figures(args: Any, bootstrap: str, counted: str | None, count: Callab
     ConsumerGroupDescribe per coordinator) and before (a librdkafka describe call per group)."""
     print(f"-- {KIP848_GROUPS:,} KIP-848 groups ({load()})")
     t0 = time.monotonic()
-    load_kip848(bootstrap, KIP848_GROUPS, TOPICS)
+    load_kip848(bootstrap, KIP848_GROUPS, [(f"t-{t:03}", PARTITIONS) for t in range(TOPICS)])
     print(f"   ready in {time.monotonic() - t0:.0f} s; before = {KIP848_BASELINE}")
     before = baseline_path(KIP848_BASELINE)
     figures = {}

@@ -30,7 +30,8 @@ POLL_S = 2.0
 
 def shape(step: int, topics: tuple[Any, ...] | None) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """The topics (the same objects when `topics` is given: nothing moved) and the groups of poll `step`."""
-    from kafkatop.backends.model.cluster import ConsumerGroup, GroupPartitionOffset, GroupState, Partition, Topic
+    from kafkatop.backends.model.cluster import Partition, Topic
+    from kafkatop.backends.model.groups import ConsumerGroup, GroupPartitionOffset, GroupState
 
     if topics is None:
         topics = tuple(

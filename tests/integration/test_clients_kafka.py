@@ -19,9 +19,9 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
 from kafkatop.backends.kafka.records.producer_console import ProducerSession
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import AssignmentChange, ClientError, Delivery, Received
+from kafkatop.backends.model.topic_partition import TopicPartition
 from tests.conftest import wait_for
 from tests.integration.test_real_kafka import KraftNode, create_topic, wait_topic_led
 

@@ -34,7 +34,6 @@ from kafkatop.backends.kafka.groups.group_offsets import GroupAdmin
 from kafkatop.backends.kafka.mock import MockCluster
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
 from kafkatop.backends.kafka.records.producer_console import ProducerSession
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import LIBRDKAFKA_LOGGER, KafkaConnection
 from kafkatop.backends.model.consoles import (
     AssignmentChange,
@@ -44,6 +43,7 @@ from kafkatop.backends.model.consoles import (
     Received,
 )
 from kafkatop.backends.model.resets import ResetTarget
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 

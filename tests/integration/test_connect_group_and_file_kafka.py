@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.model.cluster import ConsumerGroup
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.groups import ConsumerGroup
 from kafkatop.tui.cli.compose_connect import connect_cluster
 from kafkatop.tui.cli.main import main
 from kafkatop.tui.live.app import KafkatopApp

@@ -23,9 +23,11 @@ from kafkatop.backends.demo.topics import DemoTopicAdmin
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.consoles import ClientError
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.topics import TopicError
 from kafkatop.tui.live.widgets.status_bar import status_text
 from tests.conftest import wait_for

@@ -24,7 +24,7 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.elections import LeaderElector
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import (
     ELECTION_NOT_NEEDED,
@@ -34,6 +34,7 @@ from kafkatop.backends.model.elections import (
     ElectionError,
     ElectionType,
 )
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.topics import TopicError
 from kafkatop.backends.recording.file import read_recording
 from kafkatop.tui.live.app import KafkatopApp

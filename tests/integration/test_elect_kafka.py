@@ -24,10 +24,11 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
 from kafkatop.backends.lab.cluster import LabCluster
 from kafkatop.backends.lab.runner import port_is_free
-from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, Partition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
 from kafkatop.backends.model.nodes import NodeState
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.topics import TopicError
 from tests.conftest import wait_for
 from tests.integration.test_bad_input import kafkatop, kafkatop_typed

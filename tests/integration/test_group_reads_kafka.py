@@ -13,8 +13,8 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupState
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
 from tests.conftest import wait_for
 from tests.integration.test_real_kafka import KraftNode, create_topic, polled
 

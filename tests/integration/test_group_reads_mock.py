@@ -13,8 +13,8 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.mock import MockCluster
-from kafkatop.backends.model.cluster import ConsumerGroup
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.groups import ConsumerGroup
 
 GROUPS = [f"g{i}" for i in range(9)]
 

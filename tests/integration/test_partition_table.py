@@ -8,15 +8,8 @@ from dataclasses import replace
 from textual.app import App, ComposeResult
 
 from kafkatop.backends.insight.history import History
-from kafkatop.backends.model.cluster import (
-    Broker,
-    ClusterSnapshot,
-    ConsumerGroup,
-    GroupPartitionOffset,
-    GroupState,
-    Partition,
-    Topic,
-)
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.groups import ConsumerGroup, GroupPartitionOffset, GroupState
 from kafkatop.tui.live.tabs.partitions.pane import PartitionsPane, PartitionTable
 from kafkatop.tui.live.tabs.partitions.rows import HIGHLIGHT_S
 from kafkatop.tui.live.widgets.filter import matches

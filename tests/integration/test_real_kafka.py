@@ -28,10 +28,12 @@ from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.errors import describe_error
 from kafkatop.backends.lab.processes import ProcessSource
 from kafkatop.backends.lab.state import new_cluster_id
-from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
 from kafkatop.backends.model.nodes import ProcessRole
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.zookeeper.server import free_port
 from tests.conftest import wait_for
 

@@ -19,9 +19,9 @@ from kafkatop.backends.insight.history import History
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineSnapshot, Trigger
 from kafkatop.backends.insight.timeline.timeline import Timeline
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.topic_partition import TopicPartition
 from tests.conftest import wait_for
 
 TP = TopicPartition("purchases", 1)

@@ -11,7 +11,6 @@ import pytest
 from textual import events
 from textual.widgets import Input, Select
 
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.consoles import (
     AssignmentChange,
     ConsoleActivity,
@@ -30,6 +29,7 @@ from kafkatop.backends.model.formats import (
     TopicFormat,
 )
 from kafkatop.backends.model.resets import OffsetMove, ResetPlan, ResetTarget, plan_move
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.schemas.codec import SchemaCodec
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.sources import Settings, Sources

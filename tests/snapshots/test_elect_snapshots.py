@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
 from kafkatop.backends.model.elections import ElectionResults, ElectionType
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.tui.live.app import KafkatopApp
 from kafkatop.tui.live.screens.elect_leaders import ElectLeadersScreen
 from kafkatop.tui.live.sources import Settings, Sources

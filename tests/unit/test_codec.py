@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.codec import CodecError, decode, encode
 from kafkatop.backends.model.consoles import AssignmentChange, ConsoleActivity, ConsumerView, Delivery, Received
 from kafkatop.backends.model.recording import (
@@ -26,6 +26,7 @@ from kafkatop.backends.model.recording import (
     header_line,
     read_header,
 )
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.zookeeper import (
     BrokerDeregistered,
     BrokerRegistered,

@@ -11,7 +11,8 @@ import pytest
 
 from kafkatop.backends.insight.group_lines import epochs_text, groups_list_lines, listed_as
 from kafkatop.backends.kafka.groups.groups import build_consumer_group
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupState, TopicPartition
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupState
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.consumer_groups import (
     ListedGroup,
     consumer_group_describe_body,

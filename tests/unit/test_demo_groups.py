@@ -6,8 +6,9 @@ import pytest
 
 from kafkatop.backends.demo.assignment import assign_replicas, placement
 from kafkatop.backends.demo.groups import GROUP_NOTE, own_group
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupPartitionOffset, GroupState, TopicPartition
 from kafkatop.backends.model.consoles import ConsumerState, ConsumerView
+from kafkatop.backends.model.groups import ConsumerGroup, GroupPartitionOffset, GroupState
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 
 def test_replicas_as_kafkas_adminutils_places_them() -> None:

@@ -18,7 +18,7 @@ from kafkatop.backends.insight.elections import (
     started_text,
     with_log_ends,
 )
-from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
 from kafkatop.backends.model.elections import (
     ELECTION_NOT_NEEDED,
     ELIGIBLE_LEADERS_NOT_AVAILABLE,
@@ -28,6 +28,7 @@ from kafkatop.backends.model.elections import (
     ElectionType,
 )
 from kafkatop.backends.model.partitions import KEY_WARNING, check_new_total, partition_count_problem
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 PREFERRED, UNCLEAN = ElectionType.PREFERRED, ElectionType.UNCLEAN
 

@@ -13,7 +13,8 @@ import pytest
 from kafkatop.backends.insight.timeline.events import isr_event, leader_event
 from kafkatop.backends.insight.timeline.model import EventKind
 from kafkatop.backends.kafka.admin.elr_poll import NONE, NOT_READ, ElrFound, may_have_elr
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.describe_topic_partitions import Cursor, decode_elr_page, decode_page
 from kafkatop.backends.protocol.wire import ProtocolError
 

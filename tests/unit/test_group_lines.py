@@ -10,14 +10,9 @@ from pathlib import Path
 import pytest
 
 from kafkatop.backends.insight.group_lines import members_lines, offsets_lines, state_lines
-from kafkatop.backends.model.cluster import (
-    Broker,
-    ConsumerGroup,
-    GroupMember,
-    GroupPartitionOffset,
-    GroupState,
-    TopicPartition,
-)
+from kafkatop.backends.model.cluster import Broker
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupPartitionOffset, GroupState
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.offset_delete import (
     OffsetDeleteResponse,
     decode_find_coordinator,

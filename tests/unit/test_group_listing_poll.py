@@ -8,7 +8,8 @@ import pytest
 
 from kafkatop.backends.kafka.groups.group_list_poll import listed_of
 from kafkatop.backends.kafka.groups.group_listing import GroupListing, gathered
-from kafkatop.backends.model.cluster import Broker, ConsumerGroup, GroupState
+from kafkatop.backends.model.cluster import Broker
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
 from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.backends.protocol.consumer_groups import ListedGroup
 from kafkatop.tui.live.tabs.groups.pane import group_kind

@@ -8,7 +8,8 @@ from confluent_kafka import TopicPartition as KTP
 from confluent_kafka.admin import ConsumerGroupDescription, MemberAssignment, MemberDescription
 
 from kafkatop.backends.kafka.groups.groups import build_group, group_state
-from kafkatop.backends.model.cluster import GroupState, TopicPartition
+from kafkatop.backends.model.groups import GroupState
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 
 def describe(state: ConsumerGroupState = ConsumerGroupState.STABLE) -> ConsumerGroupDescription:

@@ -5,16 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kafkatop.backends.insight.history import History, Metric
-from kafkatop.backends.model.cluster import (
-    NO_LEADER,
-    Broker,
-    ClusterSnapshot,
-    ConsumerGroup,
-    GroupPartitionOffset,
-    Partition,
-    Topic,
-    TopicPartition,
-)
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.groups import ConsumerGroup, GroupPartitionOffset
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 T0 = 1_700_000_000.0
 P0 = TopicPartition("purchases", 0)

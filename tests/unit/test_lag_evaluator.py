@@ -13,18 +13,11 @@ import pytest
 
 from kafkatop.backends.insight.lag.evaluator import LagEvaluator
 from kafkatop.backends.insight.lag.offset_times import POINTS, OffsetTimes
-from kafkatop.backends.model.cluster import (
-    ClusterSnapshot,
-    ConsumerGroup,
-    GroupMember,
-    GroupPartitionOffset,
-    GroupState,
-    Partition,
-    Topic,
-    TopicPartition,
-)
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic
 from kafkatop.backends.model.errors import BadInput
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupPartitionOffset, GroupState
 from kafkatop.backends.model.lag import LagRules, LagSnapshot, LagStatus
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 T0 = 1_800_000_000.0
 RULES = LagRules(window_s=60.0, warn_seconds=None)

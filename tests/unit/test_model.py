@@ -1,15 +1,7 @@
 from __future__ import annotations
 
-from kafkatop.backends.model.cluster import (
-    NO_LEADER,
-    Broker,
-    ClusterSnapshot,
-    ConsumerGroup,
-    GroupPartitionOffset,
-    GroupState,
-    Partition,
-    Topic,
-)
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.groups import ConsumerGroup, GroupPartitionOffset, GroupState
 
 
 def part(pid: int, leader: int, replicas: tuple[int, ...], isr: tuple[int, ...], lo=None, hi=None) -> Partition:
@@ -95,3 +87,39 @@ def test_a_full_or_failed_log_dir_is_told_from_the_node_log() -> None:
     assert "log dir is full" in (storage_problem(full) or "")
     shut = (*full, "[2026-11-22 08:00:02,000] ERROR Shutdown broker because all log dirs in /data have failed")
     assert "shut itself down" in (storage_problem(shut) or "")
+
+
+def test_totals_count_what_the_topics_say_and_are_kept_out_of_equality_and_the_codec() -> None:
+    from dataclasses import replace
+
+    from kafkatop.backends.model.codec import decode, encode
+
+    healthy = part(0, 1, (1, 2, 3), (1, 2, 3))
+    lonely = part(1, 1, (1, 2, 3), (1,))
+    offline = part(2, NO_LEADER, (3, 2), (3,))
+    snap = snapshot(healthy, lonely, offline, min_isr=2)
+    totals = snap.totals
+    assert (totals.partitions, totals.under_replicated, totals.offline, totals.under_min_isr) == (3, 2, 1, 1)
+    assert snap.totals is totals  # worked out once, in the poll's worker, then read by every pane
+    assert snap == replace(snap)  # not a value of the snapshot
+    data = encode(snap, ClusterSnapshot)
+    assert "_totals" not in str(data)
+    assert decode(ClusterSnapshot, data) == snap
+
+
+def test_a_groups_lag_and_the_lag_by_topic_are_worked_out_once() -> None:
+    g = ConsumerGroup("g", GroupState.EMPTY, offsets=(
+        GroupPartitionOffset("t", 0, 5, 8), GroupPartitionOffset("t", 1, None, 8), GroupPartitionOffset("u", 0, 1, 1),
+    ))  # fmt: skip
+    assert g.total_lag == 3 and g.total_lag == 3
+    assert ConsumerGroup("idle").total_lag == 0  # nothing committed, nothing behind
+    assert ConsumerGroup("unknown", offsets=(GroupPartitionOffset("t", 0, None, 8),)).total_lag is None
+    snap = replace_groups(snapshot(part(0, 1, (1,), (1,))), g)
+    assert dict(snap.lag_by_topic) == {"t": 3, "u": 0}
+    assert snap.lag_by_topic is snap.lag_by_topic
+
+
+def replace_groups(snap: ClusterSnapshot, *groups: ConsumerGroup) -> ClusterSnapshot:
+    from dataclasses import replace
+
+    return replace(snap, groups=groups)

@@ -8,9 +8,10 @@ from concurrent.futures import Future
 
 from kafkatop.backends.kafka.errors import Deadline
 from kafkatop.backends.kafka.share_groups.share_poll import share_group, share_poll
-from kafkatop.backends.model.cluster import GroupState, Problem
+from kafkatop.backends.model.cluster import Problem
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.groups import GroupState
 from kafkatop.backends.model.share_groups import Coordinator, ShareGroup, ShareMember, SharePartition
 
 SG = ShareGroup(

@@ -23,7 +23,7 @@ from kafkatop.backends.insight.streams_group_lines import (
 )
 from kafkatop.backends.kafka.streams_groups.streams_groups import _group, _with_watermarks, check_streams_support
 from kafkatop.backends.kafka.streams_groups.streams_poll import streams_group
-from kafkatop.backends.model.cluster import GroupState
+from kafkatop.backends.model.groups import GroupState
 from kafkatop.backends.model.share_groups import Coordinator
 from kafkatop.backends.model.streams_groups import (
     ListedStreamsGroup,

@@ -11,19 +11,12 @@ from kafkatop.backends.insight.timeline.incidents import MAX_INCIDENT_STEPS, MAX
 from kafkatop.backends.insight.timeline.log import MAX_EVENTS
 from kafkatop.backends.insight.timeline.model import EventKind, Incident, TimelineEvent, Trigger
 from kafkatop.backends.insight.timeline.timeline import Timeline
-from kafkatop.backends.model.cluster import (
-    NO_LEADER,
-    Broker,
-    ClusterMode,
-    ClusterSnapshot,
-    Partition,
-    Topic,
-    TopicPartition,
-)
+from kafkatop.backends.model.cluster import NO_LEADER, Broker, ClusterMode, ClusterSnapshot, Partition, Topic
 from kafkatop.backends.model.consoles import ConsoleActivity, ConsumerView, Delivery
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumReplica, QuorumSnapshot
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.zookeeper import (
     BrokerDeregistered,
     BrokerRegistered,

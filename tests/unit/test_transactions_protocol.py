@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.java_order import capacity, hash_order, long_hash, string_hash, topic_partition_hash
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.transactions import (
     DESCRIBE_HEADERS,
     HANGING_HEADERS,

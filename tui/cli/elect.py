@@ -24,12 +24,13 @@ from kafkatop.backends.insight.grants import Doing
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.cluster.elections import LeaderElector
 from kafkatop.backends.kafka.cluster.topics import TopicAdmin
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.json_text import loads
 from kafkatop.backends.model.partitions import KEY_WARNING, partition_count_problem
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.tui.cli.common import confirmed, connection, typed_name
 from kafkatop.tui.cli.exits import BAD_INPUT, DONE, FAILED, UsageError, err
 

@@ -19,12 +19,14 @@ from kafkatop.backends.insight.group_lines import (
     state_lines,
 )
 from kafkatop.backends.kafka.admin.admin import AdminSource
+from kafkatop.backends.kafka.cluster.broker_versions import cluster_nodes
 from kafkatop.backends.kafka.groups.group_admin import GroupAdmin, delete_offsets
 from kafkatop.backends.kafka.groups.group_listing import list_groups
-from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
 from kafkatop.backends.protocol.connection import Unsupported
 from kafkatop.tui.cli.common import connection
 from kafkatop.tui.cli.exits import DONE, FAILED, UsageError, err
@@ -129,10 +131,13 @@ def cmd_groups(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    """kafka-groups.sh --list: every live broker asked for the groups it coordinates (ListGroups), filtered alike."""
-    snapshot = _snapshot(args, [])
+    """kafka-groups.sh --list: every live broker asked for the groups it coordinates (ListGroups), filtered alike.
+    The brokers from a Metadata request naming no topic: at 9,000 topics a whole poll took 3 s more than the list."""
+    cluster = connection(args)
     try:
-        listing = list_groups(connection(args), snapshot.brokers_alive, args.timeout)
+        nodes = cluster_nodes(cluster, args.timeout, controllers=False)
+        brokers = [Broker(n.node_id, n.host, n.port, n.rack) for n in nodes if not n.fenced]
+        listing = list_groups(cluster, brokers, args.timeout)
     except Unsupported as e:
         err(
             f"cannot list the groups with their types: {e}. Listing them takes ListGroups v3+ (Kafka 2.4+; the "

@@ -14,10 +14,11 @@ from kafkatop.backends.insight.lag.evaluator import LagEvaluator
 from kafkatop.backends.insight.lag.exact import read_times, unread_heads
 from kafkatop.backends.kafka.admin.admin import AdminSource
 from kafkatop.backends.kafka.records.browser import MessageBrowser
-from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.columns import printf_line, widest
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import SourceUnavailable
+from kafkatop.backends.model.groups import ConsumerGroup
 from kafkatop.backends.model.lag import GroupLag, LagRules, LagSnapshot, LagStatus, PartitionLag, StatusChange, worst
 from kafkatop.backends.model.text import printable
 from kafkatop.tui.cli.common import connection

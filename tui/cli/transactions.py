@@ -18,8 +18,8 @@ from kafkatop.backends.kafka.transactions.transactions import (
     list_transactions,
     read_metadata,
 )
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.transactions import (
     DESCRIBE_HEADERS,
     HANGING_HEADERS,

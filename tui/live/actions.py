@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kafkatop.backends.insight.elections import finished_text, plan_topic, started_text
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.configs import ConfigResource
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.nodes import ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.reassignment import ReassignmentPlan
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.topics import NewTopicRequest
 from kafkatop.backends.ports import LeaderElections, Reassignments
 from kafkatop.tui.live.acting import Acting

@@ -160,7 +160,7 @@ class KafkatopApp(App[None]):
         retired, self.view = self.view, replace(self.view, **changes)
         for pane in self._panes:
             pane.receive(self.view)
-        self.call_after_refresh(self.call_later, after_the_frame, [retired])  # see gc_pacing.after_the_frame
+        self.screen.call_after_refresh(self.call_later, after_the_frame, [retired])  # see gc_pacing.after_the_frame
 
     def _timeline(self, current: TimelineSnapshot | None) -> TimelineSnapshot | None:
         """The newer of the view's timeline and `current` (a worker's snapshot, possibly older than another's)."""

@@ -299,7 +299,10 @@ def source(name: str) -> LiveSource[Any]:
 def summarized(snapshot: ClusterSnapshot) -> ClusterSnapshot:
     """The snapshot, each topic's summary worked out here, in the poll's worker: the panes read every topic's faults
     on the UI thread, and the partition table sizes its columns by their extents (10,000 new partitions after a broker
-    died: ~10 ms). A summary is kept on its topic, the same object poll after poll while it does not change."""
-    for t in snapshot.topics:
-        t.summary  # noqa: B018 - worked out and kept on the topic
+    died: ~10 ms). A summary is kept on its topic, the same object poll after poll while it does not change. So are the
+    snapshot's totals, its lag by topic and each group's lag (the status bar, the topic rows, the Groups tab)."""
+    snapshot.totals  # noqa: B018 - worked out (each topic's summary with it) and kept on the snapshot
+    snapshot.lag_by_topic  # noqa: B018 - kept on the snapshot
+    for g in snapshot.groups:
+        g.total_lag  # noqa: B018 - kept on the group
     return snapshot

@@ -17,6 +17,7 @@ from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from kafkatop.tui.live.feed import SOURCES, Feed, LiveSource
+from kafkatop.tui.live.gc_pacing import trim_heap
 from kafkatop.tui.live.sources import Settings, Sources
 
 
@@ -115,5 +116,7 @@ class Polling:
 
 
 def _poll(source: LiveSource[Any], poll: Callable[[], object | None], feed: Feed) -> None:
+    if source.name == "cluster":
+        trim_heap()
     if (polled := poll()) is not None:  # None: nothing new (the consoles did nothing)
         source.deliver(feed, polled, None)

@@ -34,9 +34,10 @@ from kafkatop.backends.model.chaos import (
     Verdict,
     ViewPoll,
 )
-from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, PartitionView, Topic, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER, ClusterSnapshot, PartitionView, Topic
 from kafkatop.backends.model.durability import PartitionResult, ReadRecord
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, ProcessRole
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 _BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)
 

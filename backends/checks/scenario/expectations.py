@@ -12,8 +12,9 @@ from collections.abc import Callable
 from kafkatop.backends.checks.scenario.connectors import ScenarioConnect
 from kafkatop.backends.checks.scenario.records import AckedRecords
 from kafkatop.backends.checks.scenario.transactions import ScenarioTransactions
-from kafkatop.backends.model.cluster import ClusterSnapshot, GroupState, Partition
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.groups import GroupState
 from kafkatop.backends.model.scenario import Expectation
 
 

@@ -24,7 +24,7 @@ from kafkatop.backends.checks.scenario.expectations import Evidence, leader, par
 from kafkatop.backends.checks.scenario.records import AckedRecords
 from kafkatop.backends.checks.scenario.transactions import ScenarioTransactions
 from kafkatop.backends.kafka.records.consumers import ConsumerPool
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionType
 from kafkatop.backends.model.errors import KafkatopError
@@ -39,6 +39,7 @@ from kafkatop.backends.model.scenario_report import (
     ScenarioState,
     StepResult,
 )
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.ports import ConnectCluster, LeaderElectionsFactory, NodeControl, TopicAdmin
 
 POLL_INTERVAL_S = 0.5

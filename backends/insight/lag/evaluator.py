@@ -25,7 +25,8 @@ from collections import deque
 from collections.abc import Mapping
 
 from kafkatop.backends.insight.lag.offset_times import OffsetTimes
-from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, GroupState, Topic
+from kafkatop.backends.model.cluster import ClusterSnapshot, Topic
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
 from kafkatop.backends.model.lag import GroupLag, LagRules, LagSnapshot, LagStatus, PartitionLag, StatusChange, worst
 
 INF = float("inf")

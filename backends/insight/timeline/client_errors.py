@@ -11,7 +11,7 @@ from typing import Literal
 from kafkatop.backends.insight.timeline.incidents import Incidents
 from kafkatop.backends.insight.timeline.log import EventLog, Record
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent
-from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 # The same client error again within this time is counted on the first event.
 # librdkafka retries a dead broker with a backoff that grows to 10 s, so a repeat may come that long after the last.

@@ -15,7 +15,8 @@ from kafkatop.backends.insight.timeline.events import controller_event, isr_even
 from kafkatop.backends.insight.timeline.incidents import Incidents
 from kafkatop.backends.insight.timeline.log import EventLog, Record
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, Trigger
-from kafkatop.backends.model.cluster import ClusterSnapshot, PartitionView, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, PartitionView
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.zookeeper import (
     BrokerDeregistered,
     BrokerRegistered,

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent
-from kafkatop.backends.model.cluster import NO_LEADER, TopicPartition
+from kafkatop.backends.model.cluster import NO_LEADER
 from kafkatop.backends.model.nodes import NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.quorum import METADATA_PARTITION, METADATA_TOPIC, QuorumSnapshot
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 BROKER_ROLES = (ProcessRole.BROKER, ProcessRole.COMBINED)
 METADATA_LOG = TopicPartition(METADATA_TOPIC, METADATA_PARTITION)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kafkatop.backends.model.cluster import TopicPartition
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 
 class EventKind(StrEnum):

@@ -35,13 +35,14 @@ from kafkatop.backends.insight.timeline.events import (
 from kafkatop.backends.insight.timeline.incidents import Incidents
 from kafkatop.backends.insight.timeline.log import EventLog, Record
 from kafkatop.backends.insight.timeline.model import EventKind, TimelineEvent, TimelineSnapshot, Trigger
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connect import ConnectSnapshot, worker_host_port
 from kafkatop.backends.model.consoles import ConsoleActivity
 from kafkatop.backends.model.lag import LagStatus, StatusChange
 from kafkatop.backends.model.nodes import NodesSnapshot, NodeState, NodeView, ProcessRole
 from kafkatop.backends.model.operations import OperationKind, OperationPhase, OperationStep
 from kafkatop.backends.model.quorum import QuorumSnapshot
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.zookeeper import ZkEvent
 
 # Lag statuses that open an incident of their own: a group no longer consuming, or reading what it should not.

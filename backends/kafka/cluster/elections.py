@@ -23,10 +23,11 @@ from kafkatop.backends.kafka import handles
 from kafkatop.backends.kafka.errors import failure, unreachable_reason
 from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import refusal
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.elections import ElectionError, ElectionResult, ElectionResults, ElectionType
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.connection import BrokerConnection, Unsupported, os_reason
 from kafkatop.backends.protocol.list_offsets import (
     LIST_OFFSETS,

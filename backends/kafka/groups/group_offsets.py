@@ -19,10 +19,11 @@ from kafkatop.backends.kafka.groups.group_listing import list_groups
 from kafkatop.backends.kafka.groups.groups import group_state
 from kafkatop.backends.kafka.handles import AdminOwner
 from kafkatop.backends.kafka.refusal import admin_naming_topics, refusal, topic_refusal
-from kafkatop.backends.model.cluster import Broker, GroupState
+from kafkatop.backends.model.cluster import Broker
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import ClientError, check_partition
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.groups import GroupState
 from kafkatop.backends.model.resets import VALUED, FileOffsets, OffsetMove, ResetPlan, ResetTarget, plan_move
 from kafkatop.backends.protocol.connection import Unsupported
 

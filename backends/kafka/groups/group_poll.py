@@ -28,8 +28,9 @@ from kafkatop.backends.kafka.groups.group_list_poll import GroupLister, listed_o
 from kafkatop.backends.kafka.groups.group_offset_partitions import OffsetPartitions
 from kafkatop.backends.kafka.groups.group_reader import COORDINATOR_MOVED, GroupReader
 from kafkatop.backends.kafka.groups.groups import build_consumer_group, build_described_group, build_group, group_state
-from kafkatop.backends.model.cluster import Broker, ConsumerGroup, GroupState, Problem
+from kafkatop.backends.model.cluster import Broker, Problem
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.groups import ConsumerGroup, GroupState
 from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription
 from kafkatop.backends.protocol.groups import DescribedGroup
 from kafkatop.backends.protocol.wire import error_name as error_name_of

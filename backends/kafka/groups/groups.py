@@ -5,14 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from kafkatop.backends.model.cluster import (
-    ConsumerGroup,
-    GroupMember,
-    GroupPartitionOffset,
-    GroupState,
-    GroupType,
-    TopicPartition,
-)
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupPartitionOffset, GroupState, GroupType
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.consumer_groups import ConsumerGroupDescription, ConsumerGroupMember
 from kafkatop.backends.protocol.groups import CommittedOffset, DescribedGroup, DescribedMember
 

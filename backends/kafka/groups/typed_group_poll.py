@@ -17,8 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Generic, Literal, Protocol, TypeVar
 
 from kafkatop.backends.kafka.errors import Deadline, describe_error
-from kafkatop.backends.model.cluster import ConsumerGroup, Problem
+from kafkatop.backends.model.cluster import Problem
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.groups import ConsumerGroup
 
 SOURCE = "admin"
 RECHECK_S = 60.0

@@ -26,7 +26,6 @@ from kafkatop.backends.kafka.errors import describe_error, error_text
 from kafkatop.backends.kafka.records.consumed import Taken, received
 from kafkatop.backends.kafka.refusal import admin_naming_topics, error_name, topic_refusal
 from kafkatop.backends.model.acls import Grant
-from kafkatop.backends.model.cluster import TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.consoles import (
     AssignmentChange,
@@ -38,6 +37,7 @@ from kafkatop.backends.model.consoles import (
 )
 from kafkatop.backends.model.errors import KafkatopError
 from kafkatop.backends.model.masking import MaskRules
+from kafkatop.backends.model.topic_partition import TopicPartition
 
 MAX_ASSIGNMENT_CHANGES = 1_000
 CONSUME_BATCH = 500

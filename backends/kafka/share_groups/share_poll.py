@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from kafkatop.backends.kafka.groups.groups import group_state
 from kafkatop.backends.kafka.groups.typed_group_poll import GroupKind, TypedGroupPoll
 from kafkatop.backends.kafka.share_groups.share_groups import ShareGroupReader
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupPartitionOffset, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupPartitionOffset
 from kafkatop.backends.model.share_groups import ShareGroup, ShareGroupsUnavailable
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.security import unsupported
 
 

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from kafkatop.backends.kafka.groups.groups import group_state
 from kafkatop.backends.kafka.groups.typed_group_poll import GroupKind, TypedGroupPoll
 from kafkatop.backends.kafka.streams_groups.streams_groups import StreamsGroupReader
-from kafkatop.backends.model.cluster import ConsumerGroup, GroupMember, GroupPartitionOffset, TopicPartition
 from kafkatop.backends.model.connection import KafkaConnection
+from kafkatop.backends.model.groups import ConsumerGroup, GroupMember, GroupPartitionOffset
 from kafkatop.backends.model.streams_groups import StreamsGroup, StreamsGroupsUnavailable, Tasks
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.protocol.security import unsupported
 
 

@@ -16,10 +16,11 @@ from kafkatop.backends.kafka.transactions.transactions import (
     list_transactions,
     require_describe_producers,
 )
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput
 from kafkatop.backends.model.java_order import hash_order, topic_partition_hash
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.transactions import OpenTransaction, candidates, hanging
 
 BATCH = 500  # partitions per DescribeProducers, as the tool (MAX_BATCH_SIZE)

@@ -16,9 +16,10 @@ from contextlib import contextmanager
 from functools import partial
 
 from kafkatop.backends.kafka.admin.admin import AdminSource
-from kafkatop.backends.model.cluster import Broker, ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import Broker, ClusterSnapshot
 from kafkatop.backends.model.connection import KafkaConnection
 from kafkatop.backends.model.errors import BadInput
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.model.transactions import (
     AbortSpec,
     PartitionProducers,

@@ -25,8 +25,9 @@ from kafkatop.backends.insight.elections import (
     plan_election,
     with_log_ends,
 )
-from kafkatop.backends.model.cluster import ClusterSnapshot, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.elections import ElectionPlan, ElectionType
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.tui.live.screens.confirm import ConfirmScreen
 from kafkatop.tui.live.screens.dialog import Dialog
 from kafkatop.tui.live.text import Label, Static, Table

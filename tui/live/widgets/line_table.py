@@ -154,6 +154,13 @@ class RowMessage(Message):
         return self.table
 
 
+def _plain(cells: LineCells) -> tuple[LineCells, tuple[str, ...], tuple[int, ...]]:
+    """The row's cells with their texts as drawn — a name's control characters as escapes (tui/live/text.py), which
+    the widths and `/` then see too — and those texts' lengths."""
+    plain = tuple(printable(c.plain if isinstance(c, Text) else c) for c in cells)
+    return cells, plain, tuple(map(len, plain))
+
+
 class LineTable(RowCursor):
     """Rows by key, drawn only while on screen; see the module's docstring."""
 
@@ -212,7 +219,11 @@ class LineTable(RowCursor):
         self.filter_text = ""
         self._all: Mapping[str, LineCells] = {}
         self._keys: list[str] = []  # shown, in order
-        self._texts: dict[str, tuple[str, ...]] = {}  # plain texts of the rows shown, for widths and the filter
+        self._texts: dict[str, tuple[str, ...]] = {}  # plain texts of every row, for widths and the filter
+        # Each row's cells as last set, with their plain texts and lengths: a row whose cells are the same tuple as
+        # the last set's (a pane keeps the rows that did not change) is not gone over again (9,000 topic rows).
+        self._seen: dict[str, tuple[LineCells, tuple[str, ...], tuple[int, ...]]] = {}
+        self._drawn_for: tuple[str, int | None] | None = None  # the filter and sort column of the rows drawn
         self._widths = [len(c) for c in self.columns]
 
     @property
@@ -248,19 +259,21 @@ class LineTable(RowCursor):
     def _redraw(self) -> None:
         selected = self.selected_key
         needle = self.filter_text
-        # As drawn: a name's control characters as escapes (tui/live/text.py), which the widths and `/` then see too.
-        texts = {
-            k: tuple(printable(c.plain if isinstance(c, Text) else c) for c in cells) for k, cells in self._all.items()
-        }
+        last = self._seen  # a row whose cells are the same tuple as the last set's keeps its texts and widths
+        self._seen = seen = {k: kept if (kept := last.get(k)) is not None and kept[0] is cells else _plain(cells)
+                             for k, cells in self._all.items()}  # fmt: skip
+        if (needle, self.sort_column) == self._drawn_for and list(seen.values()) == list(last.values()):
+            return  # the same rows, in the same order, filter and sort: the same table
+        self._drawn_for = (needle, self.sort_column)
+        texts = {k: known[1] for k, known in seen.items()}
         keys = [k for k, t in texts.items() if matches(needle, *t)] if needle else list(texts)
         column = self.sort_column
         if column is not None:
             keys.sort(key=self.order_keys.get(column) or (lambda k: _order_key(texts[k][column])))
         widths = [len(c) for c in self.header]
-        for k in keys:
-            for i, t in enumerate(texts[k]):
-                if len(t) > widths[i]:
-                    widths[i] = min(len(t), self._cut_at[i])  # a longer one is cut, its whole in `/` and the dialogs
+        for i, w in enumerate(map(max, zip(*(seen[k][2] for k in keys), strict=False))):  # a table's rows: one length
+            if w > widths[i]:
+                widths[i] = min(w, self._cut_at[i])  # a longer one is cut, its whole in `/` and the dialogs
         before, top, count, looks = self._strips, self.scroll_offset.y, len(self._keys), (self._widths, self._shown)
         self._strips = {}
         self._keys, self._texts, self._widths = keys, texts, widths

@@ -56,9 +56,8 @@ def status_text(
         text.append(f"  brokers {up} up")
         if down:
             text.append(f" {down} down", style="bold red")
-        # Counted from each topic's summary (worked out in the poll's worker), not gathered into tuples each poll.
-        urp = sum(len(t.under_replicated) for t in snapshot.topics)
-        offline = sum(len(t.offline) for t in snapshot.topics)
+        # Counted in the poll's worker (ClusterSnapshot.totals), not over 9,000 topics on the UI thread.
+        urp, offline = snapshot.totals.under_replicated, snapshot.totals.offline
         # With a context's badges an 80-column line has no room for the word: URP, as Kafka's metric names it.
         text.append("  URP " if narrow and badge is not None else "  under-replicated ")
         text.append(str(urp), style="bold yellow" if urp else "")

@@ -13,11 +13,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button
 
 from kafkatop.backends.insight.group_lines import epochs_text
-from kafkatop.backends.insight.history import HistorySnapshot
-from kafkatop.backends.model.cluster import ClusterSnapshot, ConsumerGroup, TopicPartition
+from kafkatop.backends.insight.history import HistorySnapshot, Metric
+from kafkatop.backends.model.cluster import ClusterSnapshot
 from kafkatop.backends.model.errors import KafkatopError
+from kafkatop.backends.model.groups import ConsumerGroup
 from kafkatop.backends.model.lag import LagSnapshot, LagStatus
 from kafkatop.backends.model.resets import ResetPlan, ResetTarget, parse_reset_value
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.backends.ports import Consoles
 from kafkatop.tui.format import human_duration, sparkline
 from kafkatop.tui.live.state import LiveView
@@ -60,6 +62,25 @@ def group_kind(g: ConsumerGroup) -> str:
     return g.group_type if protocol in ("consumer", "simple", "", g.group_type) else f"{g.group_type} ({protocol})"
 
 
+# A group's row, and what it shows: the group, its lag's time and status, its lag's samples.
+_Made = tuple[ConsumerGroup, str, LagStatus | None, tuple[float, ...], LineCells]
+
+
+def _group_row(
+    g: ConsumerGroup, behind: str, status: LagStatus | None, samples: tuple[float, ...], trend: bool
+) -> LineCells:
+    return (
+        g.group_id,
+        Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
+        group_kind(g),
+        str(len(g.members)),
+        "-" if g.total_lag is None else str(g.total_lag),
+        behind,
+        "-" if status is None else Text(status.value, style=STATUS_STYLES[status]),
+        Text(sparkline(samples, 16) if trend else "", style="yellow"),
+    )
+
+
 class GroupsPane(Asking, LivePane, Vertical):
     """Consumer groups as the cluster reports them: state, members and their assignment, committed offsets, lag."""
 
@@ -72,7 +93,11 @@ class GroupsPane(Asking, LivePane, Vertical):
         self.typed = typed  # on a cluster not kafkatop's: the name typed to confirm a reset
         self.snapshot: ClusterSnapshot | None = None
         self._rows: Mapping[str, LineCells] | None = None
+        # Each group's row with what it was made from (the group, its lag's time and status, its lag's samples):
+        # kept while those are the same, so a poll of 2,200 groups remakes the rows of the groups that moved.
+        self._made: dict[str, _Made] = {}
         self._offset_rows: dict[str, LineCells] | None = None
+        self._note: str | None = None  # what the group note says
         self.lag: LagSnapshot | None = None
 
     def draw(self, view: LiveView) -> None:
@@ -107,19 +132,23 @@ class GroupsPane(Asking, LivePane, Vertical):
         table = self.query_one("#groups", LineTable)
         judged = {g.group_id: g for g in lag.groups} if lag is not None else {}
         now = lag.taken_at if lag is not None else 0.0
+        lags = history.by_key(Metric.GROUP_LAG) if history is not None else {}
         rows: dict[str, LineCells] = {}
+        made: dict[str, _Made] = {}
+        last = self._made
         for g in snapshot.groups:
-            j = judged.get(g.group_id)
-            rows[g.group_id] = (
-                g.group_id,
-                Text(g.state.value, style="green" if g.state.value == "Stable" else "yellow"),
-                group_kind(g),
-                str(len(g.members)),
-                "-" if g.total_lag is None else str(g.total_lag),
-                "-" if j is None else lag_time(j.lag_seconds(now), j.at_least),
-                "-" if j is None else Text(j.status.value, style=STATUS_STYLES[j.status]),
-                Text(sparkline(history.group_lag(g.group_id), 16) if history is not None else "", style="yellow"),
-            )
+            gid = g.group_id
+            j = judged.get(gid)
+            behind = "-" if j is None else lag_time(j.lag_seconds(now), j.at_least)
+            status = None if j is None else j.status
+            series = lags.get(gid)
+            samples = series.values[-16:] if series is not None else ()
+            known = last.get(gid)
+            if known is None or (known[0], known[1], known[2]) != (g, behind, status) or known[3] != samples:
+                known = (g, behind, status, samples, _group_row(g, behind, status, samples, history is not None))
+            made[gid] = known
+            rows[gid] = known[4]
+        self._made = made
         if self._rows != rows:
             self._rows = rows
             table.set_rows(rows)  # the highlighted group stays highlighted; `/` keeps its filter
@@ -145,8 +174,9 @@ class GroupsPane(Asking, LivePane, Vertical):
                 how = f"{judged.status}: {judged.why} · {HOW}{BEFORE if bound else ''}"
         said = None if group is None else "\n".join(t for t in (group.note, epochs_text(group), how) if t)
         note.display = bool(said)
-        if said:
+        if said and said != self._note:  # an update lays the screen out again: only when it says something new
             note.update(Text(said, style="dim"))
+        self._note = said
         rows: dict[str, LineCells] = {}
         if group is not None:
             owner = {tp: m for m in group.members for tp in m.assignment}

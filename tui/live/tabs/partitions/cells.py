@@ -12,7 +12,8 @@ from rich.style import Style
 from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot, Metric
-from kafkatop.backends.model.cluster import Partition, Topic, TopicPartition
+from kafkatop.backends.model.cluster import Partition, Topic
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.tui.format import data_size, rate, sparkline
 from kafkatop.tui.live.text import name_cell
 

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from kafkatop.backends.insight.history import HistorySnapshot
-from kafkatop.backends.model.cluster import ClusterSnapshot
+from kafkatop.backends.model.cluster import ClusterSnapshot, Topic
 from kafkatop.backends.model.disks import BrokerDisks
 from kafkatop.tui.live.state import LiveView
 from kafkatop.tui.live.tabs.partitions.cells import UNDER_MIN_ISR
@@ -21,7 +21,7 @@ from kafkatop.tui.live.tabs.partitions.rows import (
     TOPIC_COLUMNS_DROPPED_FIRST,
     TOPIC_ROWS_ABOVE,
     Sizes,
-    topic_rows,
+    TopicRows,
 )
 from kafkatop.tui.live.tabs.partitions.table import PartitionTable
 from kafkatop.tui.live.text import Select, shown
@@ -56,6 +56,8 @@ class PartitionsPane(LivePane, Vertical):
         self._summary = Text()
         self._shown: tuple[ClusterSnapshot, float, HistorySnapshot | None, BrokerDisks | None] | None = None
         self._sizes: tuple[BrokerDisks | None, Sizes | None] = (None, None)  # the replicas' bytes, by read
+        self._names: list[str] | None = None  # the topic picker's, as last set
+        self._topic_rows = TopicRows()
 
     def draw(self, view: LiveView) -> None:
         if view.cluster is not None:
@@ -148,19 +150,25 @@ class PartitionsPane(LivePane, Vertical):
         self._shown = (snapshot, now, history, disks)
         sizes = self._sizes_of(disks)
         picker = self.query_one("#topic-picker", Select)
-        names = [t.name for t in sorted(snapshot.topics, key=lambda t: t.name)]
-        options = [("all topics", ALL_TOPICS), *((n, n) for n in names)]
-        if getattr(self, "_options", None) != options:
+        names = sorted([t.name for t in snapshot.topics])
+        if self._names != names:
+            options = [("all topics", ALL_TOPICS), *((n, n) for n in names)]
             current = picker.value
             picker.set_options(options)
-            picker.value = current if current in {v for _, v in options} else ALL_TOPICS
-            self._options = options
+            picker.value = current if current == ALL_TOPICS or current in set(names) else ALL_TOPICS
+            self._names = names
         topic = self.topic
-        shown = [t for t in snapshot.topics if topic is None or t.name == topic]
-        partitions = sum(len(t.partitions) for t in shown)
-        urp = sum(len(t.under_replicated) for t in shown)
-        offline = sum(len(t.offline) for t in shown)
-        under_min_isr = sum(len(t.under_min_isr) for t in shown)
+        if topic is None:  # every topic: counted in the poll's worker (ClusterSnapshot.totals)
+            shown: list[Topic] = list(snapshot.topics)
+            totals = snapshot.totals
+            partitions, urp, offline = totals.partitions, totals.under_replicated, totals.offline
+            under_min_isr = totals.under_min_isr
+        else:
+            shown = [t for t in snapshot.topics if t.name == topic]
+            partitions = sum(len(t.partitions) for t in shown)
+            urp = sum(len(t.under_replicated) for t in shown)
+            offline = sum(len(t.offline) for t in shown)
+            under_min_isr = sum(len(t.under_min_isr) for t in shown)
         summary = Text(f"{len(shown)} topic(s), {partitions} partition(s)")
         if urp:
             summary.append(f"  {urp} under-replicated", style="bold yellow")
@@ -183,6 +191,6 @@ class PartitionsPane(LivePane, Vertical):
         table, topics = self.query_one(PartitionTable), self.query_one("#topic-table", LineTable)
         table.display, topics.display = not by_topic, by_topic
         if by_topic:
-            topics.set_rows(topic_rows(snapshot, history, sizes))
+            topics.set_rows(self._topic_rows(snapshot, history, sizes))
         else:
             table.show(snapshot, topic, now, history, sizes)

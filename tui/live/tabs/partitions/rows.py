@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 
-from kafkatop.backends.insight.history import HistorySnapshot
-from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
+from kafkatop.backends.insight.history import HistorySnapshot, Metric
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.tui.format import data_size, rate, sparkline
 from kafkatop.tui.live.tabs.partitions.cells import (
     OFFLINE,
@@ -125,15 +126,43 @@ TOPIC_COLUMNS = (
     "size",
 )  # fmt: skip
 TOPIC_COLUMNS_DROPPED_FIRST = ("size", "msg/s", "messages", "rf")  # a narrow terminal keeps the faults and the lag
+NONE = Text("0", style="dim")  # no fault: one cell for every row that has none (the table never changes a cell)
 
 
-def topic_rows(
-    snapshot: ClusterSnapshot, history: HistorySnapshot | None, sizes: Sizes | None = None
-) -> dict[str, tuple[str | Text, ...]]:
+# What a topic's row shows, and the row: its topic, its groups' lag, its rate's last samples, the sizes read.
+_Made = tuple[Topic, int | None, tuple[float, ...], Sizes | None, tuple[str | Text, ...]]
+
+
+class TopicRows:
     """One row per topic: its partitions, replication factor, faults, messages, bytes (its leaders' replicas), rate
-    and the lag of its groups."""
-    lag = snapshot.lag_by_topic
-    return {t.name: _topic_row(t, lag.get(t.name), history, sizes) for t in snapshot.topics}
+    and the lag of its groups. A row is made again only when what it shows changed — its topic (the same object poll
+    after poll while it does not change), its groups' lag, its rate's samples, the sizes read — so a poll of 9,000
+    topics remakes the few that moved and hands the table the same row tuples for the rest (LineTable keeps their
+    texts)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, _Made] = {}
+
+    def __call__(
+        self, snapshot: ClusterSnapshot, history: HistorySnapshot | None, sizes: Sizes | None = None
+    ) -> dict[str, tuple[str | Text, ...]]:
+        lag = snapshot.lag_by_topic
+        series = history.by_key(Metric.TOPIC_RECORDS_PER_S) if history is not None else {}
+        made: dict[str, _Made] = {}
+        last = self._made
+        rows: dict[str, tuple[str | Text, ...]] = {}
+        for t in snapshot.topics:
+            name = t.name
+            s = series.get(name)
+            rates = s.values[-TREND_WIDTH:] if s is not None else ()
+            behind = lag.get(name)
+            known = last.get(name)
+            if known is None or known[0] is not t or known[1] != behind or known[3] is not sizes or known[2] != rates:
+                known = (t, behind, rates, sizes, _topic_row(t, behind, rates, sizes))
+            made[name] = known
+            rows[name] = known[4]
+        self._made = made
+        return rows
 
 
 def topic_size(t: Topic, sizes: Sizes | None) -> int | None:
@@ -144,19 +173,16 @@ def topic_size(t: Topic, sizes: Sizes | None) -> int | None:
     return sum(found) if found else None
 
 
-def _topic_row(
-    t: Topic, lag: int | None, history: HistorySnapshot | None, sizes: Sizes | None
-) -> tuple[str | Text, ...]:
+def _topic_row(t: Topic, lag: int | None, rates: tuple[float, ...], sizes: Sizes | None) -> tuple[str | Text, ...]:
     urp, under, offline = len(t.under_replicated), len(t.under_min_isr), len(t.offline)
     messages = t.messages
-    rates = history.topic_records_per_s(t.name)[-TREND_WIDTH:] if history is not None else ()
     return (
         shown(t.name, style=OFFLINE if offline else UNDER_REPLICATED if urp else ""),  # before Rich drops a CR
         str(len(t.partitions)),
         str(t.replication_factor),
-        Text(str(urp), style=UNDER_REPLICATED if urp else "dim"),
-        Text(str(under), style=UNDER_MIN_ISR if under else "dim"),
-        Text(str(offline), style=OFFLINE if offline else "dim"),
+        Text(str(urp), style=UNDER_REPLICATED) if urp else NONE,
+        Text(str(under), style=UNDER_MIN_ISR) if under else NONE,
+        Text(str(offline), style=OFFLINE) if offline else NONE,
         "-" if messages is None else str(messages),
         Text(f"{sparkline(rates, TREND_WIDTH)} {rate(rates[-1])}" if rates else "", style="cyan"),
         "-" if lag is None else str(lag),

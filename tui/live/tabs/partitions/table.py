@@ -15,7 +15,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 
 from kafkatop.backends.insight.history import HistorySnapshot
-from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic, TopicPartition
+from kafkatop.backends.model.cluster import ClusterSnapshot, Partition, Topic
+from kafkatop.backends.model.topic_partition import TopicPartition
 from kafkatop.tui.live.tabs.partitions.cells import (
     COLUMNS,
     ISR_TREND,
@@ -141,30 +142,34 @@ class PartitionTable(RowCursor):
         kept = narrowed[2] if narrowed is not None and narrowed[0] is snapshot and self.filter_text.startswith(
             narrowed[1]) else None  # fmt: skip
         names: set[str] = set()
+        found: list[tuple[int, ...]] = []  # each topic's widths; the columns' widths their maxima, taken at once
         for t in snapshot.topics:
             if topic is not None and t.name != topic:
                 continue
             total += len(t.partitions)
-            min_isr_known = min_isr_known or (t.min_insync_replicas is not None and bool(t.partitions))
+            if not min_isr_known and t.min_insync_replicas is not None and t.partitions:
+                min_isr_known = True
             if kept is not None and t.name not in kept:
                 continue  # none of its rows matched the filter's shorter text
             parts = matching(t, words) if words else t.partitions
             if not parts:
                 continue
-            names.add(t.name)
             shown.append((t, parts))
             if parts is not t.partitions:  # narrowed by the filter
-                found = topic_widths(t, parts)
-            else:
-                # A topic that did not change is the same object poll after poll (AdminSource): its widths too.
-                cached = self._by_topic.get(t.name)
-                if cached is None or cached[0] is not t:
-                    cached = (t, topic_widths(t, parts))
-                by_topic[t.name] = cached
-                found = cached[1]
-            for i, w in enumerate(found):
-                if w > widths[i]:
-                    widths[i] = w
+                names.add(t.name)
+                found.append(topic_widths(t, parts))
+                continue
+            if words:
+                names.add(t.name)
+            # A topic that did not change is the same object poll after poll (AdminSource): its widths too.
+            cached = self._by_topic.get(t.name)
+            if cached is None or cached[0] is not t:
+                cached = (t, topic_widths(t, parts))
+            by_topic[t.name] = cached
+            found.append(cached[1])
+        for i, w in enumerate(map(max, zip(*found, strict=True))):  # the leading columns topic_widths sizes
+            if w > widths[i]:
+                widths[i] = w
         if sizes is not None:
             widths[SIZE] = SIZE_WIDTH
         rows = self._in_order(snapshot, topic, shown, bool(words))
