@@ -26,7 +26,10 @@ WINDOW = 120  # samples per series: two minutes at one poll a second
 # partitions 120 samples each would hold 2.4 million floats (bench/scale.py: the app's memory).
 PARTITION_WINDOW = 16
 FORGET_AFTER = 30  # polls without its partition, topic, group or broker before a series is dropped
-MAX_SERIES = 50_000  # beyond this, no new series until forgotten ones make room
+# Beyond this many partition series (ISR size, rate), no new one until forgotten ones make room. A topic's, a group's
+# and a broker's series are not counted: at 39,000 partitions the partitions' 78,000 would leave none for them (the
+# Groups tab's lag history, the topic rows' rates were empty).
+MAX_SERIES = 50_000
 CHANGES_KEPT_S = 60.0  # how long a partition's last leader or ISR change is remembered
 
 
@@ -170,6 +173,7 @@ class History:
         self.max_series = max_series
         self._lock = threading.Lock()
         self._series: dict[tuple[Metric, SeriesKey], _Series] = {}
+        self._partition_series = 0  # of _series, those of PER_PARTITION metrics (max_series caps them)
         self._watermarks: dict[TopicPartition, tuple[int, float]] = {}  # last known high watermark and its time
         self._polls = 0
         self._taken_at: float | None = None
@@ -225,8 +229,10 @@ class History:
         """Marks the series seen; appends `value` unless it is unknown (None: the sample is skipped)."""
         s = self._series.get((metric, key))
         if s is None:
-            if len(self._series) >= self.max_series:
+            per_partition = metric in PER_PARTITION
+            if per_partition and self._partition_series >= self.max_series:
                 return  # full: the series there keep their history rather than take turns losing it
+            self._partition_series += per_partition
             window = self.partition_window if metric in PER_PARTITION else self.window
             s = self._series[(metric, key)] = _Series((), window, n)
         s.last_seen = n
@@ -254,6 +260,7 @@ class History:
         gone = [k for k, s in self._series.items() if n - s.last_seen >= self.forget_after]
         for key in gone:
             del self._series[key]
+            self._partition_series -= key[0] in PER_PARTITION
         if gone:
             # A watermark outlives nothing that could use it: only partitions with a rate series keep theirs.
             for tp in [tp for tp in self._watermarks if (Metric.RECORDS_PER_S, tp) not in self._series]:

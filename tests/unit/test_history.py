@@ -132,12 +132,15 @@ def test_series_of_deleted_topics_and_gone_groups_are_dropped() -> None:
     assert history.snapshot().records_per_s(P0) == (5.0,)
 
 
-def test_the_number_of_series_is_capped() -> None:
+def test_the_number_of_partition_series_is_capped_and_leaves_the_topics_theirs() -> None:
     history = History(max_series=10)
-    history.observe_cluster(snap(T0, tuple(range(10))))  # 10 partitions: ISR and rate series would be 20+
+    history.observe_cluster(snap(T0, tuple(range(10))))  # 10 partitions: ISR and rate series would be 20
+    history.observe_cluster(snap(T0 + 1, tuple(range(1, 11))))
     h = history.snapshot()
-    assert len(h.series) == 10
-    assert h.isr_size(TopicPartition("purchases", 0)) == (3.0,)
+    per_partition = [s for s in h.series if s.metric in (Metric.ISR_SIZE, Metric.RECORDS_PER_S)]
+    assert len(per_partition) == 10
+    assert h.isr_size(TopicPartition("purchases", 0)) == (3.0, 3.0)
+    assert h.topic_records_per_s("purchases") == (10.0,)  # every partition moved by one in 1 s: still kept
 
 
 def test_a_poll_that_finishes_late_is_ignored() -> None:

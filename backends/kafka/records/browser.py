@@ -229,28 +229,15 @@ class MessageBrowser:
         return found
 
     # --- reading -------------------------------------------------------------------------------------------------
-    def _scan(
-        self,
-        consumer: Consumer,
-        topic: str,
-        starts: dict[int, int],
-        ends: dict[int, int],
-        stopped: Callable[[], bool],
-        batch: int = BATCH,
-    ) -> Generator[Message, None, None]:
+    def _scan(self, consumer: Consumer, topic: str, starts: dict[int, int], ends: dict[int, int],
+              stopped: Callable[[], bool], batch: int = BATCH) -> Generator[Message, None, None]:  # fmt: skip
         """The records of each partition of `topic` from its start up to its end (exclusive) or the partition's end,
         whichever comes first. Stops when `stopped()` says so; a ClientError when nothing arrives for timeout_s."""
         heads = {(topic, p): start for p, start in starts.items()}
         return self._scan_heads(consumer, heads, {(topic, p): end for p, end in ends.items()}, stopped, batch)
 
-    def _scan_heads(
-        self,
-        consumer: Consumer,
-        starts: dict[Head, int],
-        ends: dict[Head, int],
-        stopped: Callable[[], bool],
-        batch: int = BATCH,
-    ) -> Generator[Message, None, None]:
+    def _scan_heads(self, consumer: Consumer, starts: dict[Head, int], ends: dict[Head, int],
+                    stopped: Callable[[], bool], batch: int = BATCH) -> Generator[Message, None, None]:  # fmt: skip
         """As `_scan`, over partitions of any topics, each keyed (topic, partition)."""
         left = {h: end for h, end in ends.items() if starts[h] < end}
         if not left:
