@@ -19,7 +19,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench._scale.cluster import CountingProxy, Tally, free_port, load_kip848
+from bench._scale.cluster import CountingProxy, Tally, commit_group, free_port, load_kip848
 from bench.common.process import wait_or_kill
 
 SMALL_TOPICS, SMALL_PARTITIONS = 7_500, 3  # most topics are small …
@@ -189,7 +189,7 @@ class AnchorKafka:
 def load_anchor(bootstrap: str) -> list[str]:
     """The topics, RECORDS_PER_PARTITION records in each partition, the classic groups' commits (each on one topic's
     partitions, one behind its end) and the KIP-848 groups. Idempotent on a kept cluster; returns every group id."""
-    from confluent_kafka import Consumer, Producer
+    from confluent_kafka import Producer
     from confluent_kafka import TopicPartition as KTP
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -224,19 +224,7 @@ def load_anchor(bootstrap: str) -> list[str]:
 
     def commit(i: int, g: str) -> None:
         topic, partitions = names[i * 37 % len(names)]
-        c = Consumer({"bootstrap.servers": bootstrap, "group.id": g, "enable.auto.commit": False, "log_level": 0})
-        try:
-            offsets = [KTP(topic, p, RECORDS_PER_PARTITION - 1) for p in range(partitions)]
-            for attempt in range(60):  # a restarted node loads its groups first: NOT_COORDINATOR meanwhile
-                try:
-                    c.commit(offsets=offsets, asynchronous=False)
-                    return
-                except Exception:  # noqa: BLE001 - retried, then raised
-                    if attempt == 59:
-                        raise
-                    time.sleep(0.5)
-        finally:
-            c.close()
+        commit_group(bootstrap, g, [KTP(topic, p, RECORDS_PER_PARTITION - 1) for p in range(partitions)])
 
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda ig: commit(*ig), todo))

@@ -187,7 +187,7 @@ class RealKafka:
 def load_cluster(bootstrap: str, topics: int, partitions: int, groups: int, *, mock: Any = None) -> list[str]:
     """Topics, a record per partition, and `groups` groups that committed on one topic's partitions each. Returns
     the group ids. Idempotent on a kept cluster."""
-    from confluent_kafka import Consumer, Producer
+    from confluent_kafka import Producer
     from confluent_kafka import TopicPartition as KTP
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -220,20 +220,28 @@ def load_cluster(bootstrap: str, topics: int, partitions: int, groups: int, *, m
         listed = {g.group_id for g in admin.list_consumer_groups(request_timeout=60).result(timeout=90).valid}
     todo = [g for g in group_ids if g not in listed]
     for i, g in enumerate(todo):
-        c = Consumer({"bootstrap.servers": bootstrap, "group.id": g, "enable.auto.commit": False, "log_level": 0})
         topic = names[group_ids.index(g) % topics]
-        offsets = [KTP(topic, p, 1 + (p + i) % 3) for p in range(partitions)]
+        commit_group(bootstrap, g, [KTP(topic, p, 1 + (p + i) % 3) for p in range(partitions)])
+    print(f"  cluster loaded: {topics} topics x {partitions} partitions, {groups} groups ({done_marker})", flush=True)
+    return group_ids
+
+
+def commit_group(bootstrap: str, group: str, offsets: list[Any]) -> None:
+    """`group` commits `offsets` (confluent_kafka TopicPartitions) without joining: a group with committed offsets."""
+    from confluent_kafka import Consumer
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False, "log_level": 0})
+    try:
         for attempt in range(60):  # a restarted node loads its groups first: NOT_COORDINATOR meanwhile
             try:
                 c.commit(offsets=offsets, asynchronous=False)
-                break
+                return
             except Exception:  # noqa: BLE001 - retried, then raised
                 if attempt == 59:
                     raise
                 time.sleep(0.5)
+    finally:
         c.close()
-    print(f"  cluster loaded: {topics} topics x {partitions} partitions, {groups} groups ({done_marker})", flush=True)
-    return group_ids
 
 
 def load_kip848(bootstrap: str, groups: int, topics: list[tuple[str, int]]) -> list[str]:
